@@ -1,0 +1,251 @@
+//! The reference SIMT model: one warp in lockstep over up to 32 lanes.
+
+use core::cell::Cell;
+
+use crate::{Counters, LaneMask, Region, WARP_SIZE, Warp, full_mask, lanes};
+
+/// Block-shared state the model's warps see: the work counters of
+/// [`Warp::block_fetch_add`].
+///
+/// A CPU executor makes one per block and hands it to every warp of that block; warps of a
+/// block run on one OS thread, so plain cells suffice.
+#[derive(Debug, Default)]
+pub struct BlockShared {
+    counters: [Cell<u32>; 4],
+}
+
+impl BlockShared {
+    /// Counters of a fresh block, all zero.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets counter `index` (out-of-range indices are ignored).
+    pub fn set(&self, index: usize, value: u32) {
+        if let Some(c) = self.counters.get(index) {
+            c.set(value);
+        }
+    }
+
+    /// Reads counter `index` (0 when out of range).
+    pub fn get(&self, index: usize) -> u32 {
+        self.counters.get(index).map_or(0, Cell::get)
+    }
+}
+
+/// One warp executed in lockstep: `V<T>` is `[T; 32]`, lanes at or beyond the width exist but
+/// are never active.
+///
+/// Every [`Warp::branch`] with at least one active lane issues its region once; the model counts
+/// issues, issue slots (weighted by the region's cost) and active lane-slots per region. Lanes
+/// reconverge at the end of each `branch` (structured reconvergence, as pre-Volta hardware and
+/// the papers assume).
+#[derive(Debug)]
+pub struct ModelWarp<'b> {
+    width: u32,
+    counters: Counters,
+    block: Option<&'b BlockShared>,
+    private_block: BlockShared,
+}
+
+impl Default for ModelWarp<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'b> ModelWarp<'b> {
+    /// A 32-lane warp with its own block-shared counters.
+    pub fn new() -> Self {
+        Self::with_width(WARP_SIZE)
+    }
+
+    /// A warp of `width` lanes (clamped to `1..=32`): the G80-era examples and other SIMD widths.
+    pub fn with_width(width: u32) -> Self {
+        let width = width.clamp(1, WARP_SIZE);
+        Self {
+            width,
+            counters: Counters::new(width),
+            block: None,
+            private_block: BlockShared::new(),
+        }
+    }
+
+    /// A 32-lane warp of a block whose shared state is `block`.
+    pub fn in_block(block: &'b BlockShared) -> Self {
+        Self {
+            block: Some(block),
+            ..Self::new()
+        }
+    }
+
+    /// What this warp has counted so far.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// Takes the counts, leaving zeros.
+    pub fn take_counters(&mut self) -> Counters {
+        core::mem::replace(&mut self.counters, Counters::new(self.width))
+    }
+
+    fn block(&self) -> &BlockShared {
+        self.block.unwrap_or(&self.private_block)
+    }
+
+    fn live(&self, mask: LaneMask) -> LaneMask {
+        mask & full_mask(self.width)
+    }
+}
+
+impl Warp for ModelWarp<'_> {
+    type V<T: Copy> = [T; WARP_SIZE as usize];
+
+    fn width(&self) -> u32 {
+        self.width
+    }
+
+    fn lane_ids(&self) -> [u32; 32] {
+        core::array::from_fn(|i| i as u32)
+    }
+
+    fn splat<T: Copy>(&self, value: T) -> [T; 32] {
+        [value; 32]
+    }
+
+    fn map<T: Copy, U: Copy>(&self, v: [T; 32], f: impl FnMut(T) -> U) -> [U; 32] {
+        v.map(f)
+    }
+
+    fn zip_with<A: Copy, B: Copy, U: Copy>(
+        &self,
+        a: [A; 32],
+        b: [B; 32],
+        mut f: impl FnMut(A, B) -> U,
+    ) -> [U; 32] {
+        core::array::from_fn(|i| f(a[i], b[i]))
+    }
+
+    fn ballot(&mut self, mask: LaneMask, p: [bool; 32]) -> LaneMask {
+        let mask = self.live(mask);
+        if mask != 0 {
+            self.counters.record(Region::VOTE, mask.count_ones());
+        }
+        lanes(mask).fold(0, |acc, lane| {
+            if p[lane as usize] {
+                acc | 1 << lane
+            } else {
+                acc
+            }
+        })
+    }
+
+    fn branch<T: Copy>(
+        &mut self,
+        region: Region,
+        mask: LaneMask,
+        v: &mut [T; 32],
+        mut f: impl FnMut(&mut T),
+    ) {
+        let mask = self.live(mask);
+        if mask == 0 {
+            return;
+        }
+        self.counters.record(region, mask.count_ones());
+        for lane in lanes(mask) {
+            f(&mut v[lane as usize]);
+        }
+    }
+
+    fn shuffle(&mut self, mask: LaneMask, v: [u32; 32], src: [u32; 32]) -> [u32; 32] {
+        let mask = self.live(mask);
+        if mask != 0 {
+            self.counters.record(Region::EXCHANGE, mask.count_ones());
+        }
+        let mut out = v;
+        for lane in lanes(mask) {
+            // Like `shfl.sync.idx`, the source index wraps within the warp width.
+            let from = (src[lane as usize] % self.width) as usize;
+            out[lane as usize] = v[from];
+        }
+        out
+    }
+
+    fn read_lane(&mut self, mask: LaneMask, v: [u32; 32], lane: u32) -> u32 {
+        if self.live(mask) != 0 {
+            self.counters.record(Region::EXCHANGE, mask.count_ones());
+        }
+        v[(lane % self.width) as usize]
+    }
+
+    fn block_fetch_add(&mut self, mask: LaneMask, counter: usize, n: u32) -> u32 {
+        if self.live(mask) != 0 {
+            self.counters.record(Region::EXCHANGE, 1);
+        }
+        let block = self.block();
+        let old = block.get(counter);
+        block.set(counter, old.wrapping_add(n));
+        old
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WORK: Region = Region::new(0, "work", 1);
+
+    #[test]
+    fn ballot_only_sees_lanes_of_the_mask() {
+        let mut w = ModelWarp::new();
+        let even = w.map(w.lane_ids(), |l| l % 2 == 0);
+        assert_eq!(w.ballot(0b1111, even), 0b0101);
+        assert!(w.any(0b0010, w.splat(true)));
+        assert!(!w.all(0b0011, even));
+        assert_eq!(w.counters().region(Region::VOTE).map(|r| r.issues), Some(3));
+    }
+
+    #[test]
+    fn branch_changes_only_masked_lanes_and_counts_once() {
+        let mut w = ModelWarp::new();
+        let mut v = w.splat(0u32);
+        w.branch(WORK, 0b1001, &mut v, |x| *x += 7);
+        assert_eq!(v[0], 7);
+        assert_eq!(v[1], 0);
+        assert_eq!(v[3], 7);
+        w.branch(WORK, 0, &mut v, |x| *x += 1);
+        let row = w.counters().region(WORK).copied().unwrap_or_default();
+        assert_eq!(row.issues, 1);
+        assert_eq!(row.active_lane_slots, 2);
+    }
+
+    #[test]
+    fn narrow_warps_ignore_lanes_beyond_their_width() {
+        let mut w = ModelWarp::with_width(4);
+        let mut v = w.splat(0u8);
+        w.branch(WORK, u32::MAX, &mut v, |x| *x = 1);
+        assert_eq!(v[3], 1);
+        assert_eq!(v[4], 0);
+        assert_eq!(w.counters().simd_efficiency(), 1.0);
+    }
+
+    #[test]
+    fn shuffle_rotates_values() {
+        let mut w = ModelWarp::new();
+        let ids = w.lane_ids();
+        let src = w.map(ids, |l| (l + 1) % 32);
+        let out = w.shuffle(u32::MAX, ids, src);
+        assert_eq!(out[0], 1);
+        assert_eq!(out[31], 0);
+    }
+
+    #[test]
+    fn warps_of_a_block_share_counters() {
+        let block = BlockShared::new();
+        let mut a = ModelWarp::in_block(&block);
+        let mut b = ModelWarp::in_block(&block);
+        assert_eq!(a.block_fetch_add(u32::MAX, 0, 32), 0);
+        assert_eq!(b.block_fetch_add(u32::MAX, 0, 32), 32);
+        assert_eq!(block.get(0), 64);
+    }
+}
