@@ -1,0 +1,109 @@
+//! Where a warp's items come from and where its results go.
+
+/// Receives each item's output. On the CPU a block writes into its slice of the output
+/// vector; on the GPU a sink writes into global memory.
+pub trait Sink<T> {
+    /// Stores the output of item `item` (a global item index).
+    fn put(&mut self, item: u32, value: T);
+}
+
+/// Integer accumulators shared by all items (MCML's absorption and escape grids).
+///
+/// Amounts are integers so that the order of additions — which differs between strategies,
+/// thread counts and backends — cannot change the result.
+pub trait Tally {
+    /// Adds `amount` to accumulator `index`. Out-of-range indices are ignored.
+    fn add(&mut self, index: u32, amount: u64);
+}
+
+/// A tally for workloads that accumulate nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoTally;
+
+impl Tally for NoTally {
+    #[inline(always)]
+    fn add(&mut self, _index: u32, _amount: u64) {}
+}
+
+/// A sink that keeps nothing (for counting-only runs of the model).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Discard;
+
+impl<T> Sink<T> for Discard {
+    #[inline(always)]
+    fn put(&mut self, _item: u32, _value: T) {}
+}
+
+/// The items one warp works on and how it finds them.
+///
+/// A launch splits the `n` items into contiguous chunks, one per block, so that each block's
+/// outputs form one slice (the CPU backend hands blocks disjoint slices) and a block-shared
+/// counter can deal out the block's items (dynamic work assignment, seed 004 fig. 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpTask {
+    /// First item of the block's chunk.
+    pub block_start: u32,
+    /// One past the last item of the block's chunk.
+    pub block_end: u32,
+    /// This warp's index in its block.
+    pub warp_in_block: u32,
+    /// Threads per block (a multiple of the warp width).
+    pub threads_per_block: u32,
+}
+
+impl WarpTask {
+    /// The task of warp `warp_in_block` of block `block` when `items` items are split over
+    /// `blocks` blocks of `threads_per_block` threads.
+    pub fn new(
+        items: u32,
+        blocks: u32,
+        block: u32,
+        threads_per_block: u32,
+        warp_in_block: u32,
+    ) -> Self {
+        let chunk = items.div_ceil(blocks.max(1));
+        let block_start = block.saturating_mul(chunk).min(items);
+        let block_end = block_start.saturating_add(chunk).min(items);
+        Self {
+            block_start,
+            block_end,
+            warp_in_block,
+            threads_per_block,
+        }
+    }
+
+    /// Items in the block's chunk.
+    pub fn block_len(&self) -> u32 {
+        self.block_end - self.block_start
+    }
+
+    /// The index of `lane`'s thread in the block.
+    pub fn thread_in_block(&self, lane: u32, warp_width: u32) -> u32 {
+        self.warp_in_block * warp_width + lane
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_all_items_once() {
+        let (items, blocks) = (1000, 7);
+        let mut next = 0;
+        for b in 0..blocks {
+            let t = WarpTask::new(items, blocks, b, 64, 0);
+            assert_eq!(t.block_start, next);
+            next = t.block_end;
+        }
+        assert_eq!(next, items);
+    }
+
+    #[test]
+    fn surplus_blocks_get_empty_chunks() {
+        let t = WarpTask::new(10, 4, 3, 32, 0);
+        assert_eq!(t.block_len(), 1);
+        let t = WarpTask::new(2, 4, 3, 32, 0);
+        assert_eq!(t.block_len(), 0);
+    }
+}

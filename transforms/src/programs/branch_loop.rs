@@ -1,0 +1,248 @@
+//! Strategies for a loop with one divergent branch ([`BranchLoop`], seed 002 fig. 4).
+
+use reconverge_simt::{LaneMask, Warp};
+
+use crate::io::{Sink, Tally, WarpTask};
+use crate::kernel::{Kernel, WarpProgram, check_pass};
+use crate::programs::deal::{Assignment, Dealer, Lane};
+use crate::shape::BranchLoop;
+use crate::strategy::{Decision, Strategy, StrategyError};
+
+/// A [`BranchLoop`] workload as a [`Kernel`]. Supports [`Strategy::Baseline`],
+/// [`Strategy::IterationDelaying`] and [`Strategy::DynamicWorkAssignment`], each in one pass.
+#[derive(Clone, Copy, Debug)]
+pub struct BranchLoopKernel<L>(pub L);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Baseline,
+    Delaying(Decision),
+}
+
+/// One warp running a [`BranchLoop`].
+pub struct BranchLoopProgram<W: Warp, L: BranchLoop> {
+    workload: L,
+    mode: Mode,
+    dealer: Dealer,
+    lanes: W::V<Lane<L::State>>,
+    /// Iterations the warp has run (round robin's position in its period).
+    iteration: u32,
+    /// Majority vote's anti-starvation rule can turn delaying off for good.
+    delaying: bool,
+}
+
+impl<L: BranchLoop + Copy> Kernel for BranchLoopKernel<L> {
+    type Output = L::Output;
+    type Program<W: Warp> = BranchLoopProgram<W, L>;
+
+    const SHAPE: &'static str = "branch loop";
+
+    fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
+        mode_of(strategy).map(|_| 1)
+    }
+
+    fn program<W: Warp>(
+        &self,
+        warp: &W,
+        strategy: &Strategy,
+        pass: u32,
+        task: WarpTask,
+    ) -> Result<BranchLoopProgram<W, L>, StrategyError> {
+        check_pass(pass, 1)?;
+        let (mode, assignment) = mode_of(strategy)?;
+        Ok(BranchLoopProgram::new(warp, self.0, mode, assignment, task))
+    }
+}
+
+fn mode_of(strategy: &Strategy) -> Result<(Mode, Assignment), StrategyError> {
+    match *strategy {
+        Strategy::Baseline => Ok((Mode::Baseline, Assignment::Static)),
+        Strategy::DynamicWorkAssignment => Ok((Mode::Baseline, Assignment::Dynamic)),
+        Strategy::IterationDelaying(decision) => {
+            if let Decision::RoundRobin {
+                num_zeros,
+                num_ones,
+                ..
+            } = decision
+                && (num_zeros == 0 || num_ones == 0)
+            {
+                return Err(StrategyError::InvalidParameter {
+                    name: "num_zeros, num_ones",
+                    requirement: "both at least 1, or one path would never run",
+                });
+            }
+            Ok((Mode::Delaying(decision), Assignment::Static))
+        }
+        other => Err(StrategyError::NotApplicable {
+            strategy: other,
+            shape: "branch loop",
+        }),
+    }
+}
+
+impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
+    fn new(warp: &W, workload: L, mode: Mode, assignment: Assignment, task: WarpTask) -> Self {
+        // `first` needs `&mut W` for its vote; a program is built before the warp runs, so a
+        // vote here would be counted against no region of the loop. Build lanes directly.
+        let width = warp.width();
+        let lanes = warp.map(warp.lane_ids(), |lane| {
+            let item = task
+                .block_start
+                .saturating_add(task.thread_in_block(lane, width));
+            let has_item = item < task.block_end;
+            Lane {
+                lane,
+                item,
+                has_item,
+                has_cond: false,
+                cond: false,
+                state: workload.start(item.min(task.block_end.saturating_sub(1))),
+            }
+        });
+        let started = started_lanes(task, width);
+        Self {
+            workload,
+            mode,
+            dealer: Dealer {
+                task,
+                assignment,
+                started,
+            },
+            lanes,
+            iteration: 0,
+            delaying: true,
+        }
+    }
+
+    /// Lanes that want the taken path among `live`, computing the condition where a lane has
+    /// none pending.
+    fn conditions(&mut self, warp: &mut W, live: LaneMask) -> LaneMask {
+        let w = &self.workload;
+        let need = warp.map(self.lanes, |l| !l.has_cond);
+        let need = warp.ballot(live, need);
+        warp.branch(w.regions().condition, need, &mut self.lanes, |l| {
+            l.cond = w.condition(&mut l.state);
+            l.has_cond = true;
+        });
+        let cond = warp.map(self.lanes, |l| l.cond);
+        warp.ballot(live, cond)
+    }
+
+    /// Runs one iteration of the path `taken` for the lanes of `mask`.
+    fn run_path<T: Tally>(&mut self, warp: &mut W, taken: bool, mask: LaneMask, tally: &mut T) {
+        let w = &self.workload;
+        let regions = w.regions();
+        if taken {
+            warp.branch(regions.taken, mask, &mut self.lanes, |l| {
+                w.taken(&mut l.state, tally)
+            });
+        } else {
+            warp.branch(regions.not_taken, mask, &mut self.lanes, |l| {
+                w.not_taken(&mut l.state, tally)
+            });
+        }
+    }
+
+    fn after_branch<T: Tally>(&mut self, warp: &mut W, mask: LaneMask, tally: &mut T) {
+        let w = &self.workload;
+        warp.branch(w.regions().after_branch, mask, &mut self.lanes, |l| {
+            w.after_branch(&mut l.state, tally);
+            l.has_cond = false;
+        });
+    }
+
+    /// The direction of a delayed iteration, never one that no lane of `live` wants (an
+    /// iteration nobody runs would make no progress).
+    fn direction(
+        &mut self,
+        warp: &mut W,
+        decision: Decision,
+        live: LaneMask,
+        want: LaneMask,
+    ) -> bool {
+        let n_taken = want.count_ones();
+        match decision {
+            Decision::MajorityVote { threshold, .. } => n_taken >= threshold,
+            Decision::RoundRobin {
+                num_zeros,
+                num_ones,
+                remove_idle,
+            } => {
+                let period = num_zeros.saturating_add(num_ones).max(1);
+                let position = self.iteration % period;
+                let dir = position >= num_zeros;
+                if remove_idle {
+                    // cond_for_all ? __any(cond) : __all(cond), one vote (fig. 5b).
+                    let cond = warp.map(self.lanes, |l| l.cond);
+                    if dir {
+                        warp.any(live, cond)
+                    } else {
+                        warp.all(live, cond)
+                    }
+                } else {
+                    dir
+                }
+            }
+        }
+    }
+}
+
+fn started_lanes(task: WarpTask, width: u32) -> LaneMask {
+    let first = task.block_start + task.warp_in_block * width;
+    let n = task.block_end.saturating_sub(first).min(width);
+    reconverge_simt::full_mask(n)
+}
+
+impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
+    type Output = L::Output;
+
+    fn step<S: Sink<L::Output>, T: Tally>(
+        &mut self,
+        warp: &mut W,
+        sink: &mut S,
+        tally: &mut T,
+    ) -> bool {
+        let w = &self.workload;
+        let live = self.dealer.retire_and_refill(
+            warp,
+            w.regions().item,
+            &mut self.lanes,
+            |s| !w.running(s),
+            |s| w.finish(s),
+            |item| w.start(item),
+            sink,
+        );
+        if live == 0 {
+            return false;
+        }
+        if let Mode::Delaying(Decision::MajorityVote {
+            stop_when_a_lane_finishes: true,
+            ..
+        }) = self.mode
+            && live != self.dealer.started
+        {
+            self.delaying = false;
+        }
+        let want = self.conditions(warp, live);
+        match self.mode {
+            Mode::Delaying(decision) if self.delaying => {
+                let mut dir = self.direction(warp, decision, live, want);
+                let mut runs = if dir { want } else { live & !want };
+                if runs == 0 && matches!(decision, Decision::MajorityVote { .. }) {
+                    // A threshold above the lanes still live would otherwise idle forever.
+                    dir = !dir;
+                    runs = live & !runs & if dir { want } else { !want };
+                }
+                self.run_path(warp, dir, runs, tally);
+                self.after_branch(warp, runs, tally);
+            }
+            _ => {
+                self.run_path(warp, true, want, tally);
+                self.run_path(warp, false, live & !want, tally);
+                self.after_branch(warp, live, tally);
+            }
+        }
+        self.iteration = self.iteration.wrapping_add(1);
+        true
+    }
+}

@@ -1,0 +1,99 @@
+//! Dealing items to lanes: the static block-stride order or a block-shared counter.
+
+use reconverge_simt::{LaneMask, Region, Warp};
+
+use crate::io::{Sink, WarpTask};
+
+/// How a lane whose item has finished gets its next one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Assignment {
+    /// Thread `t` of a block runs items `t`, `t + threads_per_block`, … of the block's chunk.
+    Static,
+    /// Thread `t` starts with item `t`; afterwards a lane takes the next unclaimed item from
+    /// the block-shared counter 0 (seed 004 fig. 5), one warp-aggregated atomic per refill.
+    Dynamic,
+}
+
+/// What one lane carries: its item, the item's state, and the branch condition it computed
+/// but has not yet acted on (iteration delaying keeps it across delayed iterations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lane<S> {
+    /// The lane's index in the warp.
+    pub lane: u32,
+    /// The item the lane works on (global index).
+    pub item: u32,
+    /// Whether the lane has an item.
+    pub has_item: bool,
+    /// Whether `cond` holds a condition computed for the pending iteration.
+    pub has_cond: bool,
+    /// The pending iteration's branch condition.
+    pub cond: bool,
+    /// The item's state.
+    pub state: S,
+}
+
+/// The lanes of a warp and the order in which they receive items.
+pub(crate) struct Dealer {
+    pub task: WarpTask,
+    pub assignment: Assignment,
+    /// Lanes that received a first item: the lanes that take part in the warp's votes.
+    pub started: LaneMask,
+}
+
+impl Dealer {
+    /// Retires the items of lanes for which `done` holds (their output goes to `sink`) and deals
+    /// those lanes new items, until no lane holds a finished item. Returns the lanes that still
+    /// have an item.
+    #[allow(clippy::too_many_arguments)]
+    pub fn retire_and_refill<W: Warp, S: Copy, O: Copy, K: Sink<O>>(
+        &self,
+        warp: &mut W,
+        region: Region,
+        lanes: &mut W::V<Lane<S>>,
+        done: impl Fn(&S) -> bool,
+        finish: impl Fn(&S) -> O,
+        fresh: impl Fn(u32) -> S,
+        sink: &mut K,
+    ) -> LaneMask {
+        let task = self.task;
+        loop {
+            let finished = warp.map(*lanes, |l| l.has_item && done(&l.state));
+            let finished = warp.ballot(self.started, finished);
+            if finished == 0 {
+                let has = warp.map(*lanes, |l| l.has_item);
+                return warp.ballot(self.started, has);
+            }
+            match self.assignment {
+                Assignment::Static => {
+                    let stride = task.threads_per_block;
+                    warp.branch(region, finished, lanes, |l| {
+                        sink.put(l.item, finish(&l.state));
+                        l.has_cond = false;
+                        l.item = l.item.saturating_add(stride);
+                        l.has_item = l.item < task.block_end;
+                        if l.has_item {
+                            l.state = fresh(l.item);
+                        }
+                    });
+                }
+                Assignment::Dynamic => {
+                    // One atomic for the whole warp: the leader claims as many items as lanes
+                    // finished, and each lane takes the one of its rank among them.
+                    let claimed = finished.count_ones();
+                    let base = warp.block_fetch_add(self.started, 0, claimed);
+                    warp.branch(region, finished, lanes, |l| {
+                        sink.put(l.item, finish(&l.state));
+                        l.has_cond = false;
+                        let rank = (finished & ((1u32 << l.lane) - 1)).count_ones();
+                        let next = base.saturating_add(rank);
+                        l.item = task.block_start.saturating_add(next);
+                        l.has_item = next < task.block_len();
+                        if l.has_item {
+                            l.state = fresh(l.item);
+                        }
+                    });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! Strategies as plain values, so that benches and command lines can loop over them.
+
+/// How a warp runs a divergent workload. Each variant's docs say which paper figure it
+/// implements and when it helps or hurts; [`crate::Kernel::passes`] says whether a workload
+/// shape supports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// The code as written: every divergent path issued with the disagreeing lanes masked off
+    /// (seed 002 §2.3). The reference every other strategy must match.
+    Baseline,
+    /// Both paths computed by every lane, the result selected (GPU Gems 2 §34.2.1). No
+    /// divergence and no branch overhead, but every lane pays for both paths: helps only when
+    /// the paths are short.
+    Predication,
+    /// Items sorted by their branch outcome before any path runs, so that every warp runs one
+    /// path with all lanes busy (GPU Gems 2 §34.2.2–34.2.3: static branch resolution and
+    /// precomputed branches, here as compaction by predicate). Costs a classification pass and
+    /// the exchange of item indices; helps when paths are long and the outcome is mixed.
+    StaticBranchResolution,
+    /// One pass (one kernel) per path over the decision of every item (seed 001 §4.2, fig. 6).
+    /// Lanes whose item takes the other path idle; the gain is occupancy, since each kernel
+    /// needs only its own path's registers. Hurts when both kernels run at the same occupancy
+    /// (the extra launch is pure overhead).
+    BranchSplitting,
+    /// A loop whose body has independent parts run as one loop per part (seed 001 §4.1,
+    /// fig. 5), to lower register pressure. Same instructions, fewer live registers.
+    LoopSplitting,
+    /// In each iteration the warp runs only one path; lanes that want the other delay their
+    /// iteration (seed 002 §3.1, figs. 2–5).
+    IterationDelaying(Decision),
+    /// Code that both paths share in structure is factored out of the branch and run
+    /// convergently between two shorter divergent parts (seed 002 §3.2, figs. 6–7). Helps
+    /// when the factored code is large relative to what stays divergent.
+    BranchDistribution,
+    /// A lane whose item finishes takes the next item of its block from a block-shared
+    /// counter, instead of idling until the whole warp is done (seed 004 §3.1, fig. 5). Helps
+    /// loops whose trip counts vary; costs one shared atomic per refill.
+    DynamicWorkAssignment,
+    /// Each thread owns `items_per_thread` items and runs, in turn, its next item that takes
+    /// path A and its next item that takes path B, so that more lanes share each path
+    /// (seed 004 §3.2, fig. 10). The useful-lane rate rises with `items_per_thread`
+    /// (seed 004 table 4: 50 %, 51.8 %, 66.6 %, 79.5 % for 1, 4, 16, 64).
+    BranchPathUnification {
+        /// DATA_PER_THREAD of the paper.
+        items_per_thread: u32,
+    },
+}
+
+/// Which path an iteration-delaying warp runs in each iteration (seed 002 §3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Run the taken path when at least `threshold` lanes want it (`__popc(__ballot(cond)) >=
+    /// thresh`, fig. 5a), the other path otherwise. Can starve lanes on a cold path (fig. 3);
+    /// with `stop_when_a_lane_finishes` the warp stops delaying once any lane has run out of
+    /// work, as the paper's anti-starvation rule does.
+    MajorityVote {
+        /// Lanes that must want the taken path for the warp to take it (16 of 32 is "half").
+        threshold: u32,
+        /// Turn delaying off once a lane has finished all its work.
+        stop_when_a_lane_finishes: bool,
+    },
+    /// Alternate the path: `num_zeros` iterations of the not-taken path, then `num_ones` of
+    /// the taken path (fig. 5b; the duty cycle is num_zeros / (num_zeros + num_ones)). With
+    /// `remove_idle`, a direction no lane wants is flipped (`cond ? __any : __all`), which saves
+    /// idle iterations at the cost of one vote per iteration.
+    RoundRobin {
+        /// Consecutive iterations on the not-taken (else) path.
+        num_zeros: u32,
+        /// Consecutive iterations on the taken (if) path.
+        num_ones: u32,
+        /// Flip a direction no lane wants.
+        remove_idle: bool,
+    },
+}
+
+impl Strategy {
+    /// A short name for tables and file names.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Strategy::Baseline => "baseline",
+            Strategy::Predication => "predication",
+            Strategy::StaticBranchResolution => "static-branch-resolution",
+            Strategy::BranchSplitting => "branch-splitting",
+            Strategy::LoopSplitting => "loop-splitting",
+            Strategy::IterationDelaying(Decision::MajorityVote { .. }) => "delaying-majority-vote",
+            Strategy::IterationDelaying(Decision::RoundRobin {
+                remove_idle: false, ..
+            }) => "delaying-round-robin",
+            Strategy::IterationDelaying(Decision::RoundRobin {
+                remove_idle: true, ..
+            }) => "delaying-round-robin-idle-removal",
+            Strategy::BranchDistribution => "branch-distribution",
+            Strategy::DynamicWorkAssignment => "dynamic-work-assignment",
+            Strategy::BranchPathUnification { .. } => "branch-path-unification",
+        }
+    }
+}
+
+/// Why a strategy cannot run a workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrategyError {
+    /// The workload's shape has no code for this strategy (say, iteration delaying on a
+    /// workload without a loop).
+    NotApplicable {
+        /// The strategy asked for.
+        strategy: Strategy,
+        /// The shape of the workload.
+        shape: &'static str,
+    },
+    /// A parameter is out of range.
+    InvalidParameter {
+        /// The parameter's name.
+        name: &'static str,
+        /// What it must satisfy.
+        requirement: &'static str,
+    },
+    /// A pass index at or beyond the strategy's pass count.
+    NoSuchPass {
+        /// The pass asked for.
+        pass: u32,
+        /// Passes the strategy has.
+        passes: u32,
+    },
+}
+
+impl core::fmt::Display for StrategyError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            StrategyError::NotApplicable { strategy, shape } => {
+                write!(
+                    f,
+                    "strategy {} does not apply to a {shape} workload",
+                    strategy.name()
+                )
+            }
+            StrategyError::InvalidParameter { name, requirement } => {
+                write!(f, "parameter {name} must be {requirement}")
+            }
+            StrategyError::NoSuchPass { pass, passes } => {
+                write!(
+                    f,
+                    "pass {pass} does not exist: the strategy has {passes} passes"
+                )
+            }
+        }
+    }
+}
+
+impl core::error::Error for StrategyError {}

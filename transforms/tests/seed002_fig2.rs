@@ -1,0 +1,143 @@
+//! Seed 002 (Han & Abdelrahman), figures 2 and 3: exact FMA counts of iteration delaying on a
+//! warp of three threads whose branch paths are 100 FMA each.
+
+use reconverge_simt::{ModelWarp, Region};
+use reconverge_transforms::{
+    BranchLoop, BranchLoopKernel, Decision, Discard, Kernel, LoopRegions, NoTally, Strategy, Tally,
+    WarpProgram, WarpTask,
+};
+
+const TAKEN: Region = Region::new(1, "taken (100 FMA)", 100);
+const NOT_TAKEN: Region = Region::new(2, "not taken (100 FMA)", 100);
+
+/// Three threads, three iterations each; `T` is true (taken).
+#[derive(Clone, Copy)]
+struct Pattern([[bool; 3]; 3]);
+
+#[derive(Clone, Copy)]
+struct Thread {
+    item: u32,
+    iteration: usize,
+    trace: u32,
+}
+
+impl BranchLoop for Pattern {
+    type State = Thread;
+    type Output = u32;
+
+    fn regions(&self) -> LoopRegions {
+        LoopRegions {
+            condition: Region::new(0, "condition", 0),
+            taken: TAKEN,
+            not_taken: NOT_TAKEN,
+            after_branch: Region::new(3, "after", 0),
+            item: Region::new(4, "item", 0),
+        }
+    }
+    fn start(&self, item: u32) -> Thread {
+        Thread {
+            item,
+            iteration: 0,
+            trace: 1,
+        }
+    }
+    fn running(&self, s: &Thread) -> bool {
+        s.iteration < 3
+    }
+    fn condition(&self, s: &mut Thread) -> bool {
+        self.0[s.item as usize % 3][s.iteration.min(2)]
+    }
+    fn taken<T: Tally>(&self, s: &mut Thread, _: &mut T) {
+        s.trace = s.trace * 3 + 1;
+    }
+    fn not_taken<T: Tally>(&self, s: &mut Thread, _: &mut T) {
+        s.trace = s.trace * 3 + 2;
+    }
+    fn after_branch<T: Tally>(&self, s: &mut Thread, _: &mut T) {
+        s.iteration += 1;
+    }
+    fn finish(&self, s: &Thread) -> u32 {
+        s.trace
+    }
+}
+
+/// Runs the three threads as one 3-lane warp; returns the FMA count and each thread's trace.
+fn run(pattern: Pattern, strategy: Strategy) -> (u64, [u32; 3]) {
+    let kernel = BranchLoopKernel(pattern);
+    let mut warp = ModelWarp::with_width(3);
+    let task = WarpTask::new(3, 1, 0, 3, 0);
+    let mut program = kernel
+        .program(&warp, &strategy, 0, task)
+        .expect("strategy applies");
+    let mut out = [0u32; 3];
+    struct Out<'a>(&'a mut [u32; 3]);
+    impl reconverge_transforms::Sink<u32> for Out<'_> {
+        fn put(&mut self, item: u32, v: u32) {
+            self.0[item as usize] = v;
+        }
+    }
+    let mut guard = 0;
+    while program.step(&mut warp, &mut Out(&mut out), &mut NoTally) {
+        guard += 1;
+        assert!(guard < 100, "the warp must finish");
+    }
+    let _ = Discard;
+    let c = warp.counters();
+    let fma = [TAKEN, NOT_TAKEN]
+        .iter()
+        .map(|r| c.region(*r).map_or(0, |row| row.issue_slots))
+        .sum();
+    (fma, out)
+}
+
+const T: bool = true;
+const N: bool = false;
+
+/// Figure 2a: thread 1 runs (1,T)(4,N)(7,T), thread 2 (2,N)(5,T)(8,N), thread 3 (3,T)(6,T)(9,N).
+const FIG2: Pattern = Pattern([[T, N, T], [N, T, N], [T, T, N]]);
+/// Figure 3: only thread 2's first iteration is not taken.
+const FIG3: Pattern = Pattern([[T, T, T], [N, T, T], [T, T, T]]);
+
+fn majority(stop: bool) -> Strategy {
+    // "The direction that at least half of the threads take": 2 of 3.
+    Strategy::IterationDelaying(Decision::MajorityVote {
+        threshold: 2,
+        stop_when_a_lane_finishes: stop,
+    })
+}
+
+#[test]
+fn figure_2a_original_execution_costs_600() {
+    assert_eq!(run(FIG2, Strategy::Baseline).0, 600);
+}
+
+#[test]
+fn figure_2b_majority_vote_costs_400() {
+    let (fma, out) = run(FIG2, majority(false));
+    assert_eq!(fma, 400);
+    assert_eq!(out, run(FIG2, Strategy::Baseline).1);
+}
+
+#[test]
+fn figure_2c_minority_first_costs_500() {
+    // Round robin with one iteration per direction starts on the not-taken path: the
+    // minority choice of the first iteration.
+    let rr = Strategy::IterationDelaying(Decision::RoundRobin {
+        num_zeros: 1,
+        num_ones: 1,
+        remove_idle: false,
+    });
+    let (fma, out) = run(FIG2, rr);
+    assert_eq!(fma, 500);
+    assert_eq!(out, run(FIG2, Strategy::Baseline).1);
+}
+
+#[test]
+fn figure_3_original_costs_400_and_majority_vote_600() {
+    assert_eq!(run(FIG3, Strategy::Baseline).0, 400);
+    let (fma, out) = run(FIG3, majority(false));
+    assert_eq!(fma, 600);
+    assert_eq!(out, run(FIG3, Strategy::Baseline).1);
+    // The anti-starvation stop does not rescue this case: thread 2 still runs alone.
+    assert_eq!(run(FIG3, majority(true)).0, 600);
+}
