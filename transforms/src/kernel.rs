@@ -38,6 +38,11 @@ pub trait Kernel {
     /// The name of the workload's shape, for error messages.
     const SHAPE: &'static str;
 
+    /// Accumulators the workload adds to through its [`Tally`] (MCML's grids); 0 for none.
+    fn tally_len(&self) -> usize {
+        0
+    }
+
     /// How many passes `strategy` takes on this workload, or why it cannot run it.
     fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError>;
 

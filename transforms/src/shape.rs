@@ -46,6 +46,10 @@ pub trait BranchLoop {
 
     /// The regions and their costs.
     fn regions(&self) -> LoopRegions;
+    /// Accumulators the workload adds to through its [`Tally`]; 0 for none.
+    fn tally_len(&self) -> usize {
+        0
+    }
     /// The state of a fresh item.
     fn start(&self, item: u32) -> Self::State;
     /// Whether the item still has iterations to run.

@@ -37,6 +37,10 @@ impl<L: BranchLoop + Copy> Kernel for BranchLoopKernel<L> {
 
     const SHAPE: &'static str = "branch loop";
 
+    fn tally_len(&self) -> usize {
+        self.0.tally_len()
+    }
+
     fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
         mode_of(strategy).map(|_| 1)
     }
