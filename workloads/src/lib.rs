@@ -1,1 +1,5 @@
 //! Work in progress.
+#![no_std]
+
+pub mod mcml;
+pub mod rng;

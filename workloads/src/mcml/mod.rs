@@ -1,0 +1,26 @@
+//! MCML photon transport (Monte Carlo for multi-layered media), `no_std` and panic-free, shared
+//! by the CPU and GPU backends.
+//!
+//! - [`McmlParams`]: layers, grid and constants as plain `Copy` data (a kernel parameter).
+//! - [`Photon`] and the step API [`launch`], [`prepare_step`], [`boundary`], [`interact`],
+//!   [`roulette`], [`alive`]: MCML 1.2's photon life split at its main branch so warp-level
+//!   strategies can drive it (seed 002, fig. 8 and 9).
+//! - [`Tally`]: integer fixed-point scoring ([`FIXED_ONE`] = one packet), so sums do not depend
+//!   on accumulation order, thread count or backend.
+//! - [`McmlFloat`]: f32 or f64; transcendentals come from `libm` for identical bits everywhere.
+
+mod float;
+mod params;
+mod photon;
+mod tally;
+
+pub use float::{FIXED_ONE, McmlFloat};
+pub use params::{
+    Grid, GridSpec, Layer, LayerSpec, MAX_LAYERS, McmlParams, ParamError, ROULETTE_CHANCE,
+    ROULETTE_THRESHOLD,
+};
+pub use photon::{
+    Photon, alive, boundary, fresnel, interact, launch, prepare_step, roulette, simulate_photon,
+    spin_theta,
+};
+pub use tally::{SliceTally, Tally, TallyBin, TallyLayout};

@@ -1,0 +1,265 @@
+//! Simulation parameters as plain `Copy` data: what a GPU kernel receives as a parameter.
+
+use super::float::McmlFloat;
+
+/// Most tissue layers a simulation may have (the two ambient media are extra). Fixed so that
+/// [`McmlParams`] is plain `Copy` data with no pointers, fit for a kernel parameter.
+pub const MAX_LAYERS: usize = 16;
+
+/// Roulette threshold: photons lighter than this play Russian roulette (MCML's `WEIGHT`).
+pub const ROULETTE_THRESHOLD: f64 = 1e-4;
+/// Roulette survival chance (MCML's `CHANCE`); survivors are scaled by `1 / CHANCE`.
+pub const ROULETTE_CHANCE: f64 = 0.1;
+
+/// One tissue layer as an input gives it (MCML's `n mua mus g d` line), in cm and 1/cm.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[repr(C)]
+pub struct LayerSpec {
+    /// Refractive index (> 0).
+    pub n: f64,
+    /// Absorption coefficient µa [1/cm] (≥ 0).
+    pub mua: f64,
+    /// Scattering coefficient µs [1/cm] (≥ 0).
+    pub mus: f64,
+    /// Anisotropy of Henyey–Greenstein scattering, `0 ≤ g ≤ 1` (MCML refuses g < 0).
+    pub g: f64,
+    /// Thickness [cm] (≥ 0; a huge value such as 1e8 makes a semi-infinite layer).
+    pub d: f64,
+}
+
+impl LayerSpec {
+    /// A glass layer (µa = µs = 0) only refracts and reflects at its faces.
+    pub fn is_glass(&self) -> bool {
+        self.mua == 0.0 && self.mus == 0.0
+    }
+}
+
+/// The scoring grid as an input gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[repr(C)]
+pub struct GridSpec {
+    /// Depth bin size [cm] (> 0).
+    pub dz: f64,
+    /// Radial bin size [cm] (> 0).
+    pub dr: f64,
+    /// Number of depth bins (> 0).
+    pub nz: u32,
+    /// Number of radial bins (> 0).
+    pub nr: u32,
+    /// Number of exit-angle bins over 0..90° (> 0).
+    pub na: u32,
+}
+
+/// Why parameters were refused (the `.mci` parser reports these with file and line).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamError {
+    /// No tissue layer.
+    NoLayers,
+    /// More than [`MAX_LAYERS`] layers.
+    TooManyLayers(usize),
+    /// A layer (1-based) breaks one of MCML's rules: d ≥ 0, n > 0, µa ≥ 0, µs ≥ 0, 0 ≤ g ≤ 1.
+    InvalidLayer(usize),
+    /// An ambient refractive index is not > 0.
+    InvalidAmbient,
+    /// A grid size or count is not > 0.
+    InvalidGrid,
+}
+
+impl core::fmt::Display for ParamError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NoLayers => write!(f, "at least one layer is needed"),
+            Self::TooManyLayers(n) => write!(f, "{n} layers, at most {MAX_LAYERS} are supported"),
+            Self::InvalidLayer(i) => write!(
+                f,
+                "layer {i} breaks d >= 0, n > 0, mua >= 0, mus >= 0, 0 <= g <= 1"
+            ),
+            Self::InvalidAmbient => write!(f, "ambient refractive indices must be > 0"),
+            Self::InvalidGrid => write!(f, "dz, dr, nz, nr and na must be > 0"),
+        }
+    }
+}
+
+/// A layer as the physics uses it: MCML's `LayerStruct`.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[repr(C)]
+pub struct Layer<F> {
+    /// Depth of the top face [cm].
+    pub z0: F,
+    /// Depth of the bottom face [cm].
+    pub z1: F,
+    /// Refractive index.
+    pub n: F,
+    /// Absorption coefficient [1/cm].
+    pub mua: F,
+    /// Scattering coefficient [1/cm].
+    pub mus: F,
+    /// Henyey–Greenstein anisotropy.
+    pub g: F,
+}
+
+/// The scoring grid in the physics' float type. Also gives the flat tally layout.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[repr(C)]
+pub struct Grid<F> {
+    /// Depth bin size [cm].
+    pub dz: F,
+    /// Radial bin size [cm].
+    pub dr: F,
+    /// Angle bin size [rad], (π/2) / na.
+    pub da: F,
+    /// Number of depth bins.
+    pub nz: u32,
+    /// Number of radial bins.
+    pub nr: u32,
+    /// Number of angle bins.
+    pub na: u32,
+}
+
+/// Everything one photon needs: layers with ambient media, grid, specular reflectance.
+///
+/// `layers[0]` is the medium above, `layers[1..=num_layers]` the tissue, `layers[num_layers+1]`
+/// the medium below (MCML's numbering). Plain `Copy` data: a GPU gets it by value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct McmlParams<F> {
+    /// Ambient, tissue and ambient layers; entries past `num_layers + 1` are unused.
+    pub layers: [Layer<F>; MAX_LAYERS + 2],
+    /// Number of tissue layers (1 ..= [`MAX_LAYERS`]).
+    pub num_layers: u32,
+    /// Scoring grid.
+    pub grid: Grid<F>,
+    /// Specular reflectance at launch (with the multiple reflections of a glass top layer).
+    pub rsp: F,
+    /// Whether photons start in layer 2 (layer 1 is glass and a layer 2 exists).
+    pub start_layer: u32,
+    /// [`ROULETTE_THRESHOLD`] in `F`.
+    pub weight_threshold: F,
+    /// [`ROULETTE_CHANCE`] in `F`.
+    pub chance: F,
+}
+
+impl<F: McmlFloat> McmlParams<F> {
+    /// Checks an input with MCML's rules and builds the physics parameters.
+    ///
+    /// Depths and the specular reflectance are computed in f64 and then rounded to `F` once,
+    /// so f32 and f64 runs see the same geometry up to one rounding.
+    ///
+    /// A glass top layer puts its multiple reflections into the specular reflectance and starts
+    /// photons in layer 2, as MCML does. When the only layer is glass there is no layer 2 (MCML
+    /// reads undefined memory there); this port then takes the first face's reflectance only
+    /// and lets the photon cross the glass explicitly.
+    pub fn new(
+        n_above: f64,
+        layers: &[LayerSpec],
+        n_below: f64,
+        grid: GridSpec,
+    ) -> Result<Self, ParamError> {
+        if layers.is_empty() {
+            return Err(ParamError::NoLayers);
+        }
+        if layers.len() > MAX_LAYERS {
+            return Err(ParamError::TooManyLayers(layers.len()));
+        }
+        if !(n_above > 0.0 && n_below > 0.0 && n_above.is_finite() && n_below.is_finite()) {
+            return Err(ParamError::InvalidAmbient);
+        }
+        if !(grid.dz > 0.0 && grid.dr > 0.0 && grid.dz.is_finite() && grid.dr.is_finite())
+            || grid.nz == 0
+            || grid.nr == 0
+            || grid.na == 0
+        {
+            return Err(ParamError::InvalidGrid);
+        }
+        let mut out = [Layer::<F>::default(); MAX_LAYERS + 2];
+        out[0].n = F::lit(n_above);
+        let mut z = 0.0f64;
+        for (i, l) in layers.iter().enumerate() {
+            let ok = l.d >= 0.0
+                && l.n > 0.0
+                && l.mua >= 0.0
+                && l.mus >= 0.0
+                && l.g >= 0.0
+                && l.g <= 1.0
+                && l.d.is_finite()
+                && l.n.is_finite()
+                && l.mua.is_finite()
+                && l.mus.is_finite();
+            if !ok {
+                return Err(ParamError::InvalidLayer(i + 1));
+            }
+            let z1 = z + l.d;
+            if let Some(slot) = out.get_mut(i + 1) {
+                *slot = Layer {
+                    z0: F::lit(z),
+                    z1: F::lit(z1),
+                    n: F::lit(l.n),
+                    mua: F::lit(l.mua),
+                    mus: F::lit(l.mus),
+                    g: F::lit(l.g),
+                };
+            }
+            z = z1;
+        }
+        if let Some(below) = out.get_mut(layers.len() + 1) {
+            below.n = F::lit(n_below);
+            below.z0 = F::lit(z);
+            below.z1 = F::lit(z);
+        }
+        // MCML's Rspecular: Fresnel at normal incidence, plus the glass layer's multiple
+        // reflections when layer 1 is glass.
+        let n1 = layers[0].n;
+        let q1 = (n_above - n1) / (n_above + n1);
+        let mut r1 = q1 * q1;
+        let mut start_layer = 1;
+        if layers[0].is_glass() && layers.len() > 1 {
+            let n2 = layers[1].n;
+            let q2 = (n1 - n2) / (n1 + n2);
+            let r2 = q2 * q2;
+            r1 += (1.0 - r1) * (1.0 - r1) * r2 / (1.0 - r1 * r2);
+            start_layer = 2;
+        }
+        Ok(Self {
+            layers: out,
+            num_layers: layers.len() as u32,
+            grid: Grid {
+                dz: F::lit(grid.dz),
+                dr: F::lit(grid.dr),
+                da: F::lit(0.5 * core::f64::consts::PI / f64::from(grid.na)),
+                nz: grid.nz,
+                nr: grid.nr,
+                na: grid.na,
+            },
+            rsp: F::lit(r1),
+            start_layer,
+            weight_threshold: F::lit(ROULETTE_THRESHOLD),
+            chance: F::lit(ROULETTE_CHANCE),
+        })
+    }
+
+    /// Layer `i` (0 = above, `num_layers + 1` = below). Out-of-range indices are clamped to
+    /// the last entry instead of panicking (the physics never asks for one).
+    #[inline(always)]
+    pub fn layer(&self, i: u32) -> &Layer<F> {
+        let i = (i as usize).min(MAX_LAYERS + 1);
+        &self.layers[i]
+    }
+
+    /// The tally layout of this grid.
+    #[inline(always)]
+    pub fn layout(&self) -> super::tally::TallyLayout {
+        super::tally::TallyLayout {
+            nz: self.grid.nz,
+            nr: self.grid.nr,
+            na: self.grid.na,
+        }
+    }
+}
+
+impl<F: McmlFloat> Layer<F> {
+    /// Glass: no absorption and no scattering, only Fresnel at the faces.
+    #[inline(always)]
+    pub fn is_glass(&self) -> bool {
+        self.mua == F::zero() && self.mus == F::zero()
+    }
+}

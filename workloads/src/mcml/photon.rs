@@ -1,0 +1,357 @@
+//! The photon life of MCML 1.2 (Wang, Jacques & Zheng 1995), split at its one main branch.
+//!
+//! MCML's `HopDropSpin` is, per step: pick a step size; if it reaches a layer boundary, hop to
+//! the boundary and reflect or transmit (Fresnel); otherwise hop, drop weight, and scatter;
+//! then play roulette if the photon is light. Seed 002 (fig. 8) calls this "the main branch":
+//! [`prepare_step`] evaluates its condition, [`boundary`] and [`interact`] are its two paths,
+//! and [`roulette`] is the common code after it. So
+//!
+//! ```text
+//! while alive(&p) { if prepare_step(&params, &mut p) { boundary(..) } else { interact(..) }; roulette(..) }
+//! ```
+//!
+//! is exactly MCML's loop ([`simulate_photon`]), and a warp strategy may run the two paths in any
+//! order across lanes without changing any lane's result.
+//!
+//! Step sizes follow MCML, not CUDAMCML: a step cut at a boundary keeps its unused optical
+//! length in `sleft` and uses it after crossing (MCML's `StepSizeInTissue`/`HitBoundary`).
+//! Resampling (CUDAMCML) would be equally correct (exponential steps are memoryless) but differs
+//! draw for draw.
+//!
+//! Random numbers: photon `i` draws from Philox stream `(seed, i)`, so a photon's whole life is
+//! a function of `(params, seed, i)` only.
+
+use super::float::McmlFloat;
+use super::params::McmlParams;
+use super::tally::{Tally, TallyBin};
+use crate::rng::Philox4x32;
+
+/// `cos` above which a direction counts as along z (MCML's `COSZERO`).
+const COSZERO: f64 = 1.0 - 1.0e-12;
+/// `cos` below which a direction counts as grazing (MCML's `COS90D`).
+const COS90D: f64 = 1.0e-6;
+
+/// One photon packet: MCML's `PhotonStruct` plus its random stream.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Photon<F> {
+    /// Position [cm].
+    pub x: F,
+    /// Position [cm].
+    pub y: F,
+    /// Depth [cm], positive into the tissue.
+    pub z: F,
+    /// Direction cosine.
+    pub ux: F,
+    /// Direction cosine.
+    pub uy: F,
+    /// Direction cosine (positive = downwards).
+    pub uz: F,
+    /// Weight (1 − Rsp at launch).
+    pub w: F,
+    /// Current step [cm].
+    pub s: F,
+    /// Unused optical length [dimensionless, s·µt] of a step cut at a boundary.
+    pub sleft: F,
+    /// Layer index (1-based, as in MCML).
+    pub layer: u32,
+    /// Whether the packet has escaped or lost roulette.
+    pub dead: bool,
+    /// This photon's random stream.
+    pub rng: Philox4x32,
+}
+
+/// Launches photon `photon_index`: a pencil beam at the origin along +z with weight 1 − Rsp
+/// (the specular part is accounted once, by the caller, as `N · Rsp`). A glass top layer
+/// starts the photon at the top of layer 2 (MCML's `LaunchPhoton`).
+#[inline]
+pub fn launch<F: McmlFloat>(params: &McmlParams<F>, seed: u64, photon_index: u64) -> Photon<F> {
+    let layer = params.start_layer;
+    Photon {
+        x: F::zero(),
+        y: F::zero(),
+        z: params.layer(layer).z0,
+        ux: F::zero(),
+        uy: F::zero(),
+        uz: F::one(),
+        w: F::one() - params.rsp,
+        s: F::zero(),
+        sleft: F::zero(),
+        layer,
+        dead: false,
+        rng: Philox4x32::for_stream(seed, photon_index),
+    }
+}
+
+/// Whether the photon is still travelling.
+#[inline(always)]
+pub fn alive<F>(photon: &Photon<F>) -> bool {
+    !photon.dead
+}
+
+/// Distance to the layer face the photon is heading for (MCML's `dl_b`); only meaningful for
+/// `uz ≠ 0`.
+#[inline(always)]
+fn distance_to_boundary<F: McmlFloat>(params: &McmlParams<F>, p: &Photon<F>) -> F {
+    let l = params.layer(p.layer);
+    if p.uz > F::zero() {
+        (l.z1 - p.z) / p.uz
+    } else {
+        (l.z0 - p.z) / p.uz
+    }
+}
+
+/// Samples the step (or reuses `sleft`) and returns whether it reaches a layer boundary: the
+/// condition of MCML's main branch.
+///
+/// In glass the step always goes to the boundary (MCML's `StepSizeInGlass`); a glass photon
+/// with `uz == 0` is killed, as MCML does, and the call returns `true` with nothing left to do.
+#[inline]
+pub fn prepare_step<F: McmlFloat>(params: &McmlParams<F>, photon: &mut Photon<F>) -> bool {
+    let l = *params.layer(photon.layer);
+    if l.is_glass() {
+        if photon.uz == F::zero() {
+            photon.dead = true;
+        } else {
+            photon.s = distance_to_boundary(params, photon);
+        }
+        return true;
+    }
+    let mut_ = l.mua + l.mus;
+    if photon.sleft == F::zero() {
+        let xi = F::uniform_oc(&mut photon.rng);
+        photon.s = -xi.ln() / mut_;
+    } else {
+        photon.s = photon.sleft / mut_;
+        photon.sleft = F::zero();
+    }
+    // MCML's HitBoundary.
+    if photon.uz != F::zero() {
+        let dl_b = distance_to_boundary(params, photon);
+        if photon.s > dl_b {
+            photon.sleft = (photon.s - dl_b) * mut_;
+            photon.s = dl_b;
+            return true;
+        }
+    }
+    false
+}
+
+#[inline(always)]
+fn hop<F: McmlFloat>(p: &mut Photon<F>) {
+    p.x = p.x + p.s * p.ux;
+    p.y = p.y + p.s * p.uy;
+    p.z = p.z + p.s * p.uz;
+}
+
+/// Fresnel reflectance for incidence cosine `ca1 ≥ 0` from index `n1` into `n2`, and the
+/// transmission cosine (MCML's `RFresnel`, with its special cases in its order).
+#[inline]
+pub fn fresnel<F: McmlFloat>(n1: F, n2: F, ca1: F) -> (F, F) {
+    let one = F::one();
+    if n1 == n2 {
+        (F::zero(), ca1)
+    } else if ca1 > F::lit(COSZERO) {
+        let r = (n2 - n1) / (n2 + n1);
+        (r * r, ca1)
+    } else if ca1 < F::lit(COS90D) {
+        (one, F::zero())
+    } else {
+        let sa1 = (one - ca1 * ca1).sqrt();
+        let sa2 = n1 * sa1 / n2;
+        if sa2 >= one {
+            // Total internal reflection.
+            (one, F::zero())
+        } else {
+            let ca2 = (one - sa2 * sa2).sqrt();
+            let cap = ca1 * ca2 - sa1 * sa2; // cos(a1 + a2)
+            let cam = ca1 * ca2 + sa1 * sa2; // cos(a1 - a2)
+            let sap = sa1 * ca2 + ca1 * sa2; // sin(a1 + a2)
+            let sam = sa1 * ca2 - ca1 * sa2; // sin(a1 - a2)
+            let r = F::lit(0.5) * sam * sam * (cam * cam + cap * cap) / (sap * sap * cam * cam);
+            (r, ca2)
+        }
+    }
+}
+
+/// The radial bin of the photon's position.
+#[inline(always)]
+fn radial_bin<F: McmlFloat>(params: &McmlParams<F>, p: &Photon<F>) -> u32 {
+    ((p.x * p.x + p.y * p.y).sqrt() / params.grid.dr).bin_index(params.grid.nr)
+}
+
+/// The boundary path: hop to the face, then transmit or reflect by Fresnel (MCML's `Hop` +
+/// `CrossOrNot`). A photon leaving the top or bottom tissue layer is tallied (all of its
+/// weight: MCML 1.2's all-or-none mode) and dies.
+#[inline]
+pub fn boundary<F: McmlFloat, T: Tally>(
+    params: &McmlParams<F>,
+    photon: &mut Photon<F>,
+    tally: &mut T,
+) {
+    if photon.dead {
+        return;
+    }
+    hop(photon);
+    let ni = params.layer(photon.layer).n;
+    if photon.uz < F::zero() {
+        // CrossUpOrNot.
+        let nt = params.layer(photon.layer - 1).n;
+        let (r, uz1) = if -photon.uz <= F::lit(COS90D) {
+            (F::one(), F::zero())
+        } else {
+            fresnel(ni, nt, -photon.uz)
+        };
+        if F::uniform_co(&mut photon.rng) > r {
+            if photon.layer == 1 {
+                photon.uz = -uz1;
+                let ir = radial_bin(params, photon);
+                let ia = ((-photon.uz).acos() / params.grid.da).bin_index(params.grid.na);
+                tally.add(TallyBin::Reflected { ir, ia }, photon.w.to_fixed());
+                photon.w = F::zero();
+                photon.dead = true;
+            } else {
+                photon.layer -= 1;
+                photon.ux = photon.ux * ni / nt;
+                photon.uy = photon.uy * ni / nt;
+                photon.uz = -uz1;
+            }
+        } else {
+            photon.uz = -photon.uz;
+        }
+    } else {
+        // CrossDnOrNot.
+        let nt = params.layer(photon.layer + 1).n;
+        let (r, uz1) = if photon.uz <= F::lit(COS90D) {
+            (F::one(), F::zero())
+        } else {
+            fresnel(ni, nt, photon.uz)
+        };
+        if F::uniform_co(&mut photon.rng) > r {
+            if photon.layer == params.num_layers {
+                photon.uz = uz1;
+                let ir = radial_bin(params, photon);
+                let ia = (photon.uz.acos() / params.grid.da).bin_index(params.grid.na);
+                tally.add(TallyBin::Transmitted { ir, ia }, photon.w.to_fixed());
+                photon.w = F::zero();
+                photon.dead = true;
+            } else {
+                photon.layer += 1;
+                photon.ux = photon.ux * ni / nt;
+                photon.uy = photon.uy * ni / nt;
+                photon.uz = uz1;
+            }
+        } else {
+            photon.uz = -photon.uz;
+        }
+    }
+}
+
+/// Henyey–Greenstein polar cosine (MCML's `SpinTheta`; g = 0 is isotropic).
+#[inline]
+pub fn spin_theta<F: McmlFloat>(g: F, xi: F) -> F {
+    let one = F::one();
+    let two = F::lit(2.0);
+    if g == F::zero() {
+        two * xi - one
+    } else {
+        let temp = (one - g * g) / (one - g + two * g * xi);
+        let cost = (one + g * g - temp * temp) / (two * g);
+        if cost < -one {
+            -one
+        } else if cost > one {
+            one
+        } else {
+            cost
+        }
+    }
+}
+
+/// The interaction path: hop, drop (absorb `w·µa/µt`, tallied in `A_rz`), spin (MCML's
+/// `Hop` + `Drop` + `Spin`).
+#[inline]
+pub fn interact<F: McmlFloat, T: Tally>(
+    params: &McmlParams<F>,
+    photon: &mut Photon<F>,
+    tally: &mut T,
+) {
+    if photon.dead {
+        return;
+    }
+    hop(photon);
+    let l = *params.layer(photon.layer);
+    // Drop.
+    let iz = (photon.z / params.grid.dz).bin_index(params.grid.nz);
+    let ir = radial_bin(params, photon);
+    let dwa = photon.w * l.mua / (l.mua + l.mus);
+    photon.w = photon.w - dwa;
+    tally.add(TallyBin::Absorbed { ir, iz }, dwa.to_fixed());
+    // Spin.
+    let one = F::one();
+    let cost = spin_theta(l.g, F::uniform_co(&mut photon.rng));
+    let sint = (one - cost * cost).sqrt();
+    let psi = F::lit(2.0 * core::f64::consts::PI) * F::uniform_co(&mut photon.rng);
+    let cosp = psi.cos();
+    let sinp = if psi < F::lit(core::f64::consts::PI) {
+        (one - cosp * cosp).sqrt()
+    } else {
+        -(one - cosp * cosp).sqrt()
+    };
+    let (ux, uy, uz) = (photon.ux, photon.uy, photon.uz);
+    if uz.abs() > F::lit(COSZERO) {
+        photon.ux = sint * cosp;
+        photon.uy = sint * sinp;
+        photon.uz = if uz >= F::zero() { cost } else { -cost };
+    } else {
+        let temp = (one - uz * uz).sqrt();
+        photon.ux = sint * (ux * uz * cosp - uy * sinp) / temp + ux * cost;
+        photon.uy = sint * (uy * uz * cosp + ux * sinp) / temp + uy * cost;
+        photon.uz = -sint * cosp * temp + uz * cost;
+    }
+}
+
+/// The common code after the branch: Russian roulette for light photons (weight below 1e-4:
+/// survive with chance 0.1 and weight ×10, else die). The weight roulette creates or destroys
+/// goes to the roulette counters, so the energy balance can be checked exactly.
+#[inline]
+pub fn roulette<F: McmlFloat, T: Tally>(
+    params: &McmlParams<F>,
+    photon: &mut Photon<F>,
+    tally: &mut T,
+) {
+    if photon.w < params.weight_threshold && !photon.dead {
+        if photon.w == F::zero() {
+            photon.dead = true;
+        } else if F::uniform_co(&mut photon.rng) < params.chance {
+            let before = photon.w.to_fixed();
+            photon.w = photon.w / params.chance;
+            tally.add(
+                TallyBin::RouletteGain,
+                photon.w.to_fixed().saturating_sub(before),
+            );
+        } else {
+            tally.add(TallyBin::RouletteLoss, photon.w.to_fixed());
+            photon.w = F::zero();
+            photon.dead = true;
+        }
+    }
+}
+
+/// One whole photon life, the scalar MCML loop (specular excluded: the caller adds `Rsp`).
+#[inline]
+pub fn simulate_photon<F: McmlFloat, T: Tally>(
+    params: &McmlParams<F>,
+    seed: u64,
+    photon_index: u64,
+    tally: &mut T,
+) {
+    let mut p = launch(params, seed, photon_index);
+    while alive(&p) {
+        if prepare_step(params, &mut p) {
+            boundary(params, &mut p, tally);
+        } else {
+            interact(params, &mut p, tally);
+        }
+        roulette(params, &mut p, tally);
+    }
+}
