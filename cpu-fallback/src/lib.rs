@@ -1,1 +1,211 @@
-//! Work in progress.
+//! The rayon backend of reconverge: any workload under any strategy on the CPU, with the
+//! SIMT counters of the reference model.
+//!
+//! Blocks run in parallel on rayon's pool; the warps of a block run on one thread, emulated
+//! in lockstep by [`reconverge_simt::ModelWarp`], and interleave one loop iteration
+//! ([`reconverge_transforms::WarpProgram::step`]) at a time, so that the block-shared counter of
+//! dynamic work assignment is shared as on a GPU. Outputs are keyed by item and tallies are
+//! integers: results do not depend on the number of threads, and a run is reproducible.
+//!
+//! # Example
+//!
+//! ```
+//! use reconverge_backend::{Backend, Launch};
+//! use reconverge_cpu::CpuBackend;
+//! use reconverge_simt::Region;
+//! use reconverge_transforms::{BranchLoop, BranchLoopKernel, Decision, LoopRegions, Strategy, Tally};
+//!
+//! /// Item i counts down from i % 7, adding 3 on odd steps and 5 on even ones.
+//! #[derive(Clone, Copy)]
+//! struct Countdown;
+//!
+//! impl BranchLoop for Countdown {
+//!     type State = (u32, u32);
+//!     type Output = u32;
+//!     fn regions(&self) -> LoopRegions {
+//!         LoopRegions {
+//!             condition: Region::new(0, "condition", 1),
+//!             taken: Region::new(1, "odd", 10),
+//!             not_taken: Region::new(2, "even", 10),
+//!             after_branch: Region::new(3, "decrement", 1),
+//!             item: Region::new(4, "item", 2),
+//!         }
+//!     }
+//!     fn start(&self, item: u32) -> (u32, u32) { (item % 7, 0) }
+//!     fn running(&self, s: &(u32, u32)) -> bool { s.0 > 0 }
+//!     fn condition(&self, s: &mut (u32, u32)) -> bool { s.0 % 2 == 1 }
+//!     fn taken<T: Tally>(&self, s: &mut (u32, u32), _: &mut T) { s.1 += 3 }
+//!     fn not_taken<T: Tally>(&self, s: &mut (u32, u32), _: &mut T) { s.1 += 5 }
+//!     fn after_branch<T: Tally>(&self, s: &mut (u32, u32), _: &mut T) { s.0 -= 1 }
+//!     fn finish(&self, s: &(u32, u32)) -> u32 { s.1 }
+//! }
+//!
+//! let cpu = CpuBackend::new();
+//! let kernel = BranchLoopKernel(Countdown);
+//! let launch = Launch::new(64, 4)?;
+//! let base = cpu.run(&kernel, Strategy::Baseline, 1000, launch)?;
+//! let delayed = cpu.run(&kernel, Strategy::IterationDelaying(Decision::MajorityVote {
+//!     threshold: 16, stop_when_a_lane_finishes: false }), 1000, launch)?;
+//! assert_eq!(base.outputs, delayed.outputs);
+//! assert_eq!(base.outputs[6], 3 + 5 + 3 + 5 + 3 + 5);
+//! println!("SIMD efficiency {:.3} -> {:.3}",
+//!     base.simd_efficiency().unwrap_or(0.0), delayed.simd_efficiency().unwrap_or(0.0));
+//! # Ok::<(), reconverge_backend::BackendError>(())
+//! ```
+
+mod block;
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use reconverge_backend::{Backend, BackendError, Counters, Launch, Run};
+use reconverge_simt::WARP_SIZE;
+use reconverge_transforms::{Kernel, Strategy, WarpTask};
+
+/// Runs kernels on the CPU with warps emulated in lockstep.
+#[derive(Debug, Default)]
+pub struct CpuBackend {
+    pool: Option<rayon::ThreadPool>,
+    counting: Counting,
+}
+
+/// Whether the model counts issues and lanes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Counting {
+    /// Count (the default): [`Run::counters`] is filled.
+    #[default]
+    On,
+    /// Do not count: the fastest emulation, for time measurements.
+    Off,
+}
+
+/// Why a CPU backend could not be built.
+#[derive(Debug, thiserror::Error)]
+#[error("could not build a rayon pool of {threads} threads: {source}")]
+pub struct PoolError {
+    threads: usize,
+    source: rayon::ThreadPoolBuildError,
+}
+
+impl CpuBackend {
+    /// A backend on rayon's global pool (all cores, or `RAYON_NUM_THREADS`), counting.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A backend on its own pool of `threads` threads.
+    pub fn with_threads(threads: usize) -> Result<Self, PoolError> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|source| PoolError { threads, source })?;
+        Ok(Self {
+            pool: Some(pool),
+            counting: Counting::On,
+        })
+    }
+
+    /// The same backend with counting on or off.
+    pub fn counting(mut self, counting: Counting) -> Self {
+        self.counting = counting;
+        self
+    }
+
+    fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(pool) => pool.install(f),
+            None => f(),
+        }
+    }
+}
+
+impl<K> Backend<K> for CpuBackend
+where
+    K: Kernel + Sync,
+    K::Output: Default + Send + Sync,
+{
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn run(
+        &self,
+        kernel: &K,
+        strategy: Strategy,
+        items: u32,
+        launch: Launch,
+    ) -> Result<Run<K::Output>, BackendError> {
+        launch.validate()?;
+        let strategy_error = |source| BackendError::Strategy {
+            shape: K::SHAPE,
+            source,
+        };
+        let passes = kernel.passes(&strategy).map_err(strategy_error)?;
+        // Building every warp's program once up front turns a bad parameter into an error
+        // before any work is done.
+        let probe = reconverge_simt::ModelWarp::new();
+        kernel
+            .program(
+                &probe,
+                &strategy,
+                0,
+                WarpTask::new(items, launch.blocks, 0, launch.threads_per_block, 0),
+            )
+            .map_err(strategy_error)?;
+
+        let started = Instant::now();
+        let mut outputs = vec![K::Output::default(); items as usize];
+        let mut tally = vec![0u64; kernel.tally_len()];
+        let mut counters = Counters::new(WARP_SIZE);
+        let mut pass_times = Vec::with_capacity(passes as usize);
+        let chunk = items.div_ceil(launch.blocks).max(1) as usize;
+        let counting = self.counting == Counting::On;
+        for pass in 0..passes {
+            let pass_start = Instant::now();
+            let (pass_counters, pass_tally) = self.install(|| {
+                outputs
+                    .par_chunks_mut(chunk)
+                    .enumerate()
+                    .fold(
+                        || (Counters::new(WARP_SIZE), vec![0u64; kernel.tally_len()]),
+                        |(mut c, mut t), (block, out)| {
+                            let run = block::BlockRun {
+                                kernel,
+                                strategy: &strategy,
+                                pass,
+                                items,
+                                launch,
+                                block: block as u32,
+                                counting,
+                            };
+                            run.execute(out, &mut t, &mut c);
+                            (c, t)
+                        },
+                    )
+                    .reduce(
+                        || (Counters::new(WARP_SIZE), vec![0u64; kernel.tally_len()]),
+                        |(mut c1, mut t1), (c2, t2)| {
+                            c1.merge(&c2);
+                            for (a, b) in t1.iter_mut().zip(t2) {
+                                *a += b;
+                            }
+                            (c1, t1)
+                        },
+                    )
+            });
+            counters.merge(&pass_counters);
+            for (a, b) in tally.iter_mut().zip(pass_tally) {
+                *a += b;
+            }
+            pass_times.push(pass_start.elapsed());
+        }
+        Ok(Run {
+            outputs,
+            tally,
+            counters: counting.then_some(counters),
+            pass_times,
+            elapsed: started.elapsed(),
+            occupancy: vec![None; passes as usize],
+        })
+    }
+}

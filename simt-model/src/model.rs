@@ -46,6 +46,7 @@ pub struct ModelWarp<'b> {
     counters: Counters,
     block: Option<&'b BlockShared>,
     private_block: BlockShared,
+    counting: bool,
 }
 
 impl Default for ModelWarp<'_> {
@@ -68,6 +69,7 @@ impl<'b> ModelWarp<'b> {
             counters: Counters::new(width),
             block: None,
             private_block: BlockShared::new(),
+            counting: true,
         }
     }
 
@@ -76,6 +78,19 @@ impl<'b> ModelWarp<'b> {
         Self {
             block: Some(block),
             ..Self::new()
+        }
+    }
+
+    /// Turns counting on or off. Off, the model runs only the lanes' work (what a fast CPU
+    /// backend wants); the counters then stay as they were.
+    pub fn set_counting(&mut self, on: bool) {
+        self.counting = on;
+    }
+
+    #[inline(always)]
+    fn record(&mut self, region: Region, lanes: u32) {
+        if self.counting {
+            self.counters.record(region, lanes);
         }
     }
 
@@ -129,7 +144,7 @@ impl Warp for ModelWarp<'_> {
     fn ballot(&mut self, mask: LaneMask, p: [bool; 32]) -> LaneMask {
         let mask = self.live(mask);
         if mask != 0 {
-            self.counters.record(Region::VOTE, mask.count_ones());
+            self.record(Region::VOTE, mask.count_ones());
         }
         lanes(mask).fold(0, |acc, lane| {
             if p[lane as usize] {
@@ -151,7 +166,7 @@ impl Warp for ModelWarp<'_> {
         if mask == 0 {
             return;
         }
-        self.counters.record(region, mask.count_ones());
+        self.record(region, mask.count_ones());
         for lane in lanes(mask) {
             f(&mut v[lane as usize]);
         }
@@ -160,7 +175,7 @@ impl Warp for ModelWarp<'_> {
     fn shuffle(&mut self, mask: LaneMask, v: [u32; 32], src: [u32; 32]) -> [u32; 32] {
         let mask = self.live(mask);
         if mask != 0 {
-            self.counters.record(Region::EXCHANGE, mask.count_ones());
+            self.record(Region::EXCHANGE, mask.count_ones());
         }
         let mut out = v;
         for lane in lanes(mask) {
@@ -173,14 +188,14 @@ impl Warp for ModelWarp<'_> {
 
     fn read_lane(&mut self, mask: LaneMask, v: [u32; 32], lane: u32) -> u32 {
         if self.live(mask) != 0 {
-            self.counters.record(Region::EXCHANGE, mask.count_ones());
+            self.record(Region::EXCHANGE, mask.count_ones());
         }
         v[(lane % self.width) as usize]
     }
 
     fn block_fetch_add(&mut self, mask: LaneMask, counter: usize, n: u32) -> u32 {
         if self.live(mask) != 0 {
-            self.counters.record(Region::EXCHANGE, 1);
+            self.record(Region::EXCHANGE, 1);
         }
         let block = self.block();
         let old = block.get(counter);
