@@ -56,7 +56,7 @@ impl Launch {
     /// Checks the shape against what every backend can run.
     pub fn validate(&self) -> Result<(), BackendError> {
         let t = self.threads_per_block;
-        if t == 0 || t % 32 != 0 || t > MAX_THREADS_PER_BLOCK {
+        if t == 0 || !t.is_multiple_of(32) || t > MAX_THREADS_PER_BLOCK {
             return Err(BackendError::InvalidLaunch {
                 launch: *self,
                 reason: "threads per block must be a multiple of 32 between 32 and 1024",
