@@ -463,11 +463,10 @@ pub fn calculate_occupancy(
 pub struct NextStep {
     /// The limiting resource.
     pub resource: Limiter,
-    /// Its current value: registers per thread, shared memory per block (static + dynamic
-    /// bytes), threads per block, or blocks per SM.
+    /// The current value of what is changed: registers per thread, shared memory per block
+    /// (static + dynamic bytes), or threads per block (for warps and blocks).
     pub from: u32,
-    /// The value that lifts this resource's limit above the current block count, if any
-    /// (`None` for the hardware block cap).
+    /// The value that lifts it, if any change of that one input does.
     pub to: Option<u32>,
     /// Blocks per SM with that change (other limits may still hold it down).
     pub active_blocks_per_sm: u32,
@@ -479,18 +478,13 @@ pub struct NextStep {
 
 impl fmt::Display for NextStep {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let unit = match self.resource {
-            Limiter::Registers => "per thread",
-            Limiter::SharedMemory => "bytes per block",
-            Limiter::Warps => "threads per block",
-            Limiter::Blocks => "blocks per SM",
+        let (unit, lever) = match self.resource {
+            Limiter::Registers => ("per thread", "registers per thread"),
+            Limiter::SharedMemory => ("bytes per block", "shared memory per block"),
+            Limiter::Warps | Limiter::Blocks => ("threads per block", "block size"),
         };
         let Some(to) = self.to else {
-            return write!(
-                f,
-                "{}: {} {unit} is the hardware cap; only larger blocks raise occupancy",
-                self.resource, self.from
-            );
+            return write!(f, "{}: no change of {lever} alone lifts it", self.resource);
         };
         write!(
             f,
@@ -514,16 +508,20 @@ impl fmt::Display for NextStep {
     }
 }
 
-/// For every resource in `current.limited_by`, the smallest change that lets that resource
-/// allow one more block: fewer registers per thread, less shared memory per block, or a
-/// smaller block (for the warp limit). Each change is tried alone with
-/// [`calculate_occupancy`], so the reported block count already includes the other limits.
+/// For every resource in `current.limited_by`, the smallest change that lifts it: the most
+/// registers per thread, or the most shared memory per block, at which that resource allows
+/// one more block; for the warp slots and the block cap, which no smaller allocation lifts,
+/// the nearest block size with a higher occupancy. Each change is tried alone with
+/// [`calculate_occupancy`], so the reported result includes the other limits. Empty at 100 %.
 pub fn next_steps(
     arch: &ArchLimits,
     kernel: &KernelResources,
     config: &LaunchConfig,
     current: &Occupancy,
 ) -> Vec<NextStep> {
+    if current.occupancy >= 1.0 {
+        return Vec::new();
+    }
     let target = current.active_blocks_per_sm;
     let try_kernel = |resource: Limiter, from: u32, to: u32, changed: KernelResources| {
         let result = calculate_occupancy(arch, &changed, config).ok()?;
@@ -582,22 +580,34 @@ pub fn next_steps(
                     })
                     .unwrap_or_else(|| unreachable(resource, from))
             }
-            Limiter::Warps => {
+            // Warp slots and the block cap are lifted by a different block size, not by a
+            // smaller resource: take the nearest size (in warps) with a higher occupancy.
+            Limiter::Warps | Limiter::Blocks => {
                 let from = kernel.threads_per_block;
                 let warp = arch.warp_size;
-                (1..current.warps_per_block)
-                    .rev()
+                let current_warps = current.warps_per_block;
+                let mut sizes: Vec<u32> = (1..=arch.max_threads_per_block / warp).collect();
+                sizes.sort_by_key(|&warps| (warps.abs_diff(current_warps), std::cmp::Reverse(warps)));
+                sizes
+                    .into_iter()
                     .find_map(|warps| {
                         let threads = warps * warp;
                         let changed = KernelResources {
                             threads_per_block: threads,
                             ..*kernel
                         };
-                        try_kernel(resource, from, threads, changed)
+                        let result = calculate_occupancy(arch, &changed, config).ok()?;
+                        (result.occupancy > current.occupancy).then(|| NextStep {
+                            resource,
+                            from,
+                            to: Some(threads),
+                            active_blocks_per_sm: result.active_blocks_per_sm,
+                            occupancy: result.occupancy,
+                            limited_by: result.limited_by,
+                        })
                     })
                     .unwrap_or_else(|| unreachable(resource, from))
             }
-            Limiter::Blocks => unreachable(resource, arch.max_blocks_per_sm),
         })
         .collect()
 }
