@@ -85,8 +85,14 @@ fn run(args: &Args) -> Result<String, Box<dyn std::error::Error>> {
     let result = report(target, &kernel, &config)?;
     let sweep = args.sweep.map(|sweep| match sweep {
         Sweep::BlockSize => ("threads", sweep_block_size(target.limits, &kernel, &config)),
-        Sweep::Registers => ("registers", sweep_registers(target.limits, &kernel, &config)),
-        Sweep::Smem => ("dyn smem B", sweep_shared_memory(target.limits, &kernel, &config)),
+        Sweep::Registers => (
+            "registers",
+            sweep_registers(target.limits, &kernel, &config),
+        ),
+        Sweep::Smem => (
+            "dyn smem B",
+            sweep_shared_memory(target.limits, &kernel, &config),
+        ),
     });
     if args.json {
         let mut value = serde_json::to_value(&result)?;

@@ -272,8 +272,7 @@ const fn fermi(minor: u32) -> ArchLimits {
     }
 }
 
-const fn kepler(
-    minor: u32, registers_per_sm: u32, registers_per_block: u32) -> ArchLimits {
+const fn kepler(minor: u32, registers_per_sm: u32, registers_per_block: u32) -> ArchLimits {
     ArchLimits {
         compute_capability: ComputeCapability::new(3, minor),
         architecture: "Kepler",
@@ -378,7 +377,9 @@ impl ArchLimits {
         ARCHITECTURES
             .iter()
             .find(|row| row.compute_capability == cc)
-            .ok_or(OccupancyError::UnknownComputeCapability { compute_capability: cc })
+            .ok_or(OccupancyError::UnknownComputeCapability {
+                compute_capability: cc,
+            })
     }
 
     /// Every row of the table.

@@ -354,8 +354,7 @@ fn shared_memory_limit(
     let smem_per_sm = if preferred >= allocated {
         preferred
     } else if arch.shared_memory_partition == SharedMemoryPartition::Carveout {
-        smallest_carveout_at_least(arch, allocated)
-            .unwrap_or(u64::from(arch.shared_memory_per_sm))
+        smallest_carveout_at_least(arch, allocated).unwrap_or(u64::from(arch.shared_memory_per_sm))
     } else {
         u64::from(arch.shared_memory_per_sm)
     };
@@ -403,8 +402,10 @@ pub fn calculate_occupancy(
     }
     let warps_per_block = threads.div_ceil(arch.warp_size);
     // cc 1.x hands out warps in pairs (H0 `cudaOccWarpAllocationGranularity`).
-    let warps_allocated =
-        round_up(u64::from(warps_per_block), u64::from(arch.warp_allocation_granularity)) as u32;
+    let warps_allocated = round_up(
+        u64::from(warps_per_block),
+        u64::from(arch.warp_allocation_granularity),
+    ) as u32;
     let warp_limit = arch.max_warps_per_sm / warps_allocated;
 
     let (register_limit_blocks, allocated_registers_per_block) = register_limit(
@@ -525,7 +526,7 @@ pub fn next_steps(
     let target = current.active_blocks_per_sm;
     let try_kernel = |resource: Limiter, from: u32, to: u32, changed: KernelResources| {
         let result = calculate_occupancy(arch, &changed, config).ok()?;
-        (result.block_limits.get(resource) > target).then(|| NextStep {
+        (result.block_limits.get(resource) > target).then_some(NextStep {
             resource,
             from,
             to: Some(to),
@@ -587,7 +588,9 @@ pub fn next_steps(
                 let warp = arch.warp_size;
                 let current_warps = current.warps_per_block;
                 let mut sizes: Vec<u32> = (1..=arch.max_threads_per_block / warp).collect();
-                sizes.sort_by_key(|&warps| (warps.abs_diff(current_warps), std::cmp::Reverse(warps)));
+                sizes.sort_by_key(|&warps| {
+                    (warps.abs_diff(current_warps), std::cmp::Reverse(warps))
+                });
                 sizes
                     .into_iter()
                     .find_map(|warps| {
@@ -597,7 +600,7 @@ pub fn next_steps(
                             ..*kernel
                         };
                         let result = calculate_occupancy(arch, &changed, config).ok()?;
-                        (result.occupancy > current.occupancy).then(|| NextStep {
+                        (result.occupancy > current.occupancy).then_some(NextStep {
                             resource,
                             from,
                             to: Some(threads),

@@ -85,7 +85,10 @@ impl Device {
             !wanted.is_empty()
                 && (wanted == full
                     || wanted == short
-                    || device.aliases.iter().any(|alias| normalize(alias) == wanted))
+                    || device
+                        .aliases
+                        .iter()
+                        .any(|alias| normalize(alias) == wanted))
         };
         DEVICES
             .iter()

@@ -126,7 +126,9 @@ pub enum OccupancyError {
     },
 
     /// No block size from 1 to the limit can be launched at all.
-    #[error("no block size up to {block_size_limit} threads can run on compute capability {compute_capability}")]
+    #[error(
+        "no block size up to {block_size_limit} threads can run on compute capability {compute_capability}"
+    )]
     NoLaunchableBlockSize {
         /// The largest block size tried.
         block_size_limit: u32,

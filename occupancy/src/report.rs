@@ -25,7 +25,10 @@ pub struct Target {
 impl Target {
     /// Resolves a device name (`"h100"`) or, failing that, a compute capability (`"8.6"`).
     /// A device wins if both are given; neither is [`OccupancyError::UnknownDevice`].
-    pub fn resolve(device: Option<&str>, compute_capability: Option<&str>) -> Result<Self, OccupancyError> {
+    pub fn resolve(
+        device: Option<&str>,
+        compute_capability: Option<&str>,
+    ) -> Result<Self, OccupancyError> {
         if let Some(name) = device {
             let device = Device::lookup(name)?;
             return Ok(Self {
@@ -134,7 +137,11 @@ impl fmt::Display for Report {
             occupancy.active_threads_per_sm, arch.max_threads_per_sm
         )?;
         writeln!(f, "occupancy          {:.1}%", occupancy.occupancy * 100.0)?;
-        writeln!(f, "limited by         {}", limiter_names(&occupancy.limited_by))?;
+        writeln!(
+            f,
+            "limited by         {}",
+            limiter_names(&occupancy.limited_by)
+        )?;
         writeln!(f)?;
         writeln!(f, "  resource       blocks/SM  per block")?;
         let limits = &occupancy.block_limits;
@@ -143,7 +150,10 @@ impl fmt::Display for Report {
             (
                 Limiter::Warps,
                 limits.warps.to_string(),
-                format!("{} warps of {} per SM", occupancy.warps_per_block, arch.max_warps_per_sm),
+                format!(
+                    "{} warps of {} per SM",
+                    occupancy.warps_per_block, arch.max_warps_per_sm
+                ),
             ),
             (
                 Limiter::Registers,
@@ -168,7 +178,11 @@ impl fmt::Display for Report {
             ),
         ];
         for (limiter, blocks, detail) in rows {
-            let mark = if occupancy.limited_by.contains(&limiter) { '*' } else { ' ' };
+            let mark = if occupancy.limited_by.contains(&limiter) {
+                '*'
+            } else {
+                ' '
+            };
             writeln!(f, "{mark} {:<14} {blocks:>9}  {detail}", limiter.name())?;
         }
         if !self.next_steps.is_empty() {

@@ -27,7 +27,12 @@ pub struct SweepPoint {
     pub limited_by: Vec<Limiter>,
 }
 
-fn point(arch: &ArchLimits, value: u32, kernel: &KernelResources, config: &LaunchConfig) -> SweepPoint {
+fn point(
+    arch: &ArchLimits,
+    value: u32,
+    kernel: &KernelResources,
+    config: &LaunchConfig,
+) -> SweepPoint {
     match calculate_occupancy(arch, kernel, config) {
         Ok(result) => SweepPoint {
             value,
@@ -93,7 +98,9 @@ pub fn sweep_shared_memory(
 ) -> Vec<SweepPoint> {
     let cap = match config.max_dynamic_shared_memory {
         Some(max_dynamic) => max_dynamic,
-        None => arch.shared_memory_per_block.saturating_sub(kernel.static_smem),
+        None => arch
+            .shared_memory_per_block
+            .saturating_sub(kernel.static_smem),
     };
     let step = arch.shared_memory_allocation_unit.max(1);
     (0..=cap / step)
@@ -139,13 +146,17 @@ pub fn max_potential_block_size(
     config: &LaunchConfig,
     sm_count: u32,
 ) -> Result<BlockSizeSuggestion, OccupancyError> {
-    let limit = block_size_limit
-        .map_or(arch.max_threads_per_block, |limit| limit.min(arch.max_threads_per_block));
+    let limit = block_size_limit.map_or(arch.max_threads_per_block, |limit| {
+        limit.min(arch.max_threads_per_block)
+    });
     let granularity = arch.warp_size;
     let limit_aligned = limit.div_ceil(granularity) * granularity;
     let mut best: Option<(u32, crate::Occupancy)> = None;
     let mut best_threads = 0;
-    for aligned in (1..=limit_aligned / granularity).rev().map(|w| w * granularity) {
+    for aligned in (1..=limit_aligned / granularity)
+        .rev()
+        .map(|w| w * granularity)
+    {
         let block_size = limit.min(aligned);
         let kernel = KernelResources {
             threads_per_block: block_size,
@@ -153,11 +164,11 @@ pub fn max_potential_block_size(
             static_smem,
             dynamic_smem: dynamic_smem_for_block_size(block_size),
         };
-        if let Ok(result) = calculate_occupancy(arch, &kernel, config) {
-            if result.active_threads_per_sm > best_threads {
-                best_threads = result.active_threads_per_sm;
-                best = Some((block_size, result));
-            }
+        if let Ok(result) = calculate_occupancy(arch, &kernel, config)
+            && result.active_threads_per_sm > best_threads
+        {
+            best_threads = result.active_threads_per_sm;
+            best = Some((block_size, result));
         }
         if best_threads >= arch.max_threads_per_sm {
             break;

@@ -8,8 +8,15 @@ use reconverge_occupancy::{
     OccupancyError, calculate_occupancy,
 };
 
-fn occupancy_on(major: u32, minor: u32, kernel: KernelResources, config: LaunchConfig) -> Occupancy {
-    let arch = ComputeCapability::new(major, minor).limits().expect("cc in table");
+fn occupancy_on(
+    major: u32,
+    minor: u32,
+    kernel: KernelResources,
+    config: LaunchConfig,
+) -> Occupancy {
+    let arch = ComputeCapability::new(major, minor)
+        .limits()
+        .expect("cc in table");
     calculate_occupancy(arch, &kernel, &config).expect("kernel launches")
 }
 
@@ -17,8 +24,15 @@ fn occ(major: u32, minor: u32, kernel: KernelResources) -> Occupancy {
     occupancy_on(major, minor, kernel, LaunchConfig::default())
 }
 
-fn error_on(major: u32, minor: u32, kernel: KernelResources, config: LaunchConfig) -> OccupancyError {
-    let arch = ComputeCapability::new(major, minor).limits().expect("cc in table");
+fn error_on(
+    major: u32,
+    minor: u32,
+    kernel: KernelResources,
+    config: LaunchConfig,
+) -> OccupancyError {
+    let arch = ComputeCapability::new(major, minor)
+        .limits()
+        .expect("cc in table");
     calculate_occupancy(arch, &kernel, &config).expect_err("kernel must not launch")
 }
 
@@ -54,12 +68,19 @@ fn seed_g80_full_occupancy_needs_at_most_10_registers() {
     let g80 = ComputeCapability::new(1, 0).limits().expect("cc 1.0");
     let largest_full = (1..=124)
         .filter(|&regs| {
-            calculate_occupancy(g80, &KernelResources::new(256, regs), &LaunchConfig::default())
-                .is_ok_and(|result| result.occupancy == 1.0)
+            calculate_occupancy(
+                g80,
+                &KernelResources::new(256, regs),
+                &LaunchConfig::default(),
+            )
+            .is_ok_and(|result| result.occupancy == 1.0)
         })
         .max();
     assert_eq!(largest_full, Some(10));
-    assert_eq!(occ(1, 0, KernelResources::new(256, 11)).active_blocks_per_sm, 2);
+    assert_eq!(
+        occ(1, 0, KernelResources::new(256, 11)).active_blocks_per_sm,
+        2
+    );
 }
 
 // ---- cc 1.x: warp pairs and per-block register units ----------------------------------
@@ -98,7 +119,10 @@ fn tesla_rounds_shared_memory_to_512_bytes() {
     assert_eq!(rounded.limited_by, vec![Limiter::SharedMemory]);
     let exact = occ(1, 0, KernelResources::new(64, 0).with_static_smem(2048));
     assert_eq!(exact.active_blocks_per_sm, 8);
-    assert_eq!(exact.limited_by, vec![Limiter::SharedMemory, Limiter::Blocks]);
+    assert_eq!(
+        exact.limited_by,
+        vec![Limiter::SharedMemory, Limiter::Blocks]
+    );
 }
 
 // ---- Fermi ------------------------------------------------------------------------------
@@ -125,7 +149,11 @@ fn fermi_rejects_64_registers() {
     let error = error_on(2, 0, KernelResources::new(32, 64), LaunchConfig::default());
     assert!(matches!(
         error,
-        OccupancyError::TooManyRegistersPerThread { registers: 64, max: 63, .. }
+        OccupancyError::TooManyRegistersPerThread {
+            registers: 64,
+            max: 63,
+            ..
+        }
     ));
 }
 
@@ -153,7 +181,10 @@ fn kepler_rounds_shared_memory_to_256_bytes() {
     assert_eq!(result.allocated_smem_per_block, 4352);
     assert_eq!(result.active_blocks_per_sm, 11);
     assert_eq!(result.limited_by, vec![Limiter::SharedMemory]);
-    assert_eq!(occ(3, 5, KernelResources::new(64, 32).with_static_smem(4096)).active_blocks_per_sm, 12);
+    assert_eq!(
+        occ(3, 5, KernelResources::new(64, 32).with_static_smem(4096)).active_blocks_per_sm,
+        12
+    );
 }
 
 /// Block cap: 3.5 allows 16 blocks; 64 threads, 16 regs (512 per warp → 32 warps per
@@ -174,7 +205,12 @@ fn kepler_prefer_equal_gives_32_kb() {
         cache_preference: CachePreference::PreferEqual,
         ..LaunchConfig::default()
     };
-    let result = occupancy_on(3, 0, KernelResources::new(128, 0).with_static_smem(10240), config);
+    let result = occupancy_on(
+        3,
+        0,
+        KernelResources::new(128, 0).with_static_smem(10240),
+        config,
+    );
     assert_eq!(result.smem_per_sm, 32768);
     assert_eq!(result.active_blocks_per_sm, 3);
 }
@@ -183,7 +219,11 @@ fn kepler_prefer_equal_gives_32_kb() {
 /// blocks → 32 of 64 warps.
 #[test]
 fn maxwell_96_kb_shared_memory() {
-    let result = occ(5, 2, KernelResources::new(256, 0).with_static_smem(20 * 1024));
+    let result = occ(
+        5,
+        2,
+        KernelResources::new(256, 0).with_static_smem(20 * 1024),
+    );
     assert_eq!(result.active_blocks_per_sm, 4);
     assert_eq!(result.occupancy, 0.5);
 }
@@ -194,9 +234,18 @@ fn maxwell_96_kb_shared_memory() {
 /// → 3 blocks and 6.1 gives 5·4 = 20 → 3.
 #[test]
 fn pascal_sub_partitions() {
-    assert_eq!(occ(6, 0, KernelResources::new(192, 80)).active_blocks_per_sm, 4);
-    assert_eq!(occ(6, 1, KernelResources::new(192, 80)).active_blocks_per_sm, 4);
-    assert_eq!(occ(6, 0, KernelResources::new(192, 96)).active_blocks_per_sm, 3);
+    assert_eq!(
+        occ(6, 0, KernelResources::new(192, 80)).active_blocks_per_sm,
+        4
+    );
+    assert_eq!(
+        occ(6, 1, KernelResources::new(192, 80)).active_blocks_per_sm,
+        4
+    );
+    assert_eq!(
+        occ(6, 0, KernelResources::new(192, 96)).active_blocks_per_sm,
+        3
+    );
 }
 
 /// Hardware register check (H1): warps rounded up to the sub-partitions. 3.2 holds 32 K
@@ -206,11 +255,18 @@ fn pascal_sub_partitions() {
 /// → 2 blocks of 31 warps, as does the warp limit 64 / 31.)
 #[test]
 fn register_block_limit_counts_sub_partitions() {
-    assert_eq!(occ(3, 2, KernelResources::new(992, 32)).active_blocks_per_sm, 2);
+    assert_eq!(
+        occ(3, 2, KernelResources::new(992, 32)).active_blocks_per_sm,
+        2
+    );
     let error = error_on(3, 2, KernelResources::new(992, 33), LaunchConfig::default());
     assert!(matches!(
         error,
-        OccupancyError::TooManyRegistersPerBlock { registers: 40960, max: 32768, .. }
+        OccupancyError::TooManyRegistersPerBlock {
+            registers: 40960,
+            max: 32768,
+            ..
+        }
     ));
 }
 
@@ -264,7 +320,11 @@ fn volta_needs_opt_in_above_48_kb() {
     let error = error_on(7, 0, kernel, LaunchConfig::default());
     assert!(matches!(
         error,
-        OccupancyError::TooMuchSharedMemory { bytes: 65536, max: 49152, .. }
+        OccupancyError::TooMuchSharedMemory {
+            bytes: 65536,
+            max: 49152,
+            ..
+        }
     ));
     let opted = LaunchConfig {
         max_dynamic_shared_memory: Some(64 * 1024),
@@ -280,7 +340,11 @@ fn volta_needs_opt_in_above_48_kb() {
 /// (the notes' header answer; without the reservation 6).
 #[test]
 fn ampere_reserves_1_kb_per_block() {
-    let result = occ(8, 6, KernelResources::new(256, 0).with_dynamic_smem(16 * 1024));
+    let result = occ(
+        8,
+        6,
+        KernelResources::new(256, 0).with_dynamic_smem(16 * 1024),
+    );
     assert_eq!(result.allocated_smem_per_block, 17408);
     assert_eq!(result.active_blocks_per_sm, 5);
     assert_eq!(result.limited_by, vec![Limiter::SharedMemory]);
@@ -367,7 +431,11 @@ fn hopper_opt_in_shared_memory() {
     let error = error_on(9, 0, kernel, LaunchConfig::default());
     assert!(matches!(
         error,
-        OccupancyError::TooMuchSharedMemory { bytes: 101120, max: 50176, .. }
+        OccupancyError::TooMuchSharedMemory {
+            bytes: 101120,
+            max: 50176,
+            ..
+        }
     ));
     let opted = LaunchConfig {
         max_dynamic_shared_memory: Some(100_000),
@@ -403,20 +471,38 @@ fn blackwell_consumer_limits() {
 #[test]
 fn impossible_input_is_an_error_naming_the_limit() {
     let none = LaunchConfig::default();
-    assert_eq!(error_on(9, 0, KernelResources::new(0, 32), none), OccupancyError::ZeroThreads);
+    assert_eq!(
+        error_on(9, 0, KernelResources::new(0, 32), none),
+        OccupancyError::ZeroThreads
+    );
     let threads = error_on(1, 0, KernelResources::new(513, 1), none);
-    assert!(matches!(threads, OccupancyError::TooManyThreads { threads: 513, max: 512, .. }));
+    assert!(matches!(
+        threads,
+        OccupancyError::TooManyThreads {
+            threads: 513,
+            max: 512,
+            ..
+        }
+    ));
     assert!(threads.to_string().contains("513") && threads.to_string().contains("512"));
     let registers = error_on(9, 0, KernelResources::new(32, 257), none);
     assert!(matches!(
         registers,
-        OccupancyError::TooManyRegistersPerThread { registers: 257, max: 256, .. }
+        OccupancyError::TooManyRegistersPerThread {
+            registers: 257,
+            max: 256,
+            ..
+        }
     ));
     // 1024 threads × 255 regs: 8192 per warp × 32 warps = 262 144 > 65 536.
     let block = error_on(9, 0, KernelResources::new(1024, 255), none);
     assert!(matches!(
         block,
-        OccupancyError::TooManyRegistersPerBlock { registers: 262_144, max: 65536, .. }
+        OccupancyError::TooManyRegistersPerBlock {
+            registers: 262_144,
+            max: 65536,
+            ..
+        }
     ));
     let carveout = LaunchConfig {
         carveout_percent: Some(101),

@@ -1,7 +1,9 @@
 //! Sweeps, the block-size search, the papers' models, device lookup and the report the
 //! example prints. Expected values are derived by hand in the comments.
 
-use reconverge_occupancy::models::{BranchProfile, branch_distribution_speedup, branch_splitting_speedup};
+use reconverge_occupancy::models::{
+    BranchProfile, branch_distribution_speedup, branch_splitting_speedup,
+};
 use reconverge_occupancy::report::{Target, report};
 use reconverge_occupancy::sweeps::{
     max_potential_block_size, sweep_block_size, sweep_registers, sweep_shared_memory,
@@ -11,7 +13,9 @@ use reconverge_occupancy::{
 };
 
 fn limits(major: u32, minor: u32) -> &'static reconverge_occupancy::ArchLimits {
-    ComputeCapability::new(major, minor).limits().expect("cc in table")
+    ComputeCapability::new(major, minor)
+        .limits()
+        .expect("cc in table")
 }
 
 // ---- Sweeps ------------------------------------------------------------------------------
@@ -21,7 +25,11 @@ fn limits(major: u32, minor: u32) -> &'static reconverge_occupancy::ArchLimits {
 /// warp limit 24 / 6 = 4 → 18 of 24 warps = 75 %.
 #[test]
 fn block_size_sweep_on_g80() {
-    let points = sweep_block_size(limits(1, 0), &KernelResources::new(256, 13), &LaunchConfig::default());
+    let points = sweep_block_size(
+        limits(1, 0),
+        &KernelResources::new(256, 13),
+        &LaunchConfig::default(),
+    );
     assert_eq!(points.len(), 16);
     assert_eq!(points[0].value, 32);
     assert_eq!(points[15].value, 512);
@@ -36,7 +44,11 @@ fn block_size_sweep_on_g80() {
 /// zero from 33 (8448 > 8192 registers per block: cannot launch).
 #[test]
 fn register_sweep_on_g80() {
-    let points = sweep_registers(limits(1, 0), &KernelResources::new(256, 13), &LaunchConfig::default());
+    let points = sweep_registers(
+        limits(1, 0),
+        &KernelResources::new(256, 13),
+        &LaunchConfig::default(),
+    );
     assert_eq!(points.len(), 124);
     let at = |regs: u32| &points[regs as usize - 1];
     assert_eq!(at(10).occupancy, 1.0);
@@ -53,7 +65,11 @@ fn register_sweep_on_g80() {
 /// 233472 / 29696 = 7 blocks, limited by shared memory.
 #[test]
 fn shared_memory_sweep_on_h100() {
-    let points = sweep_shared_memory(limits(9, 0), &KernelResources::new(256, 32), &LaunchConfig::default());
+    let points = sweep_shared_memory(
+        limits(9, 0),
+        &KernelResources::new(256, 32),
+        &LaunchConfig::default(),
+    );
     assert_eq!(points.len(), 49152 / 128 + 1);
     assert_eq!(points[0].active_blocks_per_sm, 8);
     let point = points.iter().find(|p| p.value == 28_672).expect("point");
@@ -68,8 +84,16 @@ fn shared_memory_sweep_on_h100() {
 /// hold, and smaller sizes only tie. Min grid 2 × 132 SMs = 264.
 #[test]
 fn best_block_size_with_fixed_shared_memory() {
-    let best = max_potential_block_size(limits(9, 0), 40, 0, |_| 0, None, &LaunchConfig::default(), 132)
-        .expect("launchable");
+    let best = max_potential_block_size(
+        limits(9, 0),
+        40,
+        0,
+        |_| 0,
+        None,
+        &LaunchConfig::default(),
+        132,
+    )
+    .expect("launchable");
     assert_eq!(best.block_size, 768);
     assert_eq!(best.active_blocks_per_sm, 2);
     assert_eq!(best.occupancy, 0.75);
@@ -105,20 +129,47 @@ fn best_block_size_with_per_thread_shared_memory() {
 /// the SM's maximum, so the search stops at 64.
 #[test]
 fn best_block_size_respects_limit() {
-    let best = max_potential_block_size(limits(9, 0), 32, 0, |_| 0, Some(100), &LaunchConfig::default(), 132)
-        .expect("launchable");
+    let best = max_potential_block_size(
+        limits(9, 0),
+        32,
+        0,
+        |_| 0,
+        Some(100),
+        &LaunchConfig::default(),
+        132,
+    )
+    .expect("launchable");
     assert_eq!(best.block_size, 64);
     assert_eq!(best.active_blocks_per_sm, 32);
-    let capped = max_potential_block_size(limits(9, 0), 32, 0, |_| 0, Some(40), &LaunchConfig::default(), 132)
-        .expect("launchable");
+    let capped = max_potential_block_size(
+        limits(9, 0),
+        32,
+        0,
+        |_| 0,
+        Some(40),
+        &LaunchConfig::default(),
+        132,
+    )
+    .expect("launchable");
     // 40 threads = 2 warps → 32 blocks (cap) = 1280 threads; 32 → 32 blocks = 1024.
     assert_eq!(capped.block_size, 40);
 }
 
 #[test]
 fn best_block_size_errors_when_nothing_fits() {
-    let result = max_potential_block_size(limits(9, 0), 32, 60_000, |_| 0, None, &LaunchConfig::default(), 132);
-    assert!(matches!(result, Err(OccupancyError::NoLaunchableBlockSize { .. })));
+    let result = max_potential_block_size(
+        limits(9, 0),
+        32,
+        60_000,
+        |_| 0,
+        None,
+        &LaunchConfig::default(),
+        132,
+    );
+    assert!(matches!(
+        result,
+        Err(OccupancyError::NoLaunchableBlockSize { .. })
+    ));
 }
 
 // ---- Models ------------------------------------------------------------------------------
@@ -128,8 +179,14 @@ fn best_block_size_errors_when_nothing_fits() {
 #[test]
 fn branch_splitting_paper_example() {
     let branches = [
-        BranchProfile { runtime: 1.0, occupancy: 1.0 },
-        BranchProfile { runtime: 1.0, occupancy: 0.67 },
+        BranchProfile {
+            runtime: 1.0,
+            occupancy: 1.0,
+        },
+        BranchProfile {
+            runtime: 1.0,
+            occupancy: 0.67,
+        },
     ];
     let speedup = branch_splitting_speedup(2.0, &branches, 0.67, 0.0).expect("valid");
     assert!((speedup - 2.0 / 1.67).abs() < 1e-12);
@@ -140,11 +197,25 @@ fn branch_splitting_paper_example() {
 /// (no occupancy gain), σ = 0.5 → 2 / 2.5 = 0.8, a slowdown.
 #[test]
 fn branch_splitting_overhead_can_lose() {
-    let branches = [BranchProfile { runtime: 1.0, occupancy: 0.5 }; 2];
+    let branches = [BranchProfile {
+        runtime: 1.0,
+        occupancy: 0.5,
+    }; 2];
     let speedup = branch_splitting_speedup(2.0, &branches, 0.5, 0.5).expect("valid");
     assert!((speedup - 0.8).abs() < 1e-12);
     assert!(branch_splitting_speedup(2.0, &branches, 0.0, 0.0).is_err());
-    assert!(branch_splitting_speedup(2.0, &[BranchProfile { runtime: 1.0, occupancy: 1.5 }], 0.5, 0.0).is_err());
+    assert!(
+        branch_splitting_speedup(
+            2.0,
+            &[BranchProfile {
+                runtime: 1.0,
+                occupancy: 1.5
+            }],
+            0.5,
+            0.0
+        )
+        .is_err()
+    );
 }
 
 /// Seed 002: 2(1 + R)/(2 + R): R = 0 → 1, R = 1 → 4/3, R = 2 → 1.5, R = 8 → 1.8.
@@ -165,15 +236,36 @@ fn device_lookup_is_case_and_punctuation_insensitive() {
     let h100 = Device::lookup("H100").expect("h100");
     assert_eq!(h100.compute_capability, ComputeCapability::new(9, 0));
     assert_eq!(h100.sm_count, 132);
-    assert_eq!(Device::lookup("8800gtx").expect("g80").compute_capability, ComputeCapability::new(1, 0));
-    assert_eq!(Device::lookup("GeForce 8800 GTX").expect("g80").sm_count, 16);
-    assert_eq!(Device::lookup("gtx480").expect("fermi").compute_capability, ComputeCapability::new(2, 0));
-    assert_eq!(Device::lookup("GTX 280").expect("gt200").compute_capability, ComputeCapability::new(1, 3));
+    assert_eq!(
+        Device::lookup("8800gtx").expect("g80").compute_capability,
+        ComputeCapability::new(1, 0)
+    );
+    assert_eq!(
+        Device::lookup("GeForce 8800 GTX").expect("g80").sm_count,
+        16
+    );
+    assert_eq!(
+        Device::lookup("gtx480").expect("fermi").compute_capability,
+        ComputeCapability::new(2, 0)
+    );
+    assert_eq!(
+        Device::lookup("GTX 280").expect("gt200").compute_capability,
+        ComputeCapability::new(1, 3)
+    );
     assert_eq!(Device::lookup("a100").expect("a100").sm_count, 108);
     assert_eq!(Device::lookup("v100").expect("v100").sm_count, 80);
-    assert_eq!(Device::lookup("RTX-4090").expect("ada").compute_capability, ComputeCapability::new(8, 9));
-    assert_eq!(Device::lookup("h200").expect("h200").compute_capability, ComputeCapability::new(9, 0));
-    assert_eq!(Device::lookup("B200").expect("b200").compute_capability, ComputeCapability::new(10, 0));
+    assert_eq!(
+        Device::lookup("RTX-4090").expect("ada").compute_capability,
+        ComputeCapability::new(8, 9)
+    );
+    assert_eq!(
+        Device::lookup("h200").expect("h200").compute_capability,
+        ComputeCapability::new(9, 0)
+    );
+    assert_eq!(
+        Device::lookup("B200").expect("b200").compute_capability,
+        ComputeCapability::new(10, 0)
+    );
     let error = Device::lookup("tpu").expect_err("unknown");
     assert!(error.to_string().contains("tpu") && error.to_string().contains("h100"));
 }
@@ -193,10 +285,19 @@ fn compute_capability_parsing() {
 #[test]
 fn table_covers_1_0_to_12_x() {
     let all = reconverge_occupancy::ArchLimits::all();
-    assert_eq!(all.first().map(|row| row.compute_capability), Some(ComputeCapability::new(1, 0)));
+    assert_eq!(
+        all.first().map(|row| row.compute_capability),
+        Some(ComputeCapability::new(1, 0))
+    );
     assert_eq!(all.last().map(|row| row.compute_capability.major), Some(12));
-    assert!(all.windows(2).all(|pair| pair[0].compute_capability < pair[1].compute_capability));
-    assert!(all.iter().all(|row| row.max_threads_per_sm == row.max_warps_per_sm * row.warp_size));
+    assert!(
+        all.windows(2)
+            .all(|pair| pair[0].compute_capability < pair[1].compute_capability)
+    );
+    assert!(
+        all.iter()
+            .all(|row| row.max_threads_per_sm == row.max_warps_per_sm * row.warp_size)
+    );
 }
 
 // ---- Report (what the example prints) ----------------------------------------------------
@@ -214,7 +315,10 @@ fn report_for_the_example_command() {
     assert_eq!(result.next_steps[0].to, Some(32));
     assert_eq!(result.next_steps[0].active_blocks_per_sm, 8);
     let text = result.to_string();
-    assert!(text.contains("registers: 40 -> 32 per thread gives 8 blocks"), "{text}");
+    assert!(
+        text.contains("registers: 40 -> 32 per thread gives 8 blocks"),
+        "{text}"
+    );
     assert!(text.contains("75.0%"), "{text}");
 
     let json: serde_json::Value = serde_json::to_value(&result).expect("json");
@@ -228,11 +332,25 @@ fn report_for_the_example_command() {
 #[test]
 fn report_targets_and_errors() {
     let target = Target::resolve(None, Some("8.6")).expect("cc");
-    assert_eq!(target.limits.compute_capability, ComputeCapability::new(8, 6));
+    assert_eq!(
+        target.limits.compute_capability,
+        ComputeCapability::new(8, 6)
+    );
     assert!(target.device.is_none());
-    assert!(matches!(Target::resolve(None, Some("4.0")), Err(OccupancyError::UnknownComputeCapability { .. })));
-    assert!(matches!(Target::resolve(Some("nope"), None), Err(OccupancyError::UnknownDevice { .. })));
-    let error = report(target, &KernelResources::new(2048, 32), &LaunchConfig::default()).expect_err("too big");
+    assert!(matches!(
+        Target::resolve(None, Some("4.0")),
+        Err(OccupancyError::UnknownComputeCapability { .. })
+    ));
+    assert!(matches!(
+        Target::resolve(Some("nope"), None),
+        Err(OccupancyError::UnknownDevice { .. })
+    ));
+    let error = report(
+        target,
+        &KernelResources::new(2048, 32),
+        &LaunchConfig::default(),
+    )
+    .expect_err("too big");
     assert_eq!(
         error.to_string(),
         "threads per block: 2048 exceeds the maximum of 1024 on compute capability 8.6"
