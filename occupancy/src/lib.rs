@@ -66,3 +66,8 @@ pub use calculator::{
 };
 pub use devices::Device;
 pub use error::OccupancyError;
+
+/// Runs the README's example as a doctest so it cannot drift from the code.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
