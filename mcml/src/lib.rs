@@ -1,1 +1,22 @@
-//! Work in progress.
+//! MCML (Monte Carlo for multi-layered media) on reconverge: MCML's file formats and a CPU
+//! driver around the `no_std` photon physics of [`reconverge_workloads::mcml`].
+//!
+//! - [`mci`]: the `.mci` input format (parser with typed, line-numbered errors, and printer).
+//! - [`mco`]: the `.mco` output format (writer in MCML's layout, reader for `RAT`).
+//! - [`builtin`]: named inputs (the GPU-MCML 7-layer skin model, a thick slab, and the two
+//!   published validation media).
+//! - [`run`](run()): the scalar CPU driver (rayon over chunks of photon indices).
+//!
+//! Results are bitwise identical for any thread count: photon `i` draws from its own Philox
+//! stream and tallies are integers.
+
+pub mod builtin;
+mod cfmt;
+pub mod mci;
+pub mod mco;
+mod result;
+mod runner;
+
+pub use mci::{MciError, MciErrorKind, McInput, OutputFormat, RunInput};
+pub use result::RunResult;
+pub use runner::{CHUNK_PHOTONS, RunError, run, run_with};
