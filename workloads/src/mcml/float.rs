@@ -28,11 +28,16 @@ pub trait McmlFloat:
     /// `round(self · 2^32)` as an integer weight ([`FIXED_ONE`] = one packet); negative or NaN
     /// values give 0 and huge ones saturate.
     fn to_fixed(self) -> u64;
+    /// `cos` above which a direction counts as along ±z (MCML's `COSZERO`): `1 − 1e-12` in f64
+    /// as MCML, `1 − 1e-6` in f32 as CUDAMCML (`1 − 1e-12` rounds to 1 in f32, and then
+    /// `uz = ±1` would divide by `sqrt(1 − uz²) = 0` in the spin).
+    const COSZERO: Self;
     /// `trunc(self)` clamped into `0 ..= n - 1`: MCML's grid index with the overflow bin last.
     fn bin_index(self, n: u32) -> u32;
 }
 
 impl McmlFloat for f32 {
+    const COSZERO: Self = 1.0 - 1.0e-6;
     #[inline(always)]
     fn lit(x: f64) -> Self {
         x as f32
@@ -63,6 +68,7 @@ impl McmlFloat for f32 {
 }
 
 impl McmlFloat for f64 {
+    const COSZERO: Self = 1.0 - 1.0e-12;
     #[inline(always)]
     fn lit(x: f64) -> Self {
         x

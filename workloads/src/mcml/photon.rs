@@ -26,8 +26,6 @@ use super::params::McmlParams;
 use super::tally::{Tally, TallyBin};
 use crate::rng::Philox4x32;
 
-/// `cos` above which a direction counts as along z (MCML's `COSZERO`).
-const COSZERO: f64 = 1.0 - 1.0e-12;
 /// `cos` below which a direction counts as grazing (MCML's `COS90D`).
 const COS90D: f64 = 1.0e-6;
 
@@ -151,7 +149,7 @@ pub fn fresnel<F: McmlFloat>(n1: F, n2: F, ca1: F) -> (F, F) {
     let one = F::one();
     if n1 == n2 {
         (F::zero(), ca1)
-    } else if ca1 > F::lit(COSZERO) {
+    } else if ca1 > F::COSZERO {
         let r = (n2 - n1) / (n2 + n1);
         (r * r, ca1)
     } else if ca1 < F::lit(COS90D) {
@@ -298,7 +296,7 @@ pub fn interact<F: McmlFloat, T: Tally>(
         -(one - cosp * cosp).sqrt()
     };
     let (ux, uy, uz) = (photon.ux, photon.uy, photon.uz);
-    if uz.abs() > F::lit(COSZERO) {
+    if uz.abs() > F::COSZERO {
         photon.ux = sint * cosp;
         photon.uy = sint * sinp;
         photon.uz = if uz >= F::zero() { cost } else { -cost };
