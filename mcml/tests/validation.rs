@@ -28,7 +28,7 @@ fn check(name: &str, (mean, se): (f64, f64), published: f64) {
 #[test]
 fn van_de_hulst_slab_matched_boundaries() {
     let input = van_de_hulst();
-    let results: Vec<RunResult> = (1..=10).map(|s| run(&input, 50_000, s).unwrap()).collect();
+    let results: Vec<RunResult> = (1..=10).map(|s| run(&input, 200_000, s).unwrap()).collect();
     let stat = |f: &dyn Fn(&RunResult) -> f64| {
         let v: Vec<f64> = results.iter().map(f).collect();
         let mean = v.iter().sum::<f64>() / 10.0;
