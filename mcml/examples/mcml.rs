@@ -76,10 +76,8 @@ fn real_main() -> Result<(), Box<dyn std::error::Error>> {
         );
         let bar = ProgressBar::new(photons);
         bar.set_style(
-            ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} photons  {per_sec}  eta {eta}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template("{bar:40} {pos}/{len} photons  {per_sec}  eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar.enable_steady_tick(Duration::from_millis(200));
         let progress = |done: u64| bar.set_position(done);

@@ -17,6 +17,6 @@ pub mod mco;
 mod result;
 mod runner;
 
-pub use mci::{MciError, MciErrorKind, McInput, OutputFormat, RunInput};
+pub use mci::{McInput, MciError, MciErrorKind, OutputFormat, RunInput};
 pub use result::RunResult;
 pub use runner::{CHUNK_PHOTONS, RunError, run, run_with};

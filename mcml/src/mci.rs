@@ -13,7 +13,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use reconverge_workloads::mcml::{GridSpec, LayerSpec, MAX_LAYERS, McmlFloat, McmlParams, ParamError};
+use reconverge_workloads::mcml::{
+    GridSpec, LayerSpec, MAX_LAYERS, McmlFloat, McmlParams, ParamError,
+};
 
 /// Largest value of a C `short`, the type MCML reads counts into.
 const SHORT_MAX: i64 = i16::MAX as i64;
@@ -407,7 +409,11 @@ impl RunInput {
             OutputFormat::Binary => 'B',
         };
         let g = &self.grid;
-        let _ = writeln!(s, "{}\t{letter}\t\t# output file name, format", self.output_file);
+        let _ = writeln!(
+            s,
+            "{}\t{letter}\t\t# output file name, format",
+            self.output_file
+        );
         let _ = writeln!(s, "{}\t\t\t# number of photons", self.photons);
         let _ = writeln!(s, "{}\t{}\t\t# dz, dr [cm]", num(g.dz), num(g.dr));
         let _ = writeln!(s, "{}\t{}\t{}\t# nz, nr, na", g.nz, g.nr, g.na);

@@ -32,7 +32,11 @@ pub fn write_mco(result: &RunResult, user_time: f64) -> String {
     let _ = writeln!(s, "{}\t{}\t{}\t# No. of dz, dr, da.\n", g.nz, g.nr, g.na);
     let _ = writeln!(s, "{}\t\t\t\t\t# Number of layers", input.layers.len());
     s.push_str("#n\tmua\tmus\tg\td\t# One line for each layer\n");
-    let _ = writeln!(s, "{}\t\t\t\t\t# n for medium above", fmt_g(input.n_above, 6));
+    let _ = writeln!(
+        s,
+        "{}\t\t\t\t\t# n for medium above",
+        fmt_g(input.n_above, 6)
+    );
     for (i, l) in input.layers.iter().enumerate() {
         let _ = writeln!(
             s,
@@ -45,10 +49,18 @@ pub fn write_mco(result: &RunResult, user_time: f64) -> String {
             i + 1
         );
     }
-    let _ = writeln!(s, "{}\t\t\t\t\t# n for medium below\n", fmt_g(input.n_below, 6));
+    let _ = writeln!(
+        s,
+        "{}\t\t\t\t\t# n for medium below\n",
+        fmt_g(input.n_below, 6)
+    );
 
     s.push_str("RAT #Reflectance, absorption, transmission. \n");
-    let _ = writeln!(s, "{:<14} \t#Specular reflectance [-]", fmt_g(result.rsp, 6));
+    let _ = writeln!(
+        s,
+        "{:<14} \t#Specular reflectance [-]",
+        fmt_g(result.rsp, 6)
+    );
     let _ = writeln!(s, "{:<14} \t#Diffuse reflectance [-]", fmt_g(result.rd, 6));
     let _ = writeln!(s, "{:<14} \t#Absorbed fraction [-]", fmt_g(result.a, 6));
     let _ = writeln!(s, "{:<14} \t#Transmittance [-]", fmt_g(result.tt, 6));
@@ -69,10 +81,26 @@ pub fn write_mco(result: &RunResult, user_time: f64) -> String {
         s.push('\n');
     };
     column(&mut s, "A_z #A[0], [1],..A[nz-1]. [1/cm]", &result.a_z());
-    column(&mut s, "Rd_r #Rd[0], [1],..Rd[nr-1]. [1/cm2]", &result.rd_r());
-    column(&mut s, "Rd_a #Rd[0], [1],..Rd[na-1]. [sr-1]", &result.rd_a());
-    column(&mut s, "Tt_r #Tt[0], [1],..Tt[nr-1]. [1/cm2]", &result.tt_r());
-    column(&mut s, "Tt_a #Tt[0], [1],..Tt[na-1]. [sr-1]", &result.tt_a());
+    column(
+        &mut s,
+        "Rd_r #Rd[0], [1],..Rd[nr-1]. [1/cm2]",
+        &result.rd_r(),
+    );
+    column(
+        &mut s,
+        "Rd_a #Rd[0], [1],..Rd[na-1]. [sr-1]",
+        &result.rd_a(),
+    );
+    column(
+        &mut s,
+        "Tt_r #Tt[0], [1],..Tt[nr-1]. [1/cm2]",
+        &result.tt_r(),
+    );
+    column(
+        &mut s,
+        "Tt_a #Tt[0], [1],..Tt[na-1]. [sr-1]",
+        &result.tt_a(),
+    );
 
     let grid2d = |s: &mut String, head: [&str; 6], values: &[f64]| {
         for h in head {

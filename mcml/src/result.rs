@@ -56,7 +56,12 @@ impl RunResult {
     ) -> Self {
         let n = photons.max(1) as f64;
         let sum = |from: usize, to: usize| -> f64 {
-            let raw: u128 = tally.get(from..to).unwrap_or(&[]).iter().map(|&v| u128::from(v)).sum();
+            let raw: u128 = tally
+                .get(from..to)
+                .unwrap_or(&[])
+                .iter()
+                .map(|&v| u128::from(v))
+                .sum();
             raw as f64 / FIXED_ONE as f64 / n
         };
         let a = sum(layout.absorbed_offset(), layout.reflected_offset());
@@ -78,7 +83,11 @@ impl RunResult {
             roulette_gain,
             roulette_loss,
             elapsed,
-            photons_per_second: if secs > 0.0 { photons as f64 / secs } else { 0.0 },
+            photons_per_second: if secs > 0.0 {
+                photons as f64 / secs
+            } else {
+                0.0
+            },
         }
     }
 
@@ -110,7 +119,7 @@ impl RunResult {
         self.raw(l.absorbed_offset() + ir as usize * l.nz as usize + iz as usize) / self.n()
     }
 
-    /// `A_rz` [1/cm³], r outer, z inner.
+    /// `A_rz` (1/cm³), r outer, z inner.
     pub fn a_rz(&self) -> Vec<f64> {
         let g = self.input.grid;
         let mut out = Vec::with_capacity(g.nr as usize * g.nz as usize);
@@ -123,11 +132,16 @@ impl RunResult {
         out
     }
 
-    /// `A_z` [1/cm]: absorption per unit depth.
+    /// `A_z` (1/cm): absorption per unit depth.
     pub fn a_z(&self) -> Vec<f64> {
         let g = self.input.grid;
         (0..g.nz)
-            .map(|iz| (0..g.nr).map(|ir| self.absorbed_weight(ir, iz)).sum::<f64>() / g.dz)
+            .map(|iz| {
+                (0..g.nr)
+                    .map(|ir| self.absorbed_weight(ir, iz))
+                    .sum::<f64>()
+                    / g.dz
+            })
             .collect()
     }
 
@@ -203,27 +217,27 @@ impl RunResult {
             .collect()
     }
 
-    /// `Rd_ra` [1/(cm² sr)], r outer, angle inner.
+    /// `Rd_ra` (1/(cm² sr)), r outer, angle inner.
     pub fn rd_ra(&self) -> Vec<f64> {
         self.ra(self.layout.reflected_offset())
     }
-    /// `Tt_ra` [1/(cm² sr)], r outer, angle inner.
+    /// `Tt_ra` (1/(cm² sr)), r outer, angle inner.
     pub fn tt_ra(&self) -> Vec<f64> {
         self.ra(self.layout.transmitted_offset())
     }
-    /// `Rd_r` [1/cm²].
+    /// `Rd_r` (1/cm²).
     pub fn rd_r(&self) -> Vec<f64> {
         self.r(self.layout.reflected_offset())
     }
-    /// `Tt_r` [1/cm²].
+    /// `Tt_r` (1/cm²).
     pub fn tt_r(&self) -> Vec<f64> {
         self.r(self.layout.transmitted_offset())
     }
-    /// `Rd_a` [1/sr].
+    /// `Rd_a` (1/sr).
     pub fn rd_a(&self) -> Vec<f64> {
         self.a(self.layout.reflected_offset())
     }
-    /// `Tt_a` [1/sr].
+    /// `Tt_a` (1/sr).
     pub fn tt_a(&self) -> Vec<f64> {
         self.a(self.layout.transmitted_offset())
     }

@@ -30,7 +30,12 @@ fn check_energy(input: &RunInput, photons: u64) {
         input.output_file
     );
     // Roulette conserves energy only on average: its net effect is tiny per photon.
-    assert!((r.total() - 1.0).abs() < 1e-3, "{}: total {}", input.output_file, r.total());
+    assert!(
+        (r.total() - 1.0).abs() < 1e-3,
+        "{}: total {}",
+        input.output_file,
+        r.total()
+    );
 }
 
 #[test]
@@ -44,8 +49,23 @@ fn energy_is_conserved_by_every_builtin() {
 fn energy_is_conserved_with_glass_layers() {
     let mut input = skin();
     // Glass on top (specular includes its multiple reflections) and glass at the bottom.
-    input.layers.insert(0, LayerSpec { n: 1.5, mua: 0.0, mus: 0.0, g: 0.0, d: 0.1 });
-    input.layers.push(LayerSpec { n: 1.5, mua: 0.0, mus: 0.0, g: 0.0, d: 0.1 });
+    input.layers.insert(
+        0,
+        LayerSpec {
+            n: 1.5,
+            mua: 0.0,
+            mus: 0.0,
+            g: 0.0,
+            d: 0.1,
+        },
+    );
+    input.layers.push(LayerSpec {
+        n: 1.5,
+        mua: 0.0,
+        mus: 0.0,
+        g: 0.0,
+        d: 0.1,
+    });
     let r = run(&input, 10, 1).unwrap();
     let r1: f64 = (0.5f64 / 2.5).powi(2);
     let r2: f64 = ((1.5f64 - 1.53) / 3.03).powi(2);
@@ -54,7 +74,13 @@ fn energy_is_conserved_with_glass_layers() {
     check_energy(&input, 3_000);
     // A lone glass layer: only the first face is specular, the rest is simulated.
     let mut glass = giovanelli();
-    glass.layers = vec![LayerSpec { n: 1.5, mua: 0.0, mus: 0.0, g: 0.0, d: 1.0 }];
+    glass.layers = vec![LayerSpec {
+        n: 1.5,
+        mua: 0.0,
+        mus: 0.0,
+        g: 0.0,
+        d: 1.0,
+    }];
     let r = run(&glass, 2_000, 3).unwrap();
     assert!((r.rsp - 0.04).abs() < 1e-15);
     // Normal incidence: reflected at each face with R = 0.04, all-or-none.
@@ -107,7 +133,11 @@ fn f32_physics_agrees_statistically() {
     eprintln!("f32 Rd {} A {}, f64 Rd {} A {}", a.rd, a.a, b.rd, b.a);
     assert!((a.rd - b.rd).abs() < 0.02);
     assert!((a.a - b.a).abs() < 0.02);
-    assert!((a.energy_balance() - 1.0).abs() < 1e-5, "{}", a.energy_balance());
+    assert!(
+        (a.energy_balance() - 1.0).abs() < 1e-5,
+        "{}",
+        a.energy_balance()
+    );
     let raw: u128 = a.tally.iter().map(|&v| u128::from(v)).sum();
     assert!(raw > 0 && raw < 2 * 20_000 * u128::from(FIXED_ONE));
 }

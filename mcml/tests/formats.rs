@@ -4,7 +4,7 @@ use proptest::prelude::*;
 use reconverge_mcml::builtin::{BUILTIN_NAMES, builtin, van_de_hulst};
 use reconverge_mcml::mci::{parse_mci, parse_mci_bytes};
 use reconverge_mcml::mco::{read_mco_rat, write_mco};
-use reconverge_mcml::{MciErrorKind, McInput, OutputFormat, RunInput, run};
+use reconverge_mcml::{McInput, MciErrorKind, OutputFormat, RunInput, run};
 use reconverge_workloads::mcml::{GridSpec, LayerSpec};
 
 const GOOD: &str = "\
@@ -42,16 +42,37 @@ fn good_input_parses() {
     assert_eq!(r.output_file, "out.mco");
     assert_eq!(r.format, OutputFormat::Ascii);
     assert_eq!(r.photons, 1000);
-    assert_eq!(r.grid, GridSpec { dz: 0.01, dr: 0.02, nz: 10, nr: 20, na: 30 });
+    assert_eq!(
+        r.grid,
+        GridSpec {
+            dz: 0.01,
+            dr: 0.02,
+            nz: 10,
+            nr: 20,
+            na: 30
+        }
+    );
     assert_eq!(r.layers.len(), 2);
-    assert_eq!(r.layers[1], LayerSpec { n: 1.37, mua: 1.0, mus: 10.0, g: 0.0, d: 0.2 });
+    assert_eq!(
+        r.layers[1],
+        LayerSpec {
+            n: 1.37,
+            mua: 1.0,
+            mus: 10.0,
+            g: 0.0,
+            d: 0.2
+        }
+    );
     assert_eq!(r.line, 5);
     // CRLF, tabs, non-printable bytes are tolerated as MCML does.
     let crlf = GOOD.replace('\n', "\r\n").replace(' ', "\t");
     assert_eq!(parse_mci(&crlf, "crlf.mci").unwrap(), input);
     // A "B" letter only changes the header.
     let b = GOOD.replace("out.mco A", "out.mco b");
-    assert_eq!(parse_mci(&b, "b.mci").unwrap().runs[0].format, OutputFormat::Binary);
+    assert_eq!(
+        parse_mci(&b, "b.mci").unwrap().runs[0].format,
+        OutputFormat::Binary
+    );
 }
 
 #[test]
@@ -106,7 +127,10 @@ fn each_malformed_line_is_named() {
         + &GOOD.lines().skip(4).collect::<Vec<_>>().join("\n");
     let e = parse_mci(&two, "two.mci").unwrap_err();
     assert_eq!(e.line, 14);
-    assert!(matches!(e.kind, MciErrorKind::DuplicateOutput { first_line: 5, .. }));
+    assert!(matches!(
+        e.kind,
+        MciErrorKind::DuplicateOutput { first_line: 5, .. }
+    ));
 }
 
 #[test]
@@ -131,7 +155,12 @@ fn mco_round_trip_of_rat() {
     let text = write_mco(&r, 1.0);
     let rat = read_mco_rat(&text).unwrap();
     // %-14.6G keeps six significant digits.
-    for (a, b) in [(rat.rsp, r.rsp), (rat.rd, r.rd), (rat.a, r.a), (rat.tt, r.tt)] {
+    for (a, b) in [
+        (rat.rsp, r.rsp),
+        (rat.rd, r.rd),
+        (rat.a, r.a),
+        (rat.tt, r.tt),
+    ] {
         assert!((a - b).abs() <= 5e-6 * b.abs().max(1e-300), "{a} vs {b}");
     }
     // Section order and sizes follow MCML.
@@ -139,14 +168,19 @@ fn mco_round_trip_of_rat() {
         .lines()
         .filter(|l| {
             let w = l.split_whitespace().next().unwrap_or("");
-            ["InParm", "RAT", "A_l", "A_z", "Rd_r", "Rd_a", "Tt_r", "Tt_a", "A_rz", "Rd_ra", "Tt_ra"]
-                .contains(&w)
+            [
+                "InParm", "RAT", "A_l", "A_z", "Rd_r", "Rd_a", "Tt_r", "Tt_a", "A_rz", "Rd_ra",
+                "Tt_ra",
+            ]
+            .contains(&w)
         })
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
     assert_eq!(
         heads,
-        ["InParm", "RAT", "A_l", "A_z", "Rd_r", "Rd_a", "Tt_r", "Tt_a", "A_rz", "Rd_ra", "Tt_ra"]
+        [
+            "InParm", "RAT", "A_l", "A_z", "Rd_r", "Rd_a", "Tt_r", "Tt_a", "A_rz", "Rd_ra", "Tt_ra"
+        ]
     );
     // The echoed input parses as an .mci run.
     let inparm: String = text
@@ -163,7 +197,13 @@ fn mco_round_trip_of_rat() {
 }
 
 fn arb_layer() -> impl Strategy<Value = LayerSpec> {
-    (0.1f64..3.0, 0.0f64..100.0, 0.0f64..1000.0, 0.0f64..=1.0, 0.0f64..1e8)
+    (
+        0.1f64..3.0,
+        0.0f64..100.0,
+        0.0f64..1000.0,
+        0.0f64..=1.0,
+        0.0f64..1e8,
+    )
         .prop_map(|(n, mua, mus, g, d)| LayerSpec { n, mua, mus, g, d })
 }
 
@@ -172,21 +212,33 @@ fn arb_run() -> impl Strategy<Value = RunInput> {
         "[a-zA-Z0-9_.]{1,20}",
         any::<bool>(),
         1u64..i64::MAX as u64,
-        (1e-6f64..10.0, 1e-6f64..10.0, 1u32..=32767, 1u32..=32767, 1u32..=32767),
+        (
+            1e-6f64..10.0,
+            1e-6f64..10.0,
+            1u32..=32767,
+            1u32..=32767,
+            1u32..=32767,
+        ),
         0.1f64..3.0,
         proptest::collection::vec(arb_layer(), 1..=16),
         0.1f64..3.0,
     )
-        .prop_map(|(name, b, photons, (dz, dr, nz, nr, na), n_above, layers, n_below)| RunInput {
-            output_file: name,
-            format: if b { OutputFormat::Binary } else { OutputFormat::Ascii },
-            photons,
-            grid: GridSpec { dz, dr, nz, nr, na },
-            n_above,
-            layers,
-            n_below,
-            line: 0,
-        })
+        .prop_map(
+            |(name, b, photons, (dz, dr, nz, nr, na), n_above, layers, n_below)| RunInput {
+                output_file: name,
+                format: if b {
+                    OutputFormat::Binary
+                } else {
+                    OutputFormat::Ascii
+                },
+                photons,
+                grid: GridSpec { dz, dr, nz, nr, na },
+                n_above,
+                layers,
+                n_below,
+                line: 0,
+            },
+        )
 }
 
 proptest! {

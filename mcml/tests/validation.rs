@@ -35,7 +35,10 @@ fn van_de_hulst_slab_matched_boundaries() {
         let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 9.0;
         (mean, (var / 10.0).sqrt())
     };
-    assert_eq!(results[0].rsp, 0.0, "matched boundaries have no specular reflection");
+    assert_eq!(
+        results[0].rsp, 0.0,
+        "matched boundaries have no specular reflection"
+    );
     check("van de Hulst Rd", stat(&|r| r.rd), 0.09739);
     check("van de Hulst Tt", stat(&|r| r.tt), 0.66096);
 }

@@ -189,7 +189,24 @@ impl SeedableRng for Philox4x32 {
     type Seed = [u8; 16];
 
     fn from_seed(seed: Self::Seed) -> Self {
-        let [a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7] = seed;
+        let [
+            a0,
+            a1,
+            a2,
+            a3,
+            a4,
+            a5,
+            a6,
+            a7,
+            b0,
+            b1,
+            b2,
+            b3,
+            b4,
+            b5,
+            b6,
+            b7,
+        ] = seed;
         Self::for_stream(
             u64::from_le_bytes([a0, a1, a2, a3, a4, a5, a6, a7]),
             u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]),

@@ -17,13 +17,13 @@ pub const ROULETTE_CHANCE: f64 = 0.1;
 pub struct LayerSpec {
     /// Refractive index (> 0).
     pub n: f64,
-    /// Absorption coefficient µa [1/cm] (≥ 0).
+    /// Absorption coefficient µa (1/cm) (≥ 0).
     pub mua: f64,
-    /// Scattering coefficient µs [1/cm] (≥ 0).
+    /// Scattering coefficient µs (1/cm) (≥ 0).
     pub mus: f64,
     /// Anisotropy of Henyey–Greenstein scattering, `0 ≤ g ≤ 1` (MCML refuses g < 0).
     pub g: f64,
-    /// Thickness [cm] (≥ 0; a huge value such as 1e8 makes a semi-infinite layer).
+    /// Thickness (cm) (≥ 0; a huge value such as 1e8 makes a semi-infinite layer).
     pub d: f64,
 }
 
@@ -38,9 +38,9 @@ impl LayerSpec {
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 #[repr(C)]
 pub struct GridSpec {
-    /// Depth bin size [cm] (> 0).
+    /// Depth bin size (cm) (> 0).
     pub dz: f64,
-    /// Radial bin size [cm] (> 0).
+    /// Radial bin size (cm) (> 0).
     pub dr: f64,
     /// Number of depth bins (> 0).
     pub nz: u32,
@@ -84,15 +84,15 @@ impl core::fmt::Display for ParamError {
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 #[repr(C)]
 pub struct Layer<F> {
-    /// Depth of the top face [cm].
+    /// Depth of the top face (cm).
     pub z0: F,
-    /// Depth of the bottom face [cm].
+    /// Depth of the bottom face (cm).
     pub z1: F,
     /// Refractive index.
     pub n: F,
-    /// Absorption coefficient [1/cm].
+    /// Absorption coefficient (1/cm).
     pub mua: F,
-    /// Scattering coefficient [1/cm].
+    /// Scattering coefficient (1/cm).
     pub mus: F,
     /// Henyey–Greenstein anisotropy.
     pub g: F,
@@ -102,11 +102,11 @@ pub struct Layer<F> {
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 #[repr(C)]
 pub struct Grid<F> {
-    /// Depth bin size [cm].
+    /// Depth bin size (cm).
     pub dz: F,
-    /// Radial bin size [cm].
+    /// Radial bin size (cm).
     pub dr: F,
-    /// Angle bin size [rad], (π/2) / na.
+    /// Angle bin size (rad), (π/2) / na.
     pub da: F,
     /// Number of depth bins.
     pub nz: u32,

@@ -33,11 +33,11 @@ const COS90D: f64 = 1.0e-6;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct Photon<F> {
-    /// Position [cm].
+    /// Position (cm).
     pub x: F,
-    /// Position [cm].
+    /// Position (cm).
     pub y: F,
-    /// Depth [cm], positive into the tissue.
+    /// Depth (cm), positive into the tissue.
     pub z: F,
     /// Direction cosine.
     pub ux: F,
@@ -47,9 +47,9 @@ pub struct Photon<F> {
     pub uz: F,
     /// Weight (1 − Rsp at launch).
     pub w: F,
-    /// Current step [cm].
+    /// Current step (cm).
     pub s: F,
-    /// Unused optical length [dimensionless, s·µt] of a step cut at a boundary.
+    /// Unused optical length (dimensionless, s·µt) of a step cut at a boundary.
     pub sleft: F,
     /// Layer index (1-based, as in MCML).
     pub layer: u32,
