@@ -14,9 +14,11 @@ pub mod builtin;
 mod cfmt;
 pub mod mci;
 pub mod mco;
+mod on_backend;
 mod result;
 mod runner;
 
 pub use mci::{McInput, MciError, MciErrorKind, OutputFormat, RunInput};
+pub use on_backend::{BATCH_PHOTONS, BackendRun, BackendRunError, run_on_backend};
 pub use result::RunResult;
 pub use runner::{CHUNK_PHOTONS, RunError, run, run_with};

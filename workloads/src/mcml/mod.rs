@@ -13,6 +13,7 @@ mod float;
 mod params;
 mod photon;
 mod tally;
+mod warp_loop;
 
 pub use float::{FIXED_ONE, McmlFloat};
 pub use params::{
@@ -24,3 +25,4 @@ pub use photon::{
     spin_theta,
 };
 pub use tally::{SliceTally, Tally, TallyBin, TallyLayout};
+pub use warp_loop::{MCML_REGIONS, McmlLoop};

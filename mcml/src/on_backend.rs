@@ -1,0 +1,113 @@
+//! MCML on a reconverge backend: the photon loop as a warp program under any loop strategy.
+
+use std::time::{Duration, Instant};
+
+use reconverge_backend::{Backend, BackendError, Counters, Launch};
+use reconverge_transforms::{BranchLoopKernel, Strategy};
+use reconverge_workloads::mcml::{McmlFloat, McmlLoop};
+
+use crate::{RunError, RunInput, RunResult};
+
+/// Photons per backend call. Each call is one launch (on the GPU) or one parallel pass (on the
+/// CPU); between calls the driver reports progress. Any batch size gives the same tallies.
+pub const BATCH_PHOTONS: u64 = 1 << 22;
+
+/// What a backend run of MCML produced, beyond MCML's own outputs.
+#[derive(Clone, Debug)]
+pub struct BackendRun {
+    /// MCML's outputs.
+    pub result: RunResult,
+    /// SIMT counters of all warps, where the backend counts.
+    pub counters: Option<Counters>,
+    /// Time inside the backend (kernels on the GPU), summed over batches.
+    pub kernel_time: Duration,
+}
+
+/// Why a backend run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BackendRunError {
+    /// The input breaks MCML's rules.
+    #[error(transparent)]
+    Input(#[from] RunError),
+    /// The backend refused or failed; batches finished before it are lost with the run.
+    #[error("after {photons_done} photons: {source}")]
+    Backend {
+        /// Photons completed before the failure.
+        photons_done: u64,
+        /// What the backend said.
+        source: BackendError,
+    },
+}
+
+/// Runs `photons` photons of `input` on `backend` under `strategy`, in batches of
+/// [`BATCH_PHOTONS`], calling `progress(photons_done)` after each batch.
+///
+/// Photon `i` draws from Philox stream `(seed, i)` whatever the batch, lane or strategy, and
+/// tallies are integers: every strategy and backend (with the same float type) gives the same
+/// tallies bit for bit.
+pub fn run_on_backend<F, B>(
+    backend: &B,
+    input: &RunInput,
+    photons: u64,
+    seed: u64,
+    strategy: Strategy,
+    launch: Launch,
+    progress: Option<&dyn Fn(u64)>,
+) -> Result<BackendRun, BackendRunError>
+where
+    F: McmlFloat,
+    B: Backend<BranchLoopKernel<McmlLoop<F>>>,
+{
+    let params = input.params::<F>().map_err(RunError::Params)?;
+    let layout = params.layout();
+    let mut tally = vec![0u64; layout.len()];
+    let mut counters: Option<Counters> = None;
+    let mut kernel_time = Duration::ZERO;
+    let started = Instant::now();
+    let mut done = 0u64;
+    while done < photons {
+        let batch = (photons - done).min(BATCH_PHOTONS);
+        let kernel = BranchLoopKernel(McmlLoop {
+            params,
+            seed,
+            first_photon: done,
+        });
+        // `batch` is at most BATCH_PHOTONS, far below u32::MAX.
+        let items = u32::try_from(batch).unwrap_or(u32::MAX);
+        let run = backend
+            .run(&kernel, strategy, items, launch)
+            .map_err(|source| BackendRunError::Backend {
+                photons_done: done,
+                source,
+            })?;
+        for (a, b) in tally.iter_mut().zip(&run.tally) {
+            *a = a.wrapping_add(*b);
+        }
+        if let Some(c) = run.counters {
+            counters
+                .get_or_insert_with(|| Counters::new(c.warp_width))
+                .merge(&c);
+        }
+        kernel_time += run.pass_times.iter().sum::<Duration>();
+        done += batch;
+        if let Some(p) = progress {
+            p(done);
+        }
+    }
+    let mut input = input.clone();
+    input.photons = photons;
+    let result = RunResult::from_tally(
+        input,
+        photons,
+        seed,
+        params.rsp.as_f64(),
+        layout,
+        tally,
+        started.elapsed(),
+    );
+    Ok(BackendRun {
+        result,
+        counters,
+        kernel_time,
+    })
+}

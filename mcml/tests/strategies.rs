@@ -1,0 +1,61 @@
+//! MCML under every loop strategy on the CPU backend gives exactly the scalar MCML tallies.
+
+use reconverge_backend::Launch;
+use reconverge_cpu::CpuBackend;
+use reconverge_mcml::builtin::builtin;
+use reconverge_mcml::{run_on_backend, run_with};
+use reconverge_transforms::{Decision, Strategy};
+
+fn strategies() -> [Strategy; 5] {
+    [
+        Strategy::Baseline,
+        Strategy::DynamicWorkAssignment,
+        Strategy::IterationDelaying(Decision::MajorityVote {
+            threshold: 16,
+            stop_when_a_lane_finishes: false,
+        }),
+        Strategy::IterationDelaying(Decision::RoundRobin {
+            num_zeros: 3,
+            num_ones: 1,
+            remove_idle: true,
+        }),
+        Strategy::IterationDelaying(Decision::RoundRobin {
+            num_zeros: 1,
+            num_ones: 1,
+            remove_idle: false,
+        }),
+    ]
+}
+
+#[test]
+fn every_strategy_reproduces_scalar_mcml_bit_for_bit() {
+    let input = builtin("skin").expect("built-in skin input");
+    let photons = 3_000;
+    let scalar = run_with::<f32>(&input, photons, 7, None).expect("scalar run");
+    let cpu = CpuBackend::new();
+    // Persistent threads: fewer threads than photons, so lanes run several photons each.
+    let launch = Launch::new(64, 8).expect("launch");
+    for strategy in strategies() {
+        let run = run_on_backend::<f32, _>(&cpu, &input, photons, 7, strategy, launch, None)
+            .expect("backend run");
+        assert_eq!(run.result.tally, scalar.tally, "{}", strategy.name());
+        let eff = run.counters.map(|c| c.simd_efficiency()).unwrap_or(0.0);
+        assert!(
+            eff > 0.0 && eff <= 1.0,
+            "{}: SIMD efficiency {eff}",
+            strategy.name()
+        );
+    }
+}
+
+#[test]
+fn strategies_that_do_not_apply_are_errors() {
+    let input = builtin("skin").expect("built-in skin input");
+    let cpu = CpuBackend::new();
+    let launch = Launch::new(32, 1).expect("launch");
+    let err = run_on_backend::<f32, _>(&cpu, &input, 10, 1, Strategy::Predication, launch, None)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("predication"), "{err}");
+}
