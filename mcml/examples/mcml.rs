@@ -1,7 +1,9 @@
-//! MCML photon simulation on the CPU: `.mci` in, `.mco` out, MCML's own formats.
+//! MCML photon simulation: `.mci` in, `.mco` out, MCML's own formats.
 //!
-//! With no arguments, runs the built-in 7-layer skin model (100,000 photons). Prints Rsp, Rd,
-//! A, Tt and photons per second; exits non-zero with the error message on bad input.
+//! With no arguments, runs the built-in 7-layer skin model on the CPU backend (warps emulated
+//! in lockstep) under the baseline strategy. `--strategy` picks another divergence strategy,
+//! `--strategy scalar` the plain per-photon loop. Prints Rsp, Rd, A, Tt, photons per second
+//! and the warps' SIMD efficiency; exits non-zero with the error message on bad input.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,10 +11,31 @@ use std::time::Duration;
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
+use reconverge_backend::Launch;
+use reconverge_cpu::CpuBackend;
 use reconverge_mcml::builtin::{BUILTIN_NAMES, builtin};
 use reconverge_mcml::mci::read_mci;
 use reconverge_mcml::mco::write_mco;
-use reconverge_mcml::{RunInput, run_with};
+use reconverge_mcml::{RunInput, RunResult, run_on_backend, run_with};
+use reconverge_transforms::{Decision, Strategy};
+use reconverge_workloads::mcml::McmlFloat;
+
+/// The ways to run the photon loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum StrategyArg {
+    /// Plain per-photon loop on rayon (no warps).
+    Scalar,
+    /// Warps run the branch as written.
+    Baseline,
+    /// A lane whose photon dies takes the next one from a block-shared counter.
+    Dynamic,
+    /// Iteration delaying, majority vote (seed 002).
+    MajorityVote,
+    /// Iteration delaying, round robin.
+    RoundRobin,
+    /// Iteration delaying, round robin with idle-iteration removal.
+    RoundRobinIdleRemoval,
+}
 
 #[derive(Parser, Debug)]
 #[command(about = "MCML photon transport in multi-layered media (CPU, rayon)")]
@@ -35,6 +58,83 @@ struct Args {
     /// Run in f32 instead of f64.
     #[arg(long)]
     f32: bool,
+    /// How warps run the photon loop.
+    #[arg(long, value_enum, default_value = "baseline")]
+    strategy: StrategyArg,
+    /// Majority vote's threshold (lanes of 32 that must want the boundary path).
+    #[arg(long, default_value_t = 16)]
+    threshold: u32,
+    /// Round robin's duty cycle as `num_zeros:num_ones`.
+    #[arg(long, default_value = "1:1")]
+    cycle: String,
+    /// Threads per block of the (emulated) launch.
+    #[arg(long, default_value_t = 128)]
+    threads_per_block: u32,
+    /// Blocks of the (emulated) launch: persistent threads, each running many photons.
+    #[arg(long, default_value_t = 64)]
+    blocks: u32,
+}
+
+impl Args {
+    fn strategy(&self) -> Result<Option<Strategy>, String> {
+        let (num_zeros, num_ones) = self
+            .cycle
+            .split_once(':')
+            .and_then(|(z, o)| Some((z.trim().parse().ok()?, o.trim().parse().ok()?)))
+            .ok_or_else(|| {
+                format!(
+                    "--cycle {:?}: expected num_zeros:num_ones, e.g. 3:1",
+                    self.cycle
+                )
+            })?;
+        Ok(match self.strategy {
+            StrategyArg::Scalar => None,
+            StrategyArg::Baseline => Some(Strategy::Baseline),
+            StrategyArg::Dynamic => Some(Strategy::DynamicWorkAssignment),
+            StrategyArg::MajorityVote => {
+                Some(Strategy::IterationDelaying(Decision::MajorityVote {
+                    threshold: self.threshold,
+                    stop_when_a_lane_finishes: true,
+                }))
+            }
+            StrategyArg::RoundRobin | StrategyArg::RoundRobinIdleRemoval => {
+                Some(Strategy::IterationDelaying(Decision::RoundRobin {
+                    num_zeros,
+                    num_ones,
+                    remove_idle: self.strategy == StrategyArg::RoundRobinIdleRemoval,
+                }))
+            }
+        })
+    }
+}
+
+/// Runs one input with the chosen strategy; returns MCML's result and the SIMD efficiency.
+fn simulate<F: McmlFloat>(
+    args: &Args,
+    run: &RunInput,
+    photons: u64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(RunResult, Option<f64>), Box<dyn std::error::Error>> {
+    match args.strategy()? {
+        None => Ok((
+            run_with::<F>(run, photons, args.seed, Some(progress))?,
+            None,
+        )),
+        Some(strategy) => {
+            let launch = Launch::new(args.threads_per_block, args.blocks)?;
+            let cpu = CpuBackend::new();
+            let out = run_on_backend::<F, _>(
+                &cpu,
+                run,
+                photons,
+                args.seed,
+                strategy,
+                launch,
+                Some(progress),
+            )?;
+            Ok((out.result, out.counters.map(|c| c.simd_efficiency())))
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -81,10 +181,10 @@ fn real_main() -> Result<(), Box<dyn std::error::Error>> {
         );
         bar.enable_steady_tick(Duration::from_millis(200));
         let progress = |done: u64| bar.set_position(done);
-        let result = if args.f32 {
-            run_with::<f32>(run, photons, args.seed, Some(&progress))?
+        let (result, simd) = if args.f32 {
+            simulate::<f32>(&args, run, photons, &progress)?
         } else {
-            run_with::<f64>(run, photons, args.seed, Some(&progress))?
+            simulate::<f64>(&args, run, photons, &progress)?
         };
         bar.finish_and_clear();
         println!("  Rsp = {:.6}", result.rsp);
@@ -97,6 +197,13 @@ fn real_main() -> Result<(), Box<dyn std::error::Error>> {
             result.elapsed.as_secs_f64(),
             rayon::current_num_threads()
         );
+        if let Some(eff) = simd {
+            println!(
+                "  SIMD efficiency {:.1}% ({:?})",
+                100.0 * eff,
+                args.strategy
+            );
+        }
         let out = match &args.output {
             Some(p) => Some(p.clone()),
             None if from_file => Some(PathBuf::from(&run.output_file)),
