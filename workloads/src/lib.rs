@@ -3,3 +3,4 @@
 
 pub mod mcml;
 pub mod rng;
+pub mod synthetic;
