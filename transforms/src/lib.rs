@@ -19,6 +19,12 @@ pub mod strategy;
 
 pub use io::{Discard, NoTally, Sink, Tally, WarpTask};
 pub use kernel::{Kernel, WarpProgram, initial_block_counters};
-pub use programs::{Assignment, BranchLoopKernel, BranchLoopProgram, Lane};
-pub use shape::{BranchLoop, LoopRegions};
+pub use programs::{
+    Assignment, BranchLoopKernel, BranchLoopProgram, ItemLoopKernel, ItemLoopProgram, Lane,
+    TwoPathKernel, TwoPathProgram,
+};
+pub use shape::{
+    BranchLoop, FactoredBranchLoop, FactoredRegions, ItemLoop, ItemLoopRegions, LoopRegions,
+    SplitLoop, SplitLoopRegions, TwoPath, TwoPathRegions,
+};
 pub use strategy::{Decision, Strategy, StrategyError};

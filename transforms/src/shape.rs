@@ -65,3 +65,232 @@ pub trait BranchLoop {
     /// The output of a finished item.
     fn finish(&self, state: &Self::State) -> Self::Output;
 }
+
+/// The regions of a [`TwoPath`] workload, with the costs the workload declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TwoPathRegions {
+    /// Computing an item's decision (`branch(i)` of seed 004 fig. 9, the decision mask of
+    /// seed 001 fig. 6).
+    pub decide: Region,
+    /// Path A, the if path (`functionA`, the if-branch kernel).
+    pub path_a: Region,
+    /// Path B, the else path (`functionB`, the else-branch kernel).
+    pub path_b: Region,
+    /// Per-item bookkeeping: storing the output, moving to the next item.
+    pub item: Region,
+}
+
+/// A per-item two-path branch, with no loop around it:
+///
+/// ```text
+/// output = if decide(item) { path_a(item) } else { path_b(item) }
+/// ```
+///
+/// Seed 004 fig. 6 and fig. 9 (the code branch path unification targets), seed 001 fig. 6a
+/// (the single kernel of branch splitting) and GPU Gems 2 ch. 34 (`if (c) f() else g()`).
+///
+/// Supported strategies ([`crate::TwoPathKernel`]):
+/// - [`Strategy::Baseline`](crate::Strategy::Baseline): each lane runs its items block-stride,
+///   both paths issued with masks;
+/// - [`Strategy::Predication`](crate::Strategy::Predication) (Gems 34.2.1): every lane runs
+///   both paths and selects, so `path_a` and `path_b` must be total (callable on any item);
+/// - [`Strategy::BranchSplitting`](crate::Strategy::BranchSplitting) (seed 001 fig. 6b): two
+///   passes, path A then path B, each a kernel of its own;
+/// - [`Strategy::StaticBranchResolution`](crate::Strategy::StaticBranchResolution) (Gems
+///   34.2.2–34.2.3, read as stream compaction by predicate inside the warp);
+/// - [`Strategy::BranchPathUnification`](crate::Strategy::BranchPathUnification) (seed 004
+///   fig. 10).
+///
+/// Outputs never depend on the strategy: `decide`, `path_a` and `path_b` must be pure
+/// functions of the item (and the workload's parameters).
+pub trait TwoPath {
+    /// What an item produces.
+    type Output: Copy;
+
+    /// The regions and their costs.
+    fn regions(&self) -> TwoPathRegions;
+    /// Which path item `item` takes: `true` is path A (the if path).
+    fn decide(&self, item: u32) -> bool;
+    /// Path A's output for `item`.
+    fn path_a(&self, item: u32) -> Self::Output;
+    /// Path B's output for `item`.
+    fn path_b(&self, item: u32) -> Self::Output;
+}
+
+/// The regions of an [`ItemLoop`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ItemLoopRegions {
+    /// One iteration of the loop body (`function()` of seed 004 fig. 4, `// work` of seed 002
+    /// fig. 1c).
+    pub body: Region,
+    /// Starting and finishing items (`preparation()`, `settlement()`, the next-item
+    /// bookkeeping).
+    pub item: Region,
+}
+
+/// A loop with a data-dependent trip count and no branch inside:
+///
+/// ```text
+/// state = start(item)          // preparation()
+/// while running(state) {       // while (branch(i))
+///     body(state)              //     function(); i = next(i);
+/// }
+/// output = finish(state)       // settlement()
+/// ```
+///
+/// Seed 004 fig. 1 and fig. 4 (the code dynamic work assignment targets), seed 002 fig. 1c
+/// (a loop with variable trip count: a warp issues the body `max` of its lanes' trip counts
+/// times).
+///
+/// Supported strategies ([`crate::ItemLoopKernel`]): [`Strategy::Baseline`](crate::Strategy::Baseline)
+/// (each lane runs its items block-stride, taking its next item as soon as one finishes) and
+/// [`Strategy::DynamicWorkAssignment`](crate::Strategy::DynamicWorkAssignment) (seed 004
+/// fig. 5). Iteration delaying needs a branch inside the loop and does not apply.
+pub trait ItemLoop {
+    /// What a lane carries through the loop.
+    type State: Copy;
+    /// What an item produces.
+    type Output: Copy;
+
+    /// The regions and their costs.
+    fn regions(&self) -> ItemLoopRegions;
+    /// Accumulators the workload adds to through its [`Tally`]; 0 for none.
+    fn tally_len(&self) -> usize {
+        0
+    }
+    /// The state of a fresh item.
+    fn start(&self, item: u32) -> Self::State;
+    /// Whether the item still has iterations to run.
+    fn running(&self, state: &Self::State) -> bool;
+    /// One iteration of the body.
+    fn body<T: Tally>(&self, state: &mut Self::State, tally: &mut T);
+    /// The output of a finished item.
+    fn finish(&self, state: &Self::State) -> Self::Output;
+}
+
+/// The regions of a [`FactoredBranchLoop`] (seed 002 fig. 7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FactoredRegions {
+    /// Computing the branch condition (fig. 7 lines 2–3).
+    pub condition: Region,
+    /// `code_segment_1`: the taken path's prologue.
+    pub prologue_taken: Region,
+    /// `code_segment_2`: the not-taken path's prologue.
+    pub prologue_not_taken: Region,
+    /// `code_factored_out`: the code both paths share in structure.
+    pub factored: Region,
+    /// `code_segment_3`: the taken path's epilogue.
+    pub epilogue_taken: Region,
+    /// `code_segment_4`: the not-taken path's epilogue.
+    pub epilogue_not_taken: Region,
+    /// The non-branch code of the loop body.
+    pub after_branch: Region,
+    /// Starting and finishing items.
+    pub item: Region,
+}
+
+/// A loop whose two branch paths share a factorable middle (seed 002 fig. 7a, SYN-BRDIS):
+///
+/// ```text
+/// state = start(item)
+/// while running(state) {
+///     let c = condition(state);
+///     if c { prologue(true, state); factored(state); epilogue(true, state) }
+///     else { prologue(false, state); factored(state); epilogue(false, state) }
+///     after_branch(state)
+/// }
+/// output = finish(state)
+/// ```
+///
+/// Branch distribution (fig. 7b) runs the prologues divergently, `factored` once for every
+/// live lane, and the epilogues divergently. `factored` must therefore be the same code on both
+/// paths: whatever differs between the paths is passed through the state by the prologue
+/// (fig. 6b's `a = a1; b = b1`).
+///
+/// Supported strategies ([`crate::FactoredBranchLoopKernel`]):
+/// [`Strategy::Baseline`](crate::Strategy::Baseline) (the factored code issued once per path),
+/// [`Strategy::BranchDistribution`](crate::Strategy::BranchDistribution),
+/// [`Strategy::DynamicWorkAssignment`](crate::Strategy::DynamicWorkAssignment), and
+/// [`Strategy::IterationDelaying`](crate::Strategy::IterationDelaying) through the
+/// [`crate::Unfactored`] adapter onto [`BranchLoop`].
+pub trait FactoredBranchLoop {
+    /// What a lane carries through the loop.
+    type State: Copy;
+    /// What an item produces.
+    type Output: Copy;
+
+    /// The regions and their costs.
+    fn regions(&self) -> FactoredRegions;
+    /// Accumulators the workload adds to through its [`Tally`]; 0 for none.
+    fn tally_len(&self) -> usize {
+        0
+    }
+    /// The state of a fresh item.
+    fn start(&self, item: u32) -> Self::State;
+    /// Whether the item still has iterations to run.
+    fn running(&self, state: &Self::State) -> bool;
+    /// The branch condition of the next iteration (may change the state).
+    fn condition(&self, state: &mut Self::State) -> bool;
+    /// The prologue of the path `taken` (`code_segment_1` or `code_segment_2`).
+    fn prologue<T: Tally>(&self, taken: bool, state: &mut Self::State, tally: &mut T);
+    /// The factored code, the same on both paths (`code_factored_out`).
+    fn factored<T: Tally>(&self, state: &mut Self::State, tally: &mut T);
+    /// The epilogue of the path `taken` (`code_segment_3` or `code_segment_4`).
+    fn epilogue<T: Tally>(&self, taken: bool, state: &mut Self::State, tally: &mut T);
+    /// The code after the branch, in every executed iteration.
+    fn after_branch<T: Tally>(&self, state: &mut Self::State, tally: &mut T);
+    /// The output of a finished item.
+    fn finish(&self, state: &Self::State) -> Self::Output;
+}
+
+/// The regions of a [`SplitLoop`] (seed 001 fig. 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitLoopRegions {
+    /// One iteration of the body's first part (fig. 5a: the operations on `ptr1`, `ptr2`).
+    pub part_a: Region,
+    /// One iteration of the body's second part (the operations on `ptr3`, `ptr4`).
+    pub part_b: Region,
+    /// Starting and finishing items.
+    pub item: Region,
+}
+
+/// A loop of `trips(item)` iterations whose body has two independent parts (seed 001 fig. 5a):
+///
+/// ```text
+/// (a, b) = (start_a(item), start_b(item))
+/// for i in 0..trips(item) { part_a(a, i); part_b(b, i) }
+/// output = finish(a, b)
+/// ```
+///
+/// The parts are independent by construction: each sees only its own state, so loop
+/// splitting (fig. 5b: `for i { part_a(a, i) }` then `for i { part_b(b, i) }`) computes the
+/// same output. Keep in a part's state only what `finish` needs (a running result); derive
+/// inputs such as the paper's pointers from the item and the workload's parameters inside the
+/// part, so that on the GPU they are live only in their own loop — that is the register
+/// saving loop splitting is for.
+///
+/// Supported strategies ([`crate::SplitLoopKernel`]): [`Strategy::Baseline`](crate::Strategy::Baseline)
+/// (the fused loop) and [`Strategy::LoopSplitting`](crate::Strategy::LoopSplitting).
+pub trait SplitLoop {
+    /// Part A's state.
+    type A: Copy;
+    /// Part B's state.
+    type B: Copy;
+    /// What an item produces.
+    type Output: Copy;
+
+    /// The regions and their costs.
+    fn regions(&self) -> SplitLoopRegions;
+    /// Iterations of the loop for `item`.
+    fn trips(&self, item: u32) -> u32;
+    /// Part A's state before the first iteration.
+    fn start_a(&self, item: u32) -> Self::A;
+    /// Part B's state before the first iteration.
+    fn start_b(&self, item: u32) -> Self::B;
+    /// Iteration `i` of part A.
+    fn part_a(&self, a: &mut Self::A, i: u32);
+    /// Iteration `i` of part B.
+    fn part_b(&self, b: &mut Self::B, i: u32);
+    /// The output of a finished item.
+    fn finish(&self, a: &Self::A, b: &Self::B) -> Self::Output;
+}

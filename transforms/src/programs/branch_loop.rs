@@ -86,32 +86,11 @@ fn mode_of(strategy: &Strategy) -> Result<(Mode, Assignment), StrategyError> {
 
 impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
     fn new(warp: &W, workload: L, mode: Mode, assignment: Assignment, task: WarpTask) -> Self {
-        // `first` needs `&mut W` for its vote; a program is built before the warp runs, so a
-        // vote here would be counted against no region of the loop. Build lanes directly.
-        let width = warp.width();
-        let lanes = warp.map(warp.lane_ids(), |lane| {
-            let item = task
-                .block_start
-                .saturating_add(task.thread_in_block(lane, width));
-            let has_item = item < task.block_end;
-            Lane {
-                lane,
-                item,
-                has_item,
-                has_cond: false,
-                cond: false,
-                state: workload.start(item.min(task.block_end.saturating_sub(1))),
-            }
-        });
-        let started = started_lanes(task, width);
+        let (dealer, lanes) = Dealer::first(warp, task, assignment, |item| workload.start(item));
         Self {
             workload,
             mode,
-            dealer: Dealer {
-                task,
-                assignment,
-                started,
-            },
+            dealer,
             lanes,
             iteration: 0,
             delaying: true,
@@ -189,12 +168,6 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
             }
         }
     }
-}
-
-fn started_lanes(task: WarpTask, width: u32) -> LaneMask {
-    let first = task.block_start + task.warp_in_block * width;
-    let n = task.block_end.saturating_sub(first).min(width);
-    reconverge_simt::full_mask(n)
 }
 
 impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {

@@ -41,6 +41,47 @@ pub(crate) struct Dealer {
 }
 
 impl Dealer {
+    /// The dealer of a warp and its lanes' first items: thread `t` of the block starts with
+    /// item `t` of the block's chunk (under both assignments).
+    pub fn first<W: Warp, S: Copy>(
+        warp: &W,
+        task: WarpTask,
+        assignment: Assignment,
+        fresh: impl Fn(u32) -> S,
+    ) -> (Self, W::V<Lane<S>>) {
+        // `retire_and_refill` needs `&mut W` for its votes; a program is built before the warp
+        // runs, so a vote here would be counted against no region of the loop. Build lanes
+        // directly. Lanes without an item hold the state of a valid item, never used.
+        let width = warp.width();
+        let lanes = warp.map(warp.lane_ids(), |lane| {
+            let item = task
+                .block_start
+                .saturating_add(task.thread_in_block(lane, width));
+            let has_item = item < task.block_end;
+            Lane {
+                lane,
+                item,
+                has_item,
+                has_cond: false,
+                cond: false,
+                state: fresh(item.min(task.block_end.saturating_sub(1))),
+            }
+        });
+        let first = task
+            .block_start
+            .saturating_add(task.warp_in_block.saturating_mul(width));
+        let n = task.block_end.saturating_sub(first).min(width);
+        let started = reconverge_simt::full_mask(n);
+        (
+            Self {
+                task,
+                assignment,
+                started,
+            },
+            lanes,
+        )
+    }
+
     /// Retires the items of lanes for which `done` holds (their output goes to `sink`) and deals
     /// those lanes new items, until no lane holds a finished item. Returns the lanes that still
     /// have an item.

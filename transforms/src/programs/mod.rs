@@ -2,6 +2,10 @@
 
 pub mod branch_loop;
 mod deal;
+pub mod item_loop;
+pub mod two_path;
 
 pub use branch_loop::{BranchLoopKernel, BranchLoopProgram};
 pub use deal::{Assignment, Lane};
+pub use item_loop::{ItemLoopKernel, ItemLoopProgram};
+pub use two_path::{TwoPathKernel, TwoPathProgram};
