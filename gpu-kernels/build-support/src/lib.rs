@@ -1,0 +1,641 @@
+//! Compiles a `no_std` Rust device crate into one self-contained PTX module, from a build script.
+//!
+//! `rustc --emit=asm` for `nvptx64-nvidia-cuda` prints one crate's PTX and leaves every
+//! non-inlined function of another crate (`libm`, `core`, your own crates) as an
+//! `.extern .func` that the CUDA driver cannot resolve. [`PtxBuilder`] links instead, as
+//! rustc's own `llvm-bitcode-linker` does:
+//!
+//! 1. `cargo build --target nvptx64-nvidia-cuda -Zbuild-std=core --release` on the nightly
+//!    toolchain, with `--emit=llvm-bc` so every crate (`core` and `compiler_builtins` included)
+//!    leaves its LLVM bitcode, `-C target-cpu=sm_XX`, in a target directory of its own;
+//! 2. `llvm-link` of all that bitcode into one module;
+//! 3. `opt -passes='internalize,default<O3>' --internalize-public-api-list=<kernels>`, so that
+//!    only the kernels stay visible and everything else is inlined or dropped;
+//! 4. `llc -mcpu=sm_XX` → one PTX file;
+//! 5. [`check_ptx`]: every kernel is an `.entry`, and no `.extern .func` is left.
+//!
+//! It needs the nightly toolchain with the `rust-src` and `llvm-tools` components. Where one is
+//! missing, [`PtxBuilder::build`] fails with [`BuildError::MissingToolchain`], whose message is
+//! the exact `rustup` command that installs it.
+//!
+//! # The device crate
+//!
+//! A library crate (`rlib`) that is its own workspace (an empty `[workspace]` table, or listed
+//! in the host workspace's `exclude`), `#![no_std]`, with `panic = "abort"` in its release
+//! profile and a panic handler for the nvptx target. Kernels are `#[unsafe(no_mangle)] pub
+//! unsafe extern "ptx-kernel" fn`:
+//!
+//! ```ignore
+//! #![no_std]
+//! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
+//!
+//! #[cfg(target_arch = "nvptx64")]
+//! #[panic_handler]
+//! fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+//!     unsafe { core::arch::nvptx::trap() }
+//! }
+//!
+//! #[cfg(target_arch = "nvptx64")]
+//! #[unsafe(no_mangle)]
+//! pub unsafe extern "ptx-kernel" fn scale(x: *mut f32, n: u32, by: f32) {
+//!     use core::arch::nvptx::*;
+//!     let i = unsafe { _block_idx_x() * _block_dim_x() + _thread_idx_x() } as usize;
+//!     if i < n as usize {
+//!         unsafe { *x.add(i) *= by };
+//!     }
+//! }
+//! ```
+//!
+//! # Use from a build script
+//!
+//! `Cargo.toml` of the host crate: `[build-dependencies] reconverge-gpu-build = "0.1"`, then
+//! `build.rs`:
+//!
+//! ```no_run
+//! use std::path::PathBuf;
+//!
+//! fn main() {
+//!     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+//!     let result = reconverge_gpu_build::PtxBuilder::new("device")
+//!         .kernels(["scale"])
+//!         .arch("sm_90")
+//!         .build_into(&out_dir, "kernels.ptx");
+//!     match result {
+//!         // Tells cargo to rerun this script when any source file of the device crate changes.
+//!         Ok(ptx) => ptx.emit_rerun_if_changed(),
+//!         Err(e) => {
+//!             eprintln!("error: {e}");
+//!             std::process::exit(1);
+//!         }
+//!     }
+//! }
+//! ```
+//!
+//! and in the host crate:
+//! `const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));`
+//!
+//! The device build runs in `OUT_DIR/ptx-target` (or [`PtxBuilder::target_dir`]), so it is
+//! cached between host builds and never contends with the host build's own target directory.
+
+mod check;
+mod toolchain;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub use check::{PtxCheckError, PtxSummary, check_ptx, entries, undefined_functions};
+pub use toolchain::{Toolchain, find_toolchain};
+
+/// The rustc target the device crate is compiled for.
+pub const TARGET: &str = "nvptx64-nvidia-cuda";
+
+/// The architecture used when none is given: compute capability 8.0 (A100), whose PTX the
+/// driver also compiles for every later GPU (H100 included).
+pub const DEFAULT_ARCH: &str = "sm_80";
+
+/// Why the PTX could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The toolchain, `rust-src` or `llvm-tools` is not installed.
+    #[error(
+        "compiling Rust to PTX needs the {toolchain} toolchain with rust-src and llvm-tools; missing: {}. Install with: `{fix}`",
+        missing.join(", ")
+    )]
+    MissingToolchain {
+        /// The toolchain asked for.
+        toolchain: String,
+        /// What is missing: `toolchain`, `rust-src`, `llvm-tools`.
+        missing: Vec<String>,
+        /// The exact command that installs it.
+        fix: String,
+    },
+    /// The toolchain is not a nightly one (`-Zbuild-std` and `abi_ptx` need nightly).
+    #[error(
+        "toolchain {toolchain} is {version}, not a nightly: -Zbuild-std and extern \"ptx-kernel\" need nightly. Install with: `rustup toolchain install nightly --component rust-src,llvm-tools`"
+    )]
+    NotNightly {
+        /// The toolchain asked for.
+        toolchain: String,
+        /// Its `rustc -V`.
+        version: String,
+    },
+    /// The architecture is not of the form `sm_XX`.
+    #[error("GPU architecture {0:?} is not of the form sm_XX (sm_80, sm_90, sm_90a ...)")]
+    InvalidArch(String),
+    /// No kernels were named.
+    #[error("no kernel entry points given: name them with PtxBuilder::kernels")]
+    NoKernels,
+    /// The device crate has no `Cargo.toml`.
+    #[error("device crate {0} has no Cargo.toml")]
+    NoDeviceCrate(PathBuf),
+    /// A program could not be started.
+    #[error("could not run {program}: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A tool ran and failed.
+    #[error("{program} failed ({status}):\n{stderr}")]
+    ToolFailed {
+        /// The program.
+        program: String,
+        /// Its exit status.
+        status: String,
+        /// What it printed on stderr.
+        stderr: String,
+    },
+    /// Cargo compiled no library of the device crate, or left no bitcode for a crate.
+    #[error("no LLVM bitcode for crate {crate_name} (expected {}); run `cargo clean` on {}", expected.display(), target_dir.display())]
+    NoBitcode {
+        /// The crate.
+        crate_name: String,
+        /// Where the bitcode should be.
+        expected: PathBuf,
+        /// The device build's target directory.
+        target_dir: PathBuf,
+    },
+    /// Reading or writing a file failed.
+    #[error("{action} {}: {source}", path.display())]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Why it failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The PTX was produced but cannot be loaded as it is.
+    #[error("{ptx}: {source}", ptx = path.display())]
+    Check {
+        /// The PTX file.
+        path: PathBuf,
+        /// What is wrong with it.
+        #[source]
+        source: PtxCheckError,
+    },
+}
+
+/// A finished, checked PTX module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ptx {
+    /// Where it was written.
+    pub path: PathBuf,
+    /// Its text.
+    pub text: String,
+    /// What [`check_ptx`] found in it.
+    pub summary: PtxSummary,
+    /// Every source file the device crate and its non-registry dependencies were compiled
+    /// from (from rustc's dep-info), for `cargo:rerun-if-changed`.
+    pub sources: Vec<PathBuf>,
+}
+
+impl Ptx {
+    /// Prints `cargo:rerun-if-changed` for every source file of the device build, so that a
+    /// build script reruns exactly when device code changes.
+    pub fn emit_rerun_if_changed(&self) {
+        for s in &self.sources {
+            println!("cargo:rerun-if-changed={}", s.display());
+        }
+    }
+}
+
+/// Builds a device crate into one PTX module. See the [crate docs](crate) for an example.
+#[derive(Clone, Debug)]
+pub struct PtxBuilder {
+    crate_dir: PathBuf,
+    kernels: Vec<String>,
+    arch: String,
+    toolchain: String,
+    target_dir: Option<PathBuf>,
+    features: Vec<String>,
+    no_default_features: bool,
+    rustflags: Vec<String>,
+}
+
+impl PtxBuilder {
+    /// A builder for the device crate at `crate_dir` (the folder of its `Cargo.toml`; a
+    /// relative path is taken from the current directory, which in a build script is the
+    /// host crate's folder).
+    pub fn new(crate_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            crate_dir: crate_dir.into(),
+            kernels: Vec::new(),
+            arch: DEFAULT_ARCH.to_string(),
+            toolchain: "nightly".to_string(),
+            target_dir: None,
+            features: Vec::new(),
+            no_default_features: false,
+            rustflags: Vec::new(),
+        }
+    }
+
+    /// Adds kernel entry points: they stay visible in the PTX, and the build fails if one is
+    /// missing. Everything else is internalized, inlined and dropped.
+    pub fn kernels<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
+        self.kernels.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// The GPU architecture (`sm_80`, the default; `sm_90` for H100), passed as
+    /// `-C target-cpu` to rustc and `-mcpu` to `llc`.
+    pub fn arch(mut self, arch: impl Into<String>) -> Self {
+        self.arch = arch.into();
+        self
+    }
+
+    /// The rustup toolchain (default `nightly`).
+    pub fn toolchain(mut self, toolchain: impl Into<String>) -> Self {
+        self.toolchain = toolchain.into();
+        self
+    }
+
+    /// The target directory of the device build (default: `ptx-target` beside the output).
+    pub fn target_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.target_dir = Some(dir.into());
+        self
+    }
+
+    /// Cargo features of the device crate to enable.
+    pub fn features<I: IntoIterator<Item = S>, S: Into<String>>(mut self, features: I) -> Self {
+        self.features.extend(features.into_iter().map(Into::into));
+        self
+    }
+
+    /// Turns the device crate's default features off.
+    pub fn no_default_features(mut self) -> Self {
+        self.no_default_features = true;
+        self
+    }
+
+    /// Extra rustc flags for every device crate.
+    pub fn rustflags<I: IntoIterator<Item = S>, S: Into<String>>(mut self, flags: I) -> Self {
+        self.rustflags.extend(flags.into_iter().map(Into::into));
+        self
+    }
+
+    /// Builds the PTX into `out_dir/file_name` and checks it.
+    ///
+    /// # Errors
+    /// Any [`BuildError`]: a missing toolchain component (with the command that installs it),
+    /// a compile error in the device crate (with cargo's output), a failing LLVM tool, or a
+    /// module that lacks a kernel or calls an undefined function.
+    pub fn build_into(&self, out_dir: &Path, file_name: &str) -> Result<Ptx, BuildError> {
+        if self.kernels.is_empty() {
+            return Err(BuildError::NoKernels);
+        }
+        validate_arch(&self.arch)?;
+        let manifest = self.crate_dir.join("Cargo.toml");
+        if !manifest.is_file() {
+            return Err(BuildError::NoDeviceCrate(self.crate_dir.clone()));
+        }
+        // Absolute, so that dep-info paths and error messages do not depend on the cwd.
+        let crate_dir =
+            std::fs::canonicalize(&self.crate_dir).map_err(|source| BuildError::Io {
+                action: "resolving",
+                path: self.crate_dir.clone(),
+                source,
+            })?;
+        let manifest = crate_dir.join("Cargo.toml");
+        let tc = find_toolchain(&self.toolchain)?;
+        let target_dir = self
+            .target_dir
+            .clone()
+            .unwrap_or_else(|| out_dir.join("ptx-target"));
+        std::fs::create_dir_all(out_dir).map_err(|source| BuildError::Io {
+            action: "creating",
+            path: out_dir.to_path_buf(),
+            source,
+        })?;
+
+        let units = self.cargo_build(&tc, &manifest, &target_dir)?;
+        let bitcode: Vec<PathBuf> = units.iter().map(|u| u.bitcode.clone()).collect();
+        let sources = dep_info_sources(&units, &tc.sysroot, &crate_dir);
+
+        let stem = file_name.strip_suffix(".ptx").unwrap_or(file_name);
+        let linked = out_dir.join(format!("{stem}.linked.bc"));
+        let optimized = out_dir.join(format!("{stem}.opt.bc"));
+        let ptx_path = out_dir.join(file_name);
+
+        let mut link = Command::new(&tc.llvm_link);
+        link.args(&bitcode).arg("-o").arg(&linked);
+        toolchain::command_stdout(&mut link)?;
+
+        let mut opt = Command::new(&tc.opt);
+        opt.arg("-passes=internalize,default<O3>")
+            .arg(format!(
+                "--internalize-public-api-list={}",
+                self.kernels.join(",")
+            ))
+            .arg(&linked)
+            .arg("-o")
+            .arg(&optimized);
+        toolchain::command_stdout(&mut opt)?;
+
+        let mut llc = Command::new(&tc.llc);
+        llc.arg(format!("-mcpu={}", self.arch))
+            .arg("-O3")
+            .arg(&optimized)
+            .arg("-o")
+            .arg(&ptx_path);
+        toolchain::command_stdout(&mut llc)?;
+
+        let text = std::fs::read_to_string(&ptx_path).map_err(|source| BuildError::Io {
+            action: "reading",
+            path: ptx_path.clone(),
+            source,
+        })?;
+        let summary = check_ptx(&text, &self.kernels).map_err(|source| BuildError::Check {
+            path: ptx_path.clone(),
+            source,
+        })?;
+        let mut sources = sources;
+        sources.push(manifest);
+        let lock = crate_dir.join("Cargo.lock");
+        if lock.is_file() {
+            sources.push(lock);
+        }
+        Ok(Ptx {
+            path: ptx_path,
+            text,
+            summary,
+            sources,
+        })
+    }
+
+    /// Runs cargo on the device crate and returns each compiled library with its bitcode.
+    fn cargo_build(
+        &self,
+        tc: &Toolchain,
+        manifest: &Path,
+        target_dir: &Path,
+    ) -> Result<Vec<Unit>, BuildError> {
+        let mut flags = vec![
+            "--emit=llvm-bc".to_string(),
+            format!("-Ctarget-cpu={}", self.arch),
+            // One bitcode file per crate: with several codegen units rustc would not write it.
+            "-Ccodegen-units=1".to_string(),
+        ];
+        flags.extend(self.rustflags.iter().cloned());
+
+        let mut cmd = Command::new(&tc.cargo);
+        cmd.arg("build")
+            .arg("--manifest-path")
+            .arg(manifest)
+            .args(["--target", TARGET, "-Zbuild-std=core", "--release"])
+            .args(["--message-format=json-render-diagnostics"])
+            .arg("--target-dir")
+            .arg(target_dir);
+        if self.no_default_features {
+            cmd.arg("--no-default-features");
+        }
+        if !self.features.is_empty() {
+            cmd.arg("--features").arg(self.features.join(","));
+        }
+        clean_env(&mut cmd);
+        cmd.env("RUSTC", &tc.rustc)
+            // CARGO_ENCODED_RUSTFLAGS outranks RUSTFLAGS and the outer cargo sets it for build
+            // scripts, so it is the one variable that reliably sets the device flags.
+            .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\u{1f}"))
+            .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
+            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let out = cmd.output().map_err(|source| BuildError::Spawn {
+            program: tc.cargo.display().to_string(),
+            source,
+        })?;
+        if !out.status.success() {
+            return Err(BuildError::ToolFailed {
+                program: format!(
+                    "cargo +{} build --target {TARGET} -Zbuild-std=core (device crate {})",
+                    tc.name,
+                    self.crate_dir.display()
+                ),
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            });
+        }
+        units_from_messages(&String::from_utf8_lossy(&out.stdout), target_dir)
+    }
+}
+
+/// Environment a build script inherits from the outer cargo that would redirect the inner
+/// build to the host toolchain, the host target directory or the host's flags.
+fn clean_env(cmd: &mut Command) {
+    const REMOVE: &[&str] = &[
+        "RUSTC",
+        "RUSTC_WRAPPER",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "RUSTDOC",
+        "RUSTFLAGS",
+        "RUSTDOCFLAGS",
+        "RUSTUP_TOOLCHAIN",
+        "CARGO",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_ENCODED_RUSTDOCFLAGS",
+        "CARGO_BUILD_RUSTFLAGS",
+        "CARGO_BUILD_TARGET",
+        "CARGO_BUILD_TARGET_DIR",
+        "CARGO_TARGET_DIR",
+        "CARGO_INCREMENTAL",
+        "CARGO_MANIFEST_DIR",
+        "CARGO_MANIFEST_PATH",
+        "RUSTC_LINKER",
+    ];
+    for k in REMOVE {
+        cmd.env_remove(k);
+    }
+    for (k, _) in std::env::vars_os() {
+        let k: OsString = k;
+        let s = k.to_string_lossy();
+        if s.starts_with("CARGO_PROFILE_") || s.starts_with("CARGO_TARGET_NVPTX64") {
+            cmd.env_remove(&k);
+        }
+    }
+}
+
+/// One compiled device library: its crate name, its bitcode and its dep-info file.
+#[derive(Clone, Debug)]
+struct Unit {
+    bitcode: PathBuf,
+    dep_info: PathBuf,
+}
+
+/// Reads cargo's JSON messages: every library compiled for the nvptx target, mapped from its
+/// `deps/lib<name>-<hash>.rlib|rmeta` to `deps/<name>-<hash>.bc`. Going by cargo's own list (not
+/// by the `.bc` files in the folder) keeps stale bitcode of old builds out of the link.
+fn units_from_messages(stdout: &str, target_dir: &Path) -> Result<Vec<Unit>, BuildError> {
+    let device_dir = target_dir.join(TARGET);
+    let mut units = Vec::new();
+    for line in stdout.lines().filter(|l| l.starts_with('{')) {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if msg["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let kinds = msg["target"]["kind"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if kinds
+            .iter()
+            .any(|k| k == "custom-build" || k == "proc-macro")
+        {
+            continue;
+        }
+        let crate_name = msg["target"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .replace('-', "_");
+        let files = msg["filenames"].as_array().cloned().unwrap_or_default();
+        let file = files
+            .iter()
+            .filter_map(|f| f.as_str())
+            .map(PathBuf::from)
+            .find(|f| {
+                toolchain::is_under(f, &device_dir)
+                    && f.parent().and_then(Path::file_name) == Some("deps".as_ref())
+            });
+        let Some(file) = file else {
+            continue;
+        };
+        let stem = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.strip_prefix("lib"))
+            .unwrap_or_default()
+            .to_string();
+        let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        let bitcode = dir.join(format!("{stem}.bc"));
+        if !bitcode.is_file() {
+            return Err(BuildError::NoBitcode {
+                crate_name,
+                expected: bitcode,
+                target_dir: target_dir.to_path_buf(),
+            });
+        }
+        units.push(Unit {
+            bitcode,
+            dep_info: dir.join(format!("{stem}.d")),
+        });
+    }
+    if units.is_empty() {
+        return Err(BuildError::NoBitcode {
+            crate_name: "(any)".into(),
+            expected: device_dir.join("release/deps/*.bc"),
+            target_dir: target_dir.to_path_buf(),
+        });
+    }
+    Ok(units)
+}
+
+/// Source files of the device build outside the toolchain and the cargo registry (those do not
+/// change under a build), from rustc's dep-info files (`target: dep dep ...`).
+fn dep_info_sources(units: &[Unit], sysroot: &Path, crate_dir: &Path) -> Vec<PathBuf> {
+    let registry = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .map(|h| h.join("registry"));
+    let mut out: Vec<PathBuf> = Vec::new();
+    for u in units {
+        let Ok(text) = std::fs::read_to_string(&u.dep_info) else {
+            continue;
+        };
+        for line in text.lines() {
+            let Some((_, deps)) = line.split_once(": ") else {
+                continue;
+            };
+            // Make-style escaping: `\ ` is a space inside a path.
+            let deps = deps.replace("\\ ", "\u{0}");
+            for d in deps.split_whitespace() {
+                let p = PathBuf::from(d.replace('\u{0}', " "));
+                // Paths of the device workspace's own members are relative to its root.
+                let p = if p.is_relative() {
+                    crate_dir.join(p)
+                } else {
+                    p
+                };
+                let foreign = p.starts_with(sysroot)
+                    || registry.as_ref().is_some_and(|r| p.starts_with(r))
+                    || p.extension().is_some_and(|e| e == "bc");
+                if !foreign && !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Checks an architecture name: `sm_` then digits, optionally one letter suffix (`sm_90a`).
+fn validate_arch(arch: &str) -> Result<(), BuildError> {
+    let ok = arch.strip_prefix("sm_").is_some_and(|rest| {
+        let digits = rest.trim_end_matches(|c: char| c.is_ascii_lowercase());
+        !digits.is_empty()
+            && digits.chars().all(|c| c.is_ascii_digit())
+            && rest.len() - digits.len() <= 1
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(BuildError::InvalidArch(arch.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arch_names() {
+        for ok in ["sm_80", "sm_90", "sm_90a", "sm_100a", "sm_120"] {
+            assert!(validate_arch(ok).is_ok(), "{ok}");
+        }
+        for bad in ["80", "sm_", "sm_9x0", "compute_90", "sm_90ab", ""] {
+            assert!(validate_arch(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn no_kernels_is_an_error() {
+        let e = PtxBuilder::new("device").build_into(Path::new("/nonexistent"), "k.ptx");
+        assert!(matches!(e, Err(BuildError::NoKernels)));
+    }
+
+    #[test]
+    fn missing_crate_is_an_error() {
+        let e = PtxBuilder::new("/nonexistent/device")
+            .kernels(["k"])
+            .build_into(Path::new("/nonexistent"), "k.ptx");
+        assert!(matches!(e, Err(BuildError::NoDeviceCrate(_))));
+    }
+
+    #[test]
+    fn artifacts_map_to_bitcode_and_skip_host_units() {
+        let dir = std::env::temp_dir().join(format!("rgb-test-{}", std::process::id()));
+        let deps = dir.join(TARGET).join("release/deps");
+        std::fs::create_dir_all(&deps).ok();
+        std::fs::write(deps.join("libm-0123.bc"), b"").ok();
+        let msgs = format!(
+            concat!(
+                r#"{{"reason":"compiler-artifact","target":{{"kind":["custom-build"],"name":"build-script-build"}},"filenames":["{d}/release/build/x/build-script-build"]}}"#,
+                "\n",
+                r#"{{"reason":"compiler-artifact","target":{{"kind":["lib"],"name":"libm"}},"filenames":["{p}/liblibm-0123.rlib","{p}/liblibm-0123.rmeta"]}}"#,
+                "\n",
+                r#"{{"reason":"build-finished","success":true}}"#
+            ),
+            d = dir.display(),
+            p = deps.display()
+        );
+        let units = units_from_messages(&msgs, &dir);
+        std::fs::remove_dir_all(&dir).ok();
+        let units = units.unwrap_or_default();
+        assert_eq!(units.len(), 1);
+        assert_eq!(units[0].bitcode, deps.join("libm-0123.bc"));
+    }
+}

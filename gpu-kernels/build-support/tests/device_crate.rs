@@ -1,0 +1,59 @@
+//! Builds reconverge's own device crate (`gpu-kernels/device`) to PTX and checks the result.
+//!
+//! Needs the nightly toolchain with rust-src and llvm-tools; without them the test prints why
+//! it is skipped and passes (CI installs them, so there it runs).
+
+use std::path::PathBuf;
+
+use reconverge_gpu_build::{BuildError, PtxBuilder, find_toolchain, undefined_functions};
+
+/// The device crate's self-test entry points (see `gpu-kernels/device/src/gpu.rs`).
+const KERNELS: &[&str] = &["warp_selftest", "libm_selftest", "libmf_selftest"];
+
+#[test]
+fn device_crate_builds_to_self_contained_ptx() {
+    if let Err(e) = find_toolchain("nightly") {
+        eprintln!("skipped: {e}");
+        return;
+    }
+    let device = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../device");
+    // CARGO_TARGET_TMPDIR persists between runs, so core is compiled for nvptx only once.
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ptx-test");
+    let ptx = PtxBuilder::new(&device)
+        .kernels(KERNELS.iter().copied())
+        .arch("sm_80")
+        .build_into(&out, "selftest.ptx");
+    let ptx = match ptx {
+        Ok(p) => p,
+        Err(e) => panic!("building the device crate failed: {e}"),
+    };
+    for k in KERNELS {
+        assert!(ptx.summary.entries.iter().any(|e| e == k), "{k} missing");
+    }
+    assert!(undefined_functions(&ptx.text).is_empty());
+    assert!(!ptx.text.contains(".extern .func"));
+    assert_eq!(ptx.summary.target.as_deref(), Some("sm_80"));
+    // rerun-if-changed covers the device crate's own sources and its path dependencies.
+    let has = |suffix: &str| ptx.sources.iter().any(|s| s.ends_with(suffix));
+    assert!(has("device/src/lib.rs"), "{:?}", ptx.sources);
+    assert!(has("simt-model/src/gpu.rs"), "{:?}", ptx.sources);
+}
+
+#[test]
+fn a_kernel_that_does_not_exist_is_named_in_the_error() {
+    if let Err(e) = find_toolchain("nightly") {
+        eprintln!("skipped: {e}");
+        return;
+    }
+    let device = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../device");
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ptx-test");
+    let e = PtxBuilder::new(&device)
+        .kernels(["warp_selftest", "no_such_kernel"])
+        .build_into(&out, "missing.ptx");
+    match e {
+        Err(BuildError::Check { source, .. }) => {
+            assert!(source.to_string().contains("no_such_kernel"), "{source}")
+        }
+        other => panic!("expected a check error, got {other:?}"),
+    }
+}

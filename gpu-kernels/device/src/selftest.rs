@@ -1,0 +1,74 @@
+//! The self-test computations, generic over [`Warp`] so that the GPU kernels and the host's
+//! CPU reference run the very same code (the host crate includes this file as a module).
+
+use reconverge_simt::Warp;
+
+/// Values each thread of `warp_selftest` writes from [`warp_ops`].
+pub const WARP_OPS: usize = 7;
+
+/// Values per thread in `warp_selftest`'s output: [`WARP_OPS`], then the warp's
+/// `block_fetch_add` result, then the block counter's final value.
+pub const WARP_OUTPUTS: usize = WARP_OPS + 2;
+
+/// Results per input of `libm_selftest` / `libmf_selftest`: log, sin, cos, sqrt, exp.
+pub const LIBM_OUTPUTS: usize = 5;
+
+/// The warp operations of the self-test, per lane: lane id, a full ballot, an index shuffle, a
+/// broadcast, a shuffle over half the warp, any/all votes and a popcount of a ballot.
+/// `seed` varies the inputs per block.
+#[inline(always)]
+pub fn warp_ops<W: Warp>(warp: &mut W, seed: u32) -> [W::V<u32>; WARP_OPS] {
+    let full = warp.full_mask();
+    let lanes = warp.lane_ids();
+    let third = warp.map(lanes, |l| l.wrapping_mul(seed | 1) % 3 == 0);
+    let ballot = warp.ballot(full, third);
+    let values = warp.map(lanes, |l| l.wrapping_mul(7).wrapping_add(seed));
+    let sources = warp.map(lanes, |l| (l + 5) % 32);
+    let shuffled = warp.shuffle(full, values, sources);
+    let squares = warp.map(lanes, |l| l.wrapping_mul(l).wrapping_add(seed));
+    let broadcast = warp.read_lane(full, squares, seed % 32);
+    // Lanes 16..32 are outside the mask and keep their own value.
+    let half_sources = warp.map(lanes, |l| (l + 3) % 16);
+    let half = warp.shuffle(0x0000_ffff, values, half_sources);
+    let is_seed_lane = warp.map(lanes, |l| l == seed % 32);
+    let below_31 = warp.map(lanes, |l| l < 31);
+    let everyone = warp.splat(true);
+    let votes = u32::from(warp.any(full, is_seed_lane))
+        | (u32::from(warp.all(full, everyone)) << 1)
+        | (u32::from(warp.all(full, below_31)) << 2);
+    let odd = warp.map(lanes, |l| l % 2 == 1);
+    let popc = warp.ballot(full, odd).count_ones();
+    [
+        lanes,
+        warp.splat(ballot),
+        shuffled,
+        warp.splat(broadcast),
+        half,
+        warp.splat(votes),
+        warp.splat(popc),
+    ]
+}
+
+/// log, sin, cos, sqrt and exp of `x` from the `libm` crate.
+#[inline(always)]
+pub fn libm_row(x: f64) -> [f64; LIBM_OUTPUTS] {
+    [
+        libm::log(x),
+        libm::sin(x),
+        libm::cos(x),
+        libm::sqrt(x),
+        libm::exp(x),
+    ]
+}
+
+/// The `f32` functions of [`libm_row`].
+#[inline(always)]
+pub fn libm_row_f32(x: f32) -> [f32; LIBM_OUTPUTS] {
+    [
+        libm::logf(x),
+        libm::sinf(x),
+        libm::cosf(x),
+        libm::sqrtf(x),
+        libm::expf(x),
+    ]
+}
