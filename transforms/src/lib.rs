@@ -20,8 +20,9 @@ pub mod strategy;
 pub use io::{Discard, NoTally, Sink, Tally, WarpTask};
 pub use kernel::{Kernel, WarpProgram, initial_block_counters};
 pub use programs::{
-    Assignment, BranchLoopKernel, BranchLoopProgram, ItemLoopKernel, ItemLoopProgram, Lane,
-    TwoPathKernel, TwoPathProgram,
+    Assignment, BranchLoopKernel, BranchLoopProgram, FactoredBranchLoopKernel,
+    FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram, Lane, SplitLoopKernel,
+    SplitLoopProgram, TwoPathKernel, TwoPathProgram, Unfactored,
 };
 pub use shape::{
     BranchLoop, FactoredBranchLoop, FactoredRegions, ItemLoop, ItemLoopRegions, LoopRegions,

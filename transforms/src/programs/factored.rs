@@ -1,0 +1,261 @@
+//! Strategies for a loop whose branch paths share factorable code ([`FactoredBranchLoop`]:
+//! seed 002 fig. 7, SYN-BRDIS).
+
+use reconverge_simt::{LaneMask, Region, Warp};
+
+use crate::io::{Sink, Tally, WarpTask};
+use crate::kernel::{Kernel, WarpProgram, check_pass};
+use crate::programs::branch_loop::{BranchLoopKernel, BranchLoopProgram};
+use crate::programs::deal::{Assignment, Dealer, Lane};
+use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
+use crate::strategy::{Strategy, StrategyError};
+
+/// A [`FactoredBranchLoop`] workload as a [`Kernel`]. Every strategy takes one pass.
+///
+/// | strategy | issues per iteration of a warp whose lanes take both paths |
+/// |---|---|
+/// | [`Strategy::Baseline`] (fig. 7a) | `prologue_taken + factored + epilogue_taken + prologue_not_taken + factored + epilogue_not_taken` |
+/// | [`Strategy::BranchDistribution`] (fig. 7b) | `prologue_taken + prologue_not_taken + factored + epilogue_taken + epilogue_not_taken` |
+/// | [`Strategy::DynamicWorkAssignment`] | as the baseline, items dealt from the block-shared counter |
+/// | [`Strategy::IterationDelaying`] | one whole path per iteration, through [`Unfactored`] |
+///
+/// With SYN-BRDIS's costs (prologues and epilogues of 20 FMA, factored code `F = 2·N·M`) a
+/// fully divergent iteration issues `2·(40 + F)` instructions in the baseline and `80 + F`
+/// after branch distribution: the speedup `2(1 + R)/(2 + R)` with `R = F/40` of seed 002
+/// §4.2.2. Under iteration delaying the counters of the whole taken (not-taken) path are
+/// reported in the `prologue_taken` (`prologue_not_taken`) row; see [`Unfactored`].
+#[derive(Clone, Copy, Debug)]
+pub struct FactoredBranchLoopKernel<L>(pub L);
+
+/// A [`FactoredBranchLoop`] seen as a plain [`BranchLoop`]: the taken path is
+/// `prologue(true); factored; epilogue(true)`, the not-taken path likewise. This is how every
+/// [`BranchLoopKernel`] strategy (iteration delaying, dynamic work assignment) runs a factored
+/// loop.
+///
+/// The model counts a [`crate::Warp::branch`] as one region, so the taken path is counted as
+/// one region with the id and name of `prologue_taken` and the cost
+/// `prologue_taken + factored + epilogue_taken` (the not-taken path in the `prologue_not_taken`
+/// row); totals are exact, the per-region split is not kept.
+#[derive(Clone, Copy, Debug)]
+pub struct Unfactored<L>(pub L);
+
+impl<L: FactoredBranchLoop> BranchLoop for Unfactored<L> {
+    type State = L::State;
+    type Output = L::Output;
+
+    fn regions(&self) -> LoopRegions {
+        let r = self.0.regions();
+        let path = |p: Region, e: Region| {
+            p.with_cost(
+                p.cost
+                    .saturating_add(r.factored.cost)
+                    .saturating_add(e.cost),
+            )
+        };
+        LoopRegions {
+            condition: r.condition,
+            taken: path(r.prologue_taken, r.epilogue_taken),
+            not_taken: path(r.prologue_not_taken, r.epilogue_not_taken),
+            after_branch: r.after_branch,
+            item: r.item,
+        }
+    }
+    fn tally_len(&self) -> usize {
+        self.0.tally_len()
+    }
+    fn start(&self, item: u32) -> L::State {
+        self.0.start(item)
+    }
+    fn running(&self, state: &L::State) -> bool {
+        self.0.running(state)
+    }
+    fn condition(&self, state: &mut L::State) -> bool {
+        self.0.condition(state)
+    }
+    fn taken<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
+        self.0.prologue(true, state, tally);
+        self.0.factored(state, tally);
+        self.0.epilogue(true, state, tally);
+    }
+    fn not_taken<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
+        self.0.prologue(false, state, tally);
+        self.0.factored(state, tally);
+        self.0.epilogue(false, state, tally);
+    }
+    fn after_branch<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
+        self.0.after_branch(state, tally);
+    }
+    fn finish(&self, state: &L::State) -> L::Output {
+        self.0.finish(state)
+    }
+}
+
+/// One warp running a [`FactoredBranchLoop`].
+pub struct FactoredBranchLoopProgram<W: Warp, L: FactoredBranchLoop> {
+    inner: Inner<W, L>,
+}
+
+enum Inner<W: Warp, L: FactoredBranchLoop> {
+    Direct(Direct<W, L>),
+    Adapted(BranchLoopProgram<W, Unfactored<L>>),
+}
+
+struct Direct<W: Warp, L: FactoredBranchLoop> {
+    workload: L,
+    distribute: bool,
+    dealer: Dealer,
+    lanes: W::V<Lane<L::State>>,
+}
+
+impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
+    type Output = L::Output;
+    type Program<W: Warp> = FactoredBranchLoopProgram<W, L>;
+
+    const SHAPE: &'static str = "factored branch loop";
+
+    fn tally_len(&self) -> usize {
+        self.0.tally_len()
+    }
+
+    fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
+        match strategy {
+            Strategy::Baseline | Strategy::BranchDistribution | Strategy::DynamicWorkAssignment => {
+                Ok(1)
+            }
+            Strategy::IterationDelaying(_) => BranchLoopKernel(Unfactored(self.0)).passes(strategy),
+            other => Err(StrategyError::NotApplicable {
+                strategy: *other,
+                shape: Self::SHAPE,
+            }),
+        }
+    }
+
+    fn program<W: Warp>(
+        &self,
+        warp: &W,
+        strategy: &Strategy,
+        pass: u32,
+        task: WarpTask,
+    ) -> Result<FactoredBranchLoopProgram<W, L>, StrategyError> {
+        check_pass(pass, self.passes(strategy)?)?;
+        let workload = self.0;
+        let direct = |distribute: bool, assignment: Assignment| {
+            let (dealer, lanes) =
+                Dealer::first(warp, task, assignment, |item| workload.start(item));
+            Inner::Direct(Direct {
+                workload,
+                distribute,
+                dealer,
+                lanes,
+            })
+        };
+        let inner = match strategy {
+            Strategy::Baseline => direct(false, Assignment::Static),
+            Strategy::BranchDistribution => direct(true, Assignment::Static),
+            Strategy::DynamicWorkAssignment => direct(false, Assignment::Dynamic),
+            _ => Inner::Adapted(
+                BranchLoopKernel(Unfactored(workload)).program(warp, strategy, pass, task)?,
+            ),
+        };
+        Ok(FactoredBranchLoopProgram { inner })
+    }
+}
+
+impl<W: Warp, L: FactoredBranchLoop> Direct<W, L> {
+    fn prologue<T: Tally>(&mut self, warp: &mut W, taken: bool, mask: LaneMask, tally: &mut T) {
+        let w = &self.workload;
+        let r = w.regions();
+        let region = if taken {
+            r.prologue_taken
+        } else {
+            r.prologue_not_taken
+        };
+        warp.branch(region, mask, &mut self.lanes, |l| {
+            w.prologue(taken, &mut l.state, tally)
+        });
+    }
+
+    fn factored<T: Tally>(&mut self, warp: &mut W, mask: LaneMask, tally: &mut T) {
+        let w = &self.workload;
+        warp.branch(w.regions().factored, mask, &mut self.lanes, |l| {
+            w.factored(&mut l.state, tally)
+        });
+    }
+
+    fn epilogue<T: Tally>(&mut self, warp: &mut W, taken: bool, mask: LaneMask, tally: &mut T) {
+        let w = &self.workload;
+        let r = w.regions();
+        let region = if taken {
+            r.epilogue_taken
+        } else {
+            r.epilogue_not_taken
+        };
+        warp.branch(region, mask, &mut self.lanes, |l| {
+            w.epilogue(taken, &mut l.state, tally)
+        });
+    }
+
+    fn step<S: Sink<L::Output>, T: Tally>(
+        &mut self,
+        warp: &mut W,
+        sink: &mut S,
+        tally: &mut T,
+    ) -> bool {
+        let w = &self.workload;
+        let r = w.regions();
+        let live = self.dealer.retire_and_refill(
+            warp,
+            r.item,
+            &mut self.lanes,
+            |s| !w.running(s),
+            |s| w.finish(s),
+            |item| w.start(item),
+            sink,
+        );
+        if live == 0 {
+            return false;
+        }
+        warp.branch(r.condition, live, &mut self.lanes, |l| {
+            l.cond = w.condition(&mut l.state)
+        });
+        let cond = warp.map(self.lanes, |l| l.cond);
+        let taken = warp.ballot(live, cond);
+        let not_taken = live & !taken;
+        if self.distribute {
+            // Fig. 7b: divergent prologues, the factored code once for all, divergent epilogues.
+            self.prologue(warp, true, taken, tally);
+            self.prologue(warp, false, not_taken, tally);
+            self.factored(warp, live, tally);
+            self.epilogue(warp, true, taken, tally);
+            self.epilogue(warp, false, not_taken, tally);
+        } else {
+            // Fig. 7a: each path in full, the factored code issued once per path.
+            for (path, mask) in [(true, taken), (false, not_taken)] {
+                self.prologue(warp, path, mask, tally);
+                self.factored(warp, mask, tally);
+                self.epilogue(warp, path, mask, tally);
+            }
+        }
+        let w = &self.workload;
+        warp.branch(r.after_branch, live, &mut self.lanes, |l| {
+            w.after_branch(&mut l.state, tally)
+        });
+        true
+    }
+}
+
+impl<W: Warp, L: FactoredBranchLoop> WarpProgram<W> for FactoredBranchLoopProgram<W, L> {
+    type Output = L::Output;
+
+    fn step<S: Sink<L::Output>, T: Tally>(
+        &mut self,
+        warp: &mut W,
+        sink: &mut S,
+        tally: &mut T,
+    ) -> bool {
+        match &mut self.inner {
+            Inner::Direct(d) => d.step(warp, sink, tally),
+            Inner::Adapted(p) => p.step(warp, sink, tally),
+        }
+    }
+}

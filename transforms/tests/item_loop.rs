@@ -1,0 +1,154 @@
+//! The variable-trip loop ([`ItemLoop`]): baseline and dynamic work assignment compute the
+//! same outputs and tallies; a warp issues the body `max` trip count times (seed 002 §2.3).
+
+mod common;
+
+use common::{Launch, draw, mix, run};
+use proptest::prelude::*;
+use reconverge_simt::Region;
+use reconverge_transforms::{
+    Decision, ItemLoop, ItemLoopKernel, ItemLoopRegions, Strategy, StrategyError, Tally,
+};
+
+const BODY: Region = Region::new(0, "function()", 1);
+const ITEM: Region = Region::new(1, "preparation/settlement", 1);
+
+#[derive(Clone, Copy, Debug)]
+struct Work {
+    seed: u64,
+    max_trips: u32,
+    /// Trip counts `(7 item) mod 23` instead of random ones.
+    hand: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct S {
+    left: u32,
+    acc: u64,
+}
+
+impl ItemLoop for Work {
+    type State = S;
+    type Output = u64;
+
+    fn regions(&self) -> ItemLoopRegions {
+        ItemLoopRegions {
+            body: BODY,
+            item: ITEM,
+        }
+    }
+    fn tally_len(&self) -> usize {
+        7
+    }
+    fn start(&self, item: u32) -> S {
+        let left = if self.hand {
+            (7 * item) % 23
+        } else {
+            // Skewed: most items short, a few long.
+            let r = draw(self.seed, item.into(), 0, 100) as u32;
+            let max = self.max_trips;
+            if r < 10 { max } else { r % (max / 4 + 1) }
+        };
+        S {
+            left,
+            acc: u64::from(item),
+        }
+    }
+    fn running(&self, s: &S) -> bool {
+        s.left > 0
+    }
+    fn body<T: Tally>(&self, s: &mut S, tally: &mut T) {
+        s.acc = mix(s.acc ^ self.seed);
+        s.left -= 1;
+        tally.add((s.acc % 7) as u32, s.acc >> 40);
+    }
+    fn finish(&self, s: &S) -> u64 {
+        s.acc
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn dynamic_work_assignment_matches_the_baseline(
+        seed in any::<u64>(),
+        max_trips in 0u32..60,
+        items in 0u32..900,
+        blocks in 1u32..6,
+        warps in 1u32..5,
+    ) {
+        let k = ItemLoopKernel(Work { seed, max_trips, hand: false });
+        let l = Launch { items, blocks, threads_per_block: 32 * warps };
+        let base = run(&k, &Strategy::Baseline, l).unwrap();
+        base.assert_complete();
+        let dyn_ = run(&k, &Strategy::DynamicWorkAssignment, l).unwrap();
+        dyn_.assert_complete();
+        prop_assert_eq!(&dyn_.outputs, &base.outputs);
+        prop_assert_eq!(&dyn_.tally, &base.tally);
+        // Both run every iteration of every item exactly once.
+        prop_assert_eq!(
+            dyn_.counters.region(BODY).unwrap().active_lane_slots,
+            base.counters.region(BODY).unwrap().active_lane_slots
+        );
+    }
+}
+
+/// Seed 002 §2.3 (fig. 1c): a warp runs `max` of its lanes' trip counts. Trip counts
+/// `7 i mod 23` for items 0..31: items 0..22 take every value 0..22 once (sum 253), items
+/// 23..31 take 0, 7, 14, 21, 5, 12, 19, 3, 10 (sum 91).
+#[test]
+fn seed002_variable_trip_loop_issues_the_max_trip_count() {
+    let k = ItemLoopKernel(Work {
+        seed: 1,
+        max_trips: 0,
+        hand: true,
+    });
+    let r = run(
+        &k,
+        &Strategy::Baseline,
+        Launch {
+            items: 32,
+            blocks: 1,
+            threads_per_block: 32,
+        },
+    )
+    .unwrap();
+    let body = *r.counters.region(BODY).unwrap();
+    assert_eq!(body.issues, 22);
+    assert_eq!(body.active_lane_slots, 253 + 91);
+}
+
+#[test]
+fn strategies_without_a_loop_branch_are_not_applicable() {
+    let k = ItemLoopKernel(Work {
+        seed: 1,
+        max_trips: 4,
+        hand: false,
+    });
+    for s in [
+        Strategy::Predication,
+        Strategy::BranchSplitting,
+        Strategy::LoopSplitting,
+        Strategy::BranchDistribution,
+        Strategy::StaticBranchResolution,
+        Strategy::BranchPathUnification {
+            items_per_thread: 4,
+        },
+        Strategy::IterationDelaying(Decision::RoundRobin {
+            num_zeros: 1,
+            num_ones: 1,
+            remove_idle: false,
+        }),
+    ] {
+        let l = Launch {
+            items: 10,
+            blocks: 1,
+            threads_per_block: 32,
+        };
+        assert!(matches!(
+            run(&k, &s, l),
+            Err(StrategyError::NotApplicable { .. })
+        ));
+    }
+}
