@@ -6,9 +6,81 @@
 //! Every strategy computes exactly the outputs of [`Strategy::Baseline`]; what changes is how
 //! many instructions the warp issues and how many of its lanes do useful work.
 //!
-//! # Example: iteration delaying on the three threads of seed 002, fig. 2
+//! # Shapes and their strategies
 //!
-//! See `tests/seed002_fig2.rs` for the exact counts (600 / 400 / 500 FMA) the paper reports.
+//! | shape | kernel | strategies |
+//! |---|---|---|
+//! | [`BranchLoop`] (seed 002 fig. 4) | [`BranchLoopKernel`] | baseline, iteration delaying, dynamic work assignment |
+//! | [`TwoPath`] (seed 004 fig. 6/9, seed 001 fig. 6, Gems 34) | [`TwoPathKernel`] | baseline, predication, branch splitting (2 passes), static branch resolution (warp compaction), branch path unification |
+//! | [`ItemLoop`] (seed 004 fig. 1/4, seed 002 fig. 1c) | [`ItemLoopKernel`] | baseline, dynamic work assignment |
+//! | [`FactoredBranchLoop`] (seed 002 fig. 7) | [`FactoredBranchLoopKernel`] | baseline, branch distribution, dynamic work assignment, iteration delaying (via [`Unfactored`]) |
+//! | [`SplitLoop`] (seed 001 fig. 5) | [`SplitLoopKernel`] | baseline, loop splitting |
+//!
+//! Any other pair is [`StrategyError::NotApplicable`].
+//!
+//! # Example: one warp, a 50/50 branch, baseline vs. branch path unification
+//!
+//! A backend builds one [`WarpProgram`] per warp and steps it until it returns `false`.
+//! Here a single [`ModelWarp`](reconverge_simt::ModelWarp) runs 32 threads × 4 items whose
+//! decisions alternate in runs of two (A A B B A A …).
+//!
+//! ```
+//! use reconverge_simt::{ModelWarp, Region};
+//! use reconverge_transforms::{
+//!     Kernel, NoTally, Sink, Strategy, TwoPath, TwoPathKernel, TwoPathRegions, WarpProgram,
+//!     WarpTask,
+//! };
+//!
+//! const A: Region = Region::new(1, "path A", 100);
+//! const B: Region = Region::new(2, "path B", 100);
+//!
+//! #[derive(Clone, Copy)]
+//! struct Pairs;
+//! impl TwoPath for Pairs {
+//!     type Output = u32;
+//!     fn regions(&self) -> TwoPathRegions {
+//!         TwoPathRegions {
+//!             decide: Region::new(0, "decide", 1),
+//!             path_a: A,
+//!             path_b: B,
+//!             item: Region::new(3, "item", 1),
+//!         }
+//!     }
+//!     fn decide(&self, item: u32) -> bool { (item / 2) % 2 == 0 }
+//!     fn path_a(&self, item: u32) -> u32 { item * 2 }
+//!     fn path_b(&self, item: u32) -> u32 { item * 3 }
+//! }
+//!
+//! struct Out(Vec<u32>);
+//! impl Sink<u32> for Out {
+//!     fn put(&mut self, item: u32, v: u32) { self.0[item as usize] = v; }
+//! }
+//!
+//! let kernel = TwoPathKernel(Pairs);
+//! let task = WarpTask::new(128, 1, 0, 32, 0); // 128 items, 1 block of 32 threads, warp 0
+//! let mut efficiency = Vec::new();
+//! let mut results = Vec::new();
+//! for strategy in [Strategy::Baseline, Strategy::BranchPathUnification { items_per_thread: 4 }] {
+//!     assert_eq!(kernel.passes(&strategy), Ok(1));
+//!     let mut warp = ModelWarp::new();
+//!     let mut program = kernel.program(&warp, &strategy, 0, task).unwrap();
+//!     let mut out = Out(vec![0; 128]);
+//!     while program.step(&mut warp, &mut out, &mut NoTally) {}
+//!     efficiency.push(warp.counters().simd_efficiency_of(&[A, B]));
+//!     results.push(out.0);
+//! }
+//! // Same outputs: item i gives 2i on path A, 3i on path B.
+//! assert_eq!(results[0], results[1]);
+//! assert_eq!((results[0][5], results[0][6]), (10, 18)); // 5 takes A, 6 takes B
+//! // Baseline: lane t runs items t, t + 32, … — half the lanes on each path, 50 %.
+//! assert_eq!(efficiency[0], 0.5);
+//! // Unification: thread t owns items 4t..4t+4, exactly two A and two B, so two rounds run
+//! // path A and path B with every lane busy.
+//! assert_eq!(efficiency[1], 1.0);
+//! ```
+//!
+//! `tests/seed002_fig2.rs` checks iteration delaying against the exact counts (600 / 400 / 500
+//! FMA) of seed 002, fig. 2.
 #![no_std]
 
 pub mod io;

@@ -6,40 +6,56 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
     /// The code as written: every divergent path issued with the disagreeing lanes masked off
-    /// (seed 002 §2.3). The reference every other strategy must match.
+    /// (seed 002 §2.3). The reference every other strategy must match. Every shape.
     Baseline,
     /// Both paths computed by every lane, the result selected (GPU Gems 2 §34.2.1). No
     /// divergence and no branch overhead, but every lane pays for both paths: helps only when
-    /// the paths are short.
+    /// the paths are short. Shape: [`crate::TwoPath`].
     Predication,
     /// Items sorted by their branch outcome before any path runs, so that every warp runs one
     /// path with all lanes busy (GPU Gems 2 §34.2.2–34.2.3: static branch resolution and
     /// precomputed branches, here as compaction by predicate). Costs a classification pass and
-    /// the exchange of item indices; helps when paths are long and the outcome is mixed.
+    /// the exchange of item indices; helps when paths are long and the outcome is mixed, hurts
+    /// (a vote and up to two shuffles per window for nothing) when warps already agree.
+    /// Shape: [`crate::TwoPath`] ([`crate::TwoPathKernel`] documents the compaction).
     StaticBranchResolution,
     /// One pass (one kernel) per path over the decision of every item (seed 001 §4.2, fig. 6).
     /// Lanes whose item takes the other path idle; the gain is occupancy, since each kernel
     /// needs only its own path's registers. Hurts when both kernels run at the same occupancy
-    /// (the extra launch is pure overhead).
+    /// (the extra launch is pure overhead), and every item's decision is evaluated twice.
+    /// Shape: [`crate::TwoPath`] (2 passes: path A, then path B).
     BranchSplitting,
     /// A loop whose body has independent parts run as one loop per part (seed 001 §4.1,
-    /// fig. 5), to lower register pressure. Same instructions, fewer live registers.
+    /// fig. 5), to lower register pressure. Same instructions, fewer live registers: helps only
+    /// a kernel whose occupancy is limited by registers, and only if the parts share no live
+    /// state. Shape: [`crate::SplitLoop`] (one pass, two loops).
     LoopSplitting,
     /// In each iteration the warp runs only one path; lanes that want the other delay their
-    /// iteration (seed 002 §3.1, figs. 2–5).
+    /// iteration (seed 002 §3.1, figs. 2–5). Helps when both paths are long and lanes keep
+    /// changing path; hurts when a path is rare (its lanes starve, fig. 3) and always costs a
+    /// vote per iteration. Shapes: [`crate::BranchLoop`], [`crate::FactoredBranchLoop`]
+    /// (through [`crate::Unfactored`]).
     IterationDelaying(Decision),
     /// Code that both paths share in structure is factored out of the branch and run
     /// convergently between two shorter divergent parts (seed 002 §3.2, figs. 6–7). Helps
-    /// when the factored code is large relative to what stays divergent.
+    /// when the factored code is large relative to what stays divergent (speedup
+    /// 2(1 + R)/(2 + R), R = factored / divergent); hurts when it is small (the extra branch
+    /// and prologue overhead) or when factoring raises register use. Shape:
+    /// [`crate::FactoredBranchLoop`].
     BranchDistribution,
     /// A lane whose item finishes takes the next item of its block from a block-shared
     /// counter, instead of idling until the whole warp is done (seed 004 §3.1, fig. 5). Helps
-    /// loops whose trip counts vary; costs one shared atomic per refill.
+    /// loops whose trip counts vary; costs one shared atomic per refill, and gains nothing when
+    /// trip counts are equal. Shapes: [`crate::BranchLoop`], [`crate::ItemLoop`],
+    /// [`crate::FactoredBranchLoop`].
     DynamicWorkAssignment,
     /// Each thread owns `items_per_thread` items and runs, in turn, its next item that takes
     /// path A and its next item that takes path B, so that more lanes share each path
     /// (seed 004 §3.2, fig. 10). The useful-lane rate rises with `items_per_thread`
-    /// (seed 004 table 4: 50 %, 51.8 %, 66.6 %, 79.5 % for 1, 4, 16, 64).
+    /// (seed 004 table 4: 50 %, 51.8 %, 66.6 %, 79.5 % for 1, 4, 16, 64; the model gives
+    /// 50.0, 51.7, 66.4, 79.8, see `tests/two_path.rs`). Costs the forward scans (each item's
+    /// decision evaluated twice) and needs many items per thread: at 1 it is the baseline.
+    /// Shape: [`crate::TwoPath`].
     BranchPathUnification {
         /// DATA_PER_THREAD of the paper.
         items_per_thread: u32,

@@ -32,7 +32,7 @@ pub struct FactoredBranchLoopKernel<L>(pub L);
 /// [`BranchLoopKernel`] strategy (iteration delaying, dynamic work assignment) runs a factored
 /// loop.
 ///
-/// The model counts a [`crate::Warp::branch`] as one region, so the taken path is counted as
+/// The model counts a [`Warp::branch`](reconverge_simt::Warp::branch) as one region, so the taken path is counted as
 /// one region with the id and name of `prologue_taken` and the cost
 /// `prologue_taken + factored + epilogue_taken` (the not-taken path in the `prologue_not_taken`
 /// row); totals are exact, the per-region split is not kept.
