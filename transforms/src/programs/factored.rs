@@ -28,11 +28,11 @@ use crate::strategy::{Strategy, StrategyError};
 pub struct FactoredBranchLoopKernel<L>(pub L);
 
 /// A [`FactoredBranchLoop`] seen as a plain [`BranchLoop`]: the taken path is
-/// `prologue(true); factored; epilogue(true)`, the not-taken path likewise. This is how every
-/// [`BranchLoopKernel`] strategy (iteration delaying, dynamic work assignment) runs a factored
-/// loop.
+/// `prologue(true); factored; epilogue(true)`, the not-taken path likewise. This is how
+/// [`FactoredBranchLoopKernel`] runs iteration delaying; any [`BranchLoopKernel`] strategy
+/// can run a factored loop this way.
 ///
-/// The model counts a [`Warp::branch`](reconverge_simt::Warp::branch) as one region, so the taken path is counted as
+/// The model counts a [`Warp::branch`] as one region, so the taken path is counted as
 /// one region with the id and name of `prologue_taken` and the cost
 /// `prologue_taken + factored + epilogue_taken` (the not-taken path in the `prologue_not_taken`
 /// row); totals are exact, the per-region split is not kept.
