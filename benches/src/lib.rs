@@ -1,0 +1,243 @@
+//! Shared pieces of reconverge's criterion benches and per-paper examples.
+//!
+//! Everything is written against the [`Backend`] trait; the backend is chosen at compile time
+//! by the type alias [`Bench`]: the CPU backend by default, CUDA with feature `cuda` (once the
+//! GPU crate has a backend). [`compare`] runs one workload under several strategies side by
+//! side and reports, per strategy, the wall time, the model's issue slots (the papers'
+//! instruction count) and SIMD efficiency where the backend counts, the speedups over the
+//! baseline, and whether the outputs equal the baseline's.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use reconverge_backend::{Backend, BackendError, Kernel, Launch, Strategy};
+use reconverge_cpu::Counting;
+
+// ---- The backend --------------------------------------------------------------------------
+// TODO(cuda): when reconverge-gpu has a `CudaBackend: Backend<K>` for these kernels, make
+// feature `cuda` depend on it and replace the `compile_error!` by
+// `pub type Bench = reconverge_gpu::CudaBackend;` (and adapt `timing_backend` /
+// `counting_backend`: on the GPU both are the one device backend, and counters are `None`).
+
+/// The backend the benches and examples run on: the rayon CPU backend.
+#[cfg(not(feature = "cuda"))]
+pub type Bench = reconverge_cpu::CpuBackend;
+
+#[cfg(feature = "cuda")]
+compile_error!(
+    "feature `cuda`: reconverge-gpu has no CudaBackend yet (TODO(cuda) in benches/src/lib.rs)"
+);
+
+/// The backend for time measurements: counters off (`threads` 0 = all cores).
+pub fn timing_backend(threads: usize) -> Bench {
+    cpu(threads).counting(Counting::Off)
+}
+
+/// The backend for SIMT counts: counters on (`threads` 0 = all cores).
+pub fn counting_backend(threads: usize) -> Bench {
+    cpu(threads).counting(Counting::On)
+}
+
+fn cpu(threads: usize) -> reconverge_cpu::CpuBackend {
+    if threads == 0 {
+        return reconverge_cpu::CpuBackend::new();
+    }
+    reconverge_cpu::CpuBackend::with_threads(threads).unwrap_or_default()
+}
+
+// ---- Side-by-side comparison --------------------------------------------------------------
+
+/// One strategy's measurements.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// Fastest wall time of the repetitions.
+    pub time: Duration,
+    /// Instructions issued (model issue slots), where the backend counts.
+    pub issue_slots: Option<u64>,
+    /// SIMD efficiency over all regions, where the backend counts.
+    pub simd_efficiency: Option<f64>,
+    /// Baseline time over this strategy's time.
+    pub speedup: f64,
+    /// Baseline issue slots over this strategy's: the speedup the instruction count predicts.
+    pub model_speedup: Option<f64>,
+    /// Whether every output equals the baseline's.
+    pub outputs_match: bool,
+}
+
+/// Runs `kernel` under `Strategy::Baseline` and each of `strategies` (the baseline first if it
+/// is not listed), `reps` timed runs each plus one counted run.
+pub fn compare<K>(
+    timing: &Bench,
+    counting: &Bench,
+    kernel: &K,
+    strategies: &[Strategy],
+    items: u32,
+    launch: Launch,
+    reps: u32,
+) -> Result<Vec<Row>, BackendError>
+where
+    K: Kernel + Sync,
+    K::Output: Default + Send + Sync + PartialEq,
+    Bench: Backend<K>,
+{
+    let mut list = vec![Strategy::Baseline];
+    list.extend(strategies.iter().filter(|s| **s != Strategy::Baseline));
+    let base = counting.run(kernel, Strategy::Baseline, items, launch)?;
+    let mut rows: Vec<Row> = Vec::with_capacity(list.len());
+    for strategy in list {
+        let counted = counting.run(kernel, strategy, items, launch)?;
+        let mut time = Duration::MAX;
+        for _ in 0..reps.max(1) {
+            time = time.min(timing.run(kernel, strategy, items, launch)?.elapsed);
+        }
+        let counters = counted.counters;
+        rows.push(Row {
+            strategy,
+            time,
+            issue_slots: counters.map(|c| c.issue_slots()),
+            simd_efficiency: counters.map(|c| c.simd_efficiency()),
+            speedup: 1.0,
+            model_speedup: None,
+            outputs_match: counted.outputs == base.outputs,
+        });
+    }
+    let (t0, s0) = (rows[0].time, rows[0].issue_slots);
+    for r in &mut rows {
+        r.speedup = t0.as_secs_f64() / r.time.as_secs_f64().max(1e-12);
+        r.model_speedup = match (s0, r.issue_slots) {
+            (Some(a), Some(b)) if b > 0 => Some(a as f64 / b as f64),
+            _ => None,
+        };
+    }
+    Ok(rows)
+}
+
+/// Column headings matching [`format_row`].
+pub fn header(sweep: &str) -> String {
+    format!(
+        "{sweep:>12}  {:<34} {:>10} {:>14} {:>8} {:>8} {:>8} {:>5}",
+        "strategy", "time ms", "issue slots", "SIMD eff", "speedup", "model", "same"
+    )
+}
+
+/// One row of a table: the sweep value, then the row's numbers.
+pub fn format_row(sweep: &str, r: &Row) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "{sweep:>12}  {:<34} {:>10.3} {:>14} {:>8} {:>8.3} {:>8} {:>5}",
+        label(&r.strategy),
+        r.time.as_secs_f64() * 1e3,
+        r.issue_slots.map_or("-".into(), |v| v.to_string()),
+        r.simd_efficiency.map_or("-".into(), |v| format!("{v:.4}")),
+        r.speedup,
+        r.model_speedup.map_or("-".into(), |v| format!("{v:.3}")),
+        if r.outputs_match { "yes" } else { "NO" },
+    );
+    s
+}
+
+/// A strategy with its parameters, for tables.
+pub fn label(s: &Strategy) -> String {
+    use reconverge_transforms::Decision;
+    match s {
+        Strategy::IterationDelaying(Decision::MajorityVote {
+            threshold,
+            stop_when_a_lane_finishes,
+        }) => format!(
+            "majority vote t={threshold}{}",
+            if *stop_when_a_lane_finishes {
+                " +stop"
+            } else {
+                ""
+            }
+        ),
+        Strategy::IterationDelaying(Decision::RoundRobin {
+            num_zeros,
+            num_ones,
+            remove_idle,
+        }) => {
+            let cycle = 100 * num_zeros / (num_zeros + num_ones).max(1);
+            format!(
+                "round robin {cycle}%{}",
+                if *remove_idle { " idle-removal" } else { "" }
+            )
+        }
+        Strategy::BranchPathUnification { items_per_thread } => {
+            format!("path unification x{items_per_thread}")
+        }
+        other => other.name().to_string(),
+    }
+}
+
+/// The paper's round-robin "cycle" (the fraction of else iterations, seed 002 §3.1.1) as the
+/// shortest period with that fraction: 50 % is `(1, 1)` (alternate every iteration, the
+/// paper's basic round robin), 75 % is `(3, 1)` (fig. 5b), 10 % is `(1, 9)`.
+pub fn round_robin(cycle_percent: u32, remove_idle: bool) -> Strategy {
+    let c = cycle_percent.clamp(1, 99);
+    let g = gcd(c, 100);
+    Strategy::IterationDelaying(reconverge_transforms::Decision::RoundRobin {
+        num_zeros: c / g,
+        num_ones: (100 - c) / g,
+        remove_idle,
+    })
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Majority vote with threshold `t` and the anti-starvation stop the paper uses.
+pub fn majority_vote(threshold: u32) -> Strategy {
+    Strategy::IterationDelaying(reconverge_transforms::Decision::MajorityVote {
+        threshold,
+        stop_when_a_lane_finishes: true,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reconverge_transforms::BranchLoopKernel;
+    use reconverge_workloads::synthetic::SynItDelay;
+
+    #[test]
+    fn compare_puts_baseline_first_and_checks_outputs() {
+        let k = BranchLoopKernel(SynItDelay::new(2, 8, 0.5, 1));
+        let launch = Launch::new(64, 2).expect("launch");
+        let rows = compare(
+            &timing_backend(1),
+            &counting_backend(1),
+            &k,
+            &[round_robin(50, false), majority_vote(16)],
+            256,
+            launch,
+            1,
+        )
+        .expect("runs");
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0].strategy, Strategy::Baseline);
+        assert_eq!(rows[0].model_speedup, Some(1.0));
+        assert!(rows.iter().all(|r| r.outputs_match));
+        assert!(rows.iter().all(|r| r.simd_efficiency.is_some()));
+        assert!(format_row("0.5", &rows[1]).contains("round robin 50%"));
+    }
+
+    #[test]
+    fn round_robin_cycle_is_the_else_fraction() {
+        assert_eq!(
+            label(&round_robin(90, true)),
+            "round robin 90% idle-removal"
+        );
+        assert_eq!(label(&round_robin(10, false)), "round robin 10%");
+        assert_eq!(label(&round_robin(75, false)), "round robin 75%");
+        let alternate = Strategy::IterationDelaying(reconverge_transforms::Decision::RoundRobin {
+            num_zeros: 1,
+            num_ones: 1,
+            remove_idle: false,
+        });
+        assert_eq!(round_robin(50, false), alternate);
+    }
+}
