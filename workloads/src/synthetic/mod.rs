@@ -3,6 +3,10 @@
 //! | module | paper | figure | shape |
 //! |---|---|---|---|
 //! | [`itdelay`] | seed 002 (Han & Abdelrahman) §4.1.1, SYN-ITDELAY | figs. 10, 11, table 1 | [`BranchLoop`](reconverge_transforms::BranchLoop) |
+//! | [`branch_split`] | seed 001 (Carrillo et al.) §5, branch splitting | figs. 7–10 | [`TwoPath`](reconverge_transforms::TwoPath) |
+//! | [`kato`] | seed 004 (Kato et al.), dynamic work assignment | fig. 11 / A-1, table 1 | [`ItemLoop`](reconverge_transforms::ItemLoop) |
+//! | [`kato`] | seed 004, branch path unification | fig. 13 / A-2, tables 2–4 | [`TwoPath`](reconverge_transforms::TwoPath) |
+//! | [`gems34`] | GPU Gems 2 ch. 34, branch probability | figs. 34-1, 34-2 | [`TwoPath`](reconverge_transforms::TwoPath) |
 //!
 //! Every workload is a plain `#[repr(C)]` `Copy` parameter struct (a kernel argument on the
 //! GPU), derives each item's input from its index and a seed (no input buffers), and computes
@@ -14,9 +18,15 @@
 //! Region costs are instruction counts as the papers state them (an FMA is one instruction),
 //! so that the model's issue slots compare with the papers' instruction counts.
 
+pub mod branch_split;
+pub mod gems34;
 pub mod itdelay;
+pub mod kato;
 
+pub use branch_split::{BranchSplitBench, MaskLayout};
+pub use gems34::Gems34Branch;
 pub use itdelay::{ItDelayOutput, ItDelayState, SynItDelay};
+pub use kato::{DynamicWork, PathUnification};
 
 use crate::rng::{MWC64X_MULTIPLIER, Mwc64};
 
