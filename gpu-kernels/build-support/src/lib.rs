@@ -15,7 +15,7 @@
 //! 5. [`check_ptx`]: every kernel is an `.entry`, and no `.extern .func` is left.
 //!
 //! It needs the nightly toolchain with the `rust-src` and `llvm-tools` components. Where one is
-//! missing, [`PtxBuilder::build`] fails with [`BuildError::MissingToolchain`], whose message is
+//! missing, [`PtxBuilder::build_into`] fails with [`BuildError::MissingToolchain`], whose message is
 //! the exact `rustup` command that installs it.
 //!
 //! # The device crate

@@ -1,0 +1,394 @@
+//! The host side of the CUDA backend (feature `cuda`): context, module, kernel attributes,
+//! timed launches of the self-test kernels.
+
+use std::sync::Arc;
+
+use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute, CUresult};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
+    LaunchConfig, PushKernelArg, ValidAsZeroBits,
+};
+
+use crate::error::{GpuError, LaunchShape};
+use crate::selftest::{LIBM_OUTPUTS, WARP_OUTPUTS};
+
+/// The device a [`GpuContext`] runs on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// CUDA device ordinal.
+    pub ordinal: usize,
+    /// The device's name ("NVIDIA H100 80GB HBM3").
+    pub name: String,
+    /// Compute capability, major.
+    pub major: i32,
+    /// Compute capability, minor.
+    pub minor: i32,
+    /// Streaming multiprocessors.
+    pub multiprocessors: i32,
+    /// Global memory in bytes.
+    pub total_memory: usize,
+}
+
+/// What the driver reports about one compiled kernel (`cuFuncGetAttribute`): the inputs of
+/// an occupancy calculation (`reconverge-occupancy`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelAttributes {
+    /// The entry point's name.
+    pub name: String,
+    /// Registers per thread (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
+    pub registers_per_thread: u32,
+    /// Static shared memory per block in bytes (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
+    pub static_shared_bytes: u32,
+    /// The largest block this kernel can be launched with on this device
+    /// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`; below 1024 when registers limit it).
+    pub max_threads_per_block: u32,
+    /// Constant memory in bytes (`CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES`).
+    pub const_bytes: u32,
+    /// Local memory per thread in bytes, spills included (`CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`).
+    pub local_bytes_per_thread: u32,
+    /// PTX ISA version the kernel was compiled from, times 10 (`CU_FUNC_ATTRIBUTE_PTX_VERSION`).
+    pub ptx_version: u32,
+    /// The binary's architecture, major * 10 + minor (`CU_FUNC_ATTRIBUTE_BINARY_VERSION`).
+    pub binary_version: u32,
+}
+
+/// A result with the time its kernel took on the GPU (CUDA events recorded around the launch).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timed<T> {
+    /// The result.
+    pub value: T,
+    /// Kernel time in milliseconds.
+    pub kernel_ms: f32,
+}
+
+/// A CUDA context on one device with the embedded PTX module loaded.
+#[derive(Debug)]
+pub struct GpuContext {
+    // Kept alive for the stream, module and functions, which refer to it.
+    _context: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    _module: Arc<CudaModule>,
+    kernels: Vec<(KernelAttributes, CudaFunction)>,
+    device: DeviceInfo,
+}
+
+/// The driver's name and description of an error.
+fn describe(e: &DriverError) -> (String, String) {
+    let code = format!("{:?}", e.0);
+    let message = e
+        .error_string()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "no description".to_string());
+    (code, message)
+}
+
+fn driver(operation: &'static str) -> impl Fn(DriverError) -> GpuError {
+    move |e| {
+        let (code, message) = describe(&e);
+        GpuError::Driver {
+            operation,
+            code,
+            message,
+        }
+    }
+}
+
+impl GpuContext {
+    /// Opens device `ordinal` and loads the embedded PTX ([`crate::PTX`]) with every kernel of
+    /// [`crate::KERNELS`].
+    ///
+    /// # Errors
+    /// [`GpuError::NoDriver`] where `libcuda` cannot be loaded (checked before any driver call,
+    /// which would otherwise panic inside cudarc), [`GpuError::NoDevice`], or a driver or
+    /// module-load error.
+    pub fn new(ordinal: usize) -> Result<Self, GpuError> {
+        Self::with_ptx(ordinal, crate::PTX, crate::KERNELS)
+    }
+
+    /// Opens device `ordinal` and loads `ptx`, looking up `kernels` in it.
+    ///
+    /// # Errors
+    /// As [`GpuContext::new`]; [`GpuError::MissingKernel`] if the module lacks a kernel.
+    pub fn with_ptx(ordinal: usize, ptx: &str, kernels: &[&str]) -> Result<Self, GpuError> {
+        // SAFETY: only tries to open the library by its usual names; no CUDA call is made.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(GpuError::NoDriver);
+        }
+        let count = match CudaContext::device_count() {
+            Ok(n) => usize::try_from(n).unwrap_or(0),
+            Err(e) if e.0 == CUresult::CUDA_ERROR_NO_DEVICE => 0,
+            Err(e) => return Err(driver("cuInit / cuDeviceGetCount")(e)),
+        };
+        if ordinal >= count {
+            return Err(GpuError::NoDevice { ordinal, count });
+        }
+        if ptx.contains('\0') {
+            return Err(GpuError::ModuleLoad {
+                code: "invalid PTX".into(),
+                message: "the PTX text contains a NUL byte".into(),
+            });
+        }
+        let context = CudaContext::new(ordinal).map_err(driver("cuDevicePrimaryCtxRetain"))?;
+        let attr = |a| context.attribute(a).map_err(driver("cuDeviceGetAttribute"));
+        use cudarc::driver::sys::CUdevice_attribute as D;
+        let device = DeviceInfo {
+            ordinal,
+            name: context.name().map_err(driver("cuDeviceGetName"))?,
+            major: attr(D::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            minor: attr(D::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+            multiprocessors: attr(D::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            total_memory: context.total_mem().map_err(driver("cuDeviceTotalMem"))?,
+        };
+        let module = context
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .map_err(|e| {
+                let (code, message) = describe(&e);
+                GpuError::ModuleLoad { code, message }
+            })?;
+        let mut loaded = Vec::with_capacity(kernels.len());
+        for &name in kernels {
+            if name.contains('\0') {
+                return Err(GpuError::MissingKernel {
+                    kernel: name.into(),
+                });
+            }
+            let function = module
+                .load_function(name)
+                .map_err(|_| GpuError::MissingKernel {
+                    kernel: name.into(),
+                })?;
+            loaded.push((attributes_of(name, &function)?, function));
+        }
+        let stream = context.default_stream();
+        Ok(Self {
+            _context: context,
+            stream,
+            _module: module,
+            kernels: loaded,
+            device,
+        })
+    }
+
+    /// The device.
+    pub fn device(&self) -> &DeviceInfo {
+        &self.device
+    }
+
+    /// The attributes of every loaded kernel.
+    pub fn kernels(&self) -> impl Iterator<Item = &KernelAttributes> {
+        self.kernels.iter().map(|(a, _)| a)
+    }
+
+    /// The attributes of kernel `name`.
+    ///
+    /// # Errors
+    /// [`GpuError::MissingKernel`] if it was not loaded.
+    pub fn attributes(&self, name: &str) -> Result<&KernelAttributes, GpuError> {
+        self.function(name).map(|(a, _)| a)
+    }
+
+    fn function(&self, name: &str) -> Result<&(KernelAttributes, CudaFunction), GpuError> {
+        self.kernels
+            .iter()
+            .find(|(a, _)| a.name == name)
+            .ok_or_else(|| GpuError::MissingKernel {
+                kernel: name.into(),
+            })
+    }
+
+    /// Copies `data` to a new device buffer.
+    fn upload<T: DeviceRepr>(&self, data: &[T], what: &str) -> Result<CudaSlice<T>, GpuError> {
+        self.stream
+            .clone_htod(data)
+            .map_err(|e| alloc_error(e, std::mem::size_of_val(data), what))
+    }
+
+    /// A zeroed device buffer of `len` elements.
+    fn zeros<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        len: usize,
+        what: &str,
+    ) -> Result<CudaSlice<T>, GpuError> {
+        self.stream
+            .alloc_zeros(len)
+            .map_err(|e| alloc_error(e, len * std::mem::size_of::<T>(), what))
+    }
+
+    fn download<T: DeviceRepr>(&self, buffer: &CudaSlice<T>) -> Result<Vec<T>, GpuError> {
+        self.stream
+            .clone_dtoh(buffer)
+            .map_err(driver("cuMemcpyDtoH"))
+    }
+
+    /// Checks `shape` against `kernel`'s limits, launches it through `launch` between two
+    /// timing events, waits for it, and returns the kernel time in milliseconds.
+    fn timed_launch(
+        &self,
+        kernel: &str,
+        shape: LaunchShape,
+        launch: impl FnOnce(&CudaStream, &CudaFunction, LaunchConfig) -> Result<(), DriverError>,
+    ) -> Result<f32, GpuError> {
+        let (attrs, function) = self.function(kernel)?;
+        let bad = |reason: String| GpuError::BadLaunch {
+            kernel: kernel.into(),
+            shape,
+            reason,
+        };
+        if shape.blocks == 0 || shape.blocks > i32::MAX as u32 {
+            return Err(bad(format!(
+                "{} blocks: must be 1 to 2^31 - 1",
+                shape.blocks
+            )));
+        }
+        if shape.threads_per_block == 0 || !shape.threads_per_block.is_multiple_of(32) {
+            return Err(bad(
+                "threads per block must be a positive multiple of 32 (whole warps)".into(),
+            ));
+        }
+        if shape.threads_per_block > attrs.max_threads_per_block {
+            return Err(bad(format!(
+                "this kernel allows at most {} threads per block ({} registers per thread)",
+                attrs.max_threads_per_block, attrs.registers_per_thread
+            )));
+        }
+        let failed = |e: DriverError| {
+            let (code, message) = describe(&e);
+            match e.0 {
+                CUresult::CUDA_ERROR_INVALID_VALUE
+                | CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => {
+                    bad(format!("{code} ({message})"))
+                }
+                _ => GpuError::Launch {
+                    kernel: kernel.into(),
+                    shape,
+                    code,
+                    message,
+                },
+            }
+        };
+        let config = LaunchConfig {
+            grid_dim: (shape.blocks, 1, 1),
+            block_dim: (shape.threads_per_block, 1, 1),
+            shared_mem_bytes: shape.dynamic_shared_bytes,
+        };
+        let start = self
+            .stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(driver("cuEventRecord"))?;
+        launch(&self.stream, function, config).map_err(failed)?;
+        let end = self
+            .stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(driver("cuEventRecord"))?;
+        // Faults inside the kernel surface here, at the first synchronisation.
+        end.synchronize().map_err(failed)?;
+        start.elapsed_ms(&end).map_err(driver("cuEventElapsedTime"))
+    }
+
+    /// Runs `warp_selftest` on `blocks` blocks of `threads_per_block` threads: every thread's
+    /// [`WARP_OUTPUTS`] values (compare with [`crate::selftest::check_warp_outputs`]).
+    ///
+    /// # Errors
+    /// A bad launch shape, an allocation or launch failure.
+    pub fn warp_selftest(
+        &self,
+        blocks: u32,
+        threads_per_block: u32,
+        seed: u32,
+    ) -> Result<Timed<Vec<u32>>, GpuError> {
+        const K: &str = "warp_selftest";
+        let len = LaunchShape::new(blocks, threads_per_block).threads() as usize * WARP_OUTPUTS;
+        let len32 = u32::try_from(len).map_err(|_| GpuError::InvalidInput {
+            kernel: K.into(),
+            reason: format!("{len} outputs exceed u32 indexing"),
+        })?;
+        let mut out = self.zeros::<u32>(len, "warp_selftest output")?;
+        let ms = self.timed_launch(K, LaunchShape::new(blocks, threads_per_block), |s, f, c| {
+            let mut b = s.launch_builder(f);
+            b.arg(&mut out).arg(&len32).arg(&seed);
+            // SAFETY: the signature is `(out: *mut u32, len: u32, seed: u32)`; `out` has `len`
+            // elements.
+            unsafe { b.launch(c) }.map(|_| ())
+        })?;
+        Ok(Timed {
+            value: self.download(&out)?,
+            kernel_ms: ms,
+        })
+    }
+
+    /// Runs `libm_selftest`: log, sin, cos, sqrt, exp of each input ([`LIBM_OUTPUTS`] per
+    /// input; compare with [`crate::selftest::check_libm_f64`]).
+    ///
+    /// # Errors
+    /// Too many inputs for `u32` indexing, an allocation or launch failure.
+    pub fn libm_selftest(&self, inputs: &[f64]) -> Result<Timed<Vec<f64>>, GpuError> {
+        self.libm_kernel("libm_selftest", inputs)
+    }
+
+    /// Runs `libmf_selftest`, the `f32` twin of [`GpuContext::libm_selftest`].
+    ///
+    /// # Errors
+    /// As [`GpuContext::libm_selftest`].
+    pub fn libmf_selftest(&self, inputs: &[f32]) -> Result<Timed<Vec<f32>>, GpuError> {
+        self.libm_kernel("libmf_selftest", inputs)
+    }
+
+    fn libm_kernel<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        kernel: &'static str,
+        inputs: &[T],
+    ) -> Result<Timed<Vec<T>>, GpuError> {
+        let n = u32::try_from(inputs.len())
+            .ok()
+            .filter(|&n| n > 0 && (n as usize).checked_mul(LIBM_OUTPUTS).is_some())
+            .ok_or_else(|| GpuError::InvalidInput {
+                kernel: kernel.into(),
+                reason: format!("{} inputs: need 1 to 2^32 - 1", inputs.len()),
+            })?;
+        let x = self.upload(inputs, "libm inputs")?;
+        let mut out = self.zeros::<T>(inputs.len() * LIBM_OUTPUTS, "libm outputs")?;
+        let threads = 256;
+        let shape = LaunchShape::new(n.div_ceil(threads), threads);
+        let ms = self.timed_launch(kernel, shape, |s, f, c| {
+            let mut b = s.launch_builder(f);
+            b.arg(&x).arg(&mut out).arg(&n);
+            // SAFETY: the signature is `(x: *const T, out: *mut T, n: u32)`; `x` has `n` and
+            // `out` `5 n` elements.
+            unsafe { b.launch(c) }.map(|_| ())
+        })?;
+        Ok(Timed {
+            value: self.download(&out)?,
+            kernel_ms: ms,
+        })
+    }
+}
+
+fn alloc_error(e: DriverError, bytes: usize, what: &str) -> GpuError {
+    if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        GpuError::OutOfMemory {
+            bytes: bytes as u64,
+            what: what.into(),
+        }
+    } else {
+        driver("cuMemAlloc / cuMemcpyHtoD")(e)
+    }
+}
+
+fn attributes_of(name: &str, f: &CudaFunction) -> Result<KernelAttributes, GpuError> {
+    use CUfunction_attribute as A;
+    let get = |a| {
+        f.get_attribute(a)
+            .map(|v| u32::try_from(v).unwrap_or(0))
+            .map_err(driver("cuFuncGetAttribute"))
+    };
+    Ok(KernelAttributes {
+        name: name.into(),
+        registers_per_thread: get(A::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+        static_shared_bytes: get(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+        max_threads_per_block: get(A::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        const_bytes: get(A::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)?,
+        local_bytes_per_thread: get(A::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+        ptx_version: get(A::CU_FUNC_ATTRIBUTE_PTX_VERSION)?,
+        binary_version: get(A::CU_FUNC_ATTRIBUTE_BINARY_VERSION)?,
+    })
+}

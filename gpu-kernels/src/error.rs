@@ -1,0 +1,159 @@
+//! Typed errors of the CUDA backend. Always compiled, so that code without feature `cuda` can
+//! name and match them.
+
+use std::fmt;
+
+/// The shape of a kernel launch, for error messages and timing reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LaunchShape {
+    /// Blocks in the grid (x only: every kernel here is one-dimensional).
+    pub blocks: u32,
+    /// Threads per block.
+    pub threads_per_block: u32,
+    /// Dynamic shared memory per block, in bytes.
+    pub dynamic_shared_bytes: u32,
+}
+
+impl LaunchShape {
+    /// `blocks` blocks of `threads_per_block` threads, no dynamic shared memory.
+    pub const fn new(blocks: u32, threads_per_block: u32) -> Self {
+        Self {
+            blocks,
+            threads_per_block,
+            dynamic_shared_bytes: 0,
+        }
+    }
+
+    /// Total threads of the launch.
+    pub const fn threads(&self) -> u64 {
+        self.blocks as u64 * self.threads_per_block as u64
+    }
+}
+
+impl fmt::Display for LaunchShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} blocks x {} threads",
+            self.blocks, self.threads_per_block
+        )?;
+        if self.dynamic_shared_bytes > 0 {
+            write!(
+                f,
+                " + {} B dynamic shared memory",
+                self.dynamic_shared_bytes
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// What went wrong on the GPU side.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GpuError {
+    /// No CUDA driver library (`libcuda.so`) could be loaded: no NVIDIA driver is installed.
+    #[error("no CUDA driver: libcuda could not be loaded (is the NVIDIA driver installed?)")]
+    NoDriver,
+    /// The driver has no device of this ordinal.
+    #[error("no CUDA device {ordinal}: the driver reports {count} device(s)")]
+    NoDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// Devices the driver sees.
+        count: usize,
+    },
+    /// A driver call failed outside a launch.
+    #[error("CUDA {operation} failed: {code} ({message})")]
+    Driver {
+        /// What was being done (`cuInit`, `cuMemAlloc` ...).
+        operation: &'static str,
+        /// The driver's error name (`CUDA_ERROR_...`).
+        code: String,
+        /// The driver's description.
+        message: String,
+    },
+    /// The PTX module could not be loaded (JIT compilation failed or the PTX is too new for
+    /// the driver).
+    #[error("loading the PTX module failed: {code} ({message})")]
+    ModuleLoad {
+        /// The driver's error name.
+        code: String,
+        /// The driver's description.
+        message: String,
+    },
+    /// The module has no such kernel, or the kernel is not one of [`crate::KERNELS`].
+    #[error("kernel {kernel} is not in the loaded module")]
+    MissingKernel {
+        /// The kernel asked for.
+        kernel: String,
+    },
+    /// A device allocation failed.
+    #[error("out of device memory allocating {bytes} bytes for {what}")]
+    OutOfMemory {
+        /// Bytes asked for.
+        bytes: u64,
+        /// What the buffer was for.
+        what: String,
+    },
+    /// The launch shape is impossible for this kernel on this device (checked before launch
+    /// against the kernel's attributes, or reported by the driver).
+    #[error("bad launch configuration for kernel {kernel} ({shape}): {reason}")]
+    BadLaunch {
+        /// The kernel.
+        kernel: String,
+        /// The launch shape.
+        shape: LaunchShape,
+        /// Why it cannot run.
+        reason: String,
+    },
+    /// The driver rejected the launch or the kernel failed while running (a device trap, an
+    /// illegal address, out of resources).
+    #[error("kernel {kernel} ({shape}) failed: {code} ({message})")]
+    Launch {
+        /// The kernel.
+        kernel: String,
+        /// The launch shape.
+        shape: LaunchShape,
+        /// The driver's error name.
+        code: String,
+        /// The driver's description.
+        message: String,
+    },
+    /// Input the host API was given does not fit the kernel (buffer lengths, counts).
+    #[error("invalid input for kernel {kernel}: {reason}")]
+    InvalidInput {
+        /// The kernel.
+        kernel: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_errors_name_kernel_and_shape() {
+        let e = GpuError::Launch {
+            kernel: "warp_selftest".into(),
+            shape: LaunchShape::new(4, 128),
+            code: "CUDA_ERROR_LAUNCH_FAILED".into(),
+            message: "unspecified launch failure".into(),
+        };
+        let s = e.to_string();
+        assert!(
+            s.contains("warp_selftest") && s.contains("4 blocks x 128 threads"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn shapes_count_threads() {
+        assert_eq!(LaunchShape::new(3, 256).threads(), 768);
+        let mut s = LaunchShape::new(1, 32);
+        s.dynamic_shared_bytes = 1024;
+        assert!(s.to_string().contains("1024 B dynamic"));
+    }
+}

@@ -1,0 +1,293 @@
+//! The self-tests' CPU reference and checks.
+//!
+//! The device kernels `warp_selftest`, `libm_selftest` and `libmf_selftest` run the generic
+//! functions of `device/src/selftest.rs` ([`warp_ops`], [`libm_row`], [`libm_row_f32`]) on the
+//! GPU; this module includes that very file and runs it on the CPU — the warp operations on
+//! the reference SIMT model [`ModelWarp`] — so that both sides can be compared bit for bit.
+
+use reconverge_simt::{ModelWarp, WARP_SIZE};
+
+#[allow(missing_docs)] // documented in the device crate, whose file this is
+#[path = "../device/src/selftest.rs"]
+mod shared;
+
+pub use shared::{LIBM_OUTPUTS, WARP_OPS, WARP_OUTPUTS, libm_row, libm_row_f32, warp_ops};
+
+/// The names of the `warp_selftest` output slots, for reports.
+pub const WARP_OUTPUT_NAMES: [&str; WARP_OUTPUTS] = [
+    "lane id",
+    "ballot",
+    "shuffle",
+    "read_lane",
+    "half-warp shuffle",
+    "any/all",
+    "popc(ballot)",
+    "block_fetch_add old",
+    "block counter",
+];
+
+/// The names of the libm self-test's functions, in output order.
+pub const LIBM_NAMES: [&str; LIBM_OUTPUTS] = ["log", "sin", "cos", "sqrt", "exp"];
+
+/// What `warp_selftest` must write for slots `0..WARP_OPS` of every thread, computed on the
+/// model warp; the two `block_fetch_add` slots are left 0 (their per-warp values depend on the
+/// order in which warps reach the atomic; [`check_warp_outputs`] checks them by their
+/// invariants instead).
+pub fn warp_reference(blocks: u32, threads_per_block: u32, seed: u32) -> Vec<u32> {
+    let threads = blocks as usize * threads_per_block as usize;
+    let mut out = vec![0u32; threads * WARP_OUTPUTS];
+    let warps_per_block = threads_per_block / WARP_SIZE;
+    for block in 0..blocks {
+        for w in 0..warps_per_block {
+            let mut warp = ModelWarp::new();
+            let ops = warp_ops(&mut warp, seed.wrapping_add(block));
+            for lane in 0..WARP_SIZE as usize {
+                let thread = (block * threads_per_block + w * WARP_SIZE) as usize + lane;
+                for (j, op) in ops.iter().enumerate() {
+                    out[thread * WARP_OUTPUTS + j] = op[lane];
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The result of comparing one output slot (or one function) between GPU and CPU.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SlotCheck {
+    /// The slot's name.
+    pub name: &'static str,
+    /// Values compared.
+    pub compared: usize,
+    /// Values that differ.
+    pub differ: usize,
+    /// The first difference: index, GPU bits, CPU bits.
+    pub first: Option<(usize, u64, u64)>,
+}
+
+impl SlotCheck {
+    /// Whether every value matched.
+    pub fn passed(&self) -> bool {
+        self.differ == 0 && self.compared > 0
+    }
+}
+
+/// Compares `warp_selftest` output `gpu` with [`warp_reference`], slot by slot. Slots
+/// `0..WARP_OPS` must be bit-identical; for `block_fetch_add` every lane of a warp must see the
+/// same old value, the old values of a block's warps must be the prefix sums of the amounts
+/// added (`warp_in_block + 1`) in some order, and the final counter must be their total.
+pub fn check_warp_outputs(
+    gpu: &[u32],
+    blocks: u32,
+    threads_per_block: u32,
+    seed: u32,
+) -> Vec<SlotCheck> {
+    let cpu = warp_reference(blocks, threads_per_block, seed);
+    let threads = cpu.len() / WARP_OUTPUTS;
+    let mut checks: Vec<SlotCheck> = WARP_OUTPUT_NAMES
+        .iter()
+        .map(|&name| SlotCheck {
+            name,
+            compared: 0,
+            differ: 0,
+            first: None,
+        })
+        .collect();
+    let mut note = |slot: usize, index: usize, ok: bool, g: u32, c: u32| {
+        let s = &mut checks[slot];
+        s.compared += 1;
+        if !ok {
+            s.differ += 1;
+            s.first.get_or_insert((index, u64::from(g), u64::from(c)));
+        }
+    };
+    let value = |t: usize, j: usize| gpu.get(t * WARP_OUTPUTS + j).copied();
+    for t in 0..threads {
+        for j in 0..WARP_OPS {
+            let c = cpu[t * WARP_OUTPUTS + j];
+            let g = value(t, j);
+            note(j, t, g == Some(c), g.unwrap_or(u32::MAX), c);
+        }
+    }
+    let warps = threads_per_block / WARP_SIZE;
+    let total: u32 = (1..=warps).sum();
+    for b in 0..blocks as usize {
+        let first_thread = b * threads_per_block as usize;
+        let mut olds: Vec<(u32, u32)> = Vec::new();
+        for w in 0..warps as usize {
+            let t0 = first_thread + w * WARP_SIZE as usize;
+            let old = value(t0, WARP_OPS).unwrap_or(u32::MAX);
+            for lane in 0..WARP_SIZE as usize {
+                let t = t0 + lane;
+                let g = value(t, WARP_OPS).unwrap_or(u32::MAX);
+                note(WARP_OPS, t, g == old, g, old);
+                let f = value(t, WARP_OPS + 1).unwrap_or(u32::MAX);
+                note(WARP_OPS + 1, t, f == total, f, total);
+            }
+            olds.push((old, w as u32 + 1));
+        }
+        olds.sort_unstable();
+        let mut expect = 0u32;
+        for (w, &(old, amount)) in olds.iter().enumerate() {
+            note(WARP_OPS, first_thread + w, old == expect, old, expect);
+            expect = expect.wrapping_add(amount);
+        }
+    }
+    checks
+}
+
+/// Inputs of the libm self-test: special values (±0, ±∞, NaN, subnormals, the extremes, large
+/// arguments of sin/cos) followed by a deterministic spread over many magnitudes.
+pub fn libm_inputs(n: usize) -> Vec<f64> {
+    let specials = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MIN_POSITIVE,
+        f64::MIN_POSITIVE / 4.0,
+        f64::MAX,
+        f64::EPSILON,
+        core::f64::consts::PI,
+        1e22,
+        709.78,
+        -745.1,
+    ];
+    let mut out: Vec<f64> = specials.iter().copied().take(n).collect();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    while out.len() < n {
+        // splitmix64: a fixed, portable sequence.
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        let unit = (z >> 11) as f64 / (1u64 << 53) as f64;
+        // Mostly moderate magnitudes (where the functions are used), some huge or tiny.
+        let exponent = ((z & 0xff) as i32 % 64) - 32;
+        let sign = if z & 0x100 != 0 { -1.0 } else { 1.0 };
+        out.push(sign * unit * libm::exp2(f64::from(exponent)));
+    }
+    out
+}
+
+/// Bits of a value for comparison: every NaN compares equal to every NaN (the GPU's canonical
+/// NaN and x86's differ in sign and payload, which no computation here depends on).
+fn canonical_bits_f64(x: f64) -> u64 {
+    if x.is_nan() { u64::MAX } else { x.to_bits() }
+}
+
+fn canonical_bits_f32(x: f32) -> u64 {
+    if x.is_nan() {
+        u64::MAX
+    } else {
+        u64::from(x.to_bits())
+    }
+}
+
+/// Compares the `f64` libm self-test output `gpu` (`LIBM_OUTPUTS` per input) with
+/// [`libm_row`] of `inputs` on the CPU, one [`SlotCheck`] per function.
+pub fn check_libm_f64(inputs: &[f64], gpu: &[f64]) -> Vec<SlotCheck> {
+    let rows = inputs.iter().map(|&x| libm_row(x).map(canonical_bits_f64));
+    check_rows(rows, |i| gpu.get(i).map(|&v| canonical_bits_f64(v)))
+}
+
+/// Compares the `f32` libm self-test output, as [`check_libm_f64`].
+pub fn check_libm_f32(inputs: &[f32], gpu: &[f32]) -> Vec<SlotCheck> {
+    let rows = inputs
+        .iter()
+        .map(|&x| libm_row_f32(x).map(canonical_bits_f32));
+    check_rows(rows, |i| gpu.get(i).map(|&v| canonical_bits_f32(v)))
+}
+
+fn check_rows(
+    rows: impl Iterator<Item = [u64; LIBM_OUTPUTS]>,
+    gpu: impl Fn(usize) -> Option<u64>,
+) -> Vec<SlotCheck> {
+    let mut checks: Vec<SlotCheck> = LIBM_NAMES
+        .iter()
+        .map(|&name| SlotCheck {
+            name,
+            compared: 0,
+            differ: 0,
+            first: None,
+        })
+        .collect();
+    for (i, row) in rows.enumerate() {
+        for (k, &c) in row.iter().enumerate() {
+            let g = gpu(i * LIBM_OUTPUTS + k);
+            let s = &mut checks[k];
+            s.compared += 1;
+            if g != Some(c) {
+                s.differ += 1;
+                s.first.get_or_insert((i, g.unwrap_or(u64::MAX - 1), c));
+            }
+        }
+    }
+    checks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_passes_its_own_check() {
+        let (blocks, tpb, seed) = (3, 96, 11);
+        let mut out = warp_reference(blocks, tpb, seed);
+        // Fill the block_fetch_add slots as a GPU could: warps in reverse order.
+        for b in 0..blocks as usize {
+            let warps = tpb as usize / 32;
+            let mut acc = 0;
+            for w in (0..warps).rev() {
+                for lane in 0..32 {
+                    let t = b * tpb as usize + w * 32 + lane;
+                    out[t * WARP_OUTPUTS + WARP_OPS] = acc;
+                    out[t * WARP_OUTPUTS + WARP_OPS + 1] = 6;
+                }
+                acc += w as u32 + 1;
+            }
+        }
+        let checks = check_warp_outputs(&out, blocks, tpb, seed);
+        assert!(checks.iter().all(SlotCheck::passed), "{checks:?}");
+        out[5 * WARP_OUTPUTS + 2] ^= 1;
+        let checks = check_warp_outputs(&out, blocks, tpb, seed);
+        assert_eq!(checks[2].differ, 1);
+        assert_eq!(checks[2].first.map(|f| f.0), Some(5));
+    }
+
+    #[test]
+    fn model_warp_ops_are_what_the_kernel_promises() {
+        let out = warp_reference(1, 32, 0);
+        let slot = |lane: usize, j: usize| out[lane * WARP_OUTPUTS + j];
+        assert_eq!(slot(7, 0), 7);
+        // seed 0: lanes whose id is a multiple of 3.
+        assert_eq!(slot(0, 1), 0x4924_9249);
+        assert_eq!(slot(0, 2), (5 * 7) as u32);
+        assert_eq!(
+            slot(20, 4),
+            20 * 7,
+            "lanes outside the half mask keep their value"
+        );
+        assert_eq!(slot(0, 5), 0b011);
+        assert_eq!(slot(0, 6), 16);
+    }
+
+    #[test]
+    fn libm_checks_treat_nans_alike_and_count_differences() {
+        let xs = libm_inputs(64);
+        assert!(xs[7].is_nan() && xs.len() == 64);
+        let mut gpu: Vec<f64> = xs.iter().flat_map(|&x| libm_row(x)).collect();
+        assert!(check_libm_f64(&xs, &gpu).iter().all(SlotCheck::passed));
+        gpu[20 * LIBM_OUTPUTS + 1] = f64::from_bits(gpu[20 * LIBM_OUTPUTS + 1].to_bits() ^ 1);
+        let c = check_libm_f64(&xs, &gpu);
+        assert_eq!((c[1].differ, c[1].first.map(|f| f.0)), (1, Some(20)));
+        let xf: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
+        let gf: Vec<f32> = xf.iter().flat_map(|&x| libm_row_f32(x)).collect();
+        assert!(check_libm_f32(&xf, &gf).iter().all(SlotCheck::passed));
+    }
+}
