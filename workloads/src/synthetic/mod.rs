@@ -3,6 +3,7 @@
 //! | module | paper | figure | shape |
 //! |---|---|---|---|
 //! | [`itdelay`] | seed 002 (Han & Abdelrahman) §4.1.1, SYN-ITDELAY | figs. 10, 11, table 1 | [`BranchLoop`](reconverge_transforms::BranchLoop) |
+//! | [`brdis`] | seed 002 §4.1.2, SYN-BRDIS | figs. 7, 12 | [`FactoredBranchLoop`](reconverge_transforms::FactoredBranchLoop) |
 //! | [`branch_split`] | seed 001 (Carrillo et al.) §5, branch splitting | figs. 7–10 | [`TwoPath`](reconverge_transforms::TwoPath) |
 //! | [`kato`] | seed 004 (Kato et al.), dynamic work assignment | fig. 11 / A-1, table 1 | [`ItemLoop`](reconverge_transforms::ItemLoop) |
 //! | [`kato`] | seed 004, branch path unification | fig. 13 / A-2, tables 2–4 | [`TwoPath`](reconverge_transforms::TwoPath) |
@@ -19,11 +20,13 @@
 //! so that the model's issue slots compare with the papers' instruction counts.
 
 pub mod branch_split;
+pub mod brdis;
 pub mod gems34;
 pub mod itdelay;
 pub mod kato;
 
 pub use branch_split::{BranchSplitBench, MaskLayout};
+pub use brdis::{BrDisOutput, BrDisState, SynBrDis};
 pub use gems34::Gems34Branch;
 pub use itdelay::{ItDelayOutput, ItDelayState, SynItDelay};
 pub use kato::{DynamicWork, PathUnification};
