@@ -3,7 +3,7 @@
 //! `libm` code on the host. Prints the device, every kernel's attributes and one PASS/FAIL line
 //! per check; exits 0 only if everything passed, 2 if there is no usable GPU.
 //!
-//! `cargo build --release -p reconverge-gpu --features cuda --example device_check`
+//! Build and run with `gpu-kernels/device-check.sh` (see there).
 
 use std::process::ExitCode;
 
@@ -103,6 +103,19 @@ fn run() -> Result<bool, GpuError> {
 }
 
 fn main() -> ExitCode {
+    // `--write-ptx FILE`: save the embedded PTX (for `ptxas -v`) and exit; needs no GPU.
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, path] = args.as_slice()
+        && flag == "--write-ptx"
+    {
+        return match std::fs::write(path, reconverge_gpu::PTX) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                println!("FAIL writing {path}: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match run() {
         Ok(true) => {
             println!("\nALL PASS");
