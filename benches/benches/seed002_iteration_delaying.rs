@@ -11,9 +11,9 @@
 
 mod common;
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use reconverge_backend::{Backend, Launch, Strategy};
-use reconverge_benches::{Bench, label, majority_vote, round_robin, timing_backend};
+use criterion::{Criterion, criterion_group, criterion_main};
+use reconverge_backend::{Launch, Strategy};
+use reconverge_benches::{majority_vote, round_robin};
 use reconverge_transforms::BranchLoopKernel;
 use reconverge_workloads::synthetic::SynItDelay;
 
@@ -34,17 +34,11 @@ fn strategies() -> [Strategy; 4] {
 }
 
 fn run(c: &mut Criterion, group: &str, points: &[(String, SynItDelay)], list: &[Strategy]) {
-    let backend: Bench = timing_backend(0);
-    let mut g = c.benchmark_group(group);
-    for (x, w) in points {
-        let k = BranchLoopKernel(*w);
-        for s in list {
-            g.bench_with_input(BenchmarkId::new(label(s), x), s, |b, s| {
-                b.iter(|| backend.run(&k, *s, ITEMS, launch()).expect("runs"))
-            });
-        }
-    }
-    g.finish();
+    let points: Vec<_> = points
+        .iter()
+        .map(|(x, w)| (x.clone(), BranchLoopKernel(*w)))
+        .collect();
+    common::bench_sweep(c, group, &points, list, ITEMS, launch());
 }
 
 fn fig10(c: &mut Criterion) {

@@ -114,6 +114,38 @@ where
     Ok(rows)
 }
 
+/// Runs [`compare`] at every point of a sweep and prints one table (title, header, rows).
+/// Returns each point's rows.
+#[allow(clippy::too_many_arguments)]
+pub fn sweep<K>(
+    timing: &Bench,
+    counting: &Bench,
+    title: &str,
+    sweep_name: &str,
+    points: impl IntoIterator<Item = (String, K)>,
+    strategies: &[Strategy],
+    items: u32,
+    launch: Launch,
+    reps: u32,
+) -> Result<Vec<(String, Vec<Row>)>, BackendError>
+where
+    K: Kernel + Sync,
+    K::Output: Default + Send + Sync + PartialEq,
+    Bench: Backend<K>,
+{
+    println!("\n{title}");
+    println!("{}", header(sweep_name));
+    let mut all = Vec::new();
+    for (x, k) in points {
+        let rows = compare(timing, counting, &k, strategies, items, launch, reps)?;
+        for r in &rows {
+            println!("{}", format_row(&x, r));
+        }
+        all.push((x, rows));
+    }
+    Ok(all)
+}
+
 /// Column headings matching [`format_row`].
 pub fn header(sweep: &str) -> String {
     format!(

@@ -1,16 +1,44 @@
-//! Criterion settings for a 2-core machine: few samples, short measurements, so a full
-//! `cargo bench` takes minutes.
+//! Criterion settings for a 2-core machine (few samples, short measurements, so a full
+//! `cargo bench` takes minutes) and a helper that benches a sweep of workloads under a list
+//! of strategies on the selected backend.
 #![allow(dead_code)]
 
 use std::time::Duration;
 
-use criterion::Criterion;
+use criterion::{BenchmarkId, Criterion};
+use reconverge_backend::{Backend, Kernel, Launch, Strategy};
+use reconverge_benches::{Bench, label, timing_backend};
 
 /// Small sample counts and short measurement windows.
 pub fn config() -> Criterion {
     Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_millis(200))
-        .measurement_time(Duration::from_millis(700))
+        .measurement_time(Duration::from_millis(600))
         .without_plots()
+}
+
+/// One benchmark per (point, strategy): `group/strategy/point`.
+pub fn bench_sweep<K>(
+    c: &mut Criterion,
+    group: &str,
+    points: &[(String, K)],
+    strategies: &[Strategy],
+    items: u32,
+    launch: Launch,
+) where
+    K: Kernel + Sync,
+    K::Output: Default + Send + Sync,
+    Bench: Backend<K>,
+{
+    let backend: Bench = timing_backend(0);
+    let mut g = c.benchmark_group(group);
+    for (x, k) in points {
+        for s in strategies {
+            g.bench_with_input(BenchmarkId::new(label(s), x), s, |b, s| {
+                b.iter(|| backend.run(k, *s, items, launch).expect("runs"))
+            });
+        }
+    }
+    g.finish();
 }

@@ -1,0 +1,43 @@
+//! GPU Gems 2 ch. 34, figs. 34-1/34-2: cost against the probability of taking the branch,
+//! random vs coherent condition, under branching (baseline), predication, branch splitting
+//! and static branch resolution. Probabilities 0, 0.1, 0.5, 0.9 (the book sweeps 0–1).
+
+mod common;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use reconverge_backend::{Launch, Strategy};
+use reconverge_transforms::TwoPathKernel;
+use reconverge_workloads::synthetic::Gems34Branch;
+
+const ITEMS: u32 = 1 << 15;
+
+fn figs(c: &mut Criterion) {
+    let launch = Launch::one_item_per_thread(ITEMS, 256).expect("launch");
+    let strategies = [
+        Strategy::Baseline,
+        Strategy::Predication,
+        Strategy::BranchSplitting,
+        Strategy::StaticBranchResolution,
+    ];
+    for (coherent, group) in [(false, "gems34_random"), (true, "gems34_coherent")] {
+        let points: Vec<_> = [0.0, 0.1, 0.5, 0.9]
+            .into_iter()
+            .map(|p| {
+                let w = if coherent {
+                    Gems34Branch::coherent(p, 1)
+                } else {
+                    Gems34Branch::random(p, 1)
+                };
+                (format!("p={p}"), TwoPathKernel(w))
+            })
+            .collect();
+        common::bench_sweep(c, group, &points, &strategies, ITEMS, launch);
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = common::config();
+    targets = figs
+}
+criterion_main!(benches);

@@ -1,0 +1,69 @@
+//! Seed 004's two experiments:
+//! - table 1 / fig. 12: dynamic work assignment against LOOP_NUM (paper 1–512; here 1, 8, 64),
+//!   trip counts 1–32 per element;
+//! - tables 2–3 / fig. 14: branch path unification against LOOP (paper 1–10000; here 1, 100,
+//!   1000) and DATA_PER_THREAD (1, 4, 16, 64).
+
+mod common;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use reconverge_backend::{Launch, Strategy};
+use reconverge_transforms::{ItemLoopKernel, TwoPathKernel};
+use reconverge_workloads::synthetic::{DynamicWork, PathUnification};
+
+fn table1(c: &mut Criterion) {
+    let items = 8192;
+    // 4 blocks of 256 threads: each thread handles 8 elements, which is what lets a finished
+    // lane take more work.
+    let launch = Launch::new(256, 4).expect("launch");
+    let points: Vec<_> = [1, 8, 64]
+        .into_iter()
+        .map(|n| {
+            (
+                format!("LOOP_NUM={n}"),
+                ItemLoopKernel(DynamicWork::new(n, 32, 1)),
+            )
+        })
+        .collect();
+    common::bench_sweep(
+        c,
+        "seed004_table1_dynamic_work",
+        &points,
+        &[Strategy::Baseline, Strategy::DynamicWorkAssignment],
+        items,
+        launch,
+    );
+}
+
+fn tables_2_3(c: &mut Criterion) {
+    let items = 16384;
+    let launch = Launch::new(256, 4).expect("launch");
+    let points: Vec<_> = [1, 100, 1000]
+        .into_iter()
+        .map(|l| {
+            (
+                format!("LOOP={l}"),
+                TwoPathKernel(PathUnification::new(l, 1)),
+            )
+        })
+        .collect();
+    let mut strategies = vec![Strategy::Baseline];
+    strategies.extend([1, 4, 16, 64].map(|k| Strategy::BranchPathUnification {
+        items_per_thread: k,
+    }));
+    common::bench_sweep(
+        c,
+        "seed004_tables2_3_path_unification",
+        &points,
+        &strategies,
+        items,
+        launch,
+    );
+}
+
+criterion_group! {
+    name = benches;
+    config = common::config();
+    targets = table1, tables_2_3
+}
+criterion_main!(benches);
