@@ -23,7 +23,7 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 #[inline(always)]
 fn global_thread() -> u32 {
     // SAFETY: reads special registers.
-    unsafe { _block_idx_x() as u32 * _block_dim_x() as u32 + _thread_idx_x() as u32 }
+    unsafe { _block_idx_x() * _block_dim_x() + _thread_idx_x() }
 }
 
 /// `%laneid` read directly, to cross-check [`GpuWarp`]'s lane ids.
@@ -46,7 +46,7 @@ pub unsafe extern "ptx-kernel" fn warp_selftest(out: *mut u32, len: u32, seed: u
     unsafe { GpuWarp::init_block_counters([0; 4]) };
     let mut warp = GpuWarp::new();
     // SAFETY: reads special registers.
-    let (block, tid) = unsafe { (_block_idx_x() as u32, _thread_idx_x() as u32) };
+    let (block, tid) = unsafe { (_block_idx_x(), _thread_idx_x()) };
     let ops = warp_ops(&mut warp, seed.wrapping_add(block));
     let warp_in_block = tid / WARP_SIZE;
     let old = warp.block_fetch_add(warp.full_mask(), 0, warp_in_block + 1);
@@ -168,7 +168,6 @@ pub unsafe fn run_warp_program<K: Kernel>(
             _thread_idx_x(),
         )
     };
-    let (block, blocks, threads, tid) = (block as u32, blocks as u32, threads as u32, tid as u32);
     // SAFETY: every thread of the block calls this function, hence the barrier inside.
     unsafe { GpuWarp::init_block_counters(initial_block_counters(threads)) };
     let mut warp = GpuWarp::new();

@@ -58,11 +58,13 @@ macro_rules! warp_kernel {
             tally_len: u32,
             status: *mut u32,
         ) {
+            // Evaluated outside the unsafe block, so the caller's expression gets no unsafety.
+            let strategy: $crate::reexport::Strategy = $strategy;
             // SAFETY: the host launches this entry point with pointers to device buffers of
             // the documented sizes (reconverge-gpu's launcher checks them).
             unsafe {
                 $crate::run_warp_program::<$kernel>(
-                    kernel, $strategy, items, pass, out, tally, tally_len, status,
+                    kernel, strategy, items, pass, out, tally, tally_len, status,
                 )
             }
         }
