@@ -35,6 +35,8 @@ enum StrategyArg {
     RoundRobin,
     /// Iteration delaying, round robin with idle-iteration removal.
     RoundRobinIdleRemoval,
+    /// Branch distribution of the boundary path's up/down branch (seed 002 fig. 9).
+    BranchDistribution,
 }
 
 #[derive(Parser, Debug)]
@@ -91,6 +93,7 @@ impl Args {
             StrategyArg::Scalar => None,
             StrategyArg::Baseline => Some(Strategy::Baseline),
             StrategyArg::Dynamic => Some(Strategy::DynamicWorkAssignment),
+            StrategyArg::BranchDistribution => Some(Strategy::BranchDistribution),
             StrategyArg::MajorityVote => {
                 Some(Strategy::IterationDelaying(Decision::MajorityVote {
                     threshold: self.threshold,

@@ -3,8 +3,8 @@
 use std::time::{Duration, Instant};
 
 use reconverge_backend::{Backend, BackendError, Counters, Launch};
-use reconverge_transforms::{BranchLoopKernel, Strategy};
-use reconverge_workloads::mcml::{McmlFloat, McmlLoop};
+use reconverge_transforms::Strategy;
+use reconverge_workloads::mcml::{McmlFloat, McmlKernel, McmlLoop};
 
 use crate::{RunError, RunInput, RunResult};
 
@@ -56,7 +56,7 @@ pub fn run_on_backend<F, B>(
 ) -> Result<BackendRun, BackendRunError>
 where
     F: McmlFloat,
-    B: Backend<BranchLoopKernel<McmlLoop<F>>>,
+    B: Backend<McmlKernel<F>>,
 {
     let params = input.params::<F>().map_err(RunError::Params)?;
     let layout = params.layout();
@@ -67,7 +67,7 @@ where
     let mut done = 0u64;
     while done < photons {
         let batch = (photons - done).min(BATCH_PHOTONS);
-        let kernel = BranchLoopKernel(McmlLoop {
+        let kernel = McmlKernel(McmlLoop {
             params,
             seed,
             first_photon: done,

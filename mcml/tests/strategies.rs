@@ -6,9 +6,10 @@ use reconverge_mcml::builtin::builtin;
 use reconverge_mcml::{run_on_backend, run_with};
 use reconverge_transforms::{Decision, Strategy};
 
-fn strategies() -> [Strategy; 5] {
+fn strategies() -> [Strategy; 6] {
     [
         Strategy::Baseline,
+        Strategy::BranchDistribution,
         Strategy::DynamicWorkAssignment,
         Strategy::IterationDelaying(Decision::MajorityVote {
             threshold: 16,

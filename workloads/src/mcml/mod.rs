@@ -21,8 +21,8 @@ pub use params::{
     ROULETTE_THRESHOLD,
 };
 pub use photon::{
-    Photon, alive, boundary, fresnel, interact, launch, prepare_step, roulette, simulate_photon,
-    spin_theta,
+    Photon, alive, boundary, boundary_distributed, fresnel, interact, launch, prepare_step,
+    roulette, simulate_photon, spin_theta,
 };
 pub use tally::{SliceTally, Tally, TallyBin, TallyLayout};
-pub use warp_loop::{MCML_REGIONS, McmlLoop};
+pub use warp_loop::{DistributedBoundary, MCML_REGIONS, McmlKernel, McmlLoop, McmlProgram};

@@ -245,6 +245,72 @@ pub fn boundary<F: McmlFloat, T: Tally>(
     }
 }
 
+/// [`boundary`] after branch distribution (seed 002 §4.2.2, fig. 9): the up and down cases,
+/// which differ only in the next layer, the sign of `uz`, the escape test and the escape tally,
+/// share one copy of the Fresnel computation and of the cross-or-reflect code. Only those
+/// small selections stay divergent (and compile to selects), so a warp whose lanes hit faces
+/// in both directions issues the Fresnel code once instead of twice.
+///
+/// Bit for bit the same as [`boundary`]: every value is computed by the same operations on the
+/// same operands, only selected differently (`-(-x)` and `|x|` of a known sign are exact).
+#[inline]
+pub fn boundary_distributed<F: McmlFloat, T: Tally>(
+    params: &McmlParams<F>,
+    photon: &mut Photon<F>,
+    tally: &mut T,
+) {
+    if photon.dead {
+        return;
+    }
+    hop(photon);
+    let up = photon.uz < F::zero();
+    // The divergent prologue: which face, and the incidence cosine.
+    let next = if up {
+        photon.layer - 1
+    } else {
+        photon.layer + 1
+    };
+    let ca = if up { -photon.uz } else { photon.uz };
+    // Factored out: Fresnel and the cross-or-reflect decision.
+    let ni = params.layer(photon.layer).n;
+    let nt = params.layer(next).n;
+    let (r, uz1) = if ca <= F::lit(COS90D) {
+        (F::one(), F::zero())
+    } else {
+        fresnel(ni, nt, ca)
+    };
+    if F::uniform_co(&mut photon.rng) > r {
+        // The divergent epilogue, as selections: escape face, sign of the new direction.
+        let escapes = if up {
+            photon.layer == 1
+        } else {
+            photon.layer == params.num_layers
+        };
+        let uz_out = if up { -uz1 } else { uz1 };
+        if escapes {
+            photon.uz = uz_out;
+            let ir = radial_bin(params, photon);
+            // (-uz_out) for up and uz_out for down are both uz1.
+            let ia = (uz1.acos() / params.grid.da).bin_index(params.grid.na);
+            let bin = if up {
+                TallyBin::Reflected { ir, ia }
+            } else {
+                TallyBin::Transmitted { ir, ia }
+            };
+            tally.add(bin, photon.w.to_fixed());
+            photon.w = F::zero();
+            photon.dead = true;
+        } else {
+            photon.layer = next;
+            photon.ux = photon.ux * ni / nt;
+            photon.uy = photon.uy * ni / nt;
+            photon.uz = uz_out;
+        }
+    } else {
+        photon.uz = -photon.uz;
+    }
+}
+
 /// Henyey–Greenstein polar cosine (MCML's `SpinTheta`; g = 0 is isotropic).
 #[inline]
 pub fn spin_theta<F: McmlFloat>(g: F, xi: F) -> F {

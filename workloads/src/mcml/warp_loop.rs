@@ -7,12 +7,17 @@
 //! Philox stream, so neither the strategy nor the lane that runs a photon changes its life:
 //! every strategy and backend produces the same tallies, bit for bit.
 
-use reconverge_simt::Region;
-use reconverge_transforms::{BranchLoop, LoopRegions, Tally as WarpTally};
+use reconverge_simt::{Region, Warp};
+use reconverge_transforms::{
+    BranchLoop, BranchLoopKernel, BranchLoopProgram, Kernel, LoopRegions, Sink, Strategy,
+    StrategyError, Tally as WarpTally, WarpProgram, WarpTask,
+};
 
 use super::float::McmlFloat;
 use super::params::McmlParams;
-use super::photon::{Photon, alive, boundary, interact, launch, prepare_step, roulette};
+use super::photon::{
+    Photon, alive, boundary, boundary_distributed, interact, launch, prepare_step, roulette,
+};
 use super::tally::{Tally, TallyBin};
 
 /// Issue costs of the photon loop's regions, in instructions of the f32 path as compiled for
@@ -112,4 +117,120 @@ impl<F: McmlFloat> BranchLoop for McmlLoop<F> {
 
     #[inline(always)]
     fn finish(&self, _photon: &Photon<F>) {}
+}
+
+/// [`McmlLoop`] with the boundary path after branch distribution ([`boundary_distributed`],
+/// seed 002 fig. 9). Same photons, same tallies, bit for bit.
+#[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
+pub struct DistributedBoundary<F>(pub McmlLoop<F>);
+
+impl<F: McmlFloat> BranchLoop for DistributedBoundary<F> {
+    type State = Photon<F>;
+    type Output = ();
+
+    fn regions(&self) -> LoopRegions {
+        self.0.regions()
+    }
+    fn tally_len(&self) -> usize {
+        self.0.tally_len()
+    }
+    #[inline(always)]
+    fn start(&self, item: u32) -> Photon<F> {
+        self.0.start(item)
+    }
+    #[inline(always)]
+    fn running(&self, photon: &Photon<F>) -> bool {
+        self.0.running(photon)
+    }
+    #[inline(always)]
+    fn condition(&self, photon: &mut Photon<F>) -> bool {
+        self.0.condition(photon)
+    }
+    #[inline(always)]
+    fn taken<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
+        boundary_distributed(&self.0.params, photon, &mut self.0.flat(tally));
+    }
+    #[inline(always)]
+    fn not_taken<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
+        self.0.not_taken(photon, tally)
+    }
+    #[inline(always)]
+    fn after_branch<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
+        self.0.after_branch(photon, tally)
+    }
+    #[inline(always)]
+    fn finish(&self, _photon: &Photon<F>) {}
+}
+
+/// MCML as a [`Kernel`]: every loop strategy of [`BranchLoopKernel`] (baseline, iteration
+/// delaying, dynamic work assignment) on MCML's main branch (seed 002 fig. 8), plus
+/// [`Strategy::BranchDistribution`] of the boundary path's up/down branch (fig. 9).
+///
+/// The reference model sees the boundary path as one region either way (the up/down
+/// divergence happens inside a lane's path); the GPU, where the two versions are different
+/// code, shows the difference.
+#[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
+pub struct McmlKernel<F>(pub McmlLoop<F>);
+
+/// One warp of [`McmlKernel`].
+#[allow(clippy::large_enum_variant)]
+pub enum McmlProgram<W: Warp, F: McmlFloat> {
+    /// MCML's boundary code as written.
+    AsWritten(BranchLoopProgram<W, McmlLoop<F>>),
+    /// The boundary path after branch distribution.
+    Distributed(BranchLoopProgram<W, DistributedBoundary<F>>),
+}
+
+impl<W: Warp, F: McmlFloat> WarpProgram<W> for McmlProgram<W, F> {
+    type Output = ();
+
+    #[inline(always)]
+    fn step<S: Sink<()>, T: WarpTally>(
+        &mut self,
+        warp: &mut W,
+        sink: &mut S,
+        tally: &mut T,
+    ) -> bool {
+        match self {
+            McmlProgram::AsWritten(p) => p.step(warp, sink, tally),
+            McmlProgram::Distributed(p) => p.step(warp, sink, tally),
+        }
+    }
+}
+
+impl<F: McmlFloat> Kernel for McmlKernel<F> {
+    type Output = ();
+    type Program<W: Warp> = McmlProgram<W, F>;
+
+    const SHAPE: &'static str = "MCML photon loop";
+
+    fn tally_len(&self) -> usize {
+        self.0.tally_len()
+    }
+
+    fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
+        match strategy {
+            Strategy::BranchDistribution => Ok(1),
+            other => BranchLoopKernel(self.0).passes(other),
+        }
+    }
+
+    fn program<W: Warp>(
+        &self,
+        warp: &W,
+        strategy: &Strategy,
+        pass: u32,
+        task: WarpTask,
+    ) -> Result<McmlProgram<W, F>, StrategyError> {
+        match strategy {
+            Strategy::BranchDistribution => BranchLoopKernel(DistributedBoundary(self.0))
+                .program(warp, &Strategy::Baseline, pass, task)
+                .map(McmlProgram::Distributed),
+            other => BranchLoopKernel(self.0)
+                .program(warp, other, pass, task)
+                .map(McmlProgram::AsWritten),
+        }
+    }
 }
