@@ -12,8 +12,25 @@ fn main() {
 mod cuda {
     use std::path::PathBuf;
 
-    /// The entry points the host loads; shared with `src/lib.rs`.
-    const KERNELS: &[&str] = include!("src/kernels.in");
+    /// The architecture when `RECONVERGE_GPU_ARCH` is unset: the H100 (compute capability 9.0).
+    /// `llc` of the nightly's LLVM supports sm_90; `sm_80` PTX also JITs on an H100.
+    const DEFAULT_ARCH: &str = "sm_90";
+
+    /// Expands the one kernel list (`src/kernels.in`, shared with `src/lib.rs` and the device
+    /// crate) to the names of its entry points. Types and strategies are parsed, never resolved.
+    macro_rules! reconverge_kernels {
+        (
+            selftests: $($selftest:ident),* $(,)? ;
+            $( $kernel:ty { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
+        ) => {
+            /// The entry points the host loads.
+            const KERNELS: &[&str] = &[
+                $(stringify!($selftest),)*
+                $($(stringify!($name),)*)*
+            ];
+        };
+    }
+    include!("src/kernels.in");
 
     pub fn build() {
         println!("cargo:rerun-if-env-changed=RECONVERGE_GPU_ARCH");
@@ -21,7 +38,7 @@ mod cuda {
             fail("OUT_DIR is not set (build.rs must run under cargo)");
         };
         let arch = std::env::var("RECONVERGE_GPU_ARCH")
-            .unwrap_or_else(|_| reconverge_gpu_build::DEFAULT_ARCH.to_string());
+            .unwrap_or_else(|_| DEFAULT_ARCH.to_string());
         let result = reconverge_gpu_build::PtxBuilder::new("device")
             .kernels(KERNELS.iter().copied())
             .arch(arch)

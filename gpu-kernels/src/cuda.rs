@@ -27,6 +27,8 @@ pub struct DeviceInfo {
     pub multiprocessors: i32,
     /// Global memory in bytes.
     pub total_memory: usize,
+    /// Resident threads per multiprocessor (2048 on an H100): 32 times the most warps.
+    pub max_threads_per_multiprocessor: i32,
 }
 
 /// What the driver reports about one compiled kernel (`cuFuncGetAttribute`): the inputs of
@@ -82,7 +84,7 @@ fn describe(e: &DriverError) -> (String, String) {
     (code, message)
 }
 
-fn driver(operation: &'static str) -> impl Fn(DriverError) -> GpuError {
+pub(crate) fn driver(operation: &'static str) -> impl Fn(DriverError) -> GpuError {
     move |e| {
         let (code, message) = describe(&e);
         GpuError::Driver {
@@ -138,6 +140,9 @@ impl GpuContext {
             minor: attr(D::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
             multiprocessors: attr(D::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
             total_memory: context.total_mem().map_err(driver("cuDeviceTotalMem"))?,
+            max_threads_per_multiprocessor: attr(
+                D::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+            )?,
         };
         let module = context
             .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
@@ -187,7 +192,39 @@ impl GpuContext {
         self.function(name).map(|(a, _)| a)
     }
 
-    fn function(&self, name: &str) -> Result<&(KernelAttributes, CudaFunction), GpuError> {
+    /// Blocks of `threads_per_block` threads (and no dynamic shared memory) of kernel `name`
+    /// that fit on one multiprocessor at once, as the driver computes it
+    /// (`cuOccupancyMaxActiveBlocksPerMultiprocessor`).
+    ///
+    /// # Errors
+    /// [`GpuError::MissingKernel`], or the driver's error (a block size the kernel cannot take).
+    pub fn max_active_blocks(&self, name: &str, threads_per_block: u32) -> Result<u32, GpuError> {
+        let (_, f) = self.function(name)?;
+        f.occupancy_max_active_blocks_per_multiprocessor(threads_per_block, 0, None)
+            .map_err(driver("cuOccupancyMaxActiveBlocksPerMultiprocessor"))
+    }
+
+    /// The theoretical occupancy of kernel `name` in blocks of `threads_per_block`: active
+    /// warps per multiprocessor ([`GpuContext::max_active_blocks`] times warps per block) over
+    /// the most the multiprocessor holds, 0 to 1.
+    ///
+    /// # Errors
+    /// As [`GpuContext::max_active_blocks`].
+    pub fn occupancy(&self, name: &str, threads_per_block: u32) -> Result<f64, GpuError> {
+        let blocks = self.max_active_blocks(name, threads_per_block)?;
+        let warps = f64::from(blocks) * f64::from(threads_per_block.div_ceil(32));
+        let max_warps = f64::from(self.device.max_threads_per_multiprocessor.max(32) / 32);
+        Ok((warps / max_warps).min(1.0))
+    }
+
+    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    pub(crate) fn function(
+        &self,
+        name: &str,
+    ) -> Result<&(KernelAttributes, CudaFunction), GpuError> {
         self.kernels
             .iter()
             .find(|(a, _)| a.name == name)
@@ -197,14 +234,14 @@ impl GpuContext {
     }
 
     /// Copies `data` to a new device buffer.
-    fn upload<T: DeviceRepr>(&self, data: &[T], what: &str) -> Result<CudaSlice<T>, GpuError> {
+    pub(crate) fn upload<T: DeviceRepr>(&self, data: &[T], what: &str) -> Result<CudaSlice<T>, GpuError> {
         self.stream
             .clone_htod(data)
             .map_err(|e| alloc_error(e, std::mem::size_of_val(data), what))
     }
 
     /// A zeroed device buffer of `len` elements.
-    fn zeros<T: DeviceRepr + ValidAsZeroBits>(
+    pub(crate) fn zeros<T: DeviceRepr + ValidAsZeroBits>(
         &self,
         len: usize,
         what: &str,
@@ -214,7 +251,7 @@ impl GpuContext {
             .map_err(|e| alloc_error(e, len * std::mem::size_of::<T>(), what))
     }
 
-    fn download<T: DeviceRepr>(&self, buffer: &CudaSlice<T>) -> Result<Vec<T>, GpuError> {
+    pub(crate) fn download<T: DeviceRepr>(&self, buffer: &CudaSlice<T>) -> Result<Vec<T>, GpuError> {
         self.stream
             .clone_dtoh(buffer)
             .map_err(driver("cuMemcpyDtoH"))
@@ -222,7 +259,7 @@ impl GpuContext {
 
     /// Checks `shape` against `kernel`'s limits, launches it through `launch` between two
     /// timing events, waits for it, and returns the kernel time in milliseconds.
-    fn timed_launch(
+    pub(crate) fn timed_launch(
         &self,
         kernel: &str,
         shape: LaunchShape,

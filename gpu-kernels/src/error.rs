@@ -88,6 +88,43 @@ pub enum GpuError {
         /// The kernel asked for.
         kernel: String,
     },
+    /// The kernel type has no entry point for this strategy and pass in the embedded PTX
+    /// (entry points are compiled from the kernel list `src/kernels.in`; add one there).
+    #[error(
+        "kernel {kernel} has no compiled entry point for strategy {strategy} (pass {pass}); compiled: {available}"
+    )]
+    NoEntryPoint {
+        /// The kernel type, as the kernel list writes it.
+        kernel: String,
+        /// The strategy with its parameters (`Debug` form).
+        strategy: String,
+        /// The pass asked for.
+        pass: u32,
+        /// The entry points this kernel type has.
+        available: String,
+    },
+    /// The strategy cannot run this kernel type (the kernel's own check, as on every backend).
+    #[error("kernel {kernel}: {source}")]
+    Strategy {
+        /// The kernel type.
+        kernel: String,
+        /// Its shape.
+        shape: &'static str,
+        /// What the strategy said.
+        source: reconverge_transforms::StrategyError,
+    },
+    /// The device code reported that it could not build the strategy's program (the status
+    /// word the entry point sets; the host checks strategies first, so this means the host's
+    /// and the device's code disagree).
+    #[error("kernel {kernel} ({shape}) reported status {status}: the device could not build the strategy's program")]
+    DeviceStatus {
+        /// The entry point.
+        kernel: String,
+        /// The launch shape.
+        shape: LaunchShape,
+        /// The status word.
+        status: u32,
+    },
     /// A device allocation failed.
     #[error("out of device memory allocating {bytes} bytes for {what}")]
     OutOfMemory {

@@ -26,19 +26,22 @@
 //! # fn main() {}
 //! ```
 
+mod entry;
 mod error;
 pub mod selftest;
 
 #[cfg(feature = "cuda")]
+mod backend;
+#[cfg(feature = "cuda")]
 mod cuda;
 
+pub use entry::{DeviceKernel, ENTRY_POINTS, EntryPoint, KERNELS};
 pub use error::{GpuError, LaunchShape};
 
 #[cfg(feature = "cuda")]
+pub use backend::{CudaBackend, WarmUp};
+#[cfg(feature = "cuda")]
 pub use cuda::{DeviceInfo, GpuContext, KernelAttributes, Timed};
-
-/// The kernel entry points of the embedded PTX (`src/kernels.in`, shared with build.rs).
-pub const KERNELS: &[&str] = include!("kernels.in");
 
 /// The PTX module built from the device crate (feature `cuda`).
 #[cfg(feature = "cuda")]

@@ -26,3 +26,62 @@ fn errors_are_usable_without_the_feature() {
     let e = reconverge_gpu::GpuError::NoDriver;
     assert!(e.to_string().contains("no CUDA driver"));
 }
+
+#[cfg(feature = "cuda")]
+#[test]
+fn backend_without_driver_is_no_driver() {
+    // SAFETY: only tries to open libcuda by its usual names.
+    if unsafe { cudarc::driver::sys::is_culib_present() } {
+        eprintln!("skipped: a CUDA driver is present on this machine");
+        return;
+    }
+    match reconverge_gpu::CudaBackend::new(0) {
+        Err(reconverge_gpu::GpuError::NoDriver) => {}
+        other => panic!("expected GpuError::NoDriver, got {:?}", other.err()),
+    }
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn every_listed_entry_point_is_an_entry_of_the_ptx() {
+    let entries = reconverge_gpu_build::entries(reconverge_gpu::PTX);
+    for e in reconverge_gpu::ENTRY_POINTS {
+        assert!(
+            entries.iter().any(|x| x == e.name),
+            "{} ({} under {:?}, pass {}) is not in the PTX",
+            e.name,
+            e.kernel,
+            e.strategy,
+            e.pass
+        );
+    }
+    assert!(reconverge_gpu_build::undefined_functions(reconverge_gpu::PTX).is_empty());
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn missing_entry_point_is_a_typed_error() {
+    use reconverge_gpu::{CudaBackend, GpuError};
+    use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
+    use reconverge_workloads::synthetic::SynItDelay;
+    let k = BranchLoopKernel(SynItDelay::new(2, 8, 0.5, 1));
+    let odd = Strategy::IterationDelaying(Decision::MajorityVote {
+        threshold: 3,
+        stop_when_a_lane_finishes: true,
+    });
+    match CudaBackend::entry_points(&k, &odd) {
+        Err(e @ GpuError::NoEntryPoint { .. }) => {
+            let s = e.to_string();
+            assert!(s.contains("BranchLoopKernel<SynItDelay>") && s.contains("threshold: 3"), "{s}");
+        }
+        other => panic!("expected NoEntryPoint, got {other:?}"),
+    }
+    match CudaBackend::entry_points(&k, &Strategy::Predication) {
+        Err(GpuError::Strategy { .. }) => {}
+        other => panic!("expected Strategy, got {other:?}"),
+    }
+    assert_eq!(
+        CudaBackend::entry_points(&k, &Strategy::Baseline).ok(),
+        Some(vec!["itdelay_baseline"])
+    );
+}

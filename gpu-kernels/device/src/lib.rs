@@ -41,11 +41,22 @@ pub mod selftest;
 /// [`reconverge_transforms::Kernel::program`] and calls `step` until it returns `false`.
 /// `KernelType` must implement [`reconverge_transforms::Kernel`] and have the same layout on
 /// the host and the device: `#[repr(C)]` plain data, or a one-field wrapper of it such as
-/// `BranchLoopKernel<L>` with `L: #[repr(C)]`. The strategy is a constant of the entry point;
-/// every block must have a multiple of 32 threads.
+/// `BranchLoopKernel<L>` (`#[repr(transparent)]`) with `L: #[repr(C)]`. The strategy is a
+/// constant of the entry point; every block must have a multiple of 32 threads.
+///
+/// `warp_kernel!(NAME: KernelType => strategy, pass = N);` compiles pass `N` in as a constant
+/// (the `pass` argument is then ignored): each pass of a multi-pass strategy becomes a kernel
+/// of its own, with its own register count, which is what branch splitting's occupancy gain
+/// needs. [`reconverge_kernels!`] generates every entry point of the shared list this way.
 #[macro_export]
 macro_rules! warp_kernel {
     ($name:ident : $kernel:ty => $strategy:expr) => {
+        $crate::warp_kernel!(@entry $name : $kernel => $strategy, |pass: u32| pass);
+    };
+    ($name:ident : $kernel:ty => $strategy:expr, pass = $pass:expr) => {
+        $crate::warp_kernel!(@entry $name : $kernel => $strategy, |_runtime_pass: u32| $pass);
+    };
+    (@entry $name:ident : $kernel:ty => $strategy:expr, $pass_of:expr) => {
         #[cfg(target_arch = "nvptx64")]
         #[unsafe(no_mangle)]
         #[doc = concat!("Entry point `", stringify!($name), "`: ", stringify!($kernel), " under ", stringify!($strategy), ".")]
@@ -60,6 +71,9 @@ macro_rules! warp_kernel {
         ) {
             // Evaluated outside the unsafe block, so the caller's expression gets no unsafety.
             let strategy: $crate::reexport::Strategy = $strategy;
+            // A constant pass (`pass = N`) makes each pass a kernel of its own.
+            let pass_of: fn(u32) -> u32 = $pass_of;
+            let pass = pass_of(pass);
             // SAFETY: the host launches this entry point with pointers to device buffers of
             // the documented sizes (reconverge-gpu's launcher checks them).
             unsafe {
@@ -69,6 +83,23 @@ macro_rules! warp_kernel {
             }
         }
     };
+}
+
+/// Generates the entry points of the one kernel list (`reconverge-gpu/src/kernels.in`): one
+/// [`warp_kernel!`] per entry, with its pass as a constant. The self-tests are written by hand
+/// (see the crate docs), so their names are ignored here.
+#[macro_export]
+macro_rules! reconverge_kernels {
+    (
+        selftests: $($selftest:ident),* $(,)? ;
+        $( $kernel:ty { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
+    ) => {
+        $($(
+            $crate::warp_kernel!($name : $kernel => $strategy, pass = $crate::reconverge_kernels!(@pass $($pass)?));
+        )*)*
+    };
+    (@pass) => { 0 };
+    (@pass $pass:literal) => { $pass };
 }
 
 /// What [`warp_kernel!`]'s expansion names, so that a downstream device crate needs no direct
@@ -84,23 +115,19 @@ mod gpu;
 #[cfg(target_arch = "nvptx64")]
 pub use gpu::*;
 
-// Kernels generated from (name, kernel type, strategy). Each is
-// `extern "ptx-kernel" fn NAME(kernel: *const K, items: u32, pass: u32, out: *mut K::Output,
-// tally: *mut u64, tally_len: u32, status: *mut u32)`; see `warp_kernel!`.
+// Kernels generated from the one list, `reconverge-gpu/src/kernels.in` (name, kernel type,
+// strategy, pass). Each is `extern "ptx-kernel" fn NAME(kernel: *const K, items: u32, pass: u32,
+// out: *mut K::Output, tally: *mut u64, tally_len: u32, status: *mut u32)`; see `warp_kernel!`.
 #[cfg(target_arch = "nvptx64")]
 mod strategies {
-    use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
-    use reconverge_workloads::synthetic::SynItDelay;
+    use reconverge_transforms::{
+        BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Strategy,
+        TwoPathKernel,
+    };
+    use reconverge_workloads::mcml::McmlLoop;
+    use reconverge_workloads::synthetic::{
+        BranchSplitBench, DynamicWork, Gems34Branch, PathUnification, SynBrDis, SynItDelay,
+    };
 
-    crate::warp_kernel!(itdelay_baseline: BranchLoopKernel<SynItDelay> => Strategy::Baseline);
-    crate::warp_kernel!(
-        itdelay_majority_vote: BranchLoopKernel<SynItDelay> =>
-            Strategy::IterationDelaying(Decision::MajorityVote {
-                threshold: 16,
-                stop_when_a_lane_finishes: false,
-            })
-    );
-    crate::warp_kernel!(
-        itdelay_dynamic: BranchLoopKernel<SynItDelay> => Strategy::DynamicWorkAssignment
-    );
+    include!("../../src/kernels.in");
 }

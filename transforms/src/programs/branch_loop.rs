@@ -11,6 +11,7 @@ use crate::strategy::{Decision, Strategy, StrategyError};
 /// A [`BranchLoop`] workload as a [`Kernel`]. Supports [`Strategy::Baseline`],
 /// [`Strategy::IterationDelaying`] and [`Strategy::DynamicWorkAssignment`], each in one pass.
 #[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
 pub struct BranchLoopKernel<L>(pub L);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -25,6 +25,7 @@ use crate::strategy::{Strategy, StrategyError};
 /// §4.2.2. Under iteration delaying the counters of the whole taken (not-taken) path are
 /// reported in the `prologue_taken` (`prologue_not_taken`) row; see [`Unfactored`].
 #[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
 pub struct FactoredBranchLoopKernel<L>(pub L);
 
 /// A [`FactoredBranchLoop`] seen as a plain [`BranchLoop`]: the taken path is

@@ -22,6 +22,7 @@ use crate::strategy::{Strategy, StrategyError};
 /// Every other strategy is [`StrategyError::NotApplicable`]: there is no branch in the loop
 /// for iteration delaying to delay.
 #[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
 pub struct ItemLoopKernel<L>(pub L);
 
 /// One warp running an [`ItemLoop`].

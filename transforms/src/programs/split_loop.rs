@@ -25,6 +25,7 @@ use crate::strategy::{Strategy, StrategyError};
 /// state ([`SplitLoop::A`]) is only what `finish` needs and part A's inputs are derived inside
 /// `part_a`.
 #[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
 pub struct SplitLoopKernel<L>(pub L);
 
 #[derive(Clone, Copy, Debug)]

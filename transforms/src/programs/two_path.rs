@@ -37,6 +37,7 @@ use crate::strategy::{Strategy, StrategyError};
 /// warp runs path A for the lanes that found one, then counter B does the same for path B.
 /// A lane moves to its next group when both counters have passed the group's end.
 #[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
 pub struct TwoPathKernel<P>(pub P);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

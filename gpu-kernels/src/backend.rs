@@ -1,0 +1,342 @@
+//! [`CudaBackend`]: reconverge's [`Backend`] on an NVIDIA GPU (feature `cuda`).
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use cudarc::driver::{CudaSlice, DeviceRepr, PushKernelArg, ValidAsZeroBits};
+use reconverge_backend::{Backend, BackendError, Launch, Run};
+use reconverge_simt::ModelWarp;
+use reconverge_transforms::{Strategy, WarpTask};
+
+use crate::cuda::{GpuContext, driver};
+use crate::entry::DeviceKernel;
+use crate::error::{GpuError, LaunchShape};
+
+/// A value copied to or from the device byte for byte.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+struct Raw<T>(T);
+
+// SAFETY: `Raw` is only built around a `DeviceKernel` or its output, which that unsafe trait
+// promises are plain data with one layout on host and device, valid as all-zero bytes.
+unsafe impl<T: Copy> DeviceRepr for Raw<T> {}
+// SAFETY: as above.
+unsafe impl<T: Copy> ValidAsZeroBits for Raw<T> {}
+
+/// When [`CudaBackend`] runs a launch once untimed before the timed one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WarmUp {
+    /// Before every run: all passes once, then outputs, tallies and status are zeroed again
+    /// and the timed passes run (the default: times exclude first-launch costs and caches are
+    /// warm).
+    #[default]
+    EveryRun,
+    /// Only the first time an entry point is used by this backend (long runs, where running
+    /// everything twice would double the cost).
+    FirstUse,
+    /// Never.
+    Off,
+}
+
+/// Runs kernels on a CUDA GPU: every kernel type of the kernel list (`src/kernels.in`) under
+/// every strategy it has entry points for.
+///
+/// A run uploads the kernel's parameters, allocates zeroed outputs, tallies and a status word,
+/// launches each pass of the strategy with the [`Launch`] shape (pass `p` is its own entry
+/// point; block counters are initialised on the device exactly as the CPU backend does, by
+/// `initial_block_counters`), times each pass with CUDA events (after a warm-up, see
+/// [`WarmUp`]), and copies outputs and tallies back. [`Run::occupancy`] holds each pass's
+/// theoretical occupancy from the driver (`cuOccupancyMaxActiveBlocksPerMultiprocessor` for the
+/// block size, times warps per block, over the multiprocessor's most warps);
+/// [`Run::counters`] is `None` (the GPU does not count; use Nsight Compute).
+#[derive(Debug)]
+pub struct CudaBackend {
+    gpu: GpuContext,
+    warm_up: WarmUp,
+    warmed: Mutex<Vec<&'static str>>,
+}
+
+impl CudaBackend {
+    /// Opens device `ordinal` with the embedded PTX.
+    ///
+    /// # Errors
+    /// [`GpuError::NoDriver`] where no CUDA driver is installed, [`GpuError::NoDevice`], or a
+    /// driver or module-load error (see [`GpuContext::new`]).
+    pub fn new(ordinal: usize) -> Result<Self, GpuError> {
+        Ok(Self::from_context(GpuContext::new(ordinal)?))
+    }
+
+    /// A backend on an open context.
+    pub fn from_context(gpu: GpuContext) -> Self {
+        Self {
+            gpu,
+            warm_up: WarmUp::default(),
+            warmed: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The same backend with another warm-up policy.
+    pub fn with_warm_up(mut self, warm_up: WarmUp) -> Self {
+        self.warm_up = warm_up;
+        self
+    }
+
+    /// The context: device, kernel attributes, occupancy, self-tests.
+    pub fn gpu(&self) -> &GpuContext {
+        &self.gpu
+    }
+
+    /// The entry points that run `strategy` on `kernel`, one per pass.
+    ///
+    /// # Errors
+    /// [`GpuError::Strategy`] if the strategy cannot run this kernel at all,
+    /// [`GpuError::NoEntryPoint`] if one of its passes was not compiled.
+    pub fn entry_points<K: DeviceKernel>(
+        kernel: &K,
+        strategy: &Strategy,
+    ) -> Result<Vec<&'static str>, GpuError> {
+        let strategy_error = |source| GpuError::Strategy {
+            kernel: K::KERNEL_NAME.into(),
+            shape: K::SHAPE,
+            source,
+        };
+        let passes = kernel.passes(strategy).map_err(strategy_error)?;
+        (0..passes)
+            .map(|pass| {
+                K::entry_point(strategy, pass).ok_or_else(|| GpuError::NoEntryPoint {
+                    kernel: K::KERNEL_NAME.into(),
+                    strategy: format!("{strategy:?}"),
+                    pass,
+                    available: K::ENTRY_POINTS
+                        .iter()
+                        .map(|e| e.name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })
+            })
+            .collect()
+    }
+
+    /// [`Backend::run`] with the typed GPU error.
+    ///
+    /// # Errors
+    /// [`GpuError::Strategy`], [`GpuError::NoEntryPoint`], [`GpuError::BadLaunch`],
+    /// [`GpuError::OutOfMemory`], [`GpuError::Launch`] (a kernel fault, naming the entry
+    /// point and the shape), [`GpuError::DeviceStatus`], or another driver error.
+    pub fn try_run<K: DeviceKernel>(
+        &self,
+        kernel: &K,
+        strategy: Strategy,
+        items: u32,
+        launch: Launch,
+    ) -> Result<Run<K::Output>, GpuError> {
+        let shape = LaunchShape::new(launch.blocks, launch.threads_per_block);
+        if let Err(e) = launch.validate() {
+            return Err(GpuError::BadLaunch {
+                kernel: K::KERNEL_NAME.into(),
+                shape,
+                reason: e.to_string(),
+            });
+        }
+        let names = Self::entry_points(kernel, &strategy)?;
+        // Build one warp's program on the host first, as the CPU backend does, so that a bad
+        // parameter is an error before anything runs.
+        let probe = ModelWarp::new();
+        let task = WarpTask::new(items, launch.blocks, 0, launch.threads_per_block, 0);
+        if let Err(source) = kernel.program(&probe, &strategy, 0, task) {
+            return Err(GpuError::Strategy {
+                kernel: K::KERNEL_NAME.into(),
+                shape: K::SHAPE,
+                source,
+            });
+        }
+        let tally_len = u32::try_from(kernel.tally_len()).map_err(|_| GpuError::InvalidInput {
+            kernel: K::KERNEL_NAME.into(),
+            reason: format!("{} tallies exceed u32 indexing", kernel.tally_len()),
+        })?;
+
+        let setup = Instant::now();
+        let gpu = &self.gpu;
+        let mut buffers = Buffers {
+            kernel: gpu.upload(&[Raw(*kernel)], "kernel parameters")?,
+            out: if std::mem::size_of::<K::Output>() == 0 {
+                // Nothing is stored; the entry point still needs a valid pointer.
+                Out::Empty(gpu.zeros::<u8>(1, "outputs (zero-sized)")?)
+            } else {
+                Out::Items(gpu.zeros::<Raw<K::Output>>(
+                    (items as usize).max(1),
+                    &format!("{items} outputs"),
+                )?)
+            },
+            tally: gpu.zeros::<u64>((tally_len as usize).max(1), "tallies")?,
+            status: gpu.zeros::<u32>(1, "status word")?,
+            items,
+            tally_len,
+        };
+        let setup_time = setup.elapsed();
+
+        if self.needs_warm_up(&names) {
+            for (pass, name) in names.iter().enumerate() {
+                buffers.launch(gpu, name, shape, pass as u32)?;
+            }
+            buffers.zero(gpu)?;
+        }
+
+        let timed = Instant::now();
+        let mut pass_times = Vec::with_capacity(names.len());
+        for (pass, name) in names.iter().enumerate() {
+            let ms = buffers.launch(gpu, name, shape, pass as u32)?;
+            pass_times.push(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3));
+        }
+        let status = gpu.download(&buffers.status)?;
+        if let Some(&s) = status.first().filter(|&&s| s != 0) {
+            return Err(GpuError::DeviceStatus {
+                kernel: names.join("+"),
+                shape,
+                status: s,
+            });
+        }
+        let outputs: Vec<K::Output> = match &buffers.out {
+            Out::Items(out) => {
+                let mut raw = gpu.download(out)?;
+                raw.truncate(items as usize);
+                raw.into_iter().map(|r| r.0).collect()
+            }
+            Out::Empty(_) => (0..items)
+                // SAFETY: `K::Output` is zero-sized here, and valid as all-zero bytes (the
+                // `DeviceKernel` contract).
+                .map(|_| unsafe { std::mem::zeroed() })
+                .collect(),
+        };
+        let mut tally = gpu.download(&buffers.tally)?;
+        tally.truncate(tally_len as usize);
+        let elapsed = setup_time + timed.elapsed();
+        let occupancy = names
+            .iter()
+            .map(|n| gpu.occupancy(n, launch.threads_per_block).ok())
+            .collect();
+        Ok(Run {
+            outputs,
+            tally,
+            counters: None,
+            pass_times,
+            elapsed,
+            occupancy,
+        })
+    }
+
+    /// Whether this run warms up, and records the entry points as warm.
+    fn needs_warm_up(&self, names: &[&'static str]) -> bool {
+        match self.warm_up {
+            WarmUp::EveryRun => true,
+            WarmUp::Off => false,
+            WarmUp::FirstUse => {
+                let mut warmed = self
+                    .warmed
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let cold = names.iter().any(|n| !warmed.contains(n));
+                for n in names {
+                    if !warmed.contains(n) {
+                        warmed.push(n);
+                    }
+                }
+                cold
+            }
+        }
+    }
+}
+
+/// The output buffer: one slot per item, or one byte when outputs are zero-sized.
+enum Out<O> {
+    Items(CudaSlice<Raw<O>>),
+    Empty(CudaSlice<u8>),
+}
+
+/// The device buffers of one run.
+struct Buffers<K, O> {
+    kernel: CudaSlice<Raw<K>>,
+    out: Out<O>,
+    tally: CudaSlice<u64>,
+    status: CudaSlice<u32>,
+    items: u32,
+    tally_len: u32,
+}
+
+impl<K: Copy, O: Copy> Buffers<K, O> {
+    /// Launches entry point `name` (a `warp_kernel!` entry of kernel type `K`) for `pass`,
+    /// timed; returns its kernel time in milliseconds.
+    fn launch(
+        &mut self,
+        gpu: &GpuContext,
+        name: &str,
+        shape: LaunchShape,
+        pass: u32,
+    ) -> Result<f32, GpuError> {
+        let (items, tally_len) = (self.items, self.tally_len);
+        let Self {
+            kernel,
+            out,
+            tally,
+            status,
+            ..
+        } = self;
+        gpu.timed_launch(name, shape, |s, f, c| {
+            let mut b = s.launch_builder(f);
+            b.arg(&*kernel).arg(&items).arg(&pass);
+            match out {
+                Out::Items(o) => b.arg(o),
+                Out::Empty(o) => b.arg(o),
+            };
+            b.arg(tally).arg(&tally_len).arg(status);
+            // SAFETY: the signature of every `warp_kernel!` entry point is `(kernel: *const K,
+            // items: u32, pass: u32, out: *mut K::Output, tally: *mut u64, tally_len: u32,
+            // status: *mut u32)`; `kernel` holds one `K`, `out` `items` outputs (or nothing
+            // when they are zero-sized), `tally` at least `tally_len` u64s, `status` one u32.
+            unsafe { b.launch(c) }.map(|_| ())
+        })
+    }
+
+    /// Zeroes outputs, tallies and status (after a warm-up).
+    fn zero(&mut self, gpu: &GpuContext) -> Result<(), GpuError> {
+        let stream = gpu.stream();
+        let memset = driver("cuMemsetD8Async");
+        match &mut self.out {
+            Out::Items(o) => stream.memset_zeros(o).map_err(&memset)?,
+            Out::Empty(o) => stream.memset_zeros(o).map_err(&memset)?,
+        }
+        stream.memset_zeros(&mut self.tally).map_err(&memset)?;
+        stream.memset_zeros(&mut self.status).map_err(&memset)?;
+        Ok(())
+    }
+}
+
+impl From<GpuError> for BackendError {
+    fn from(e: GpuError) -> Self {
+        match e {
+            GpuError::Strategy { shape, source, .. } => BackendError::Strategy { shape, source },
+            other => BackendError::Device {
+                backend: "cuda",
+                message: other.to_string(),
+            },
+        }
+    }
+}
+
+impl<K: DeviceKernel> Backend<K> for CudaBackend {
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+
+    fn run(
+        &self,
+        kernel: &K,
+        strategy: Strategy,
+        items: u32,
+        launch: Launch,
+    ) -> Result<Run<K::Output>, BackendError> {
+        launch.validate()?;
+        self.try_run(kernel, strategy, items, launch)
+            .map_err(BackendError::from)
+    }
+}
