@@ -11,38 +11,64 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use reconverge_backend::{Backend, BackendError, Kernel, Launch, Strategy};
-use reconverge_cpu::Counting;
 
 // ---- The backend --------------------------------------------------------------------------
-// TODO(cuda): when reconverge-gpu has a `CudaBackend: Backend<K>` for these kernels, make
-// feature `cuda` depend on it and replace the `compile_error!` by
-// `pub type Bench = reconverge_gpu::CudaBackend;` (and adapt `timing_backend` /
-// `counting_backend`: on the GPU both are the one device backend, and counters are `None`).
 
 /// The backend the benches and examples run on: the rayon CPU backend.
 #[cfg(not(feature = "cuda"))]
 pub type Bench = reconverge_cpu::CpuBackend;
 
+/// The backend the benches and examples run on: the CUDA backend on device 0 (feature `cuda`).
+/// It has entry points for the strategies of `reconverge-gpu`'s kernel list only; another
+/// strategy is an error naming the kernel and the strategy.
 #[cfg(feature = "cuda")]
-compile_error!(
-    "feature `cuda`: reconverge-gpu has no CudaBackend yet (TODO(cuda) in benches/src/lib.rs)"
-);
+pub type Bench = reconverge_gpu::CudaBackend;
 
 /// The backend for time measurements: counters off (`threads` 0 = all cores).
+#[cfg(not(feature = "cuda"))]
 pub fn timing_backend(threads: usize) -> Bench {
-    cpu(threads).counting(Counting::Off)
+    cpu(threads).counting(reconverge_cpu::Counting::Off)
 }
 
 /// The backend for SIMT counts: counters on (`threads` 0 = all cores).
+#[cfg(not(feature = "cuda"))]
 pub fn counting_backend(threads: usize) -> Bench {
-    cpu(threads).counting(Counting::On)
+    cpu(threads).counting(reconverge_cpu::Counting::On)
 }
 
+#[cfg(not(feature = "cuda"))]
 fn cpu(threads: usize) -> reconverge_cpu::CpuBackend {
     if threads == 0 {
         return reconverge_cpu::CpuBackend::new();
     }
     reconverge_cpu::CpuBackend::with_threads(threads).unwrap_or_default()
+}
+
+/// The backend for time measurements: GPU 0 (`threads` is ignored). Exits with a message
+/// (status 2) when there is no usable GPU.
+#[cfg(feature = "cuda")]
+pub fn timing_backend(_threads: usize) -> Bench {
+    cuda()
+}
+
+/// On the GPU the counting backend is the same device backend: it does not count (counters
+/// are `None`; use Nsight Compute for the GPU's own counters).
+#[cfg(feature = "cuda")]
+pub fn counting_backend(_threads: usize) -> Bench {
+    cuda()
+}
+
+#[cfg(feature = "cuda")]
+fn cuda() -> Bench {
+    match reconverge_gpu::CudaBackend::new(0) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!(
+                "error: reconverge-benches was built with feature `cuda`, but GPU 0 is unusable: {e}"
+            );
+            std::process::exit(2);
+        }
+    }
 }
 
 // ---- Side-by-side comparison --------------------------------------------------------------

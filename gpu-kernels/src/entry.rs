@@ -5,7 +5,7 @@ use reconverge_transforms::{
     BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Kernel, Strategy,
     TwoPathKernel,
 };
-use reconverge_workloads::mcml::McmlLoop;
+use reconverge_workloads::mcml::McmlKernel;
 use reconverge_workloads::synthetic::{
     BranchSplitBench, DynamicWork, Gems34Branch, PathUnification, SynBrDis, SynItDelay,
 };
@@ -159,7 +159,7 @@ mod tests {
             Some("bsplit_split_b")
         );
         assert_eq!(B::entry_point(&Strategy::BranchSplitting, 2), None);
-        type M = BranchLoopKernel<McmlLoop<f32>>;
+        type M = McmlKernel<f32>;
         assert_eq!(M::entry_point(&Strategy::Baseline, 0), Some("mcml_baseline"));
         assert_eq!(
             M::entry_point(

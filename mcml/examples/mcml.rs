@@ -1,7 +1,8 @@
 //! MCML photon simulation: `.mci` in, `.mco` out, MCML's own formats.
 //!
 //! With no arguments, runs the built-in 7-layer skin model on the CPU backend (warps emulated
-//! in lockstep) under the baseline strategy. `--strategy` picks another divergence strategy,
+//! in lockstep) under the baseline strategy. `--backend cuda` (built with feature `cuda`) runs
+//! it on GPU 0 instead, in f32 (`--f32`), for the strategies that have compiled entry points. `--strategy` picks another divergence strategy,
 //! `--strategy scalar` the plain per-photon loop. Prints Rsp, Rd, A, Tt, photons per second
 //! and the warps' SIMD efficiency; exits non-zero with the error message on bad input.
 
@@ -19,6 +20,15 @@ use reconverge_mcml::mco::write_mco;
 use reconverge_mcml::{RunInput, RunResult, run_on_backend, run_with};
 use reconverge_transforms::{Decision, Strategy};
 use reconverge_workloads::mcml::McmlFloat;
+
+/// Where the warps run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum BackendArg {
+    /// The rayon CPU backend, warps emulated in lockstep (with SIMD efficiency).
+    Cpu,
+    /// The CUDA backend on GPU 0 (feature `cuda`; f32 only).
+    Cuda,
+}
 
 /// The ways to run the photon loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -72,9 +82,13 @@ struct Args {
     /// Threads per block of the (emulated) launch.
     #[arg(long, default_value_t = 128)]
     threads_per_block: u32,
-    /// Blocks of the (emulated) launch: persistent threads, each running many photons.
-    #[arg(long, default_value_t = 64)]
-    blocks: u32,
+    /// Blocks of the launch: persistent threads, each running many photons. Default: 64 on
+    /// the CPU; on the GPU, as many as are resident at once (SMs x blocks per SM).
+    #[arg(long)]
+    blocks: Option<u32>,
+    /// The backend: cpu, or cuda (GPU 0, needs feature `cuda` and `--f32`).
+    #[arg(long, value_enum, default_value = "cpu")]
+    backend: BackendArg,
 }
 
 impl Args {
@@ -124,7 +138,7 @@ fn simulate<F: McmlFloat>(
             None,
         )),
         Some(strategy) => {
-            let launch = Launch::new(args.threads_per_block, args.blocks)?;
+            let launch = Launch::new(args.threads_per_block, args.blocks.unwrap_or(64))?;
             let cpu = CpuBackend::new();
             let out = run_on_backend::<F, _>(
                 &cpu,
@@ -138,6 +152,62 @@ fn simulate<F: McmlFloat>(
             Ok((out.result, out.counters.map(|c| c.simd_efficiency())))
         }
     }
+}
+
+/// Runs one input on GPU 0 in f32; returns MCML's result and the device's name.
+#[cfg(feature = "cuda")]
+fn simulate_cuda(
+    args: &Args,
+    run: &RunInput,
+    photons: u64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(RunResult, String), Box<dyn std::error::Error>> {
+    use reconverge_gpu::{CudaBackend, DeviceKernel, WarmUp};
+    use reconverge_workloads::mcml::McmlKernel;
+    let Some(strategy) = args.strategy()? else {
+        return Err("--strategy scalar runs on the CPU only; pick a warp strategy for --backend cuda".into());
+    };
+    // Each batch of photons is one launch: warm up each entry point once, not every batch.
+    let gpu = CudaBackend::new(0)?.with_warm_up(WarmUp::FirstUse);
+    let entry = <McmlKernel<f32>>::entry_point(&strategy, 0).ok_or_else(|| {
+        format!(
+            "no CUDA entry point for MCML under {strategy:?}; compiled: {}",
+            <McmlKernel<f32>>::ENTRY_POINTS
+                .iter()
+                .map(|e| format!("{:?}", e.strategy))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })?;
+    let blocks = match args.blocks {
+        Some(b) => b,
+        None => {
+            let per_sm = gpu.gpu().max_active_blocks(entry, args.threads_per_block)?;
+            let sms = u32::try_from(gpu.gpu().device().multiprocessors).unwrap_or(1);
+            (per_sm * sms).max(1)
+        }
+    };
+    let launch = Launch::new(args.threads_per_block, blocks)?;
+    let out = run_on_backend::<f32, _>(
+        &gpu,
+        run,
+        photons,
+        args.seed,
+        strategy,
+        launch,
+        Some(progress),
+    )?;
+    let d = gpu.gpu().device();
+    Ok((
+        out.result,
+        format!(
+            "{} ({} blocks x {} threads, kernel time {:.3} s)",
+            d.name,
+            blocks,
+            args.threads_per_block,
+            out.kernel_time.as_secs_f64()
+        ),
+    ))
 }
 
 fn main() -> ExitCode {
@@ -184,22 +254,45 @@ fn real_main() -> Result<(), Box<dyn std::error::Error>> {
         );
         bar.enable_steady_tick(Duration::from_millis(200));
         let progress = |done: u64| bar.set_position(done);
-        let (result, simd) = if args.f32 {
-            simulate::<f32>(&args, run, photons, &progress)?
-        } else {
-            simulate::<f64>(&args, run, photons, &progress)?
+        #[allow(unused_mut)] // assigned only with feature `cuda`
+        let mut on_gpu: Option<String> = None;
+        let (result, simd) = match args.backend {
+            BackendArg::Cpu if args.f32 => simulate::<f32>(&args, run, photons, &progress)?,
+            BackendArg::Cpu => simulate::<f64>(&args, run, photons, &progress)?,
+            BackendArg::Cuda if !args.f32 => {
+                return Err("--backend cuda runs MCML in f32 only: add --f32".into());
+            }
+            #[cfg(feature = "cuda")]
+            BackendArg::Cuda => {
+                let (result, device) = simulate_cuda(&args, run, photons, &progress)?;
+                on_gpu = Some(device);
+                (result, None)
+            }
+            #[cfg(not(feature = "cuda"))]
+            BackendArg::Cuda => {
+                return Err(
+                    "--backend cuda: this binary was built without feature `cuda` (cargo run --features cuda ...)".into(),
+                );
+            }
         };
         bar.finish_and_clear();
         println!("  Rsp = {:.6}", result.rsp);
         println!("  Rd  = {:.6}", result.rd);
         println!("  A   = {:.6}", result.a);
         println!("  Tt  = {:.6}", result.tt);
-        println!(
-            "  {:.0} photons/s ({:.3} s, {} threads)",
-            result.photons_per_second,
-            result.elapsed.as_secs_f64(),
-            rayon::current_num_threads()
-        );
+        match &on_gpu {
+            Some(device) => println!(
+                "  {:.0} photons/s ({:.3} s on {device})",
+                result.photons_per_second,
+                result.elapsed.as_secs_f64(),
+            ),
+            None => println!(
+                "  {:.0} photons/s ({:.3} s, {} threads)",
+                result.photons_per_second,
+                result.elapsed.as_secs_f64(),
+                rayon::current_num_threads()
+            ),
+        }
         if let Some(eff) = simd {
             println!(
                 "  SIMD efficiency {:.1}% ({:?})",

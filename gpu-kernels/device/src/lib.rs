@@ -124,7 +124,7 @@ mod strategies {
         BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Strategy,
         TwoPathKernel,
     };
-    use reconverge_workloads::mcml::McmlLoop;
+    use reconverge_workloads::mcml::McmlKernel;
     use reconverge_workloads::synthetic::{
         BranchSplitBench, DynamicWork, Gems34Branch, PathUnification, SynBrDis, SynItDelay,
     };
