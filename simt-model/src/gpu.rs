@@ -104,6 +104,11 @@ impl Warp for GpuWarp {
     }
 
     #[inline(always)]
+    fn map_ref<T: Copy, U: Copy>(&self, v: &T, mut f: impl FnMut(&T) -> U) -> U {
+        f(v)
+    }
+
+    #[inline(always)]
     fn zip_with<A: Copy, B: Copy, U: Copy>(&self, a: A, b: B, mut f: impl FnMut(A, B) -> U) -> U {
         f(a, b)
     }

@@ -132,6 +132,10 @@ impl Warp for ModelWarp<'_> {
         v.map(f)
     }
 
+    fn map_ref<T: Copy, U: Copy>(&self, v: &[T; 32], mut f: impl FnMut(&T) -> U) -> [U; 32] {
+        core::array::from_fn(|i| f(&v[i]))
+    }
+
     fn zip_with<A: Copy, B: Copy, U: Copy>(
         &self,
         a: [A; 32],
@@ -141,18 +145,19 @@ impl Warp for ModelWarp<'_> {
         core::array::from_fn(|i| f(a[i], b[i]))
     }
 
+    #[inline]
     fn ballot(&mut self, mask: LaneMask, p: [bool; 32]) -> LaneMask {
         let mask = self.live(mask);
         if mask != 0 {
             self.record(Region::VOTE, mask.count_ones());
         }
-        lanes(mask).fold(0, |acc, lane| {
-            if p[lane as usize] {
-                acc | 1 << lane
-            } else {
-                acc
-            }
-        })
+        // Every lane, then the mask: a branch-free loop the compiler vectorises (this is the
+        // hottest operation of the model).
+        let mut bits = 0u32;
+        for (lane, want) in p.iter().enumerate() {
+            bits |= u32::from(*want) << lane;
+        }
+        bits & mask
     }
 
     fn branch<T: Copy>(

@@ -35,6 +35,11 @@ pub trait Warp {
     /// [`Warp::branch`].
     fn map<T: Copy, U: Copy>(&self, v: Self::V<T>, f: impl FnMut(T) -> U) -> Self::V<U>;
 
+    /// Applies `f` to a borrowed per-lane value in every lane (uncounted, like [`Warp::map`]).
+    /// Reading one field of a large per-lane state this way avoids copying the whole state of
+    /// every lane, which is what the CPU model would otherwise do.
+    fn map_ref<T: Copy, U: Copy>(&self, v: &Self::V<T>, f: impl FnMut(&T) -> U) -> Self::V<U>;
+
     /// Combines two per-lane values lane by lane (uncounted, like [`Warp::map`]).
     fn zip_with<A: Copy, B: Copy, U: Copy>(
         &self,

@@ -102,13 +102,13 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
     /// none pending.
     fn conditions(&mut self, warp: &mut W, live: LaneMask) -> LaneMask {
         let w = &self.workload;
-        let need = warp.map(self.lanes, |l| !l.has_cond);
+        let need = warp.map_ref(&self.lanes, |l| !l.has_cond);
         let need = warp.ballot(live, need);
         warp.branch(w.regions().condition, need, &mut self.lanes, |l| {
             l.cond = w.condition(&mut l.state);
             l.has_cond = true;
         });
-        let cond = warp.map(self.lanes, |l| l.cond);
+        let cond = warp.map_ref(&self.lanes, |l| l.cond);
         warp.ballot(live, cond)
     }
 
@@ -157,7 +157,7 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
                 let dir = position >= num_zeros;
                 if remove_idle {
                     // cond_for_all ? __any(cond) : __all(cond), one vote (fig. 5b).
-                    let cond = warp.map(self.lanes, |l| l.cond);
+                    let cond = warp.map_ref(&self.lanes, |l| l.cond);
                     if dir {
                         warp.any(live, cond)
                     } else {

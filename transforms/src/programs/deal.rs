@@ -98,10 +98,10 @@ impl Dealer {
     ) -> LaneMask {
         let task = self.task;
         loop {
-            let finished = warp.map(*lanes, |l| l.has_item && done(&l.state));
+            let finished = warp.map_ref(lanes, |l| l.has_item && done(&l.state));
             let finished = warp.ballot(self.started, finished);
             if finished == 0 {
-                let has = warp.map(*lanes, |l| l.has_item);
+                let has = warp.map_ref(lanes, |l| l.has_item);
                 return warp.ballot(self.started, has);
             }
             match self.assignment {

@@ -219,7 +219,7 @@ impl<W: Warp, L: FactoredBranchLoop> Direct<W, L> {
         warp.branch(r.condition, live, &mut self.lanes, |l| {
             l.cond = w.condition(&mut l.state)
         });
-        let cond = warp.map(self.lanes, |l| l.cond);
+        let cond = warp.map_ref(&self.lanes, |l| l.cond);
         let taken = warp.ballot(live, cond);
         let not_taken = live & !taken;
         if self.distribute {

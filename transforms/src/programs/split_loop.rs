@@ -127,8 +127,8 @@ impl<W: Warp, L: SplitLoop> WarpProgram<W> for SplitLoopProgram<W, L> {
     ) -> bool {
         let w = &self.workload;
         let r = w.regions();
-        let want_a = warp.map(self.lanes, |l| l.has && l.ia < l.trips);
-        let want_b = warp.map(self.lanes, |l| l.has && l.ib < l.trips);
+        let want_a = warp.map_ref(&self.lanes, |l| l.has && l.ia < l.trips);
+        let want_b = warp.map_ref(&self.lanes, |l| l.has && l.ib < l.trips);
         if !self.split {
             let live = warp.ballot(self.all, want_a);
             if live != 0 {
@@ -165,7 +165,7 @@ impl<W: Warp, L: SplitLoop> WarpProgram<W> for SplitLoopProgram<W, L> {
             self.in_b = false;
         }
         // The round is over: store the outputs and move to the next items.
-        let has = warp.map(self.lanes, |l| l.has);
+        let has = warp.map_ref(&self.lanes, |l| l.has);
         let has = warp.ballot(self.all, has);
         if has == 0 {
             return false;

@@ -200,7 +200,7 @@ impl<W: Warp, P: TwoPath> TwoPathProgram<W, P> {
 
     /// Lanes whose current item is in the block's chunk.
     fn live(&mut self, warp: &mut W) -> LaneMask {
-        let has = warp.map(self.lanes, |l| l.has);
+        let has = warp.map_ref(&self.lanes, |l| l.has);
         warp.ballot(self.all, has)
     }
 
@@ -210,7 +210,7 @@ impl<W: Warp, P: TwoPath> TwoPathProgram<W, P> {
         warp.branch(w.regions().decide, live, &mut self.lanes, |l| {
             l.dec = w.decide(l.item)
         });
-        let dec = warp.map(self.lanes, |l| l.dec);
+        let dec = warp.map_ref(&self.lanes, |l| l.dec);
         warp.ballot(live, dec)
     }
 
@@ -313,7 +313,7 @@ impl<W: Warp, P: TwoPath> TwoPathProgram<W, P> {
         let width = warp.width();
         let n = if a { self.na } else { self.nb };
         // Slot `s` receives the window item of rank `(s - n) mod width` among `add`.
-        let src = warp.map(self.lanes, |l| {
+        let src = warp.map_ref(&self.lanes, |l| {
             let rank = l
                 .lane
                 .wrapping_add(width)
@@ -322,7 +322,7 @@ impl<W: Warp, P: TwoPath> TwoPathProgram<W, P> {
                 .unwrap_or(0);
             nth_set_bit(add, rank)
         });
-        let items = warp.map(self.lanes, |l| l.item);
+        let items = warp.map_ref(&self.lanes, |l| l.item);
         let incoming = warp.shuffle(self.all, items, src);
         let total = n.saturating_add(k);
         let first_end = total.min(width);
@@ -390,7 +390,7 @@ impl<W: Warp, P: TwoPath> TwoPathProgram<W, P> {
         let w = &self.workload;
         let decide = w.regions().decide;
         loop {
-            let scanning = warp.map(self.lanes, |l| {
+            let scanning = warp.map_ref(&self.lanes, |l| {
                 let c = if a { l.ca } else { l.cb };
                 !l.found && c < l.len
             });
@@ -408,7 +408,7 @@ impl<W: Warp, P: TwoPath> TwoPathProgram<W, P> {
                 }
             });
         }
-        let found = warp.map(self.lanes, |l| l.found);
+        let found = warp.map_ref(&self.lanes, |l| l.found);
         warp.ballot(live, found)
     }
 
@@ -425,7 +425,7 @@ impl<W: Warp, P: TwoPath> TwoPathProgram<W, P> {
                 l
             });
         }
-        let done = warp.map(self.lanes, |l| l.ca >= l.len && l.cb >= l.len);
+        let done = warp.map_ref(&self.lanes, |l| l.ca >= l.len && l.cb >= l.len);
         let done = warp.ballot(live, done);
         let task = self.task;
         let stride = task.threads_per_block.saturating_mul(n);

@@ -34,9 +34,32 @@ pub trait McmlFloat:
     const COSZERO: Self;
     /// `trunc(self)` clamped into `0 ..= n - 1`: MCML's grid index with the overflow bin last.
     fn bin_index(self, n: u32) -> u32;
+    /// Natural logarithm from the `libm` crate, on every target.
+    ///
+    /// Not `Float::ln`: when any crate of a build turns on `num-traits`' `std` feature (test
+    /// and bench dependencies do), `Float::ln` becomes the platform's `logf`, whose last bit
+    /// may differ from the GPU's. The transcendental functions here always call `libm`, the
+    /// same code the GPU runs. (`sqrt` is correctly rounded everywhere and needs no such care.)
+    fn ln_shared(self) -> Self;
+    /// Cosine from the `libm` crate (see [`McmlFloat::ln_shared`]).
+    fn cos_shared(self) -> Self;
+    /// Arc cosine from the `libm` crate (see [`McmlFloat::ln_shared`]).
+    fn acos_shared(self) -> Self;
 }
 
 impl McmlFloat for f32 {
+    #[inline(always)]
+    fn ln_shared(self) -> Self {
+        libm::logf(self)
+    }
+    #[inline(always)]
+    fn cos_shared(self) -> Self {
+        libm::cosf(self)
+    }
+    #[inline(always)]
+    fn acos_shared(self) -> Self {
+        libm::acosf(self)
+    }
     const COSZERO: Self = 1.0 - 1.0e-6;
     #[inline(always)]
     fn lit(x: f64) -> Self {
@@ -68,6 +91,18 @@ impl McmlFloat for f32 {
 }
 
 impl McmlFloat for f64 {
+    #[inline(always)]
+    fn ln_shared(self) -> Self {
+        libm::log(self)
+    }
+    #[inline(always)]
+    fn cos_shared(self) -> Self {
+        libm::cos(self)
+    }
+    #[inline(always)]
+    fn acos_shared(self) -> Self {
+        libm::acos(self)
+    }
     const COSZERO: Self = 1.0 - 1.0e-12;
     #[inline(always)]
     fn lit(x: f64) -> Self {

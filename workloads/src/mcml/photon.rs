@@ -118,7 +118,7 @@ pub fn prepare_step<F: McmlFloat>(params: &McmlParams<F>, photon: &mut Photon<F>
     let mut_ = l.mua + l.mus;
     if photon.sleft == F::zero() {
         let xi = F::uniform_oc(&mut photon.rng);
-        photon.s = -xi.ln() / mut_;
+        photon.s = -xi.ln_shared() / mut_;
     } else {
         photon.s = photon.sleft / mut_;
         photon.sleft = F::zero();
@@ -204,7 +204,7 @@ pub fn boundary<F: McmlFloat, T: Tally>(
             if photon.layer == 1 {
                 photon.uz = -uz1;
                 let ir = radial_bin(params, photon);
-                let ia = ((-photon.uz).acos() / params.grid.da).bin_index(params.grid.na);
+                let ia = ((-photon.uz).acos_shared() / params.grid.da).bin_index(params.grid.na);
                 tally.add(TallyBin::Reflected { ir, ia }, photon.w.to_fixed());
                 photon.w = F::zero();
                 photon.dead = true;
@@ -229,7 +229,7 @@ pub fn boundary<F: McmlFloat, T: Tally>(
             if photon.layer == params.num_layers {
                 photon.uz = uz1;
                 let ir = radial_bin(params, photon);
-                let ia = (photon.uz.acos() / params.grid.da).bin_index(params.grid.na);
+                let ia = (photon.uz.acos_shared() / params.grid.da).bin_index(params.grid.na);
                 tally.add(TallyBin::Transmitted { ir, ia }, photon.w.to_fixed());
                 photon.w = F::zero();
                 photon.dead = true;
@@ -291,7 +291,7 @@ pub fn boundary_distributed<F: McmlFloat, T: Tally>(
             photon.uz = uz_out;
             let ir = radial_bin(params, photon);
             // (-uz_out) for up and uz_out for down are both uz1.
-            let ia = (uz1.acos() / params.grid.da).bin_index(params.grid.na);
+            let ia = (uz1.acos_shared() / params.grid.da).bin_index(params.grid.na);
             let bin = if up {
                 TallyBin::Reflected { ir, ia }
             } else {
@@ -355,7 +355,7 @@ pub fn interact<F: McmlFloat, T: Tally>(
     let cost = spin_theta(l.g, F::uniform_co(&mut photon.rng));
     let sint = (one - cost * cost).sqrt();
     let psi = F::lit(2.0 * core::f64::consts::PI) * F::uniform_co(&mut photon.rng);
-    let cosp = psi.cos();
+    let cosp = psi.cos_shared();
     let sinp = if psi < F::lit(core::f64::consts::PI) {
         (one - cosp * cosp).sqrt()
     } else {
