@@ -81,6 +81,11 @@ impl CudaBackend {
         self
     }
 
+    /// Changes the warm-up policy.
+    pub fn set_warm_up(&mut self, warm_up: WarmUp) {
+        self.warm_up = warm_up;
+    }
+
     /// The context: device, kernel attributes, occupancy, self-tests.
     pub fn gpu(&self) -> &GpuContext {
         &self.gpu

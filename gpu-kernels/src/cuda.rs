@@ -74,6 +74,14 @@ pub struct GpuContext {
     device: DeviceInfo,
 }
 
+/// What [`GpuContext::load`] loads.
+enum Module<'a> {
+    /// PTX text, compiled by the driver's JIT.
+    Ptx(&'a str),
+    /// A cubin image from `ptxas`.
+    Cubin(Vec<u8>),
+}
+
 /// The driver's name and description of an error.
 fn describe(e: &DriverError) -> (String, String) {
     let code = format!("{:?}", e.0);
@@ -103,8 +111,21 @@ impl GpuContext {
     /// [`GpuError::NoDriver`] where `libcuda` cannot be loaded (checked before any driver call,
     /// which would otherwise panic inside cudarc), [`GpuError::NoDevice`], or a driver or
     /// module-load error.
+    ///
+    /// Where the environment variable `RECONVERGE_GPU_CUBIN` names a file, that file is loaded
+    /// instead: a cubin that `ptxas -arch=sm_XX` made from [`crate::PTX`] for this GPU (as
+    /// `device-check.sh` does), which saves the driver's JIT compilation of the PTX.
     pub fn new(ordinal: usize) -> Result<Self, GpuError> {
-        Self::with_ptx(ordinal, crate::PTX, crate::KERNELS)
+        match std::env::var_os("RECONVERGE_GPU_CUBIN") {
+            Some(path) if !path.is_empty() => {
+                let image = std::fs::read(&path).map_err(|e| GpuError::ModuleLoad {
+                    code: "RECONVERGE_GPU_CUBIN".into(),
+                    message: format!("cannot read {}: {e}", std::path::Path::new(&path).display()),
+                })?;
+                Self::load(ordinal, Module::Cubin(image), crate::KERNELS)
+            }
+            _ => Self::with_ptx(ordinal, crate::PTX, crate::KERNELS),
+        }
     }
 
     /// Opens device `ordinal` and loads `ptx`, looking up `kernels` in it.
@@ -112,6 +133,16 @@ impl GpuContext {
     /// # Errors
     /// As [`GpuContext::new`]; [`GpuError::MissingKernel`] if the module lacks a kernel.
     pub fn with_ptx(ordinal: usize, ptx: &str, kernels: &[&str]) -> Result<Self, GpuError> {
+        if ptx.contains('\0') {
+            return Err(GpuError::ModuleLoad {
+                code: "invalid PTX".into(),
+                message: "the PTX text contains a NUL byte".into(),
+            });
+        }
+        Self::load(ordinal, Module::Ptx(ptx), kernels)
+    }
+
+    fn load(ordinal: usize, module: Module<'_>, kernels: &[&str]) -> Result<Self, GpuError> {
         // SAFETY: only tries to open the library by its usual names; no CUDA call is made.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(GpuError::NoDriver);
@@ -123,12 +154,6 @@ impl GpuContext {
         };
         if ordinal >= count {
             return Err(GpuError::NoDevice { ordinal, count });
-        }
-        if ptx.contains('\0') {
-            return Err(GpuError::ModuleLoad {
-                code: "invalid PTX".into(),
-                message: "the PTX text contains a NUL byte".into(),
-            });
         }
         let context = CudaContext::new(ordinal).map_err(driver("cuDevicePrimaryCtxRetain"))?;
         let attr = |a| context.attribute(a).map_err(driver("cuDeviceGetAttribute"));
@@ -145,7 +170,10 @@ impl GpuContext {
             )?,
         };
         let module = context
-            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .load_module(match module {
+                Module::Ptx(ptx) => cudarc::nvrtc::Ptx::from_src(ptx),
+                Module::Cubin(image) => cudarc::nvrtc::Ptx::from_binary(image),
+            })
             .map_err(|e| {
                 let (code, message) = describe(&e);
                 GpuError::ModuleLoad { code, message }
@@ -234,7 +262,11 @@ impl GpuContext {
     }
 
     /// Copies `data` to a new device buffer.
-    pub(crate) fn upload<T: DeviceRepr>(&self, data: &[T], what: &str) -> Result<CudaSlice<T>, GpuError> {
+    pub(crate) fn upload<T: DeviceRepr>(
+        &self,
+        data: &[T],
+        what: &str,
+    ) -> Result<CudaSlice<T>, GpuError> {
         self.stream
             .clone_htod(data)
             .map_err(|e| alloc_error(e, std::mem::size_of_val(data), what))
@@ -251,7 +283,10 @@ impl GpuContext {
             .map_err(|e| alloc_error(e, len * std::mem::size_of::<T>(), what))
     }
 
-    pub(crate) fn download<T: DeviceRepr>(&self, buffer: &CudaSlice<T>) -> Result<Vec<T>, GpuError> {
+    pub(crate) fn download<T: DeviceRepr>(
+        &self,
+        buffer: &CudaSlice<T>,
+    ) -> Result<Vec<T>, GpuError> {
         self.stream
             .clone_dtoh(buffer)
             .map_err(driver("cuMemcpyDtoH"))

@@ -134,7 +134,11 @@ mod tests {
                 );
                 // Every pass of a listed strategy has its entry point.
                 for p in 0..passes.unwrap_or(0) {
-                    assert!(K::entry_point(&e.strategy, p).is_some(), "{} pass {p}", e.name);
+                    assert!(
+                        K::entry_point(&e.strategy, p).is_some(),
+                        "{} pass {p}",
+                        e.name
+                    );
                 }
             }
         }
@@ -160,7 +164,10 @@ mod tests {
         );
         assert_eq!(B::entry_point(&Strategy::BranchSplitting, 2), None);
         type M = McmlKernel<f32>;
-        assert_eq!(M::entry_point(&Strategy::Baseline, 0), Some("mcml_baseline"));
+        assert_eq!(
+            M::entry_point(&Strategy::Baseline, 0),
+            Some("mcml_baseline")
+        );
         assert_eq!(
             M::entry_point(
                 &Strategy::IterationDelaying(Decision::MajorityVote {

@@ -116,7 +116,9 @@ pub enum GpuError {
     /// The device code reported that it could not build the strategy's program (the status
     /// word the entry point sets; the host checks strategies first, so this means the host's
     /// and the device's code disagree).
-    #[error("kernel {kernel} ({shape}) reported status {status}: the device could not build the strategy's program")]
+    #[error(
+        "kernel {kernel} ({shape}) reported status {status}: the device could not build the strategy's program"
+    )]
     DeviceStatus {
         /// The entry point.
         kernel: String,
