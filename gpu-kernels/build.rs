@@ -37,8 +37,8 @@ mod cuda {
         let Some(out_dir) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
             fail("OUT_DIR is not set (build.rs must run under cargo)");
         };
-        let arch = std::env::var("RECONVERGE_GPU_ARCH")
-            .unwrap_or_else(|_| DEFAULT_ARCH.to_string());
+        let arch =
+            std::env::var("RECONVERGE_GPU_ARCH").unwrap_or_else(|_| DEFAULT_ARCH.to_string());
         let result = reconverge_gpu_build::PtxBuilder::new("device")
             .kernels(KERNELS.iter().copied())
             .arch(arch)

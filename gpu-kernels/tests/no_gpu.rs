@@ -72,7 +72,10 @@ fn missing_entry_point_is_a_typed_error() {
     match CudaBackend::entry_points(&k, &odd) {
         Err(e @ GpuError::NoEntryPoint { .. }) => {
             let s = e.to_string();
-            assert!(s.contains("BranchLoopKernel<SynItDelay>") && s.contains("threshold: 3"), "{s}");
+            assert!(
+                s.contains("BranchLoopKernel<SynItDelay>") && s.contains("threshold: 3"),
+                "{s}"
+            );
         }
         other => panic!("expected NoEntryPoint, got {other:?}"),
     }
