@@ -42,6 +42,12 @@ mod cuda {
         let result = reconverge_gpu_build::PtxBuilder::new("device")
             .kernels(KERNELS.iter().copied())
             .arch(arch)
+            // Inline deeply: each entry point's strategy and pass are constants, and only when
+            // the warp program's methods are inlined into the entry point do they fold, so
+            // that each entry point keeps only its own strategy's code and registers (seed 001
+            // branch splitting's occupancy gain; with LLVM's default threshold every TwoPath
+            // entry point had the same 38 registers, with this one 20 to 29).
+            .opt_args(["-inline-threshold=3000"])
             .build_into(&out_dir, "kernels.ptx");
         match result {
             Ok(ptx) => ptx.emit_rerun_if_changed(),

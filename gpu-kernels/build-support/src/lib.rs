@@ -215,6 +215,7 @@ pub struct PtxBuilder {
     features: Vec<String>,
     no_default_features: bool,
     rustflags: Vec<String>,
+    opt_args: Vec<String>,
 }
 
 impl PtxBuilder {
@@ -231,6 +232,7 @@ impl PtxBuilder {
             features: Vec::new(),
             no_default_features: false,
             rustflags: Vec::new(),
+            opt_args: Vec::new(),
         }
     }
 
@@ -275,6 +277,13 @@ impl PtxBuilder {
     /// Extra rustc flags for every device crate.
     pub fn rustflags<I: IntoIterator<Item = S>, S: Into<String>>(mut self, flags: I) -> Self {
         self.rustflags.extend(flags.into_iter().map(Into::into));
+        self
+    }
+
+    /// Extra arguments for the `opt` step (for instance `-inline-threshold=3000`, so that
+    /// each entry point's constant arguments are propagated through the code it calls).
+    pub fn opt_args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Self {
+        self.opt_args.extend(args.into_iter().map(Into::into));
         self
     }
 
@@ -331,6 +340,7 @@ impl PtxBuilder {
                 "--internalize-public-api-list={}",
                 self.kernels.join(",")
             ))
+            .args(&self.opt_args)
             .arg(&linked)
             .arg("-o")
             .arg(&optimized);
