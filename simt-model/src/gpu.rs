@@ -116,17 +116,19 @@ impl Warp for GpuWarp {
     #[inline(always)]
     fn ballot(&mut self, mask: LaneMask, p: bool) -> LaneMask {
         let r: u32;
-        // SAFETY: every lane of `mask` executes this vote (the strategies' contract).
+        // The whole warp votes and the mask is applied afterwards: `vote.sync` is undefined
+        // for a thread outside its member mask, and every lane runs strategy code (the
+        // strategies' contract), including lanes that have no work left.
+        // SAFETY: all 32 lanes execute this vote.
         unsafe {
             asm!(
-                "{{ .reg .pred %p; setp.ne.u32 %p, {x}, 0; vote.sync.ballot.b32 {r}, %p, {m}; }}",
+                "{{ .reg .pred %p; setp.ne.u32 %p, {x}, 0; vote.sync.ballot.b32 {r}, %p, 0xffffffff; }}",
                 x = in(reg32) u32::from(p),
-                m = in(reg32) mask,
                 r = out(reg32) r,
                 options(nomem, nostack)
             )
         };
-        r
+        r & mask
     }
 
     #[inline(always)]
@@ -144,22 +146,19 @@ impl Warp for GpuWarp {
 
     #[inline(always)]
     fn shuffle(&mut self, mask: LaneMask, v: u32, src: u32) -> u32 {
-        if (mask >> self.lane) & 1 == 0 {
-            return v;
-        }
         let r: u32;
-        // SAFETY: every lane of `mask` executes this shuffle.
+        // As for `ballot`: the whole warp shuffles, then lanes outside `mask` keep their value.
+        // SAFETY: all 32 lanes execute this shuffle.
         unsafe {
             asm!(
-                "shfl.sync.idx.b32 {r}, {v}, {s}, 0x1f, {m};",
+                "shfl.sync.idx.b32 {r}, {v}, {s}, 0x1f, 0xffffffff;",
                 r = out(reg32) r,
                 v = in(reg32) v,
                 s = in(reg32) src,
-                m = in(reg32) mask,
                 options(nomem, nostack)
             )
         };
-        r
+        if (mask >> self.lane) & 1 != 0 { r } else { v }
     }
 
     #[inline(always)]

@@ -9,9 +9,11 @@ use crate::{LaneMask, Region};
 /// the whole warp executes it together, and its results (votes, counters) are the same in every
 /// lane.
 ///
-/// Votes take an explicit `mask` of the lanes that take part. On the GPU every lane of `mask`
-/// must call the vote (it is `vote.sync` with that mask); strategies keep all lanes of a warp in
-/// one loop and pass the mask of lanes still working, never an implicit "active mask".
+/// Votes take an explicit `mask` of the lanes that take part. On the GPU every lane of the warp
+/// must call every warp operation, with the same mask (the GPU warp votes with the whole warp
+/// and applies the mask afterwards, since `vote.sync` and `shfl.sync` are undefined for a thread
+/// outside their member mask); strategies keep all lanes of a warp in one loop and pass the
+/// mask of lanes still working, never an implicit "active mask".
 pub trait Warp {
     /// A value per lane.
     type V<T: Copy>: Copy;
