@@ -1,0 +1,353 @@
+//! MCML throughput per strategy, on the CPU backend or the CUDA backend, for the two inputs of
+//! the MCML benchmark: the GPU-MCML 7-layer skin model and a thick low-absorption slab.
+//!
+//! ```sh
+//! cargo run --release -p reconverge-mcml --example mcml_bench -- --threads 1 --out docs/results/mcml
+//! cargo run --release -p reconverge-mcml --example mcml_bench -- --threads 2 --out docs/results/mcml
+//! cargo run --release -p reconverge-mcml --example mcml_bench --features cuda -- --backend cuda --photons 100000000 --out docs/results/mcml
+//! ```
+//!
+//! Every strategy's tallies are checked against the baseline's, bit for bit, before its time
+//! counts. The SIMD efficiency column comes from the CPU reference model on a smaller run of
+//! the same input (the GPU has no such counter without a profiler). Writes
+//! `mcml-throughput-<backend>.md` and `.csv` into `--out`.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+use reconverge_backend::Launch;
+use reconverge_cpu::{Counting, CpuBackend};
+use reconverge_mcml::builtin::builtin;
+use reconverge_mcml::{RunInput, run_on_backend, run_with};
+use reconverge_transforms::{Decision, Strategy};
+
+#[derive(Parser, Debug)]
+#[command(about = "MCML photons per second for each divergence strategy")]
+struct Args {
+    /// cpu or cuda (feature `cuda`).
+    #[arg(long, default_value = "cpu")]
+    backend: String,
+    /// Rayon threads for the CPU backend.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Photons per (input, strategy); default 20,000 on the CPU, 10^8 on the GPU.
+    #[arg(long)]
+    photons: Option<u64>,
+    /// Photons of the CPU model run that measures SIMD efficiency.
+    #[arg(long, default_value_t = 8_000)]
+    model_photons: u64,
+    /// Built-in inputs to run.
+    #[arg(long, value_delimiter = ',', default_value = "skin,slab")]
+    inputs: Vec<String>,
+    /// Write the markdown and CSV tables here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+fn strategies() -> Vec<Strategy> {
+    vec![
+        Strategy::Baseline,
+        Strategy::DynamicWorkAssignment,
+        Strategy::IterationDelaying(Decision::MajorityVote {
+            threshold: 16,
+            stop_when_a_lane_finishes: true,
+        }),
+        Strategy::IterationDelaying(Decision::RoundRobin {
+            num_zeros: 1,
+            num_ones: 1,
+            remove_idle: false,
+        }),
+        Strategy::IterationDelaying(Decision::RoundRobin {
+            num_zeros: 1,
+            num_ones: 1,
+            remove_idle: true,
+        }),
+        Strategy::BranchDistribution,
+    ]
+}
+
+/// One measured row.
+struct Row {
+    input: String,
+    strategy: String,
+    photons: u64,
+    photons_per_second: f64,
+    simd_efficiency: Option<f64>,
+    rd_a_tt: (f64, f64, f64),
+    same_as_baseline: bool,
+}
+
+type Measure<'a> = dyn FnMut(&RunInput, Option<Strategy>, u64) -> Result<(Vec<u64>, f64, (f64, f64, f64)), String>
+    + 'a;
+
+fn main() -> ExitCode {
+    match real_main() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn real_main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = Args::parse();
+    let model = CpuBackend::with_threads(args.threads)?;
+    let (device, default_photons, mut measure): (String, u64, Box<Measure<'_>>) =
+        match args.backend.as_str() {
+            "cpu" => {
+                let cpu = CpuBackend::with_threads(args.threads)?.counting(Counting::Off);
+                let name = format!("CPU backend, {} thread(s) ({})", args.threads, cpu_name());
+                let threads = args.threads;
+                (
+                    name,
+                    20_000,
+                    Box::new(move |input, strategy, photons| match strategy {
+                        None => {
+                            let pool = rayon::ThreadPoolBuilder::new()
+                                .num_threads(threads)
+                                .build()
+                                .map_err(|e| e.to_string())?;
+                            let r = pool
+                                .install(|| run_with::<f32>(input, photons, 1, None))
+                                .map_err(|e| e.to_string())?;
+                            Ok((r.tally.clone(), r.photons_per_second, (r.rd, r.a, r.tt)))
+                        }
+                        Some(s) => {
+                            // Persistent lanes running ~10 photons each at the default size.
+                            let launch = Launch::new(128, 16).map_err(|e| e.to_string())?;
+                            let start = Instant::now();
+                            let r =
+                                run_on_backend::<f32, _>(&cpu, input, photons, 1, s, launch, None)
+                                    .map_err(|e| e.to_string())?;
+                            let pps = photons as f64 / start.elapsed().as_secs_f64();
+                            Ok((
+                                r.result.tally.clone(),
+                                pps,
+                                (r.result.rd, r.result.a, r.result.tt),
+                            ))
+                        }
+                    }),
+                )
+            }
+            #[cfg(feature = "cuda")]
+            "cuda" => gpu_measure()?,
+            other => {
+                return Err(
+                    format!("unknown backend {other:?} (cpu, or cuda with feature `cuda`)").into(),
+                );
+            }
+        };
+    let photons = args.photons.unwrap_or(default_photons);
+    let mut rows = Vec::new();
+    for name in &args.inputs {
+        let input = builtin(name).ok_or_else(|| format!("unknown built-in input {name:?}"))?;
+        let mut baseline_tally = None;
+        let mut runs: Vec<Option<Strategy>> = strategies().into_iter().map(Some).collect();
+        if args.backend == "cpu" {
+            runs.push(None);
+        }
+        for strategy in runs {
+            let (tally, pps, rat) = measure(&input, strategy, photons)?;
+            let same = match (&baseline_tally, strategy) {
+                (None, _) => {
+                    baseline_tally = Some(tally);
+                    true
+                }
+                (Some(b), _) => *b == tally,
+            };
+            let simd = match strategy {
+                Some(s) => {
+                    // 512 lanes: ~16 photons per lane at the default size, so the tail
+                    // weighs about as much as in a long GPU run's batches.
+                    let launch = Launch::new(128, 4)?;
+                    run_on_backend::<f32, _>(
+                        &model,
+                        &input,
+                        args.model_photons,
+                        1,
+                        s,
+                        launch,
+                        None,
+                    )?
+                    .counters
+                    .map(|c| c.simd_efficiency())
+                }
+                None => None,
+            };
+            let label = strategy.map_or("scalar loop (no warps)".to_string(), |s| label(&s));
+            println!(
+                "{name:>5} {label:<40} {pps:>14.0} photons/s  SIMD {}  {}",
+                simd.map_or("   -  ".into(), |e| format!("{:5.1}%", 100.0 * e)),
+                if same {
+                    "tallies = baseline"
+                } else {
+                    "TALLIES DIFFER"
+                }
+            );
+            rows.push(Row {
+                input: name.clone(),
+                strategy: label,
+                photons,
+                photons_per_second: pps,
+                simd_efficiency: simd,
+                rd_a_tt: rat,
+                same_as_baseline: same,
+            });
+        }
+    }
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir)?;
+        let tag = if args.backend == "cpu" {
+            format!("cpu-{}t", args.threads)
+        } else {
+            args.backend.clone()
+        };
+        let (md, csv) = render(&rows, &device, &tag);
+        std::fs::write(dir.join(format!("mcml-throughput-{tag}.md")), md)?;
+        std::fs::write(dir.join(format!("mcml-throughput-{tag}.csv")), csv)?;
+        println!(
+            "wrote {}",
+            dir.join(format!("mcml-throughput-{tag}.md")).display()
+        );
+    }
+    if rows.iter().any(|r| !r.same_as_baseline) {
+        return Err("some strategy's tallies differ from the baseline's".into());
+    }
+    Ok(())
+}
+
+fn label(s: &Strategy) -> String {
+    match s {
+        Strategy::IterationDelaying(Decision::MajorityVote { threshold, .. }) => {
+            format!("iteration delaying, majority vote {threshold}")
+        }
+        Strategy::IterationDelaying(Decision::RoundRobin {
+            num_zeros,
+            num_ones,
+            remove_idle,
+        }) => format!(
+            "iteration delaying, round robin {num_zeros}:{num_ones}{}",
+            if *remove_idle { " + idle removal" } else { "" }
+        ),
+        other => other.name().replace('-', " "),
+    }
+}
+
+fn render(rows: &[Row], device: &str, tag: &str) -> (String, String) {
+    let mut md = String::new();
+    let date = std::process::Command::new("date")
+        .arg("-u")
+        .arg("+%Y-%m-%d")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .unwrap_or_default();
+    let _ = writeln!(md, "# MCML throughput per strategy ({tag})\n");
+    let _ = writeln!(
+        md,
+        "Device: {device}. Date: {}. Generated by `cargo run --release -p reconverge-mcml --example mcml_bench` (see its docs for the exact flags).\n",
+        date.trim()
+    );
+    let _ = writeln!(
+        md,
+        "Photons per second of MCML in f32 (wall time of the whole run, host work included); SIMD efficiency from the CPU reference model on a smaller run of the same input; every strategy's tallies equal the baseline's bit for bit.\n"
+    );
+    let _ = writeln!(
+        md,
+        "| input | strategy | photons | photons/s | vs baseline | SIMD efficiency | Rd | A | Tt |"
+    );
+    let _ = writeln!(md, "|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    let mut csv = String::from(
+        "input,strategy,photons,photons_per_second,speedup_vs_baseline,simd_efficiency,rd,a,tt,tallies_equal_baseline\n",
+    );
+    for r in rows {
+        let base = rows
+            .iter()
+            .find(|b| b.input == r.input && b.strategy == "baseline")
+            .map_or(r.photons_per_second, |b| b.photons_per_second);
+        let speedup = r.photons_per_second / base;
+        let simd = r
+            .simd_efficiency
+            .map_or("-".into(), |e| format!("{:.1}%", 100.0 * e));
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {:.0} | {:.2} | {} | {:.5} | {:.5} | {:.5} |",
+            r.input,
+            r.strategy,
+            r.photons,
+            r.photons_per_second,
+            speedup,
+            simd,
+            r.rd_a_tt.0,
+            r.rd_a_tt.1,
+            r.rd_a_tt.2
+        );
+        let _ = writeln!(
+            csv,
+            "{},{},{},{:.1},{:.4},{},{},{},{},{}",
+            r.input,
+            r.strategy,
+            r.photons,
+            r.photons_per_second,
+            speedup,
+            r.simd_efficiency
+                .map_or(String::new(), |e| format!("{e:.4}")),
+            r.rd_a_tt.0,
+            r.rd_a_tt.1,
+            r.rd_a_tt.2,
+            r.same_as_baseline
+        );
+    }
+    (md, csv)
+}
+
+fn cpu_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+#[cfg(feature = "cuda")]
+fn gpu_measure() -> Result<(String, u64, Box<Measure<'static>>), Box<dyn std::error::Error>> {
+    use reconverge_gpu::{CudaBackend, DeviceKernel, WarmUp};
+    use reconverge_workloads::mcml::McmlKernel;
+    let gpu = CudaBackend::new(0)?.with_warm_up(WarmUp::FirstUse);
+    let name = gpu.gpu().device().name.clone();
+    Ok((
+        name,
+        100_000_000,
+        Box::new(move |input, strategy, photons| {
+            let strategy = strategy.ok_or("the scalar loop runs on the CPU only")?;
+            let entry = <McmlKernel<f32>>::entry_point(&strategy, 0)
+                .ok_or_else(|| format!("no entry point for {strategy:?}"))?;
+            let per_sm = gpu
+                .gpu()
+                .max_active_blocks(entry, 128)
+                .map_err(|e| e.to_string())?;
+            let sms = u32::try_from(gpu.gpu().device().multiprocessors).unwrap_or(1);
+            let launch = Launch::new(128, (per_sm * sms).max(1)).map_err(|e| e.to_string())?;
+            // Warm the entry point up on a small run so the timed one is steady state.
+            run_on_backend::<f32, _>(&gpu, input, 100_000, 2, strategy, launch, None)
+                .map_err(|e| e.to_string())?;
+            let start = Instant::now();
+            let r = run_on_backend::<f32, _>(&gpu, input, photons, 1, strategy, launch, None)
+                .map_err(|e| e.to_string())?;
+            let pps = photons as f64 / start.elapsed().as_secs_f64();
+            Ok((
+                r.result.tally.clone(),
+                pps,
+                (r.result.rd, r.result.a, r.result.tt),
+            ))
+        }),
+    ))
+}
