@@ -165,7 +165,10 @@ fn simulate_cuda(
     use reconverge_gpu::{CudaBackend, DeviceKernel, WarmUp};
     use reconverge_workloads::mcml::McmlKernel;
     let Some(strategy) = args.strategy()? else {
-        return Err("--strategy scalar runs on the CPU only; pick a warp strategy for --backend cuda".into());
+        return Err(
+            "--strategy scalar runs on the CPU only; pick a warp strategy for --backend cuda"
+                .into(),
+        );
     };
     // Each batch of photons is one launch: warm up each entry point once, not every batch.
     let gpu = CudaBackend::new(0)?.with_warm_up(WarmUp::FirstUse);
