@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds, on a machine with Rust (no GPU needed), everything the GPU machine runs, into the
+# git-ignored folder .device/ (add `/.device/` to .git/info/exclude): the device check, the
+# MCML tools, the GPU criterion benches and the reproduce tool, all with feature `cuda`.
+# Then, on the GPU machine (CUDA driver, no Rust): bash scripts/gpu-all.sh OUTDIR
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target-gpu}"
+bash "$root/gpu-kernels/device-check.sh" build
+cargo build --release -p reconverge-mcml --features cuda --example mcml --example mcml_bench
+cp "$CARGO_TARGET_DIR"/release/examples/{mcml,mcml_bench} "$root/.device/"
+if [[ -f "$root/benches/examples/reproduce.rs" ]]; then
+    cargo build --release -p reconverge-benches --features cuda --example reproduce
+    cp "$CARGO_TARGET_DIR/release/examples/reproduce" "$root/.device/"
+fi
+for b in seed002_iteration_delaying seed002_branch_distribution; do
+    exe=$(cargo bench --no-run -p reconverge-benches --features cuda --bench "$b" 2>&1 \
+        | sed -n 's/.*Executable.*(\(.*\))/\1/p' | tail -1)
+    cp "$exe" "$root/.device/bench_$b"
+done
+cp "$root/scripts/gpu-all.sh" "$root/.device/"
+strip --strip-debug "$root"/.device/* 2>/dev/null || true
+du -sh "$root/.device"
