@@ -7,6 +7,8 @@
 //! instruction count) and SIMD efficiency where the backend counts, the speedups over the
 //! baseline, and whether the outputs equal the baseline's.
 
+pub mod reproduce;
+
 use std::fmt::Write as _;
 use std::time::Duration;
 
