@@ -96,51 +96,52 @@ fn main() -> ExitCode {
 fn real_main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     let model = CpuBackend::with_threads(args.threads)?;
-    let (device, default_photons, mut measure): (String, u64, Box<Measure<'_>>) =
-        match args.backend.as_str() {
-            "cpu" => {
-                let cpu = CpuBackend::with_threads(args.threads)?.counting(Counting::Off);
-                let name = format!("CPU backend, {} thread(s) ({})", args.threads, cpu_name());
-                let threads = args.threads;
-                (
-                    name,
-                    20_000,
-                    Box::new(move |input, strategy, photons| match strategy {
-                        None => {
-                            let pool = rayon::ThreadPoolBuilder::new()
-                                .num_threads(threads)
-                                .build()
-                                .map_err(|e| e.to_string())?;
-                            let r = pool
-                                .install(|| run_with::<f32>(input, photons, 1, None))
-                                .map_err(|e| e.to_string())?;
-                            Ok((r.tally.clone(), r.photons_per_second, (r.rd, r.a, r.tt)))
-                        }
-                        Some(s) => {
-                            // Persistent lanes running ~10 photons each at the default size.
-                            let launch = Launch::new(128, 16).map_err(|e| e.to_string())?;
-                            let start = Instant::now();
-                            let r =
-                                run_on_backend::<f32, _>(&cpu, input, photons, 1, s, launch, None)
-                                    .map_err(|e| e.to_string())?;
-                            let pps = photons as f64 / start.elapsed().as_secs_f64();
-                            Ok((
-                                r.result.tally.clone(),
-                                pps,
-                                (r.result.rd, r.result.a, r.result.tt),
-                            ))
-                        }
-                    }),
-                )
-            }
-            #[cfg(feature = "cuda")]
-            "cuda" => gpu_measure()?,
-            other => {
-                return Err(
-                    format!("unknown backend {other:?} (cpu, or cuda with feature `cuda`)").into(),
-                );
-            }
-        };
+    let (device, default_photons, mut measure): (String, u64, Box<Measure<'_>>) = match args
+        .backend
+        .as_str()
+    {
+        "cpu" => {
+            let cpu = CpuBackend::with_threads(args.threads)?.counting(Counting::Off);
+            let name = format!("CPU backend, {} thread(s) ({})", args.threads, cpu_name());
+            let threads = args.threads;
+            (
+                name,
+                20_000,
+                Box::new(move |input, strategy, photons| match strategy {
+                    None => {
+                        let pool = rayon::ThreadPoolBuilder::new()
+                            .num_threads(threads)
+                            .build()
+                            .map_err(|e| e.to_string())?;
+                        let r = pool
+                            .install(|| run_with::<f32>(input, photons, 1, None))
+                            .map_err(|e| e.to_string())?;
+                        Ok((r.tally.clone(), r.photons_per_second, (r.rd, r.a, r.tt)))
+                    }
+                    Some(s) => {
+                        // Persistent lanes running ~10 photons each at the default size.
+                        let launch = Launch::new(128, 16).map_err(|e| e.to_string())?;
+                        let start = Instant::now();
+                        let r = run_on_backend::<f32, _>(&cpu, input, photons, 1, s, launch, None)
+                            .map_err(|e| e.to_string())?;
+                        let pps = photons as f64 / start.elapsed().as_secs_f64();
+                        Ok((
+                            r.result.tally.clone(),
+                            pps,
+                            (r.result.rd, r.result.a, r.result.tt),
+                        ))
+                    }
+                }),
+            )
+        }
+        #[cfg(feature = "cuda")]
+        "cuda" => gpu_measure()?,
+        other => {
+            return Err(
+                format!("unknown backend {other:?} (cpu, or cuda with feature `cuda`)").into(),
+            );
+        }
+    };
     let photons = args.photons.unwrap_or(default_photons);
     let mut rows = Vec::new();
     for name in &args.inputs {
