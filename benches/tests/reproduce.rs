@@ -56,12 +56,15 @@ fn tiny_run_writes_every_page() {
         .expect("valid JSON");
         assert!(json["provenance"]["device"].is_string());
     }
-    // Pages that run something have rows; the loop-splitting page says what is missing.
+    // Pages that run something have rows.
     let csv =
         std::fs::read_to_string(out.join("seed002-table1-decision-parameters.csv")).expect("csv");
     assert_eq!(csv.lines().count(), 12, "baseline + 10 settings + header");
     let ls = std::fs::read_to_string(out.join("seed001-fig05-loop-splitting.md")).expect("page");
-    assert!(ls.contains("Not yet implemented"));
+    assert!(!ls.contains("Not yet implemented"));
+    let ls_csv =
+        std::fs::read_to_string(out.join("seed001-fig05-loop-splitting.csv")).expect("csv");
+    assert_eq!(ls_csv.lines().count(), 4, "3 trip counts + header");
     let index = std::fs::read_to_string(out.join("README.md")).expect("index");
     for name in PAGES {
         assert!(

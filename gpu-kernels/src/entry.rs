@@ -2,12 +2,13 @@
 //! [`DeviceKernel`] trait that maps a kernel type's (strategy, pass) to its entry point.
 
 use reconverge_transforms::{
-    BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Kernel, Strategy,
-    TwoPathKernel,
+    BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Kernel, SplitLoopKernel,
+    Strategy, TwoPathKernel,
 };
 use reconverge_workloads::mcml::McmlKernel;
 use reconverge_workloads::synthetic::{
-    BranchSplitBench, DynamicWork, Gems34Branch, PathUnification, SynBrDis, SynItDelay,
+    BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis,
+    SynItDelay,
 };
 
 /// One compiled entry point: a kernel type run under one strategy, one pass.

@@ -122,11 +122,11 @@ pub use gpu::*;
 mod strategies {
     use reconverge_transforms::{
         BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Strategy,
-        TwoPathKernel,
+        SplitLoopKernel, TwoPathKernel,
     };
     use reconverge_workloads::mcml::McmlKernel;
     use reconverge_workloads::synthetic::{
-        BranchSplitBench, DynamicWork, Gems34Branch, PathUnification, SynBrDis, SynItDelay,
+        BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis, SynItDelay,
     };
 
     include!("../../src/kernels.in");

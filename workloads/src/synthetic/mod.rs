@@ -7,6 +7,7 @@
 //! | [`branch_split`] | seed 001 (Carrillo et al.) §5, branch splitting | figs. 7–10 | [`TwoPath`](reconverge_transforms::TwoPath) |
 //! | [`kato`] | seed 004 (Kato et al.), dynamic work assignment | fig. 11 / A-1, table 1 | [`ItemLoop`](reconverge_transforms::ItemLoop) |
 //! | [`kato`] | seed 004, branch path unification | fig. 13 / A-2, tables 2–4 | [`TwoPath`](reconverge_transforms::TwoPath) |
+//! | [`loop_split`] | seed 001 §4.1, loop splitting | fig. 5 | [`SplitLoop`](reconverge_transforms::SplitLoop) |
 //! | [`gems34`] | GPU Gems 2 ch. 34, branch probability | figs. 34-1, 34-2 | [`TwoPath`](reconverge_transforms::TwoPath) |
 //!
 //! Every workload is a plain `#[repr(C)]` `Copy` parameter struct (a kernel argument on the
@@ -24,12 +25,14 @@ pub mod brdis;
 pub mod gems34;
 pub mod itdelay;
 pub mod kato;
+pub mod loop_split;
 
 pub use branch_split::{BranchSplitBench, MaskLayout};
 pub use brdis::{BrDisOutput, BrDisState, SynBrDis};
 pub use gems34::Gems34Branch;
 pub use itdelay::{ItDelayOutput, ItDelayState, SynItDelay};
 pub use kato::{DynamicWork, PathUnification};
+pub use loop_split::LoopSplitBench;
 
 use crate::rng::{MWC64X_MULTIPLIER, Mwc64};
 
