@@ -119,6 +119,20 @@ impl CpuBackend {
     }
 }
 
+/// The output vector cut into each block's chunk (see [`WarpTask::new`]), empty chunks included.
+fn block_slices<O>(outputs: &mut [O], items: u32, launch: Launch) -> Vec<(u32, &mut [O])> {
+    let mut slices = Vec::with_capacity(launch.blocks as usize);
+    let mut rest = outputs;
+    for block in 0..launch.blocks {
+        let len =
+            WarpTask::new(items, launch.blocks, block, launch.threads_per_block, 0).block_len();
+        let (head, tail) = rest.split_at_mut((len as usize).min(rest.len()));
+        slices.push((block, head));
+        rest = tail;
+    }
+    slices
+}
+
 impl<K> Backend<K> for CpuBackend
 where
     K: Kernel + Sync,
@@ -158,14 +172,15 @@ where
         let mut tally = vec![0u64; kernel.tally_len()];
         let mut counters = Counters::new(WARP_SIZE);
         let mut pass_times = Vec::with_capacity(passes as usize);
-        let chunk = items.div_ceil(launch.blocks).max(1) as usize;
         let counting = self.counting == Counting::On;
         for pass in 0..passes {
             let pass_start = Instant::now();
+            // Every block runs, also those whose chunk is empty (more blocks than chunks): on a
+            // GPU they start, vote once and leave, and the counters must say so too.
+            let blocks = block_slices(&mut outputs, items, launch);
             let (pass_counters, pass_tally) = self.install(|| {
-                outputs
-                    .par_chunks_mut(chunk)
-                    .enumerate()
+                blocks
+                    .into_par_iter()
                     .fold(
                         || (Counters::new(WARP_SIZE), vec![0u64; kernel.tally_len()]),
                         |(mut c, mut t), (block, out)| {
@@ -175,7 +190,7 @@ where
                                 pass,
                                 items,
                                 launch,
-                                block: block as u32,
+                                block,
                                 counting,
                             };
                             run.execute(out, &mut t, &mut c);
