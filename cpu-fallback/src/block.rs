@@ -56,7 +56,7 @@ impl<K: Kernel> BlockRun<'_, K> {
             shared.set(i, v);
         }
         let warps_per_block = self.launch.threads_per_block / WARP_SIZE;
-        let mut warps: Vec<(ModelWarp<'_>, K::Program<ModelWarp<'_>>)> = (0..warps_per_block)
+        let mut warps: Vec<(ModelWarp<'_>, K::Program<'_, ModelWarp<'_>>)> = (0..warps_per_block)
             .filter_map(|w| {
                 let mut warp = ModelWarp::in_block(&shared);
                 warp.set_counting(self.counting);

@@ -32,8 +32,11 @@ pub trait WarpProgram<W: Warp> {
 pub trait Kernel {
     /// What each item produces.
     type Output: Copy;
-    /// The per-warp program of one pass.
-    type Program<W: Warp>: WarpProgram<W, Output = Self::Output>;
+    /// The per-warp program of one pass. It borrows the kernel, so a program never copies
+    /// the workload's parameters.
+    type Program<'k, W: Warp>: WarpProgram<W, Output = Self::Output>
+    where
+        Self: 'k;
 
     /// The name of the workload's shape, for error messages.
     const SHAPE: &'static str;
@@ -47,13 +50,13 @@ pub trait Kernel {
     fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError>;
 
     /// The program of warp `task.warp_in_block` for pass `pass`.
-    fn program<W: Warp>(
-        &self,
+    fn program<'k, W: Warp>(
+        &'k self,
         warp: &W,
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
-    ) -> Result<Self::Program<W>, StrategyError>;
+    ) -> Result<Self::Program<'k, W>, StrategyError>;
 }
 
 /// Initial values of the block-shared counters of [`Warp::block_fetch_add`]: counter 0 deals

@@ -294,3 +294,176 @@ pub trait SplitLoop {
     /// The output of a finished item.
     fn finish(&self, a: &Self::A, b: &Self::B) -> Self::Output;
 }
+
+// A reference to a workload is the same workload: kernels hand their programs a borrow, so a
+// program never copies the workload's parameters (on the GPU they stay in global memory,
+// where a by-value copy would spill dynamically indexed tables to local memory).
+
+impl<L: BranchLoop + ?Sized> BranchLoop for &L {
+    type State = L::State;
+    type Output = L::Output;
+    #[inline(always)]
+    fn regions(&self) -> LoopRegions {
+        (**self).regions()
+    }
+    #[inline(always)]
+    fn tally_len(&self) -> usize {
+        (**self).tally_len()
+    }
+    #[inline(always)]
+    fn start(&self, item: u32) -> L::State {
+        (**self).start(item)
+    }
+    #[inline(always)]
+    fn running(&self, state: &L::State) -> bool {
+        (**self).running(state)
+    }
+    #[inline(always)]
+    fn condition(&self, state: &mut L::State) -> bool {
+        (**self).condition(state)
+    }
+    #[inline(always)]
+    fn taken<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
+        (**self).taken(state, tally)
+    }
+    #[inline(always)]
+    fn not_taken<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
+        (**self).not_taken(state, tally)
+    }
+    #[inline(always)]
+    fn after_branch<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
+        (**self).after_branch(state, tally)
+    }
+    #[inline(always)]
+    fn finish(&self, state: &L::State) -> L::Output {
+        (**self).finish(state)
+    }
+}
+
+impl<L: TwoPath + ?Sized> TwoPath for &L {
+    type Output = L::Output;
+    #[inline(always)]
+    fn regions(&self) -> TwoPathRegions {
+        (**self).regions()
+    }
+    #[inline(always)]
+    fn decide(&self, item: u32) -> bool {
+        (**self).decide(item)
+    }
+    #[inline(always)]
+    fn path_a(&self, item: u32) -> L::Output {
+        (**self).path_a(item)
+    }
+    #[inline(always)]
+    fn path_b(&self, item: u32) -> L::Output {
+        (**self).path_b(item)
+    }
+}
+
+impl<L: ItemLoop + ?Sized> ItemLoop for &L {
+    type State = L::State;
+    type Output = L::Output;
+    #[inline(always)]
+    fn regions(&self) -> ItemLoopRegions {
+        (**self).regions()
+    }
+    #[inline(always)]
+    fn tally_len(&self) -> usize {
+        (**self).tally_len()
+    }
+    #[inline(always)]
+    fn start(&self, item: u32) -> L::State {
+        (**self).start(item)
+    }
+    #[inline(always)]
+    fn running(&self, state: &L::State) -> bool {
+        (**self).running(state)
+    }
+    #[inline(always)]
+    fn body<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
+        (**self).body(state, tally)
+    }
+    #[inline(always)]
+    fn finish(&self, state: &L::State) -> L::Output {
+        (**self).finish(state)
+    }
+}
+
+impl<L: FactoredBranchLoop + ?Sized> FactoredBranchLoop for &L {
+    type State = L::State;
+    type Output = L::Output;
+    #[inline(always)]
+    fn regions(&self) -> FactoredRegions {
+        (**self).regions()
+    }
+    #[inline(always)]
+    fn tally_len(&self) -> usize {
+        (**self).tally_len()
+    }
+    #[inline(always)]
+    fn start(&self, item: u32) -> L::State {
+        (**self).start(item)
+    }
+    #[inline(always)]
+    fn running(&self, state: &L::State) -> bool {
+        (**self).running(state)
+    }
+    #[inline(always)]
+    fn condition(&self, state: &mut L::State) -> bool {
+        (**self).condition(state)
+    }
+    #[inline(always)]
+    fn prologue<T: Tally>(&self, taken: bool, state: &mut L::State, tally: &mut T) {
+        (**self).prologue(taken, state, tally)
+    }
+    #[inline(always)]
+    fn factored<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
+        (**self).factored(state, tally)
+    }
+    #[inline(always)]
+    fn epilogue<T: Tally>(&self, taken: bool, state: &mut L::State, tally: &mut T) {
+        (**self).epilogue(taken, state, tally)
+    }
+    #[inline(always)]
+    fn after_branch<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
+        (**self).after_branch(state, tally)
+    }
+    #[inline(always)]
+    fn finish(&self, state: &L::State) -> L::Output {
+        (**self).finish(state)
+    }
+}
+
+impl<L: SplitLoop + ?Sized> SplitLoop for &L {
+    type A = L::A;
+    type B = L::B;
+    type Output = L::Output;
+    #[inline(always)]
+    fn regions(&self) -> SplitLoopRegions {
+        (**self).regions()
+    }
+    #[inline(always)]
+    fn trips(&self, item: u32) -> u32 {
+        (**self).trips(item)
+    }
+    #[inline(always)]
+    fn start_a(&self, item: u32) -> L::A {
+        (**self).start_a(item)
+    }
+    #[inline(always)]
+    fn start_b(&self, item: u32) -> L::B {
+        (**self).start_b(item)
+    }
+    #[inline(always)]
+    fn part_a(&self, a: &mut L::A, i: u32) {
+        (**self).part_a(a, i)
+    }
+    #[inline(always)]
+    fn part_b(&self, b: &mut L::B, i: u32) {
+        (**self).part_b(b, i)
+    }
+    #[inline(always)]
+    fn finish(&self, a: &L::A, b: &L::B) -> L::Output {
+        (**self).finish(a, b)
+    }
+}

@@ -34,7 +34,10 @@ pub struct BranchLoopProgram<W: Warp, L: BranchLoop> {
 
 impl<L: BranchLoop + Copy> Kernel for BranchLoopKernel<L> {
     type Output = L::Output;
-    type Program<W: Warp> = BranchLoopProgram<W, L>;
+    type Program<'k, W: Warp>
+        = BranchLoopProgram<W, &'k L>
+    where
+        Self: 'k;
 
     const SHAPE: &'static str = "branch loop";
 
@@ -46,16 +49,15 @@ impl<L: BranchLoop + Copy> Kernel for BranchLoopKernel<L> {
         mode_of(strategy).map(|_| 1)
     }
 
-    fn program<W: Warp>(
-        &self,
+    fn program<'k, W: Warp>(
+        &'k self,
         warp: &W,
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
-    ) -> Result<BranchLoopProgram<W, L>, StrategyError> {
+    ) -> Result<BranchLoopProgram<W, &'k L>, StrategyError> {
         check_pass(pass, 1)?;
-        let (mode, assignment) = mode_of(strategy)?;
-        Ok(BranchLoopProgram::new(warp, self.0, mode, assignment, task))
+        BranchLoopProgram::for_strategy(warp, &self.0, strategy, task)
     }
 }
 
@@ -82,6 +84,21 @@ fn mode_of(strategy: &Strategy) -> Result<(Mode, Assignment), StrategyError> {
             strategy: other,
             shape: "branch loop",
         }),
+    }
+}
+
+impl<W: Warp, L: BranchLoop + Copy> BranchLoopProgram<W, L> {
+    /// The program of `strategy` for one warp, over `workload` taken by value: usually a
+    /// reference, or a small view over one (an adapter such as MCML's branch-distributed
+    /// boundary). [`BranchLoopKernel::program`] is this with `&self.0`.
+    pub fn for_strategy(
+        warp: &W,
+        workload: L,
+        strategy: &Strategy,
+        task: WarpTask,
+    ) -> Result<Self, StrategyError> {
+        let (mode, assignment) = mode_of(strategy)?;
+        Ok(Self::new(warp, workload, mode, assignment, task))
     }
 }
 

@@ -110,7 +110,10 @@ struct Direct<W: Warp, L: FactoredBranchLoop> {
 
 impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
     type Output = L::Output;
-    type Program<W: Warp> = FactoredBranchLoopProgram<W, L>;
+    type Program<'k, W: Warp>
+        = FactoredBranchLoopProgram<W, &'k L>
+    where
+        Self: 'k;
 
     const SHAPE: &'static str = "factored branch loop";
 
@@ -131,15 +134,15 @@ impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
         }
     }
 
-    fn program<W: Warp>(
-        &self,
+    fn program<'k, W: Warp>(
+        &'k self,
         warp: &W,
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
-    ) -> Result<FactoredBranchLoopProgram<W, L>, StrategyError> {
+    ) -> Result<FactoredBranchLoopProgram<W, &'k L>, StrategyError> {
         check_pass(pass, self.passes(strategy)?)?;
-        let workload = self.0;
+        let workload = &self.0;
         let direct = |distribute: bool, assignment: Assignment| {
             let (dealer, lanes) =
                 Dealer::first(warp, task, assignment, |item| workload.start(item));
@@ -154,9 +157,12 @@ impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
             Strategy::Baseline => direct(false, Assignment::Static),
             Strategy::BranchDistribution => direct(true, Assignment::Static),
             Strategy::DynamicWorkAssignment => direct(false, Assignment::Dynamic),
-            _ => Inner::Adapted(
-                BranchLoopKernel(Unfactored(workload)).program(warp, strategy, pass, task)?,
-            ),
+            _ => Inner::Adapted(BranchLoopProgram::for_strategy(
+                warp,
+                Unfactored(workload),
+                strategy,
+                task,
+            )?),
         };
         Ok(FactoredBranchLoopProgram { inner })
     }

@@ -34,7 +34,10 @@ pub struct ItemLoopProgram<W: Warp, L: ItemLoop> {
 
 impl<L: ItemLoop + Copy> Kernel for ItemLoopKernel<L> {
     type Output = L::Output;
-    type Program<W: Warp> = ItemLoopProgram<W, L>;
+    type Program<'k, W: Warp>
+        = ItemLoopProgram<W, &'k L>
+    where
+        Self: 'k;
 
     const SHAPE: &'static str = "item loop";
 
@@ -46,16 +49,16 @@ impl<L: ItemLoop + Copy> Kernel for ItemLoopKernel<L> {
         assignment_of(strategy).map(|_| 1)
     }
 
-    fn program<W: Warp>(
-        &self,
+    fn program<'k, W: Warp>(
+        &'k self,
         warp: &W,
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
-    ) -> Result<ItemLoopProgram<W, L>, StrategyError> {
+    ) -> Result<ItemLoopProgram<W, &'k L>, StrategyError> {
         check_pass(pass, 1)?;
         let assignment = assignment_of(strategy)?;
-        let workload = self.0;
+        let workload = &self.0;
         let (dealer, lanes) = Dealer::first(warp, task, assignment, |item| workload.start(item));
         Ok(ItemLoopProgram {
             workload,

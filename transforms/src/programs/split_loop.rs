@@ -53,7 +53,10 @@ pub struct SplitLoopProgram<W: Warp, L: SplitLoop> {
 
 impl<L: SplitLoop + Copy> Kernel for SplitLoopKernel<L> {
     type Output = L::Output;
-    type Program<W: Warp> = SplitLoopProgram<W, L>;
+    type Program<'k, W: Warp>
+        = SplitLoopProgram<W, &'k L>
+    where
+        Self: 'k;
 
     const SHAPE: &'static str = "split loop";
 
@@ -61,16 +64,16 @@ impl<L: SplitLoop + Copy> Kernel for SplitLoopKernel<L> {
         split_of(strategy).map(|_| 1)
     }
 
-    fn program<W: Warp>(
-        &self,
+    fn program<'k, W: Warp>(
+        &'k self,
         warp: &W,
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
-    ) -> Result<SplitLoopProgram<W, L>, StrategyError> {
+    ) -> Result<SplitLoopProgram<W, &'k L>, StrategyError> {
         check_pass(pass, 1)?;
         let split = split_of(strategy)?;
-        let w = self.0;
+        let w = &self.0;
         let width = warp.width();
         let lanes = warp.map(warp.lane_ids(), |lane| {
             let item = task

@@ -94,7 +94,10 @@ pub struct TwoPathProgram<W: Warp, P: TwoPath> {
 
 impl<P: TwoPath + Copy> Kernel for TwoPathKernel<P> {
     type Output = P::Output;
-    type Program<W: Warp> = TwoPathProgram<W, P>;
+    type Program<'k, W: Warp>
+        = TwoPathProgram<W, &'k P>
+    where
+        Self: 'k;
 
     const SHAPE: &'static str = "two-path branch";
 
@@ -105,16 +108,16 @@ impl<P: TwoPath + Copy> Kernel for TwoPathKernel<P> {
         })
     }
 
-    fn program<W: Warp>(
-        &self,
+    fn program<'k, W: Warp>(
+        &'k self,
         warp: &W,
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
-    ) -> Result<TwoPathProgram<W, P>, StrategyError> {
+    ) -> Result<TwoPathProgram<W, &'k P>, StrategyError> {
         check_pass(pass, self.passes(strategy)?)?;
         let mode = mode_of(strategy, pass)?;
-        Ok(TwoPathProgram::new(warp, self.0, mode, task))
+        Ok(TwoPathProgram::new(warp, &self.0, mode, task))
     }
 }
 

@@ -122,10 +122,9 @@ impl<F: McmlFloat> BranchLoop for McmlLoop<F> {
 /// [`McmlLoop`] with the boundary path after branch distribution ([`boundary_distributed`],
 /// seed 002 fig. 9). Same photons, same tallies, bit for bit.
 #[derive(Clone, Copy, Debug)]
-#[repr(transparent)]
-pub struct DistributedBoundary<F>(pub McmlLoop<F>);
+pub struct DistributedBoundary<'a, F>(pub &'a McmlLoop<F>);
 
-impl<F: McmlFloat> BranchLoop for DistributedBoundary<F> {
+impl<F: McmlFloat> BranchLoop for DistributedBoundary<'_, F> {
     type State = Photon<F>;
     type Output = ();
 
@@ -163,6 +162,15 @@ impl<F: McmlFloat> BranchLoop for DistributedBoundary<F> {
     fn finish(&self, _photon: &Photon<F>) {}
 }
 
+/// MCML's strategies are one pass each.
+fn check_one_pass(pass: u32) -> Result<(), StrategyError> {
+    if pass == 0 {
+        Ok(())
+    } else {
+        Err(StrategyError::NoSuchPass { pass, passes: 1 })
+    }
+}
+
 /// MCML as a [`Kernel`]: every loop strategy of [`BranchLoopKernel`] (baseline, iteration
 /// delaying, dynamic work assignment) on MCML's main branch (seed 002 fig. 8), plus
 /// [`Strategy::BranchDistribution`] of the boundary path's up/down branch (fig. 9).
@@ -176,14 +184,14 @@ pub struct McmlKernel<F>(pub McmlLoop<F>);
 
 /// One warp of [`McmlKernel`].
 #[allow(clippy::large_enum_variant)]
-pub enum McmlProgram<W: Warp, F: McmlFloat> {
+pub enum McmlProgram<'k, W: Warp, F: McmlFloat> {
     /// MCML's boundary code as written.
-    AsWritten(BranchLoopProgram<W, McmlLoop<F>>),
+    AsWritten(BranchLoopProgram<W, &'k McmlLoop<F>>),
     /// The boundary path after branch distribution.
-    Distributed(BranchLoopProgram<W, DistributedBoundary<F>>),
+    Distributed(BranchLoopProgram<W, DistributedBoundary<'k, F>>),
 }
 
-impl<W: Warp, F: McmlFloat> WarpProgram<W> for McmlProgram<W, F> {
+impl<W: Warp, F: McmlFloat> WarpProgram<W> for McmlProgram<'_, W, F> {
     type Output = ();
 
     #[inline(always)]
@@ -202,7 +210,10 @@ impl<W: Warp, F: McmlFloat> WarpProgram<W> for McmlProgram<W, F> {
 
 impl<F: McmlFloat> Kernel for McmlKernel<F> {
     type Output = ();
-    type Program<W: Warp> = McmlProgram<W, F>;
+    type Program<'k, W: Warp>
+        = McmlProgram<'k, W, F>
+    where
+        Self: 'k;
 
     const SHAPE: &'static str = "MCML photon loop";
 
@@ -217,19 +228,23 @@ impl<F: McmlFloat> Kernel for McmlKernel<F> {
         }
     }
 
-    fn program<W: Warp>(
-        &self,
+    fn program<'k, W: Warp>(
+        &'k self,
         warp: &W,
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
-    ) -> Result<McmlProgram<W, F>, StrategyError> {
+    ) -> Result<McmlProgram<'k, W, F>, StrategyError> {
+        check_one_pass(pass)?;
         match strategy {
-            Strategy::BranchDistribution => BranchLoopKernel(DistributedBoundary(self.0))
-                .program(warp, &Strategy::Baseline, pass, task)
-                .map(McmlProgram::Distributed),
-            other => BranchLoopKernel(self.0)
-                .program(warp, other, pass, task)
+            Strategy::BranchDistribution => BranchLoopProgram::for_strategy(
+                warp,
+                DistributedBoundary(&self.0),
+                &Strategy::Baseline,
+                task,
+            )
+            .map(McmlProgram::Distributed),
+            other => BranchLoopProgram::for_strategy(warp, &self.0, other, task)
                 .map(McmlProgram::AsWritten),
         }
     }
