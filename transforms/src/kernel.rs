@@ -65,8 +65,8 @@ pub const fn initial_block_counters(threads_per_block: u32) -> [u32; 4] {
     [threads_per_block, 0, 0, 0]
 }
 
-/// Checks a pass index against a strategy's pass count.
-pub(crate) fn check_pass(pass: u32, passes: u32) -> Result<(), StrategyError> {
+/// Checks a pass index against a strategy's pass count, for [`Kernel::program`] impls.
+pub fn check_pass(pass: u32, passes: u32) -> Result<(), StrategyError> {
     if pass < passes {
         Ok(())
     } else {

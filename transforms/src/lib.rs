@@ -90,7 +90,7 @@ pub mod shape;
 pub mod strategy;
 
 pub use io::{Discard, NoTally, Sink, Tally, WarpTask};
-pub use kernel::{Kernel, WarpProgram, initial_block_counters};
+pub use kernel::{Kernel, WarpProgram, check_pass, initial_block_counters};
 pub use programs::{
     Assignment, BranchLoopKernel, BranchLoopProgram, FactoredBranchLoopKernel,
     FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram, Lane, SplitLoopKernel,

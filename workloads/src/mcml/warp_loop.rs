@@ -10,7 +10,7 @@
 use reconverge_simt::{Region, Warp};
 use reconverge_transforms::{
     BranchLoop, BranchLoopKernel, BranchLoopProgram, Kernel, LoopRegions, Sink, Strategy,
-    StrategyError, Tally as WarpTally, WarpProgram, WarpTask,
+    StrategyError, Tally as WarpTally, WarpProgram, WarpTask, check_pass,
 };
 
 use super::float::McmlFloat;
@@ -162,15 +162,6 @@ impl<F: McmlFloat> BranchLoop for DistributedBoundary<'_, F> {
     fn finish(&self, _photon: &Photon<F>) {}
 }
 
-/// MCML's strategies are one pass each.
-fn check_one_pass(pass: u32) -> Result<(), StrategyError> {
-    if pass == 0 {
-        Ok(())
-    } else {
-        Err(StrategyError::NoSuchPass { pass, passes: 1 })
-    }
-}
-
 /// MCML as a [`Kernel`]: every loop strategy of [`BranchLoopKernel`] (baseline, iteration
 /// delaying, dynamic work assignment) on MCML's main branch (seed 002 fig. 8), plus
 /// [`Strategy::BranchDistribution`] of the boundary path's up/down branch (fig. 9).
@@ -235,7 +226,7 @@ impl<F: McmlFloat> Kernel for McmlKernel<F> {
         pass: u32,
         task: WarpTask,
     ) -> Result<McmlProgram<'k, W, F>, StrategyError> {
-        check_one_pass(pass)?;
+        check_pass(pass, 1)?;
         match strategy {
             Strategy::BranchDistribution => BranchLoopProgram::for_strategy(
                 warp,
