@@ -18,6 +18,7 @@ fn figs(c: &mut Criterion) {
         Strategy::Predication,
         Strategy::BranchSplitting,
         Strategy::StaticBranchResolution,
+        Strategy::ZCullMasking,
     ];
     for (coherent, group) in [(false, "gems34_random"), (true, "gems34_coherent")] {
         let points: Vec<_> = [0.0, 0.1, 0.5, 0.9]

@@ -39,6 +39,7 @@ fn main() -> Result<(), BackendError> {
         Strategy::Predication,
         Strategy::BranchSplitting,
         Strategy::StaticBranchResolution,
+        Strategy::ZCullMasking,
     ];
     let probabilities = [0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1.0];
     for (coherent, title) in [

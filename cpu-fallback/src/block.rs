@@ -3,7 +3,7 @@
 use reconverge_backend::{Counters, Launch};
 use reconverge_simt::{BlockShared, ModelWarp, WARP_SIZE};
 use reconverge_transforms::{
-    Kernel, Sink, Strategy, Tally, WarpProgram, WarpTask, initial_block_counters,
+    Kernel, Scratch, Sink, Strategy, Tally, WarpProgram, WarpTask, initial_block_counters,
 };
 
 pub(crate) struct BlockRun<'k, K> {
@@ -14,6 +14,8 @@ pub(crate) struct BlockRun<'k, K> {
     pub launch: Launch,
     pub block: u32,
     pub counting: bool,
+    /// The run's scratch words, shared by every block and pass.
+    pub scratch: &'k Scratch,
 }
 
 /// Writes outputs into the block's slice of the output vector.
@@ -70,7 +72,7 @@ impl<K: Kernel> BlockRun<'_, K> {
                 // The backend checked the strategy before the run, so this cannot fail.
                 let program = self
                     .kernel
-                    .program(&warp, self.strategy, self.pass, task)
+                    .program(&warp, self.strategy, self.pass, task, self.scratch)
                     .ok()?;
                 Some((warp, program))
             })

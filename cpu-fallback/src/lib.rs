@@ -55,6 +55,7 @@
 
 mod block;
 
+use std::sync::atomic::AtomicU32;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -164,8 +165,14 @@ where
                 &strategy,
                 0,
                 WarpTask::new(items, launch.blocks, 0, launch.threads_per_block, 0),
+                &[],
             )
             .map_err(strategy_error)?;
+        // Zeroed once per run and shared by all passes: what one pass records (z-cull's
+        // mask), a later one reads.
+        let scratch: Vec<AtomicU32> = (0..kernel.scratch_words(&strategy, items))
+            .map(|_| AtomicU32::new(0))
+            .collect();
 
         let started = Instant::now();
         let mut outputs = vec![K::Output::default(); items as usize];
@@ -192,6 +199,7 @@ where
                                 launch,
                                 block,
                                 counting,
+                                scratch: &scratch,
                             };
                             run.execute(out, &mut t, &mut c);
                             (c, t)

@@ -19,6 +19,7 @@ fn two_path_strategies() -> Vec<Strategy> {
         Strategy::Baseline,
         Strategy::Predication,
         Strategy::BranchSplitting,
+        Strategy::ZCullMasking,
         Strategy::StaticBranchResolution,
     ];
     for k in [1, 4, 16, 64] {

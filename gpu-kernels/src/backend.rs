@@ -148,7 +148,7 @@ impl CudaBackend {
         // parameter is an error before anything runs.
         let probe = ModelWarp::new();
         let task = WarpTask::new(items, launch.blocks, 0, launch.threads_per_block, 0);
-        if let Err(source) = kernel.program(&probe, &strategy, 0, task) {
+        if let Err(source) = kernel.program(&probe, &strategy, 0, task, &[]) {
             return Err(GpuError::Strategy {
                 kernel: K::KERNEL_NAME.into(),
                 shape: K::SHAPE,
@@ -158,6 +158,11 @@ impl CudaBackend {
         let tally_len = u32::try_from(kernel.tally_len()).map_err(|_| GpuError::InvalidInput {
             kernel: K::KERNEL_NAME.into(),
             reason: format!("{} tallies exceed u32 indexing", kernel.tally_len()),
+        })?;
+        let scratch_words = kernel.scratch_words(&strategy, items);
+        let scratch_len = u32::try_from(scratch_words).map_err(|_| GpuError::InvalidInput {
+            kernel: K::KERNEL_NAME.into(),
+            reason: format!("{scratch_words} scratch words exceed u32 indexing"),
         })?;
 
         let setup = Instant::now();
@@ -174,9 +179,14 @@ impl CudaBackend {
                 )?)
             },
             tally: gpu.zeros::<u64>((tally_len as usize).max(1), "tallies")?,
+            scratch: gpu.zeros::<u32>(
+                (scratch_len as usize).max(1),
+                &format!("{scratch_len} scratch words"),
+            )?,
             status: gpu.zeros::<u32>(1, "status word")?,
             items,
             tally_len,
+            scratch_len,
         };
         let setup_time = setup.elapsed();
 
@@ -263,9 +273,12 @@ struct Buffers<K, O> {
     kernel: CudaSlice<Raw<K>>,
     out: Out<O>,
     tally: CudaSlice<u64>,
+    /// What the passes of a multi-pass strategy hand each other (`Kernel::scratch_words`).
+    scratch: CudaSlice<u32>,
     status: CudaSlice<u32>,
     items: u32,
     tally_len: u32,
+    scratch_len: u32,
 }
 
 impl<K: Copy, O: Copy> Buffers<K, O> {
@@ -278,11 +291,12 @@ impl<K: Copy, O: Copy> Buffers<K, O> {
         shape: LaunchShape,
         pass: u32,
     ) -> Result<f32, GpuError> {
-        let (items, tally_len) = (self.items, self.tally_len);
+        let (items, tally_len, scratch_len) = (self.items, self.tally_len, self.scratch_len);
         let Self {
             kernel,
             out,
             tally,
+            scratch,
             status,
             ..
         } = self;
@@ -293,16 +307,21 @@ impl<K: Copy, O: Copy> Buffers<K, O> {
                 Out::Items(o) => b.arg(o),
                 Out::Empty(o) => b.arg(o),
             };
-            b.arg(tally).arg(&tally_len).arg(status);
+            b.arg(tally)
+                .arg(&tally_len)
+                .arg(scratch)
+                .arg(&scratch_len)
+                .arg(status);
             // SAFETY: the signature of every `warp_kernel!` entry point is `(kernel: *const K,
             // items: u32, pass: u32, out: *mut K::Output, tally: *mut u64, tally_len: u32,
-            // status: *mut u32)`; `kernel` holds one `K`, `out` `items` outputs (or nothing
-            // when they are zero-sized), `tally` at least `tally_len` u64s, `status` one u32.
+            // scratch: *mut u32, scratch_len: u32, status: *mut u32)`; `kernel` holds one `K`,
+            // `out` `items` outputs (or nothing when they are zero-sized), `tally` at least
+            // `tally_len` u64s, `scratch` at least `scratch_len` u32s, `status` one u32.
             unsafe { b.launch(c) }.map(|_| ())
         })
     }
 
-    /// Zeroes outputs, tallies and status (after a warm-up).
+    /// Zeroes outputs, tallies, scratch and status (after a warm-up).
     fn zero(&mut self, gpu: &GpuContext) -> Result<(), GpuError> {
         let stream = gpu.stream();
         let memset = driver("cuMemsetD8Async");
@@ -311,6 +330,7 @@ impl<K: Copy, O: Copy> Buffers<K, O> {
             Out::Empty(o) => stream.memset_zeros(o).map_err(&memset)?,
         }
         stream.memset_zeros(&mut self.tally).map_err(&memset)?;
+        stream.memset_zeros(&mut self.scratch).map_err(&memset)?;
         stream.memset_zeros(&mut self.status).map_err(&memset)?;
         Ok(())
     }

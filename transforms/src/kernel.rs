@@ -3,6 +3,7 @@
 use reconverge_simt::Warp;
 
 use crate::io::{Sink, Tally, WarpTask};
+use crate::scratch::Scratch;
 use crate::strategy::{Strategy, StrategyError};
 
 /// One warp's part of a pass: a loop that the whole warp runs together, one iteration per
@@ -49,13 +50,23 @@ pub trait Kernel {
     /// How many passes `strategy` takes on this workload, or why it cannot run it.
     fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError>;
 
-    /// The program of warp `task.warp_in_block` for pass `pass`.
+    /// Words of [`Scratch`] memory `strategy` needs over `items` items, kept from one pass to
+    /// the next (z-cull masking's decision mask); 0, the default, for none.
+    fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {
+        let _ = (strategy, items);
+        0
+    }
+
+    /// The program of warp `task.warp_in_block` for pass `pass`. `scratch` holds (at least)
+    /// [`Kernel::scratch_words`] words, zeroed before pass 0 and shared by every warp and pass
+    /// of the run.
     fn program<'k, W: Warp>(
         &'k self,
         warp: &W,
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
+        scratch: &'k Scratch,
     ) -> Result<Self::Program<'k, W>, StrategyError>;
 }
 

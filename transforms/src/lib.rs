@@ -11,7 +11,7 @@
 //! | shape | kernel | strategies |
 //! |---|---|---|
 //! | [`BranchLoop`] (seed 002 fig. 4) | [`BranchLoopKernel`] | baseline, iteration delaying, dynamic work assignment |
-//! | [`TwoPath`] (seed 004 fig. 6/9, seed 001 fig. 6, Gems 34) | [`TwoPathKernel`] | baseline, predication, branch splitting (2 passes), static branch resolution (warp compaction), branch path unification |
+//! | [`TwoPath`] (seed 004 fig. 6/9, seed 001 fig. 6, Gems 34) | [`TwoPathKernel`] | baseline, predication, branch splitting (2 passes), z-cull masking (3 passes, a decision mask in [`Scratch`]), static branch resolution (warp compaction), branch path unification |
 //! | [`ItemLoop`] (seed 004 fig. 1/4, seed 002 fig. 1c) | [`ItemLoopKernel`] | baseline, dynamic work assignment |
 //! | [`FactoredBranchLoop`] (seed 002 fig. 7) | [`FactoredBranchLoopKernel`] | baseline, branch distribution, dynamic work assignment, iteration delaying (via [`Unfactored`]) |
 //! | [`SplitLoop`] (seed 001 fig. 5) | [`SplitLoopKernel`] | baseline, loop splitting |
@@ -63,7 +63,7 @@
 //! for strategy in [Strategy::Baseline, Strategy::BranchPathUnification { items_per_thread: 4 }] {
 //!     assert_eq!(kernel.passes(&strategy), Ok(1));
 //!     let mut warp = ModelWarp::new();
-//!     let mut program = kernel.program(&warp, &strategy, 0, task).unwrap();
+//!     let mut program = kernel.program(&warp, &strategy, 0, task, &[]).unwrap();
 //!     let mut out = Out(vec![0; 128]);
 //!     while program.step(&mut warp, &mut out, &mut NoTally) {}
 //!     efficiency.push(warp.counters().simd_efficiency_of(&[A, B]));
@@ -86,6 +86,7 @@
 pub mod io;
 pub mod kernel;
 pub mod programs;
+pub mod scratch;
 pub mod shape;
 pub mod strategy;
 
@@ -96,6 +97,7 @@ pub use programs::{
     FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram, Lane, SplitLoopKernel,
     SplitLoopProgram, TwoPathKernel, TwoPathProgram, Unfactored,
 };
+pub use scratch::{DecisionMask, Scratch};
 pub use shape::{
     BranchLoop, FactoredBranchLoop, FactoredRegions, ItemLoop, ItemLoopRegions, LoopRegions,
     SplitLoop, SplitLoopRegions, TwoPath, TwoPathRegions,

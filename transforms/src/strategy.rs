@@ -25,6 +25,15 @@ pub enum Strategy {
     /// (the extra launch is pure overhead), and every item's decision is evaluated twice.
     /// Shape: [`crate::TwoPath`] (2 passes: path A, then path B).
     BranchSplitting,
+    /// The condition evaluated once, in a preprocessing pass that stores it as a bit mask, and
+    /// one pass per path that reads the mask and runs only the items it lets through; a warp
+    /// whose window of items the mask rules out runs nothing (GPU Gems 2 §34.2.3, z-cull:
+    /// "z-cull prevents the fragment program from ever executing", at the granularity of a
+    /// tile, here a warp). Helps when the condition is costly, is reused, or has locality, so
+    /// that whole warps are skipped; with a random condition every warp runs both paths, as
+    /// under predication (fig. 34-1). Costs a pass, a mask word per 32 items and a load per
+    /// item. Shape: [`crate::TwoPath`] (3 passes: mask, path A, path B).
+    ZCullMasking,
     /// A loop whose body has independent parts run as one loop per part (seed 001 §4.1,
     /// fig. 5), to lower register pressure. Same instructions, fewer live registers: helps only
     /// a kernel whose occupancy is limited by registers, and only if the parts share no live
@@ -97,6 +106,7 @@ impl Strategy {
             Strategy::Predication => "predication",
             Strategy::StaticBranchResolution => "static-branch-resolution",
             Strategy::BranchSplitting => "branch-splitting",
+            Strategy::ZCullMasking => "z-cull-masking",
             Strategy::LoopSplitting => "loop-splitting",
             Strategy::IterationDelaying(Decision::MajorityVote { .. }) => "delaying-majority-vote",
             Strategy::IterationDelaying(Decision::RoundRobin {

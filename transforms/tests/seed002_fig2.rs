@@ -67,7 +67,7 @@ fn run(pattern: Pattern, strategy: Strategy) -> (u64, [u32; 3]) {
     let mut warp = ModelWarp::with_width(3);
     let task = WarpTask::new(3, 1, 0, 3, 0);
     let mut program = kernel
-        .program(&warp, &strategy, 0, task)
+        .program(&warp, &strategy, 0, task, &[])
         .expect("strategy applies");
     let mut out = [0u32; 3];
     struct Out<'a>(&'a mut [u32; 3]);

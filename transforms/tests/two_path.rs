@@ -18,7 +18,7 @@ const PATH_B: Region = Region::new(2, "path B", 100);
 const ITEM: Region = Region::new(3, "item", 1);
 
 /// How a workload decides.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Pattern {
     /// Path A with probability `percent_a` %.
     Random { percent_a: u32 },
@@ -109,6 +109,7 @@ fn strategy() -> impl proptest::strategy::Strategy<Value = Strategy> {
         Just(Strategy::Baseline),
         Just(Strategy::Predication),
         Just(Strategy::BranchSplitting),
+        Just(Strategy::ZCullMasking),
         Just(Strategy::StaticBranchResolution),
         (1u32..=70)
             .prop_map(|items_per_thread| Strategy::BranchPathUnification { items_per_thread }),
@@ -210,6 +211,59 @@ fn branch_splitting_runs_one_path_per_pass() {
     assert_eq!(decisions, 1000);
     assert_eq!(p0.region(DECIDE).unwrap().active_lane_slots, 1000);
     assert_eq!(p1.region(DECIDE).unwrap().active_lane_slots, 1000);
+}
+
+/// Z-cull masking: pass 0 evaluates every decision once and runs no path; passes 1 and 2
+/// evaluate none, and issue their path exactly once per window (32 consecutive items) that
+/// holds an item of that path: windows the mask rules out are skipped whole.
+#[test]
+fn z_cull_masking_decides_once_and_skips_ruled_out_windows() {
+    // Runs of 48 items: some windows hold one path only, others (straddling a run's end) both.
+    // Three blocks of 64 threads over 1000 items: chunks of 334, so windows start unaligned.
+    for (pattern, blocks) in [(Pattern::Runs { run: 48 }, 3), (Pattern::Alternate, 1)] {
+        let w = Work::new(3, pattern);
+        let k = TwoPathKernel(w);
+        let items = 1000;
+        let l = launch(items, blocks, 64);
+        let r = run(&k, &Strategy::ZCullMasking, l).unwrap();
+        r.assert_complete();
+        assert_eq!(r.outputs, expected(&w, items));
+        assert_eq!(r.pass_counters.len(), 3);
+        let (p0, p1, p2) = (
+            &r.pass_counters[0],
+            &r.pass_counters[1],
+            &r.pass_counters[2],
+        );
+        let slots = |c: &reconverge_simt::Counters, region| {
+            c.region(region).map_or(0, |x| x.active_lane_slots)
+        };
+        let issues =
+            |c: &reconverge_simt::Counters, region| c.region(region).map_or(0, |x| x.issues);
+        assert_eq!(slots(p0, DECIDE), u64::from(items));
+        assert_eq!(issues(p0, PATH_A) + issues(p0, PATH_B), 0);
+        assert_eq!(slots(p1, DECIDE) + slots(p2, DECIDE), 0);
+        assert_eq!(issues(p1, PATH_B) + issues(p2, PATH_A), 0);
+        // Hand count of the windows: block `b`'s chunk is items 334 b .. 334 (b + 1), its
+        // threads hold runs of `threads` consecutive items, a warp's window 32 of them.
+        let chunk = items.div_ceil(blocks);
+        let (mut with_a, mut with_b) = (0u64, 0u64);
+        for b in 0..blocks {
+            let (start, end) = (b * chunk, ((b + 1) * chunk).min(items));
+            for first in (start..end).step_by(32) {
+                let window = first..(first + 32).min(end);
+                with_a += u64::from(window.clone().any(|i| w.decide(i)));
+                with_b += u64::from(window.clone().any(|i| !w.decide(i)));
+            }
+        }
+        assert_eq!(issues(p1, PATH_A), with_a);
+        assert_eq!(issues(p2, PATH_B), with_b);
+        if pattern == Pattern::Alternate {
+            // No locality: every window runs both paths, as under predication.
+            assert_eq!(with_a, with_b);
+        } else {
+            assert!(with_a + with_b < 2 * (u64::from(items) / 32));
+        }
+    }
 }
 
 /// Compaction by predicate: one warp with `n_a` A items issues path A exactly

@@ -28,7 +28,7 @@
 //! let efficiency = |strategy: Strategy| {
 //!     let mut warp = ModelWarp::new();
 //!     let task = WarpTask::new(32, 1, 0, 32, 0);
-//!     let mut program = kernel.program(&warp, &strategy, 0, task).expect("applies");
+//!     let mut program = kernel.program(&warp, &strategy, 0, task, &[]).expect("applies");
 //!     while program.step(&mut warp, &mut Discard, &mut NoTally) {}
 //!     // SIMD efficiency of the branch paths: the share of their lane-slots doing work.
 //!     warp.counters().simd_efficiency_of(&paths)

@@ -185,6 +185,12 @@ impl Meas {
     pub fn ms(&self) -> Option<f64> {
         self.ok().then_some(self.median_s * 1e3)
     }
+    /// Sum of the medians of passes `from..` in milliseconds (a multi-pass strategy's passes
+    /// after a setup pass), `None` if it did not run or has no such pass.
+    pub fn passes_ms(&self, from: usize) -> Option<f64> {
+        (self.ok() && self.pass_s.len() > from)
+            .then(|| self.pass_s.iter().skip(from).sum::<f64>() * 1e3)
+    }
     /// `base`'s median over this one's.
     pub fn speedup_over(&self, base: &Meas) -> Option<f64> {
         (self.ok() && base.ok()).then(|| base.median_s / self.median_s)

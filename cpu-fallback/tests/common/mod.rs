@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::fmt::Debug;
+use std::sync::atomic::AtomicU32;
 
 use reconverge_backend::{Backend, Counters, Launch, Run};
 use reconverge_cpu::CpuBackend;
@@ -75,6 +76,9 @@ where
     let passes = kernel.passes(&strategy).expect("strategy applies");
     let mut out: Vec<Option<K::Output>> = vec![None; items as usize];
     let mut total = Counters::new(WARP_SIZE);
+    let scratch: Vec<AtomicU32> = (0..kernel.scratch_words(&strategy, items))
+        .map(|_| AtomicU32::new(0))
+        .collect();
     let warps = launch.threads_per_block / WARP_SIZE;
     for pass in 0..passes {
         for block in 0..launch.blocks {
@@ -91,7 +95,7 @@ where
                     let task =
                         WarpTask::new(items, launch.blocks, block, launch.threads_per_block, w);
                     let p = kernel
-                        .program(&warp, &strategy, pass, task)
+                        .program(&warp, &strategy, pass, task, &scratch)
                         .expect("program builds");
                     (warp, p, true)
                 })

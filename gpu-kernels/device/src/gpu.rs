@@ -2,7 +2,7 @@
 
 use core::arch::asm;
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _syncthreads, _thread_idx_x};
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use reconverge_simt::{GpuWarp, WARP_SIZE, Warp};
 use reconverge_transforms::{
@@ -145,7 +145,8 @@ impl Tally for GlobalTally {
 ///
 /// # Safety
 /// `kernel` points to a valid `K` in device memory; `out` has `items` elements; `tally` has
-/// `tally_len` elements (or `tally_len` is 0); `status` points to one `u32`; every thread of
+/// `tally_len` elements (or `tally_len` is 0); `scratch` has `scratch_len` elements (or
+/// `scratch_len` is 0), accessed only atomically; `status` points to one `u32`; every thread of
 /// the block calls this (it contains a block barrier) and blocks have a multiple of 32 threads.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -157,6 +158,8 @@ pub unsafe fn run_warp_program<K: Kernel>(
     out: *mut K::Output,
     tally: *mut u64,
     tally_len: u32,
+    scratch: *mut u32,
+    scratch_len: u32,
     status: *mut u32,
 ) {
     // SAFETY: reads special registers.
@@ -174,7 +177,15 @@ pub unsafe fn run_warp_program<K: Kernel>(
     // SAFETY: the caller guarantees `kernel` points to a valid `K`.
     let kernel = unsafe { &*kernel };
     let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);
-    match kernel.program(&warp, &strategy, pass, task) {
+    let scratch: &[AtomicU32] = if scratch.is_null() || scratch_len == 0 {
+        &[]
+    } else {
+        // SAFETY: `scratch` holds `scratch_len` u32s of device memory (the caller's
+        // contract), `AtomicU32` has the layout of `u32`, and every access during the kernel
+        // goes through these atomics.
+        unsafe { core::slice::from_raw_parts(scratch.cast::<AtomicU32>(), scratch_len as usize) }
+    };
+    match kernel.program(&warp, &strategy, pass, task, scratch) {
         Ok(mut program) => {
             let mut sink = GlobalSink { out, items };
             let mut acc = GlobalTally {

@@ -33,6 +33,7 @@ pub mod selftest;
 ///     pass: u32,                            // pass of a multi-pass strategy
 ///     out: *mut <KernelType as Kernel>::Output, // `items` outputs
 ///     tally: *mut u64, tally_len: u32,      // the workload's integer accumulators
+///     scratch: *mut u32, scratch_len: u32,  // words the passes hand each other (zeroed)
 ///     status: *mut u32,                     // set to 1 if the strategy cannot run
 /// )
 /// ```
@@ -67,6 +68,8 @@ macro_rules! warp_kernel {
             out: *mut <$kernel as $crate::reexport::Kernel>::Output,
             tally: *mut u64,
             tally_len: u32,
+            scratch: *mut u32,
+            scratch_len: u32,
             status: *mut u32,
         ) {
             // Evaluated outside the unsafe block, so the caller's expression gets no unsafety.
@@ -78,7 +81,8 @@ macro_rules! warp_kernel {
             // the documented sizes (reconverge-gpu's launcher checks them).
             unsafe {
                 $crate::run_warp_program::<$kernel>(
-                    kernel, strategy, items, pass, out, tally, tally_len, status,
+                    kernel, strategy, items, pass, out, tally, tally_len, scratch, scratch_len,
+                    status,
                 )
             }
         }
@@ -117,7 +121,8 @@ pub use gpu::*;
 
 // Kernels generated from the one list, `reconverge-gpu/src/kernels.in` (name, kernel type,
 // strategy, pass). Each is `extern "ptx-kernel" fn NAME(kernel: *const K, items: u32, pass: u32,
-// out: *mut K::Output, tally: *mut u64, tally_len: u32, status: *mut u32)`; see `warp_kernel!`.
+// out: *mut K::Output, tally: *mut u64, tally_len: u32, scratch: *mut u32, scratch_len: u32,
+// status: *mut u32)`; see `warp_kernel!`.
 #[cfg(target_arch = "nvptx64")]
 mod strategies {
     use reconverge_transforms::{

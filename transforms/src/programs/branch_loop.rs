@@ -5,6 +5,7 @@ use reconverge_simt::{LaneMask, Warp};
 use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{Kernel, WarpProgram, check_pass};
 use crate::programs::deal::{Assignment, Dealer, Lane};
+use crate::scratch::Scratch;
 use crate::shape::BranchLoop;
 use crate::strategy::{Decision, Strategy, StrategyError};
 
@@ -55,6 +56,7 @@ impl<L: BranchLoop + Copy> Kernel for BranchLoopKernel<L> {
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
+        _scratch: &'k Scratch,
     ) -> Result<BranchLoopProgram<W, &'k L>, StrategyError> {
         check_pass(pass, 1)?;
         BranchLoopProgram::for_strategy(warp, &self.0, strategy, task)

@@ -7,6 +7,7 @@ use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{Kernel, WarpProgram, check_pass};
 use crate::programs::branch_loop::{BranchLoopKernel, BranchLoopProgram};
 use crate::programs::deal::{Assignment, Dealer, Lane};
+use crate::scratch::Scratch;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
 use crate::strategy::{Strategy, StrategyError};
 
@@ -140,6 +141,7 @@ impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
+        _scratch: &'k Scratch,
     ) -> Result<FactoredBranchLoopProgram<W, &'k L>, StrategyError> {
         check_pass(pass, self.passes(strategy)?)?;
         let workload = &self.0;

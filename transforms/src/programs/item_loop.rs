@@ -6,6 +6,7 @@ use reconverge_simt::Warp;
 use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{Kernel, WarpProgram, check_pass};
 use crate::programs::deal::{Assignment, Dealer, Lane};
+use crate::scratch::Scratch;
 use crate::shape::ItemLoop;
 use crate::strategy::{Strategy, StrategyError};
 
@@ -55,6 +56,7 @@ impl<L: ItemLoop + Copy> Kernel for ItemLoopKernel<L> {
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
+        _scratch: &'k Scratch,
     ) -> Result<ItemLoopProgram<W, &'k L>, StrategyError> {
         check_pass(pass, 1)?;
         let assignment = assignment_of(strategy)?;

@@ -5,6 +5,7 @@ use reconverge_simt::{LaneMask, Warp};
 
 use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{Kernel, WarpProgram, check_pass};
+use crate::scratch::Scratch;
 use crate::shape::SplitLoop;
 use crate::strategy::{Strategy, StrategyError};
 
@@ -70,6 +71,7 @@ impl<L: SplitLoop + Copy> Kernel for SplitLoopKernel<L> {
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
+        _scratch: &'k Scratch,
     ) -> Result<SplitLoopProgram<W, &'k L>, StrategyError> {
         check_pass(pass, 1)?;
         let split = split_of(strategy)?;

@@ -1,10 +1,11 @@
 //! Strategies for a per-item two-path branch ([`TwoPath`]: seed 004 fig. 6/9, seed 001
 //! fig. 6, GPU Gems 2 ch. 34).
 
-use reconverge_simt::{LaneMask, Warp};
+use reconverge_simt::{LaneMask, Region, Warp};
 
 use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{Kernel, WarpProgram, check_pass};
+use crate::scratch::{DecisionMask, Scratch};
 use crate::shape::TwoPath;
 use crate::strategy::{Strategy, StrategyError};
 
@@ -15,6 +16,7 @@ use crate::strategy::{Strategy, StrategyError};
 /// | [`Strategy::Baseline`] | 1 | each lane runs items `t`, `t + threads_per_block`, … of its block's chunk; per item: `decide`, path A for the lanes that want it, path B for the others |
 /// | [`Strategy::Predication`] | 1 | as the baseline, but every live lane runs both paths and keeps one result (Gems 34.2.1) |
 /// | [`Strategy::BranchSplitting`] | 2 | pass 0 runs path A on the items that take it, pass 1 path B; lanes whose item takes the other path idle but still evaluate `decide` (seed 001 fig. 6b: each pass is a kernel of its own, compiled with its own register count) |
+/// | [`Strategy::ZCullMasking`] | 3 | pass 0 evaluates `decide` for the baseline's items and stores it as a [`DecisionMask`] (one atomic OR per warp window, by the window's lowest lane); pass 1 runs path A and pass 2 path B on the items whose mask bit says so, each lane loading its bit; a window whose lanes all fail issues no path at all |
 /// | [`Strategy::StaticBranchResolution`] | 1 | compaction by predicate in the warp (below) |
 /// | [`Strategy::BranchPathUnification`] | 1 | seed 004 fig. 10 (below) |
 ///
@@ -46,6 +48,10 @@ enum Mode {
     Predication,
     /// Branch splitting: the pass that runs path A (`true`) or path B.
     Split(bool),
+    /// Z-cull masking, pass 0: store the decisions.
+    ZMask,
+    /// Z-cull masking, passes 1 and 2: path A (`true`) or path B where the mask lets through.
+    ZPath(bool),
     Compact,
     Unify(u32),
 }
@@ -77,8 +83,10 @@ struct PathLane<O> {
 }
 
 /// One warp running a [`TwoPath`] workload under one strategy.
-pub struct TwoPathProgram<W: Warp, P: TwoPath> {
+pub struct TwoPathProgram<'s, W: Warp, P: TwoPath> {
     workload: P,
+    /// Z-cull masking: the run's decision mask.
+    mask: DecisionMask<'s>,
     mode: Mode,
     task: WarpTask,
     lanes: W::V<PathLane<P::Output>>,
@@ -95,7 +103,7 @@ pub struct TwoPathProgram<W: Warp, P: TwoPath> {
 impl<P: TwoPath + Copy> Kernel for TwoPathKernel<P> {
     type Output = P::Output;
     type Program<'k, W: Warp>
-        = TwoPathProgram<W, &'k P>
+        = TwoPathProgram<'k, W, &'k P>
     where
         Self: 'k;
 
@@ -104,8 +112,16 @@ impl<P: TwoPath + Copy> Kernel for TwoPathKernel<P> {
     fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
         mode_of(strategy, 0).map(|_| match strategy {
             Strategy::BranchSplitting => 2,
+            Strategy::ZCullMasking => 3,
             _ => 1,
         })
+    }
+
+    fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {
+        match strategy {
+            Strategy::ZCullMasking => DecisionMask::words_for(items),
+            _ => 0,
+        }
     }
 
     fn program<'k, W: Warp>(
@@ -114,10 +130,17 @@ impl<P: TwoPath + Copy> Kernel for TwoPathKernel<P> {
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
-    ) -> Result<TwoPathProgram<W, &'k P>, StrategyError> {
+        scratch: &'k Scratch,
+    ) -> Result<TwoPathProgram<'k, W, &'k P>, StrategyError> {
         check_pass(pass, self.passes(strategy)?)?;
         let mode = mode_of(strategy, pass)?;
-        Ok(TwoPathProgram::new(warp, &self.0, mode, task))
+        Ok(TwoPathProgram::new(
+            warp,
+            &self.0,
+            mode,
+            task,
+            DecisionMask::new(scratch),
+        ))
     }
 }
 
@@ -126,6 +149,10 @@ fn mode_of(strategy: &Strategy, pass: u32) -> Result<Mode, StrategyError> {
         Strategy::Baseline => Ok(Mode::Baseline),
         Strategy::Predication => Ok(Mode::Predication),
         Strategy::BranchSplitting => Ok(Mode::Split(pass == 0)),
+        Strategy::ZCullMasking => Ok(match pass {
+            0 => Mode::ZMask,
+            p => Mode::ZPath(p == 1),
+        }),
         Strategy::StaticBranchResolution => Ok(Mode::Compact),
         Strategy::BranchPathUnification { items_per_thread } => {
             if items_per_thread == 0 {
@@ -161,8 +188,8 @@ fn below(lane: u32) -> LaneMask {
     1u32.checked_shl(lane).unwrap_or(0).wrapping_sub(1)
 }
 
-impl<W: Warp, P: TwoPath> TwoPathProgram<W, P> {
-    fn new(warp: &W, workload: P, mode: Mode, task: WarpTask) -> Self {
+impl<'s, W: Warp, P: TwoPath> TwoPathProgram<'s, W, P> {
+    fn new(warp: &W, workload: P, mode: Mode, task: WarpTask, mask: DecisionMask<'s>) -> Self {
         let width = warp.width();
         let lanes = warp.map(warp.lane_ids(), |lane| {
             let thread = task.thread_in_block(lane, width);
@@ -191,6 +218,7 @@ impl<W: Warp, P: TwoPath> TwoPathProgram<W, P> {
         });
         Self {
             workload,
+            mask,
             mode,
             task,
             lanes,
@@ -271,6 +299,43 @@ impl<W: Warp, P: TwoPath> TwoPathProgram<W, P> {
         }
         let want = self.decide(warp, live);
         let runs = if a { want } else { live & !want };
+        self.run_path(warp, a, runs, |l| l.item, sink);
+        self.advance(warp, live);
+        true
+    }
+
+    /// Z-cull masking, pass 0 (Gems listing 34-1: the pass that writes the depth mask).
+    fn step_zcull_mask(&mut self, warp: &mut W) -> bool {
+        let live = self.live(warp);
+        if live == 0 {
+            return false;
+        }
+        let want = self.decide(warp, live);
+        // The lanes of a window hold consecutive items, so the window's lowest lane can store
+        // the whole window's decisions at once.
+        let mask = self.mask;
+        let lowest = live & live.wrapping_neg();
+        warp.branch(Region::EXCHANGE, lowest, &mut self.lanes, |l| {
+            mask.record(l.item.saturating_sub(l.lane), want)
+        });
+        self.advance(warp, live);
+        true
+    }
+
+    /// Z-cull masking, pass 1 (`a`) or 2: the path's program drawn with the depth test on.
+    fn step_zcull_path<S: Sink<P::Output>>(&mut self, warp: &mut W, a: bool, sink: &mut S) -> bool {
+        let live = self.live(warp);
+        if live == 0 {
+            return false;
+        }
+        let mask = self.mask;
+        warp.branch(Region::EXCHANGE, live, &mut self.lanes, |l| {
+            l.dec = mask.get(l.item)
+        });
+        let dec = warp.map_ref(&self.lanes, |l| l.dec);
+        let want = warp.ballot(live, dec);
+        let runs = if a { want } else { live & !want };
+        // `runs == 0` is the culled tile: the path is not issued at all.
         self.run_path(warp, a, runs, |l| l.item, sink);
         self.advance(warp, live);
         true
@@ -443,7 +508,7 @@ impl<W: Warp, P: TwoPath> TwoPathProgram<W, P> {
     }
 }
 
-impl<W: Warp, P: TwoPath> WarpProgram<W> for TwoPathProgram<W, P> {
+impl<W: Warp, P: TwoPath> WarpProgram<W> for TwoPathProgram<'_, W, P> {
     type Output = P::Output;
 
     fn step<S: Sink<P::Output>, T: Tally>(
@@ -456,6 +521,8 @@ impl<W: Warp, P: TwoPath> WarpProgram<W> for TwoPathProgram<W, P> {
             Mode::Baseline => self.step_baseline(warp, sink),
             Mode::Predication => self.step_predication(warp, sink),
             Mode::Split(a) => self.step_split(warp, a, sink),
+            Mode::ZMask => self.step_zcull_mask(warp),
+            Mode::ZPath(a) => self.step_zcull_path(warp, a, sink),
             Mode::Compact => self.step_compact(warp, sink),
             Mode::Unify(n) => self.step_unify(warp, n, sink),
         }

@@ -3,6 +3,8 @@
 //! CPU backend lives in `cpu-fallback/`; this one exists only to test the strategies.)
 #![allow(dead_code)]
 
+use std::sync::atomic::AtomicU32;
+
 use reconverge_simt::{BlockShared, Counters, ModelWarp, WARP_SIZE, Warp};
 use reconverge_transforms::{
     Kernel, Sink, Strategy, StrategyError, Tally, WarpProgram, WarpTask, initial_block_counters,
@@ -78,6 +80,9 @@ pub fn run<K: Kernel>(
     let mut writes = vec![0u32; n];
     let mut tally = vec![0u64; kernel.tally_len()];
     let mut counters = Counters::new(WARP_SIZE);
+    let scratch: Vec<AtomicU32> = (0..kernel.scratch_words(strategy, launch.items))
+        .map(|_| AtomicU32::new(0))
+        .collect();
     let mut pass_counters = Vec::new();
     let mut max_steps = 0u64;
     let warps_per_block = launch.threads_per_block / WARP_SIZE;
@@ -106,7 +111,7 @@ pub fn run<K: Kernel>(
                     launch.threads_per_block,
                     w as u32,
                 );
-                programs.push(Some(kernel.program(warp, strategy, pass, task)?));
+                programs.push(Some(kernel.program(warp, strategy, pass, task, &scratch)?));
             }
             let mut steps = vec![0u64; programs.len()];
             let mut sink = VecSink {

@@ -9,7 +9,7 @@
 
 use reconverge_simt::{Region, Warp};
 use reconverge_transforms::{
-    BranchLoop, BranchLoopKernel, BranchLoopProgram, Kernel, LoopRegions, Sink, Strategy,
+    BranchLoop, BranchLoopKernel, BranchLoopProgram, Kernel, LoopRegions, Scratch, Sink, Strategy,
     StrategyError, Tally as WarpTally, WarpProgram, WarpTask, check_pass,
 };
 
@@ -225,6 +225,7 @@ impl<F: McmlFloat> Kernel for McmlKernel<F> {
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
+        _scratch: &'k Scratch,
     ) -> Result<McmlProgram<'k, W, F>, StrategyError> {
         check_pass(pass, 1)?;
         match strategy {

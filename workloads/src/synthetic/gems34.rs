@@ -19,8 +19,9 @@
 //!   run is 1024 items, [`Gems34Branch::coherent`]);
 //! - `work`, `cheap`: instructions of the taken and not-taken paths (defaults 64 and 4).
 //!
-//! Strategies: baseline (branching instructions, fig. 34-2), predication (§34.2.1), static
-//! branch resolution and branch splitting (a precomputed condition, as z-cull uses, fig. 34-1).
+//! Strategies: baseline (branching instructions, fig. 34-2), predication (§34.2.1), z-cull
+//! masking (the condition precomputed into a mask, whole warps culled, fig. 34-1), and its
+//! relatives static branch resolution and branch splitting.
 
 use reconverge_simt::Region;
 use reconverge_transforms::{TwoPath, TwoPathRegions};
