@@ -292,12 +292,31 @@ impl<'s, W: Warp, P: TwoPath> TwoPathProgram<'s, W, P> {
         true
     }
 
-    fn step_split<S: Sink<P::Output>>(&mut self, warp: &mut W, a: bool, sink: &mut S) -> bool {
+    /// One path's pass over the baseline's items: branch splitting (`from_mask` false: every
+    /// item's decision evaluated) or z-cull masking's culled pass (`from_mask`: each lane loads
+    /// its bit of the mask pass's [`DecisionMask`]). A window in which no lane takes path `a`
+    /// issues nothing of it: the culled tile.
+    fn step_one_path<S: Sink<P::Output>>(
+        &mut self,
+        warp: &mut W,
+        a: bool,
+        from_mask: bool,
+        sink: &mut S,
+    ) -> bool {
         let live = self.live(warp);
         if live == 0 {
             return false;
         }
-        let want = self.decide(warp, live);
+        let want = if from_mask {
+            let mask = self.mask;
+            warp.branch(Region::EXCHANGE, live, &mut self.lanes, |l| {
+                l.dec = mask.get(l.item)
+            });
+            let dec = warp.map_ref(&self.lanes, |l| l.dec);
+            warp.ballot(live, dec)
+        } else {
+            self.decide(warp, live)
+        };
         let runs = if a { want } else { live & !want };
         self.run_path(warp, a, runs, |l| l.item, sink);
         self.advance(warp, live);
@@ -318,25 +337,6 @@ impl<'s, W: Warp, P: TwoPath> TwoPathProgram<'s, W, P> {
         warp.branch(Region::EXCHANGE, lowest, &mut self.lanes, |l| {
             mask.record(l.item.saturating_sub(l.lane), want)
         });
-        self.advance(warp, live);
-        true
-    }
-
-    /// Z-cull masking, pass 1 (`a`) or 2: the path's program drawn with the depth test on.
-    fn step_zcull_path<S: Sink<P::Output>>(&mut self, warp: &mut W, a: bool, sink: &mut S) -> bool {
-        let live = self.live(warp);
-        if live == 0 {
-            return false;
-        }
-        let mask = self.mask;
-        warp.branch(Region::EXCHANGE, live, &mut self.lanes, |l| {
-            l.dec = mask.get(l.item)
-        });
-        let dec = warp.map_ref(&self.lanes, |l| l.dec);
-        let want = warp.ballot(live, dec);
-        let runs = if a { want } else { live & !want };
-        // `runs == 0` is the culled tile: the path is not issued at all.
-        self.run_path(warp, a, runs, |l| l.item, sink);
         self.advance(warp, live);
         true
     }
@@ -520,9 +520,9 @@ impl<W: Warp, P: TwoPath> WarpProgram<W> for TwoPathProgram<'_, W, P> {
         match self.mode {
             Mode::Baseline => self.step_baseline(warp, sink),
             Mode::Predication => self.step_predication(warp, sink),
-            Mode::Split(a) => self.step_split(warp, a, sink),
+            Mode::Split(a) => self.step_one_path(warp, a, false, sink),
             Mode::ZMask => self.step_zcull_mask(warp),
-            Mode::ZPath(a) => self.step_zcull_path(warp, a, sink),
+            Mode::ZPath(a) => self.step_one_path(warp, a, true, sink),
             Mode::Compact => self.step_compact(warp, sink),
             Mode::Unify(n) => self.step_unify(warp, n, sink),
         }
