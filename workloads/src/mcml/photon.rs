@@ -354,13 +354,7 @@ pub fn interact<F: McmlFloat, T: Tally>(
     let one = F::one();
     let cost = spin_theta(l.g, F::uniform_co(&mut photon.rng));
     let sint = (one - cost * cost).sqrt();
-    let psi = F::lit(2.0 * core::f64::consts::PI) * F::uniform_co(&mut photon.rng);
-    let cosp = psi.cos_shared();
-    let sinp = if psi < F::lit(core::f64::consts::PI) {
-        (one - cosp * cosp).sqrt()
-    } else {
-        -(one - cosp * cosp).sqrt()
-    };
+    let (cosp, sinp) = F::uniform_co(&mut photon.rng).cos_sin_turns();
     let (ux, uy, uz) = (photon.ux, photon.uy, photon.uz);
     if uz.abs() > F::COSZERO {
         photon.ux = sint * cosp;
