@@ -259,23 +259,39 @@ pub struct SplitLoopRegions {
 /// ```text
 /// (a, b) = (start_a(item), start_b(item))
 /// for i in 0..trips(item) { part_a(a, i); part_b(b, i) }
-/// output = finish(a, b)
+/// output = finish(finish_a(a), b)
 /// ```
 ///
 /// The parts are independent by construction: each sees only its own state, so loop
-/// splitting (fig. 5b: `for i { part_a(a, i) }` then `for i { part_b(b, i) }`) computes the
-/// same output. Keep in a part's state only what `finish` needs (a running result); derive
-/// inputs such as the paper's pointers from the item and the workload's parameters inside the
-/// part, so that on the GPU they are live only in their own loop — that is the register
-/// saving loop splitting is for.
+/// splitting (fig. 5b) computes the same output:
 ///
-/// Supported strategies ([`crate::SplitLoopKernel`]): [`Strategy::Baseline`](crate::Strategy::Baseline)
-/// (the fused loop) and [`Strategy::LoopSplitting`](crate::Strategy::LoopSplitting).
+/// ```text
+/// a = start_a(item); for i in 0..trips(item) { part_a(a, i) }
+/// carry = finish_a(a)
+/// b = start_b(item); for i in 0..trips(item) { part_b(b, i) }
+/// output = finish(carry, b)
+/// ```
+///
+/// **Why a carry.** Loop splitting saves registers only if part A's state is dead during
+/// the second loop. An output computed from both whole states (`finish(a, b)`) would keep all
+/// of `a` live through loop B, and the split loops would need as many registers as the fused
+/// one. [`finish_a`](Self::finish_a) reduces part A's state to what the output needs of it
+/// ([`Carry`](Self::Carry), ideally a few words) as soon as loop A ends, so only the carry
+/// stays live through loop B. In the fused loop both states are live until the loop ends
+/// whatever the carry is.
+///
+/// Likewise keep in a part's state only what the output needs (a running result); derive
+/// inputs such as the paper's pointers from the item and the workload's parameters inside the
+/// part, so that on the GPU they are live only in their own loop.
+///
 pub trait SplitLoop {
     /// Part A's state.
     type A: Copy;
     /// Part B's state.
     type B: Copy;
+    /// What the output needs of part A's finished state ([`finish_a`](Self::finish_a)): the
+    /// only part of A that stays live during loop B.
+    type Carry: Copy;
     /// What an item produces.
     type Output: Copy;
 
@@ -291,8 +307,10 @@ pub trait SplitLoop {
     fn part_a(&self, a: &mut Self::A, i: u32);
     /// Iteration `i` of part B.
     fn part_b(&self, b: &mut Self::B, i: u32);
-    /// The output of a finished item.
-    fn finish(&self, a: &Self::A, b: &Self::B) -> Self::Output;
+    /// What the output needs of part A's state after the last iteration.
+    fn finish_a(&self, a: &Self::A) -> Self::Carry;
+    /// The output of a finished item, from part A's carry and part B's final state.
+    fn finish(&self, carry: &Self::Carry, b: &Self::B) -> Self::Output;
 }
 
 // A reference to a workload is the same workload: kernels hand their programs a borrow, so a
@@ -437,6 +455,7 @@ impl<L: FactoredBranchLoop + ?Sized> FactoredBranchLoop for &L {
 impl<L: SplitLoop + ?Sized> SplitLoop for &L {
     type A = L::A;
     type B = L::B;
+    type Carry = L::Carry;
     type Output = L::Output;
     #[inline(always)]
     fn regions(&self) -> SplitLoopRegions {
@@ -463,7 +482,11 @@ impl<L: SplitLoop + ?Sized> SplitLoop for &L {
         (**self).part_b(b, i)
     }
     #[inline(always)]
-    fn finish(&self, a: &L::A, b: &L::B) -> L::Output {
-        (**self).finish(a, b)
+    fn finish_a(&self, a: &L::A) -> L::Carry {
+        (**self).finish_a(a)
+    }
+    #[inline(always)]
+    fn finish(&self, carry: &L::Carry, b: &L::B) -> L::Output {
+        (**self).finish(carry, b)
     }
 }

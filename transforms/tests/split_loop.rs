@@ -24,6 +24,7 @@ struct Work {
 impl SplitLoop for Work {
     type A = u64;
     type B = u32;
+    type Carry = u64;
     type Output = (u64, u32);
 
     fn regions(&self) -> SplitLoopRegions {
@@ -53,8 +54,24 @@ impl SplitLoop for Work {
     fn part_b(&self, b: &mut u32, i: u32) {
         *b = b.rotate_left(3).wrapping_mul(31).wrapping_add(i);
     }
-    fn finish(&self, a: &u64, b: &u32) -> (u64, u32) {
-        (*a, *b)
+    fn finish_a(&self, a: &u64) -> u64 {
+        // Not the identity, so that a program skipping it shows.
+        a.rotate_left(17) ^ 0x0123_4567_89AB_CDEF
+    }
+    fn finish(&self, carry: &u64, b: &u32) -> (u64, u32) {
+        (*carry, *b)
+    }
+}
+
+impl Work {
+    /// Item `item` as plain scalar code (the fused loop).
+    fn reference(&self, item: u32) -> (u64, u32) {
+        let (mut a, mut b) = (self.start_a(item), self.start_b(item));
+        for i in 0..self.trips(item) {
+            self.part_a(&mut a, i);
+            self.part_b(&mut b, i);
+        }
+        self.finish(&self.finish_a(&a), &b)
     }
 }
 
@@ -75,6 +92,8 @@ proptest! {
         fused.assert_complete();
         let split = run(&k, &Strategy::LoopSplitting, l).unwrap();
         split.assert_complete();
+        let expected: Vec<_> = (0..items).map(|i| Some(k.0.reference(i))).collect();
+        prop_assert_eq!(&fused.outputs, &expected);
         prop_assert_eq!(&split.outputs, &fused.outputs);
         // Same instructions: each part issued max-trip-count times per round in both.
         for r in [PART_A, PART_B] {

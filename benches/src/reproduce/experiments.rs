@@ -282,7 +282,7 @@ fn seed001_loop_splitting(ctx: &Ctx) -> Page {
         "Carrillo, Siegel & Li (2009), fig. 5 (§4.1)",
     );
     page.setup = format!(
-        "`LoopSplitBench`: {items} items, one per thread, blocks of {BLOCK}; every item runs `trips` iterations of part A and part B, each part {n} independent u32 accumulators (multiply / xor / rotate, {pi} instructions per iteration), output a u64 of both. Fused loop (baseline, fig. 5a) vs two loops in one kernel (loop splitting, fig. 5b); trips 16–256. Registers and occupancy from the driver (CUDA only); issue slots from the CPU model on {model_items} items.",
+        "`LoopSplitBench`: {items} items, one per thread, blocks of {BLOCK}; every item runs `trips` iterations of part A and part B, each part {n} independent u32 accumulators (multiply / xor / rotate, {pi} instructions per iteration); when loop A ends its accumulators are hashed into a 64-bit carry, and the output hashes the carry with part B's accumulators. Fused loop (baseline, fig. 5a) vs two loops in one kernel (loop splitting, fig. 5b); trips 16–256. Registers and occupancy from the driver (CUDA only); issue slots from the CPU model on {model_items} items.",
         n = loop_split::ACCUMULATORS,
         pi = loop_split::PART_INSTRUCTIONS,
     );

@@ -1,7 +1,9 @@
 //! Loop splitting for a loop whose body has two independent parts ([`SplitLoop`]: seed 001
 //! fig. 5).
 
-use reconverge_simt::{LaneMask, Warp};
+use core::hint::black_box;
+
+use reconverge_simt::{LaneMask, Region, Warp};
 
 use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{Kernel, WarpProgram, check_pass};
@@ -22,23 +24,27 @@ use crate::strategy::{Strategy, StrategyError};
 /// **One pass, two loops.** Seed 001 fig. 5b keeps both loops in one kernel: the register
 /// saving comes from `ptr1`, `ptr2` being dead during the second loop, not from a second
 /// launch. Two passes would also need part A's state carried between kernels through global
-/// memory, for which [`Kernel`] has no buffer. On the GPU the saving is realised when part A's
-/// state ([`SplitLoop::A`]) is only what `finish` needs and part A's inputs are derived inside
-/// `part_a`.
+/// memory, for which [`Kernel`] has no buffer.
+///
+/// **Liveness the compiler can see.** One [`WarpProgram::step`] runs one whole round, and
+/// the parts' states are locals of that call, not fields of the program: in the split
+/// version part A's state ([`SplitLoop::A`]) is reduced to its [`SplitLoop::Carry`] when loop
+/// A ends and is dead from there on, so during loop B only the carry and part B's state are
+/// live. (Stepping one iteration per call with both states kept in the program would keep
+/// part A's whole state live through loop B: the compiler cannot tell that a later call will
+/// not run part A again.)
 #[derive(Clone, Copy, Debug)]
 #[repr(transparent)]
 pub struct SplitLoopKernel<L>(pub L);
 
+/// A lane's item of the current round; the parts' states live only inside
+/// [`WarpProgram::step`].
 #[derive(Clone, Copy, Debug)]
-struct SplitLane<A, B> {
+struct SplitLane {
     item: u32,
     has: bool,
+    /// Iterations of the item (0 without one).
     trips: u32,
-    /// Iterations of part A and part B done.
-    ia: u32,
-    ib: u32,
-    a: A,
-    b: B,
 }
 
 /// One warp running a [`SplitLoop`].
@@ -46,10 +52,8 @@ pub struct SplitLoopProgram<W: Warp, L: SplitLoop> {
     workload: L,
     split: bool,
     task: WarpTask,
-    lanes: W::V<SplitLane<L::A, L::B>>,
+    lanes: W::V<SplitLane>,
     all: LaneMask,
-    /// Loop splitting: the warp is in the second loop (part B) of the current round.
-    in_b: bool,
 }
 
 impl<L: SplitLoop + Copy> Kernel for SplitLoopKernel<L> {
@@ -89,7 +93,6 @@ impl<L: SplitLoop + Copy> Kernel for SplitLoopKernel<L> {
             task,
             lanes,
             all: warp.full_mask(),
-            in_b: false,
         })
     }
 }
@@ -105,25 +108,44 @@ fn split_of(strategy: &Strategy) -> Result<bool, StrategyError> {
     }
 }
 
-/// A lane starting `item` (or holding no item past the chunk's end; its state then is that of
-/// a valid item, never used).
-fn fresh<L: SplitLoop>(w: &L, item: u32, task: WarpTask) -> SplitLane<L::A, L::B> {
+/// A lane starting `item`, or holding no item past the chunk's end.
+fn fresh<L: SplitLoop>(w: &L, item: u32, task: WarpTask) -> SplitLane {
     let has = item < task.block_end;
-    let valid = item.min(task.block_end.saturating_sub(1));
     SplitLane {
         item,
         has,
         trips: if has { w.trips(item) } else { 0 },
-        ia: 0,
-        ib: 0,
-        a: w.start_a(valid),
-        b: w.start_b(valid),
+    }
+}
+
+/// Runs one part's loop for a round: iteration `i` of `part` in the lanes with more than `i`
+/// trips, while any lane has one (a vote per iteration and one for the exit). `i` is
+/// warp-uniform: every lane starts its item at the round's start.
+#[inline(always)]
+fn part_loop<W: Warp, S: Copy>(
+    warp: &mut W,
+    all: LaneMask,
+    lanes: &W::V<SplitLane>,
+    region: Region,
+    state: &mut W::V<S>,
+    mut part: impl FnMut(&mut S, u32),
+) {
+    let mut i = 0u32;
+    loop {
+        let want = warp.map_ref(lanes, |l| i < l.trips);
+        let live = warp.ballot(all, want);
+        if live == 0 {
+            return;
+        }
+        warp.branch(region, live, state, |s| part(s, i));
+        i += 1;
     }
 }
 
 impl<W: Warp, L: SplitLoop> WarpProgram<W> for SplitLoopProgram<W, L> {
     type Output = L::Output;
 
+    /// One round: every lane's item of this round, from its start to its output.
     fn step<S: Sink<L::Output>, T: Tally>(
         &mut self,
         warp: &mut W,
@@ -132,55 +154,58 @@ impl<W: Warp, L: SplitLoop> WarpProgram<W> for SplitLoopProgram<W, L> {
     ) -> bool {
         let w = &self.workload;
         let r = w.regions();
-        let want_a = warp.map_ref(&self.lanes, |l| l.has && l.ia < l.trips);
-        let want_b = warp.map_ref(&self.lanes, |l| l.has && l.ib < l.trips);
-        if !self.split {
-            let live = warp.ballot(self.all, want_a);
-            if live != 0 {
-                warp.branch(r.part_a, live, &mut self.lanes, |l| {
-                    w.part_a(&mut l.a, l.ia);
-                    l.ia = l.ia.saturating_add(1);
-                });
-                warp.branch(r.part_b, live, &mut self.lanes, |l| {
-                    w.part_b(&mut l.b, l.ib);
-                    l.ib = l.ib.saturating_add(1);
-                });
-                return true;
-            }
+        let task = self.task;
+        let all = self.all;
+        let lanes = &self.lanes;
+        // Lanes without an item start from the chunk's last item (computed, never used).
+        let last = task.block_end.saturating_sub(1);
+        let valid = warp.map_ref(lanes, |l| l.item.min(last));
+        let out = if self.split {
+            // Fig. 5b: loop A to its end, keep only A's carry, then loop B.
+            let mut a = warp.map(valid, |i| w.start_a(i));
+            part_loop(warp, all, lanes, r.part_a, &mut a, |a, i| w.part_a(a, i));
+            // `black_box` keeps the carry computed here, where loop A ends. Its only use is
+            // the output's store, which is conditional (lane has an item, item in range), and
+            // without the barrier LLVM's machine sinking moves `finish_a` past loop B into
+            // that store, keeping part A's whole state live through loop B (sm_90 PTX of
+            // `LoopSplitBench` when this was written: split 35 registers, fused 36; with the
+            // barrier split 31). The price is one 8-byte local-memory store and load per round.
+            let carry = warp.map_ref(&a, |a| black_box(w.finish_a(a)));
+            let mut b = warp.map(valid, |i| w.start_b(i));
+            part_loop(warp, all, lanes, r.part_b, &mut b, |b, i| w.part_b(b, i));
+            warp.zip_with(carry, b, |c, b| w.finish(&c, &b))
         } else {
-            if !self.in_b {
-                let live = warp.ballot(self.all, want_a);
-                if live != 0 {
-                    warp.branch(r.part_a, live, &mut self.lanes, |l| {
-                        w.part_a(&mut l.a, l.ia);
-                        l.ia = l.ia.saturating_add(1);
-                    });
-                    return true;
+            // Fig. 5a: both parts in one loop, both states live to its end.
+            let mut a = warp.map(valid, |i| w.start_a(i));
+            let mut b = warp.map(valid, |i| w.start_b(i));
+            let mut i = 0u32;
+            loop {
+                let want = warp.map_ref(lanes, |l| i < l.trips);
+                let live = warp.ballot(all, want);
+                if live == 0 {
+                    break;
                 }
-                self.in_b = true;
+                warp.branch(r.part_a, live, &mut a, |a| w.part_a(a, i));
+                warp.branch(r.part_b, live, &mut b, |b| w.part_b(b, i));
+                i += 1;
             }
-            let live = warp.ballot(self.all, want_b);
-            if live != 0 {
-                warp.branch(r.part_b, live, &mut self.lanes, |l| {
-                    w.part_b(&mut l.b, l.ib);
-                    l.ib = l.ib.saturating_add(1);
-                });
-                return true;
-            }
-            self.in_b = false;
-        }
-        // The round is over: store the outputs and move to the next items.
-        let has = warp.map_ref(&self.lanes, |l| l.has);
-        let has = warp.ballot(self.all, has);
+            let carry = warp.map_ref(&a, |a| w.finish_a(a));
+            warp.zip_with(carry, b, |c, b| w.finish(&c, &b))
+        };
+        // The round is over: the lanes with an item store their outputs and move to their next
+        // items; lanes without one write nothing.
+        let has = warp.map_ref(lanes, |l| l.has);
+        let has = warp.ballot(all, has);
         if has == 0 {
             return false;
         }
-        let task = self.task;
         let stride = task.threads_per_block.max(1);
-        warp.branch(r.item, has, &mut self.lanes, |l| {
-            sink.put(l.item, w.finish(&l.a, &l.b));
+        let mut round = warp.zip_with(self.lanes, out, |l, o| (l, o));
+        warp.branch(r.item, has, &mut round, |(l, o)| {
+            sink.put(l.item, *o);
             *l = fresh(w, l.item.saturating_add(stride), task);
         });
+        self.lanes = warp.map(round, |(l, _)| l);
         true
     }
 }
