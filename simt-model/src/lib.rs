@@ -7,7 +7,7 @@
 //! assignment ...) are warp-level algorithms: they vote, mask and reorder work. They are written
 //! once against [`Warp`], whose per-lane values are the generic associated type [`Warp::V`]:
 //!
-//! - on the GPU (`target_arch = "nvptx64"`, [`GpuWarp`]) `V<T>` is `T`, the calling thread's own
+//! - on the GPU (`target_arch = "nvptx64"`, `GpuWarp`) `V<T>` is `T`, the calling thread's own
 //!   lane, [`Warp::ballot`] is `vote.sync.ballot.b32` and [`Warp::branch`] really diverges;
 //! - on the CPU ([`ModelWarp`]) `V<T>` is `[T; 32]`, `branch` runs its closure on the lanes of
 //!   the mask, and the model counts one issue of that region per call with any active lane.

@@ -1,4 +1,4 @@
-//! Re-runs every seed paper's experiment on the [`Bench`](crate::Bench) backend and writes
+//! Re-runs every seed paper's experiment on the [`crate::Bench`] backend and writes
 //! one results page per figure or table (`docs/results/<device>/`): markdown with the paper's
 //! numbers beside ours, CSV, JSON and an SVG plot, plus an index.
 //!
@@ -25,7 +25,7 @@ use reconverge_cpu::{Counting, CpuBackend};
 use crate::Bench;
 pub use page::{Page, Plot, Provenance, Table};
 
-/// How big the run is. Sizes in [`experiments`] are the GPU sizes (chosen so that every
+/// How big the run is. Sizes in `experiments` are the GPU sizes (chosen so that every
 /// experiment together runs in a few minutes on an H100); the CPU divides them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Scale {

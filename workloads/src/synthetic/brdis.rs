@@ -25,7 +25,7 @@
 //!
 //! # Parameters
 //!
-//! - `M` ([`SynBrDis::m`], 1 to 20): inputs and outputs of the factored code;
+//! - `M` (`SynBrDis::m`, 1 to 20): inputs and outputs of the factored code;
 //! - `N` ([`SynBrDis::n`]): the factored code self-updates each of its `M` values `2N` times,
 //!   `2NM` instructions;
 //! - `R = N·M/20`: the size of the factored code relative to one path's divergent code
