@@ -138,7 +138,35 @@ pub enum BackendError {
         /// The limit.
         max: u64,
     },
-    /// A device-side failure (no driver, no device, launch failure, out of memory …).
+    /// The backend cannot run at all here: no driver, no device. Nothing was computed; run
+    /// on another backend (the CPU backend is always available).
+    #[error("{backend} backend unavailable: {message}")]
+    Unavailable {
+        /// Which backend.
+        backend: &'static str,
+        /// What is missing.
+        message: String,
+    },
+    /// The backend has no compiled code for this (kernel, strategy, pass): a GPU backend runs
+    /// only the entry points built into its PTX. Another backend, or another strategy, may run.
+    #[error("{backend} backend: {message}")]
+    NotCompiled {
+        /// Which backend.
+        backend: &'static str,
+        /// The kernel, the strategy asked for and the ones that are compiled.
+        message: String,
+    },
+    /// A device allocation failed; a smaller run (fewer items) may fit.
+    #[error("{backend} backend: out of memory allocating {bytes} bytes for {what}")]
+    OutOfMemory {
+        /// Which backend.
+        backend: &'static str,
+        /// Bytes asked for.
+        bytes: u64,
+        /// What the buffer was for.
+        what: String,
+    },
+    /// Any other device-side failure (a launch or driver error, a device fault).
     #[error("{backend} backend: {message}")]
     Device {
         /// Which backend.

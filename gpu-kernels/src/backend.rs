@@ -340,6 +340,19 @@ impl From<GpuError> for BackendError {
     fn from(e: GpuError) -> Self {
         match e {
             GpuError::Strategy { shape, source, .. } => BackendError::Strategy { shape, source },
+            GpuError::OutOfMemory { bytes, what } => BackendError::OutOfMemory {
+                backend: "cuda",
+                bytes,
+                what,
+            },
+            e @ (GpuError::NoDriver | GpuError::NoDevice { .. }) => BackendError::Unavailable {
+                backend: "cuda",
+                message: e.to_string(),
+            },
+            e @ GpuError::NoEntryPoint { .. } => BackendError::NotCompiled {
+                backend: "cuda",
+                message: e.to_string(),
+            },
             other => BackendError::Device {
                 backend: "cuda",
                 message: other.to_string(),

@@ -88,3 +88,46 @@ fn missing_entry_point_is_a_typed_error() {
         Some(vec!["itdelay_baseline"])
     );
 }
+
+/// Callers of the `Backend` trait can tell "no GPU here" and "not compiled" from other device
+/// failures, and fall back (to the CPU backend, to another strategy) on those two only.
+#[cfg(feature = "cuda")]
+#[test]
+fn backend_errors_keep_their_kind() {
+    use reconverge_backend::BackendError;
+    use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
+    use reconverge_workloads::synthetic::SynItDelay;
+
+    let e = BackendError::from(reconverge_gpu::GpuError::NoDriver);
+    assert!(
+        matches!(
+            e,
+            BackendError::Unavailable {
+                backend: "cuda",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    // Threshold 3 is a valid strategy that the kernel list does not compile.
+    let kernel = BranchLoopKernel(SynItDelay::new(8, 100, 0.1, 1));
+    let strategy = Strategy::IterationDelaying(Decision::MajorityVote {
+        threshold: 3,
+        stop_when_a_lane_finishes: true,
+    });
+    let missing = reconverge_gpu::CudaBackend::entry_points(&kernel, &strategy)
+        .expect_err("threshold 3 has no entry point");
+    let e = BackendError::from(missing);
+    assert!(
+        matches!(&e, BackendError::NotCompiled { message, .. } if message.contains("itdelay_mv8")),
+        "{e:?}"
+    );
+    let e = BackendError::from(reconverge_gpu::GpuError::OutOfMemory {
+        bytes: 1 << 40,
+        what: "outputs".into(),
+    });
+    assert!(
+        matches!(e, BackendError::OutOfMemory { bytes, .. } if bytes == 1 << 40),
+        "{e:?}"
+    );
+}
