@@ -166,8 +166,15 @@ impl RngCore for Philox4x32 {
         if self.used >= 4 {
             self.refill();
         }
-        // `used & 3` keeps the index provably in bounds: no panic path.
-        let v = self.buffer[(self.used & 3) as usize];
+        // A match on constant indices, not `buffer[used]`: on the GPU a dynamically indexed
+        // array lives in local memory (the stack), constant indices keep it in registers.
+        let [b0, b1, b2, b3] = self.buffer;
+        let v = match self.used & 3 {
+            0 => b0,
+            1 => b1,
+            2 => b2,
+            _ => b3,
+        };
         self.used += 1;
         v
     }

@@ -20,6 +20,12 @@
 //!
 //! Random numbers: photon `i` draws from Philox stream `(seed, i)`, so a photon's whole life is
 //! a function of `(params, seed, i)` only.
+//!
+//! Absorption goes through a one-bin cache in the photon (CUDAMCML's and GPU-MCML's register
+//! cache): consecutive drops into the same `A_rz` bin are summed in the photon and added to the
+//! tally once, when the photon drops into another bin or dies. Tallies are integers, so the sums
+//! are the same bit for bit; on the GPU this turns most of the `A_rz` atomics (the global
+//! memory traffic that bounds GPU MCML codes) into register adds.
 
 use super::float::McmlFloat;
 use super::params::McmlParams;
@@ -55,6 +61,10 @@ pub struct Photon<F> {
     pub layer: u32,
     /// Whether the packet has escaped or lost roulette.
     pub dead: bool,
+    /// Absorbed weight not yet added to the tally (fixed point), all in bin `absorbed_bin`.
+    pub absorbed: u64,
+    /// The `(ir, iz)` bin of `absorbed`.
+    pub absorbed_bin: (u32, u32),
     /// This photon's random stream.
     pub rng: Philox4x32,
 }
@@ -77,6 +87,8 @@ pub fn launch<F: McmlFloat>(params: &McmlParams<F>, seed: u64, photon_index: u64
         sleft: F::zero(),
         layer,
         dead: false,
+        absorbed: 0,
+        absorbed_bin: (0, 0),
         rng: Philox4x32::for_stream(seed, photon_index),
     }
 }
@@ -349,7 +361,11 @@ pub fn interact<F: McmlFloat, T: Tally>(
     let ir = radial_bin(params, photon);
     let dwa = photon.w * l.mua / (l.mua + l.mus);
     photon.w = photon.w - dwa;
-    tally.add(TallyBin::Absorbed { ir, iz }, dwa.to_fixed());
+    if photon.absorbed_bin != (ir, iz) {
+        flush_absorbed(photon, tally);
+        photon.absorbed_bin = (ir, iz);
+    }
+    photon.absorbed = photon.absorbed.wrapping_add(dwa.to_fixed());
     // Spin.
     let one = F::one();
     let cost = spin_theta(l.g, F::uniform_co(&mut photon.rng));
@@ -392,6 +408,21 @@ pub fn roulette<F: McmlFloat, T: Tally>(
             photon.w = F::zero();
             photon.dead = true;
         }
+    }
+    // Every death (escape in `boundary`, roulette here) passes through this point in the same
+    // step: the cached absorption must reach the tally before the photon is dropped.
+    if photon.dead {
+        flush_absorbed(photon, tally);
+    }
+}
+
+/// Adds the photon's cached absorption to the tally and empties the cache.
+#[inline(always)]
+fn flush_absorbed<F, T: Tally>(photon: &mut Photon<F>, tally: &mut T) {
+    if photon.absorbed != 0 {
+        let (ir, iz) = photon.absorbed_bin;
+        tally.add(TallyBin::Absorbed { ir, iz }, photon.absorbed);
+        photon.absorbed = 0;
     }
 }
 
