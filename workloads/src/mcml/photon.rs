@@ -361,11 +361,17 @@ pub fn interact<F: McmlFloat, T: Tally>(
     let ir = radial_bin(params, photon);
     let dwa = photon.w * l.mua / (l.mua + l.mus);
     photon.w = photon.w - dwa;
-    if photon.absorbed_bin != (ir, iz) {
-        flush_absorbed(photon, tally);
-        photon.absorbed_bin = (ir, iz);
-    }
-    photon.absorbed = photon.absorbed.wrapping_add(dwa.to_fixed());
+    // Branch-free: the previous bin's sum is added every drop, as 0 while the photon stays in
+    // it (a zero add is no atomic on the GPU, and no mispredicted branch on a CPU).
+    let moved = photon.absorbed_bin != (ir, iz);
+    let (pr, pz) = photon.absorbed_bin;
+    let kept = if moved { 0 } else { photon.absorbed };
+    tally.add(
+        TallyBin::Absorbed { ir: pr, iz: pz },
+        photon.absorbed.wrapping_sub(kept),
+    );
+    photon.absorbed = kept.wrapping_add(dwa.to_fixed());
+    photon.absorbed_bin = (ir, iz);
     // Spin.
     let one = F::one();
     let cost = spin_theta(l.g, F::uniform_co(&mut photon.rng));
