@@ -19,8 +19,8 @@ use crate::{label, majority_vote, round_robin};
 
 /// Seed 001: elements (the paper's 2^22).
 pub const FULL_BSPLIT_ITEMS: u32 = 1 << 22;
-/// Seed 001 loop splitting (fig. 5): items.
-pub const FULL_LSPLIT_ITEMS: u32 = 1 << 20;
+/// Seed 001 loop splitting (fig. 5): items (4 M: milliseconds per point, not launch overhead).
+pub const FULL_LSPLIT_ITEMS: u32 = 1 << 22;
 /// Seed 002 SYN-ITDELAY: threads.
 pub const FULL_ITDELAY_ITEMS: u32 = 1 << 20;
 /// Seed 002 SYN-ITDELAY: loop iterations per thread.
