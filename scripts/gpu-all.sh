@@ -3,8 +3,8 @@
 # binaries scripts/build-device.sh put in .device/. Writes into OUTDIR (default ./gpu-results):
 #   device-check.tar.gz  the device check (GPU = CPU bitwise for every workload x strategy,
 #                        occupancy calculator = driver, compute-sanitizer, MCML photons/s)
-#   mcml/                MCML throughput per strategy, 10^8 photons, skin and slab
-#   results/             the papers' experiments (reproduce tool), if built
+#   mcml.tar.gz          MCML throughput per strategy, 10^8 photons, skin and slab
+#   results.tar.gz       the papers' experiments (reproduce tool), if built
 #   bench-*.txt          criterion benches with the CUDA backend
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,6 +21,8 @@ tar -czf "$out/device-check.tar.gz" -C "$out" check && rm -rf "$out/check"
 
 echo "== MCML throughput, 10^8 photons per strategy"
 "$dev/mcml_bench" --backend cuda --photons 100000000 --out "$out/mcml" 2>&1 | tail -14
+# One archive per folder: the device tool brings back a handful of files per run.
+tar -czf "$out/mcml.tar.gz" -C "$out" mcml && rm -rf "$out/mcml"
 
 if [[ -x "$dev/reproduce" ]]; then
     echo "== the papers' experiments"
