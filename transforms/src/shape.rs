@@ -284,6 +284,8 @@ pub struct SplitLoopRegions {
 /// inputs such as the paper's pointers from the item and the workload's parameters inside the
 /// part, so that on the GPU they are live only in their own loop.
 ///
+/// Supported strategies ([`crate::SplitLoopKernel`]): [`Strategy::Baseline`](crate::Strategy::Baseline)
+/// (the fused loop) and [`Strategy::LoopSplitting`](crate::Strategy::LoopSplitting).
 pub trait SplitLoop {
     /// Part A's state.
     type A: Copy;
