@@ -55,13 +55,14 @@
 
 mod block;
 
-use std::sync::atomic::AtomicU32;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
 use reconverge_backend::{Backend, BackendError, Counters, Launch, Run};
 use reconverge_simt::WARP_SIZE;
-use reconverge_transforms::{Kernel, Strategy, WarpTask};
+use reconverge_transforms::{Kernel, PassPlan, Strategy, WarpTask};
 
 /// Runs kernels on the CPU with warps emulated in lockstep.
 #[derive(Debug, Default)]
@@ -180,7 +181,13 @@ where
         let mut counters = Counters::new(WARP_SIZE);
         let mut pass_times = Vec::with_capacity(passes as usize);
         let counting = self.counting == Counting::On;
-        for pass in 0..passes {
+        // Passes in order; an occlusion-query loop repeats its last pass while the previous
+        // one left work (its query word, read and zeroed between passes).
+        let mut plan = PassPlan::of(kernel, &strategy).map_err(strategy_error)?;
+        let read_and_zero = |w: usize| {
+            Ok::<u32, Infallible>(scratch.get(w).map_or(0, |a| a.swap(0, Ordering::Relaxed)))
+        };
+        while let Ok(Some(pass)) = plan.next_pass(read_and_zero) {
             let pass_start = Instant::now();
             // Every block runs, also those whose chunk is empty (more blocks than chunks): on a
             // GPU they start, vote once and leave, and the counters must say so too.
@@ -222,13 +229,14 @@ where
             }
             pass_times.push(pass_start.elapsed());
         }
+        let occupancy = vec![None; pass_times.len()];
         Ok(Run {
             outputs,
             tally,
             counters: counting.then_some(counters),
             pass_times,
             elapsed: started.elapsed(),
-            occupancy: vec![None; passes as usize],
+            occupancy,
         })
     }
 }

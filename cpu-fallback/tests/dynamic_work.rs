@@ -9,8 +9,17 @@ use reconverge_transforms::{ItemLoopKernel, Strategy};
 use reconverge_workloads::synthetic::DynamicWork;
 use reconverge_workloads::synthetic::kato::DWA_BODY;
 
-fn strategies() -> [Strategy; 2] {
-    [Strategy::Baseline, Strategy::DynamicWorkAssignment]
+fn strategies() -> [Strategy; 4] {
+    [
+        Strategy::Baseline,
+        Strategy::DynamicWorkAssignment,
+        Strategy::OcclusionQueryLoop {
+            iterations_per_pass: 1,
+        },
+        Strategy::OcclusionQueryLoop {
+            iterations_per_pass: 7,
+        },
+    ]
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use cudarc::driver::{CudaSlice, DeviceRepr, PushKernelArg, ValidAsZeroBits};
 use reconverge_backend::{Backend, BackendError, Launch, Run};
 use reconverge_simt::ModelWarp;
-use reconverge_transforms::{Strategy, WarpTask};
+use reconverge_transforms::{PassPlan, Strategy, WarpTask};
 
 use crate::cuda::{GpuContext, driver};
 use crate::entry::DeviceKernel;
@@ -199,9 +199,15 @@ impl CudaBackend {
 
         let timed = Instant::now();
         let mut pass_times = Vec::with_capacity(names.len());
-        for (pass, name) in names.iter().enumerate() {
-            let ms = buffers.launch(gpu, name, shape, pass as u32)?;
+        let mut launched = Vec::with_capacity(names.len());
+        // Passes in order; an occlusion-query loop repeats its last pass while the previous
+        // one left work: the host reads the query word back between launches.
+        let mut plan = PassPlan::new(names.len() as u32, kernel.repeat_last_pass_while(&strategy));
+        while let Some(pass) = plan.next_pass(|w| buffers.read_and_zero_scratch(gpu, w))? {
+            let name = names[pass as usize];
+            let ms = buffers.launch(gpu, name, shape, pass)?;
             pass_times.push(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3));
+            launched.push(name);
         }
         let status = gpu.download(&buffers.status)?;
         if let Some(&s) = status.first().filter(|&&s| s != 0) {
@@ -226,7 +232,7 @@ impl CudaBackend {
         let mut tally = gpu.download(&buffers.tally)?;
         tally.truncate(tally_len as usize);
         let elapsed = setup_time + timed.elapsed();
-        let occupancy = names
+        let occupancy = launched
             .iter()
             .map(|n| gpu.occupancy(n, launch.threads_per_block).ok())
             .collect();
@@ -319,6 +325,28 @@ impl<K: Copy, O: Copy> Buffers<K, O> {
             // `tally_len` u64s, `scratch` at least `scratch_len` u32s, `status` one u32.
             unsafe { b.launch(c) }.map(|_| ())
         })
+    }
+
+    /// Scratch word `word` as the last pass left it, zeroed on the device for the next pass
+    /// (0 past the scratch's end).
+    fn read_and_zero_scratch(&mut self, gpu: &GpuContext, word: usize) -> Result<u32, GpuError> {
+        if word >= self.scratch_len as usize {
+            return Ok(0);
+        }
+        let stream = gpu.stream();
+        let Some(mut view) = self.scratch.try_slice_mut(word..word + 1) else {
+            return Ok(0);
+        };
+        let value = stream
+            .clone_dtoh(&view)
+            .map_err(driver("cuMemcpyDtoH"))?
+            .first()
+            .copied()
+            .unwrap_or(0);
+        stream
+            .memset_zeros(&mut view)
+            .map_err(driver("cuMemsetD8Async"))?;
+        Ok(value)
     }
 
     /// Zeroes outputs, tallies, scratch and status (after a warm-up).

@@ -49,6 +49,8 @@ pub struct WarpTask {
     pub warp_in_block: u32,
     /// Threads per block (a multiple of the warp width).
     pub threads_per_block: u32,
+    /// Items of the whole launch (every block's chunks together).
+    pub items: u32,
 }
 
 impl WarpTask {
@@ -69,6 +71,7 @@ impl WarpTask {
             block_end,
             warp_in_block,
             threads_per_block,
+            items,
         }
     }
 

@@ -57,6 +57,17 @@ pub trait Kernel {
         0
     }
 
+    /// For a strategy whose number of passes depends on the data (GPU Gems 2 §34.3's
+    /// occlusion-query loop): the [`Scratch`] word in which each pass counts the work it left.
+    /// The backend zeroes that word before every pass, runs passes `0 .. passes - 1` once each,
+    /// and then runs the last pass for as long as the word is non-zero when a pass ends (it
+    /// reads it back from the device between launches, as the book's host reads its occlusion
+    /// query). `None`, the default: every pass runs once.
+    fn repeat_last_pass_while(&self, strategy: &Strategy) -> Option<usize> {
+        let _ = strategy;
+        None
+    }
+
     /// The program of warp `task.warp_in_block` for pass `pass`. `scratch` holds (at least)
     /// [`Kernel::scratch_words`] words, zeroed before pass 0 and shared by every warp and pass
     /// of the run.
@@ -82,5 +93,75 @@ pub fn check_pass(pass: u32, passes: u32) -> Result<(), StrategyError> {
         Ok(())
     } else {
         Err(StrategyError::NoSuchPass { pass, passes })
+    }
+}
+
+/// The order in which a backend runs a strategy's passes: each of [`Kernel::passes`] once, or,
+/// for a strategy with a [`Kernel::repeat_last_pass_while`] word, the last pass again for as
+/// long as the previous pass left that word non-zero. Every backend drives its runs with it,
+/// so they cannot disagree on how many passes run.
+///
+/// ```
+/// # use reconverge_transforms::PassPlan;
+/// // Two passes, the last repeated while word 0 is non-zero: the word reads 5, 2, 0.
+/// let mut plan = PassPlan::new(2, Some(0));
+/// let mut left = [0u32, 5, 2, 0].into_iter();
+/// let mut query = |_word: usize| Ok::<u32, ()>(left.next().unwrap_or(0));
+/// let mut run = Vec::new();
+/// while let Some(pass) = plan.next_pass(&mut query).unwrap() {
+///     run.push(pass);
+/// }
+/// assert_eq!(run, [0, 1, 1]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassPlan {
+    passes: u32,
+    query: Option<usize>,
+    next: u32,
+}
+
+impl PassPlan {
+    /// The plan of `passes` passes, with [`Kernel::repeat_last_pass_while`]'s word `query`.
+    pub const fn new(passes: u32, query: Option<usize>) -> Self {
+        Self {
+            passes,
+            query,
+            next: 0,
+        }
+    }
+
+    /// The plan of `strategy` on `kernel`.
+    pub fn of<K: Kernel + ?Sized>(kernel: &K, strategy: &Strategy) -> Result<Self, StrategyError> {
+        Ok(Self::new(
+            kernel.passes(strategy)?,
+            kernel.repeat_last_pass_while(strategy),
+        ))
+    }
+
+    /// The pass to run next, or `None` when the run is over. For a strategy with a query word,
+    /// `read_and_zero(word)` must return the word as the previous pass left it (0 before the
+    /// first pass) and zero it for the next pass; it is called once before every pass.
+    pub fn next_pass<E>(
+        &mut self,
+        mut read_and_zero: impl FnMut(usize) -> Result<u32, E>,
+    ) -> Result<Option<u32>, E> {
+        let Some(last) = self.passes.checked_sub(1) else {
+            return Ok(None);
+        };
+        let Some(word) = self.query else {
+            let pass = self.next;
+            self.next = self.next.saturating_add(1);
+            return Ok((pass <= last).then_some(pass));
+        };
+        let left = read_and_zero(word)?;
+        if self.next < last {
+            self.next += 1;
+            Ok(Some(self.next - 1))
+        } else if left != 0 {
+            self.next = last;
+            Ok(Some(last))
+        } else {
+            Ok(None)
+        }
     }
 }

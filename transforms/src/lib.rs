@@ -12,7 +12,7 @@
 //! |---|---|---|
 //! | [`BranchLoop`] (seed 002 fig. 4) | [`BranchLoopKernel`] | baseline, iteration delaying, dynamic work assignment |
 //! | [`TwoPath`] (seed 004 fig. 6/9, seed 001 fig. 6, Gems 34) | [`TwoPathKernel`] | baseline, predication, branch splitting (2 passes), z-cull masking (3 passes, a decision mask in [`Scratch`]), static branch resolution (warp compaction), branch path unification |
-//! | [`ItemLoop`] (seed 004 fig. 1/4, seed 002 fig. 1c) | [`ItemLoopKernel`] | baseline, dynamic work assignment |
+//! | [`ItemLoop`] (seed 004 fig. 1/4, seed 002 fig. 1c) | [`ItemLoopKernel`] | baseline, dynamic work assignment, occlusion-query loop (passes repeated until a query word reads 0, state in [`Scratch`]) |
 //! | [`FactoredBranchLoop`] (seed 002 fig. 7) | [`FactoredBranchLoopKernel`] | baseline, branch distribution, dynamic work assignment, iteration delaying (via [`Unfactored`]) |
 //! | [`SplitLoop`] (seed 001 fig. 5) | [`SplitLoopKernel`] | baseline, loop splitting |
 //!
@@ -91,13 +91,13 @@ pub mod shape;
 pub mod strategy;
 
 pub use io::{Discard, NoTally, Sink, Tally, WarpTask};
-pub use kernel::{Kernel, WarpProgram, check_pass, initial_block_counters};
+pub use kernel::{Kernel, PassPlan, WarpProgram, check_pass, initial_block_counters};
 pub use programs::{
-    Assignment, BranchLoopKernel, BranchLoopProgram, FactoredBranchLoopKernel,
-    FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram, Lane, SplitLoopKernel,
-    SplitLoopProgram, TwoPathKernel, TwoPathProgram, Unfactored,
+    Assignment, BranchLoopKernel, BranchLoopProgram, DealtProgram, FactoredBranchLoopKernel,
+    FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram, Lane, PassLoopProgram,
+    SplitLoopKernel, SplitLoopProgram, TwoPathKernel, TwoPathProgram, Unfactored,
 };
-pub use scratch::{DecisionMask, Scratch};
+pub use scratch::{DecisionMask, ItemSlots, Scratch};
 pub use shape::{
     BranchLoop, FactoredBranchLoop, FactoredRegions, ItemLoop, ItemLoopRegions, LoopRegions,
     SplitLoop, SplitLoopRegions, TwoPath, TwoPathRegions,

@@ -12,6 +12,7 @@
 //! `fetch_or` / `store` and a later pass reads with `load`. Passes are separate launches, so a
 //! later pass sees everything an earlier one wrote.
 
+use core::marker::PhantomData;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use reconverge_simt::LaneMask;
@@ -70,6 +71,80 @@ impl<'s> DecisionMask<'s> {
     }
 }
 
+/// One value of type `S` per item, each in its own run of scratch words: what an item carries
+/// from one pass to the next (the occlusion-query loop's unfinished loop states).
+///
+/// A slot is only ever touched by the lane that holds its item, so stores and loads are plain
+/// (unaligned) memory accesses to the words' bytes, which [`AtomicU32`]'s interior mutability
+/// permits through a shared reference.
+#[derive(Debug)]
+pub struct ItemSlots<'s, S> {
+    words: &'s Scratch,
+    _value: PhantomData<S>,
+}
+
+impl<S> Clone for ItemSlots<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for ItemSlots<'_, S> {}
+
+impl<'s, S: Copy> ItemSlots<'s, S> {
+    /// Words one value takes.
+    pub const fn words_per_item() -> usize {
+        core::mem::size_of::<S>().div_ceil(4)
+    }
+
+    /// Words the slots of `items` items take.
+    pub const fn words_for(items: u32) -> usize {
+        Self::words_per_item().saturating_mul(items as usize)
+    }
+
+    /// Slots over `words`.
+    pub const fn new(words: &'s Scratch) -> Self {
+        Self {
+            words,
+            _value: PhantomData,
+        }
+    }
+
+    /// The words of `item`'s slot, if it lies within the scratch.
+    #[inline(always)]
+    fn slot(&self, item: u32) -> Option<&'s [AtomicU32]> {
+        let n = Self::words_per_item();
+        let first = (item as usize).checked_mul(n)?;
+        self.words.get(first..first.checked_add(n)?)
+    }
+
+    /// Stores `value` as `item`'s (nothing happens past the scratch's end).
+    #[inline(always)]
+    pub fn store(&self, item: u32, value: S) {
+        if let Some(slot) = self.slot(item) {
+            // SAFETY: the slot spans `size_of::<S>()` bytes or more, all inside `UnsafeCell`s
+            // (`AtomicU32`), so writing them through this shared borrow is allowed; the write
+            // is unaligned-safe; no other thread touches this item's slot during the pass (the
+            // caller's contract: one lane per item).
+            unsafe { core::ptr::write_unaligned(slot.as_ptr().cast::<S>().cast_mut(), value) }
+        }
+    }
+
+    /// The value last stored as `item`'s; `None` past the scratch's end.
+    ///
+    /// # Safety
+    /// A value was stored as `item`'s earlier in this run (an earlier pass, or earlier in this
+    /// pass by the same lane): the words otherwise hold zeros or another type's bytes, which
+    /// need not be a valid `S`.
+    #[inline(always)]
+    pub unsafe fn load(&self, item: u32) -> Option<S> {
+        let slot = self.slot(item)?;
+        // SAFETY: in bounds as for `store`; the bytes are those of a stored `S` (the caller's
+        // contract), read unaligned.
+        Some(unsafe { core::ptr::read_unaligned(slot.as_ptr().cast::<S>()) })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -95,5 +170,51 @@ mod tests {
         assert!(mask.get(127));
         assert!(!mask.get(128));
         assert_eq!(w[3].load(Ordering::Relaxed), u32::MAX);
+    }
+
+    #[test]
+    fn item_slots_keep_each_items_value() {
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        struct State {
+            x: f64,
+            n: u16,
+            flag: bool,
+        }
+        let per = ItemSlots::<State>::words_per_item();
+        assert_eq!(per, core::mem::size_of::<State>().div_ceil(4));
+        let w = words(ItemSlots::<State>::words_for(5));
+        let slots = ItemSlots::<State>::new(&w);
+        for i in 0..5u32 {
+            slots.store(
+                i,
+                State {
+                    x: f64::from(i) * 1.5,
+                    n: 7 * i as u16,
+                    flag: i % 2 == 0,
+                },
+            );
+        }
+        slots.store(
+            5,
+            State {
+                x: 9.0,
+                n: 9,
+                flag: true,
+            },
+        ); // past the end: ignored
+        for i in (0..5u32).rev() {
+            // SAFETY: stored above.
+            let v = unsafe { slots.load(i) };
+            assert_eq!(
+                v,
+                Some(State {
+                    x: f64::from(i) * 1.5,
+                    n: 7 * i as u16,
+                    flag: i % 2 == 0,
+                })
+            );
+        }
+        // SAFETY: past the end, nothing is read.
+        assert_eq!(unsafe { slots.load(5) }, None);
     }
 }

@@ -58,6 +58,21 @@ pub enum Strategy {
     /// trip counts are equal. Shapes: [`crate::BranchLoop`], [`crate::ItemLoop`],
     /// [`crate::FactoredBranchLoop`].
     DynamicWorkAssignment,
+    /// The loop run as repeated passes of at most `iterations_per_pass` iterations each, the
+    /// host launching passes until none of them leaves an item unfinished (GPU Gems 2 §34.3:
+    /// data-dependent looping with occlusion queries; also CUDAMCML's relaunch loop). Items
+    /// keep their state in [`crate::Scratch`] between passes; finished items are masked out,
+    /// and a warp whose items have all finished skips the pass, as z-cull skips fragments.
+    /// Each pass ends with the count of unfinished items (the occlusion query), which the host
+    /// reads. Costs a launch and a host round trip per pass and a state store and load per
+    /// unfinished item; issues no fewer body iterations than the baseline (a window still
+    /// waits for its slowest item within a pass). What it buys is bounded launches (watchdogs,
+    /// progress reports, CUDAMCML's 1000 steps per call) and loops on hardware without them.
+    /// Shape: [`crate::ItemLoop`] (2 passes, the second repeated).
+    OcclusionQueryLoop {
+        /// Loop iterations each item runs per pass (at least 1).
+        iterations_per_pass: u32,
+    },
     /// Each thread owns `items_per_thread` items and runs, in turn, its next item that takes
     /// path A and its next item that takes path B, so that more lanes share each path
     /// (seed 004 §3.2, fig. 10). The useful-lane rate rises with `items_per_thread`
@@ -117,6 +132,7 @@ impl Strategy {
             }) => "delaying-round-robin-idle-removal",
             Strategy::BranchDistribution => "branch-distribution",
             Strategy::DynamicWorkAssignment => "dynamic-work-assignment",
+            Strategy::OcclusionQueryLoop { .. } => "occlusion-query-loop",
             Strategy::BranchPathUnification { .. } => "branch-path-unification",
         }
     }

@@ -92,6 +92,87 @@ proptest! {
             base.counters.region(BODY).unwrap().active_lane_slots
         );
     }
+
+    /// The occlusion-query loop: the same outputs, tallies and useful body slots as the
+    /// baseline for any iterations per pass, in exactly as many passes as the longest item
+    /// needs: ceil(max trips / k), and at least one.
+    #[test]
+    fn occlusion_query_loop_matches_the_baseline(
+        seed in any::<u64>(),
+        max_trips in 0u32..60,
+        items in 0u32..900,
+        blocks in 1u32..6,
+        warps in 1u32..5,
+        k in 1u32..20,
+    ) {
+        let w = Work { seed, max_trips, hand: false };
+        let kernel = ItemLoopKernel(w);
+        let l = Launch { items, blocks, threads_per_block: 32 * warps };
+        let base = run(&kernel, &Strategy::Baseline, l).unwrap();
+        let oq = run(&kernel, &Strategy::OcclusionQueryLoop { iterations_per_pass: k }, l).unwrap();
+        oq.assert_complete();
+        prop_assert_eq!(&oq.outputs, &base.outputs);
+        prop_assert_eq!(&oq.tally, &base.tally);
+        let slots = |r: &common::Run<u64>| r.counters.region(BODY).map_or(0, |x| x.active_lane_slots);
+        prop_assert_eq!(slots(&oq), slots(&base));
+        let longest = (0..items).map(|i| w.start(i).left).max().unwrap_or(0);
+        prop_assert_eq!(oq.pass_counters.len() as u32, longest.div_ceil(k).max(1));
+    }
+}
+
+/// Pass `p` issues the body only in windows (32 consecutive items) that still hold an item
+/// needing more than `4 p` iterations, 1 to 4 times each: with trip counts `7 i mod 23` and 4
+/// iterations per pass, 6 passes.
+#[test]
+fn occlusion_query_loop_issues_the_body_only_for_running_windows() {
+    let w = Work {
+        seed: 1,
+        max_trips: 0,
+        hand: true,
+    };
+    let items = 32 * 40;
+    let r = run(
+        &ItemLoopKernel(w),
+        &Strategy::OcclusionQueryLoop {
+            iterations_per_pass: 4,
+        },
+        Launch {
+            items,
+            blocks: 1,
+            threads_per_block: 64,
+        },
+    )
+    .unwrap();
+    r.assert_complete();
+    // Trip counts reach 22: ceil(22 / 4) = 6 passes.
+    assert_eq!(r.pass_counters.len(), 6);
+    for (p, c) in r.pass_counters.iter().enumerate() {
+        // Windows of 32 consecutive items with an item needing more than 4 p iterations.
+        let windows = (0..items / 32)
+            .filter(|wi| (0..32).any(|j| w.start(wi * 32 + j).left > 4 * p as u32))
+            .count() as u64;
+        let issued_passes = c.region(BODY).map_or(0, |x| x.issues);
+        // Each such window issues the body 1 to 4 times in this pass; the others 0 times.
+        assert!(
+            issued_passes >= windows && issued_passes <= 4 * windows,
+            "pass {p}: {issued_passes} body issues for {windows} running windows"
+        );
+    }
+    // Zero iterations per pass is a bad parameter, not a hang.
+    assert!(matches!(
+        run(
+            &ItemLoopKernel(w),
+            &Strategy::OcclusionQueryLoop {
+                iterations_per_pass: 0
+            },
+            Launch {
+                items: 10,
+                blocks: 1,
+                threads_per_block: 32
+            }
+        ),
+        Err(StrategyError::InvalidParameter { .. })
+    ));
 }
 
 /// Seed 002 §2.3 (fig. 1c): a warp runs `max` of its lanes' trip counts. Trip counts

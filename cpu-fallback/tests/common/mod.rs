@@ -9,7 +9,8 @@ use reconverge_backend::{Backend, Counters, Launch, Run};
 use reconverge_cpu::CpuBackend;
 use reconverge_simt::{BlockShared, ModelWarp, WARP_SIZE};
 use reconverge_transforms::{
-    Decision, Kernel, NoTally, Sink, Strategy, WarpProgram, WarpTask, initial_block_counters,
+    Decision, Kernel, NoTally, PassPlan, Sink, Strategy, WarpProgram, WarpTask,
+    initial_block_counters,
 };
 
 /// Every strategy a [`reconverge_transforms::BranchLoopKernel`] supports, with the papers'
@@ -80,7 +81,15 @@ where
         .map(|_| AtomicU32::new(0))
         .collect();
     let warps = launch.threads_per_block / WARP_SIZE;
-    for pass in 0..passes {
+    let mut plan = PassPlan::new(passes, kernel.repeat_last_pass_while(&strategy));
+    let read_and_zero = |w: usize| {
+        Ok::<u32, std::convert::Infallible>(
+            scratch
+                .get(w)
+                .map_or(0, |a| a.swap(0, std::sync::atomic::Ordering::Relaxed)),
+        )
+    };
+    while let Ok(Some(pass)) = plan.next_pass(read_and_zero) {
         for block in 0..launch.blocks {
             let shared = BlockShared::new();
             for (i, v) in initial_block_counters(launch.threads_per_block)

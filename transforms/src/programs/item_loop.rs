@@ -6,6 +6,7 @@ use reconverge_simt::Warp;
 use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{Kernel, WarpProgram, check_pass};
 use crate::programs::deal::{Assignment, Dealer, Lane};
+use crate::programs::pass_loop::{PassLoopLayout, PassLoopProgram};
 use crate::scratch::Scratch;
 use crate::shape::ItemLoop;
 use crate::strategy::{Strategy, StrategyError};
@@ -19,6 +20,8 @@ use crate::strategy::{Strategy, StrategyError};
 /// - [`Strategy::DynamicWorkAssignment`]: a lane whose item finishes takes the next unclaimed
 ///   item of the block from a block-shared counter (seed 004 fig. 5), sharing the dealer of
 ///   [`crate::BranchLoopKernel`].
+/// - [`Strategy::OcclusionQueryLoop`], in two passes, the second repeated while the first or
+///   the previous one left items unfinished: see [`PassLoopProgram`].
 ///
 /// Every other strategy is [`StrategyError::NotApplicable`]: there is no branch in the loop
 /// for iteration delaying to delay.
@@ -27,7 +30,16 @@ use crate::strategy::{Strategy, StrategyError};
 pub struct ItemLoopKernel<L>(pub L);
 
 /// One warp running an [`ItemLoop`].
-pub struct ItemLoopProgram<W: Warp, L: ItemLoop> {
+pub enum ItemLoopProgram<'s, W: Warp, L: ItemLoop> {
+    /// Baseline and dynamic work assignment: one pass, items dealt to lanes.
+    Dealt(DealtProgram<W, L>),
+    /// A pass of the occlusion-query loop.
+    Passes(PassLoopProgram<'s, W, L>),
+}
+
+/// The baseline's and dynamic work assignment's warp: lanes take their next item as soon as
+/// one finishes.
+pub struct DealtProgram<W: Warp, L: ItemLoop> {
     workload: L,
     dealer: Dealer,
     lanes: W::V<Lane<L::State>>,
@@ -36,7 +48,7 @@ pub struct ItemLoopProgram<W: Warp, L: ItemLoop> {
 impl<L: ItemLoop + Copy> Kernel for ItemLoopKernel<L> {
     type Output = L::Output;
     type Program<'k, W: Warp>
-        = ItemLoopProgram<W, &'k L>
+        = ItemLoopProgram<'k, W, &'k L>
     where
         Self: 'k;
 
@@ -47,7 +59,21 @@ impl<L: ItemLoop + Copy> Kernel for ItemLoopKernel<L> {
     }
 
     fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
-        assignment_of(strategy).map(|_| 1)
+        mode_of(strategy).map(|m| match m {
+            Mode::Dealt(_) => 1,
+            Mode::Passes(_) => 2,
+        })
+    }
+
+    fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {
+        match mode_of(strategy) {
+            Ok(Mode::Passes(_)) => PassLoopLayout::words::<L::State>(items),
+            _ => 0,
+        }
+    }
+
+    fn repeat_last_pass_while(&self, strategy: &Strategy) -> Option<usize> {
+        matches!(mode_of(strategy), Ok(Mode::Passes(_))).then_some(PassLoopLayout::QUERY)
     }
 
     fn program<'k, W: Warp>(
@@ -56,24 +82,56 @@ impl<L: ItemLoop + Copy> Kernel for ItemLoopKernel<L> {
         strategy: &Strategy,
         pass: u32,
         task: WarpTask,
-        _scratch: &'k Scratch,
-    ) -> Result<ItemLoopProgram<W, &'k L>, StrategyError> {
-        check_pass(pass, 1)?;
-        let assignment = assignment_of(strategy)?;
+        scratch: &'k Scratch,
+    ) -> Result<ItemLoopProgram<'k, W, &'k L>, StrategyError> {
+        check_pass(pass, self.passes(strategy)?)?;
         let workload = &self.0;
-        let (dealer, lanes) = Dealer::first(warp, task, assignment, |item| workload.start(item));
-        Ok(ItemLoopProgram {
-            workload,
-            dealer,
-            lanes,
+        Ok(match mode_of(strategy)? {
+            Mode::Dealt(assignment) => {
+                let (dealer, lanes) =
+                    Dealer::first(warp, task, assignment, |item| workload.start(item));
+                ItemLoopProgram::Dealt(DealtProgram {
+                    workload,
+                    dealer,
+                    lanes,
+                })
+            }
+            Mode::Passes(iterations) => ItemLoopProgram::Passes(PassLoopProgram::new(
+                warp,
+                workload,
+                task,
+                iterations,
+                pass == 0,
+                scratch,
+                task.items,
+            )),
         })
     }
 }
 
-fn assignment_of(strategy: &Strategy) -> Result<Assignment, StrategyError> {
+#[derive(Clone, Copy)]
+enum Mode {
+    Dealt(Assignment),
+    /// The occlusion-query loop with this many iterations per pass.
+    Passes(u32),
+}
+
+fn mode_of(strategy: &Strategy) -> Result<Mode, StrategyError> {
     match *strategy {
-        Strategy::Baseline => Ok(Assignment::Static),
-        Strategy::DynamicWorkAssignment => Ok(Assignment::Dynamic),
+        Strategy::Baseline => Ok(Mode::Dealt(Assignment::Static)),
+        Strategy::DynamicWorkAssignment => Ok(Mode::Dealt(Assignment::Dynamic)),
+        Strategy::OcclusionQueryLoop {
+            iterations_per_pass,
+        } => {
+            if iterations_per_pass == 0 {
+                Err(StrategyError::InvalidParameter {
+                    name: "iterations_per_pass",
+                    requirement: "at least 1",
+                })
+            } else {
+                Ok(Mode::Passes(iterations_per_pass))
+            }
+        }
         other => Err(StrategyError::NotApplicable {
             strategy: other,
             shape: "item loop",
@@ -81,9 +139,23 @@ fn assignment_of(strategy: &Strategy) -> Result<Assignment, StrategyError> {
     }
 }
 
-impl<W: Warp, L: ItemLoop> WarpProgram<W> for ItemLoopProgram<W, L> {
+impl<W: Warp, L: ItemLoop> WarpProgram<W> for ItemLoopProgram<'_, W, L> {
     type Output = L::Output;
 
+    fn step<S: Sink<L::Output>, T: Tally>(
+        &mut self,
+        warp: &mut W,
+        sink: &mut S,
+        tally: &mut T,
+    ) -> bool {
+        match self {
+            ItemLoopProgram::Dealt(p) => p.step(warp, sink, tally),
+            ItemLoopProgram::Passes(p) => p.step(warp, sink, tally),
+        }
+    }
+}
+
+impl<W: Warp, L: ItemLoop> DealtProgram<W, L> {
     fn step<S: Sink<L::Output>, T: Tally>(
         &mut self,
         warp: &mut W,

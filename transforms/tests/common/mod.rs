@@ -7,7 +7,8 @@ use std::sync::atomic::AtomicU32;
 
 use reconverge_simt::{BlockShared, Counters, ModelWarp, WARP_SIZE, Warp};
 use reconverge_transforms::{
-    Kernel, Sink, Strategy, StrategyError, Tally, WarpProgram, WarpTask, initial_block_counters,
+    Kernel, PassPlan, Sink, Strategy, StrategyError, Tally, WarpProgram, WarpTask,
+    initial_block_counters,
 };
 
 /// A launch: items split over `blocks` blocks of `threads_per_block` threads.
@@ -89,7 +90,15 @@ pub fn run<K: Kernel>(
     assert!(warps_per_block >= 1 && launch.threads_per_block.is_multiple_of(WARP_SIZE));
     // A generous bound: no strategy needs more than a few steps per item and iteration.
     let step_limit = 64 + 4 * u64::from(launch.items) * 1000;
-    for pass in 0..passes {
+    let mut plan = PassPlan::new(passes, kernel.repeat_last_pass_while(strategy));
+    let read_and_zero = |w: usize| {
+        Ok::<u32, std::convert::Infallible>(
+            scratch
+                .get(w)
+                .map_or(0, |a| a.swap(0, std::sync::atomic::Ordering::Relaxed)),
+        )
+    };
+    while let Ok(Some(pass)) = plan.next_pass(read_and_zero) {
         let mut this_pass = Counters::new(WARP_SIZE);
         for block in 0..launch.blocks {
             let shared = BlockShared::new();

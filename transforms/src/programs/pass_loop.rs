@@ -1,0 +1,199 @@
+//! An [`ItemLoop`] as repeated passes with occlusion queries (GPU Gems 2 §34.3).
+
+use core::sync::atomic::{AtomicU32, Ordering};
+
+use reconverge_simt::{LaneMask, Region, Warp};
+
+use crate::io::{Sink, Tally, WarpTask};
+use crate::scratch::{DecisionMask, ItemSlots, Scratch};
+use crate::shape::ItemLoop;
+
+/// Where the occlusion-query loop keeps its data in the run's [`Scratch`]: word 0 counts the
+/// items a pass left unfinished (the query), then one "finished" bit per item (the depth mask
+/// of the book's z-culled passes), then each item's loop state.
+pub(crate) struct PassLoopLayout;
+
+impl PassLoopLayout {
+    /// The query word.
+    pub const QUERY: usize = 0;
+
+    /// Scratch words for `items` items of state `S`.
+    pub fn words<S: Copy>(items: u32) -> usize {
+        1 + DecisionMask::words_for(items) + ItemSlots::<S>::words_for(items)
+    }
+
+    /// The query word, the finished mask and the state slots in `scratch` (empty parts when
+    /// the scratch is too short, as in a strategy check without a run).
+    fn split<S: Copy>(
+        scratch: &Scratch,
+        items: u32,
+    ) -> (Option<&AtomicU32>, DecisionMask<'_>, ItemSlots<'_, S>) {
+        let mask_end = 1 + DecisionMask::words_for(items);
+        (
+            scratch.get(Self::QUERY),
+            DecisionMask::new(scratch.get(1..mask_end).unwrap_or(&[])),
+            ItemSlots::new(scratch.get(mask_end..).unwrap_or(&[])),
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PassLane<S> {
+    lane: u32,
+    item: u32,
+    /// The item is in the block's chunk.
+    has: bool,
+    /// The item has iterations left this pass.
+    run: bool,
+    state: S,
+}
+
+/// One warp's part of one pass of [`crate::Strategy::OcclusionQueryLoop`].
+///
+/// Thread `t` takes items `t`, `t + threads_per_block`, … of its block's chunk, one window of
+/// the warp's width at a time. The first pass starts every item; a later pass tests each
+/// item's finished bit (the depth test; a window whose items have all finished is skipped
+/// whole, z-cull's coarse rejection) and loads the unfinished items' states. Then the warp runs
+/// the body up to `iterations_per_pass` times while any lane's item is running. Items that
+/// finished store their outputs and set their bits; the others store their states, and the
+/// window adds their number to the query word, which the host reads after the pass.
+pub struct PassLoopProgram<'s, W: Warp, L: ItemLoop> {
+    workload: L,
+    task: WarpTask,
+    iterations: u32,
+    first_pass: bool,
+    lanes: W::V<PassLane<L::State>>,
+    all: LaneMask,
+    query: Option<&'s AtomicU32>,
+    finished: DecisionMask<'s>,
+    slots: ItemSlots<'s, L::State>,
+}
+
+impl<'s, W: Warp, L: ItemLoop> PassLoopProgram<'s, W, L> {
+    pub(crate) fn new(
+        warp: &W,
+        workload: L,
+        task: WarpTask,
+        iterations: u32,
+        first_pass: bool,
+        scratch: &'s Scratch,
+        items: u32,
+    ) -> Self {
+        let (query, finished, slots) = PassLoopLayout::split(scratch, items);
+        let width = warp.width();
+        let lanes = warp.map(warp.lane_ids(), |lane| {
+            let item = task
+                .block_start
+                .saturating_add(task.thread_in_block(lane, width));
+            PassLane {
+                lane,
+                item,
+                has: item < task.block_end,
+                run: false,
+                // A placeholder: every lane's state is started or loaded before it is used.
+                state: workload.start(item.min(task.block_end.saturating_sub(1))),
+            }
+        });
+        Self {
+            workload,
+            task,
+            iterations,
+            first_pass,
+            lanes,
+            all: warp.full_mask(),
+            query,
+            finished,
+            slots,
+        }
+    }
+
+    /// Moves the lanes of `live` to their next window.
+    fn advance(&mut self, warp: &mut W, live: LaneMask) {
+        let task = self.task;
+        let stride = task.threads_per_block.max(1);
+        warp.branch(self.workload.regions().item, live, &mut self.lanes, |l| {
+            l.item = l.item.saturating_add(stride);
+            l.has = l.item < task.block_end;
+        });
+    }
+
+    /// One window: see the type's docs.
+    pub(crate) fn step<S: Sink<L::Output>, T: Tally>(
+        &mut self,
+        warp: &mut W,
+        sink: &mut S,
+        tally: &mut T,
+    ) -> bool {
+        let has = warp.map_ref(&self.lanes, |l| l.has);
+        let live = warp.ballot(self.all, has);
+        if live == 0 {
+            return false;
+        }
+        let w = &self.workload;
+        let r = w.regions();
+        let lowest = live & live.wrapping_neg();
+        if self.first_pass {
+            warp.branch(r.item, live, &mut self.lanes, |l| {
+                l.state = w.start(l.item);
+                l.run = true;
+            });
+        } else {
+            let finished = self.finished;
+            warp.branch(Region::EXCHANGE, live, &mut self.lanes, |l| {
+                l.run = !finished.get(l.item)
+            });
+            let run = warp.map_ref(&self.lanes, |l| l.run);
+            let unfinished = warp.ballot(live, run);
+            if unfinished == 0 {
+                // Every item of the window has finished: the whole window is culled.
+                self.advance(warp, live);
+                return true;
+            }
+            let slots = self.slots;
+            warp.branch(Region::EXCHANGE, unfinished, &mut self.lanes, |l| {
+                // SAFETY: this item is unfinished in a pass after the first, so the first pass
+                // started it, and every pass since stored its state (below) or finished it.
+                if let Some(s) = unsafe { slots.load(l.item) } {
+                    l.state = s;
+                }
+            });
+        }
+        let run = warp.map_ref(&self.lanes, |l| l.run);
+        let started = warp.ballot(live, run);
+        for _ in 0..self.iterations {
+            let running = warp.map_ref(&self.lanes, |l| w.running(&l.state));
+            let running = warp.ballot(started, running);
+            if running == 0 {
+                break;
+            }
+            warp.branch(r.body, running, &mut self.lanes, |l| {
+                w.body(&mut l.state, tally)
+            });
+        }
+        let left = warp.map_ref(&self.lanes, |l| w.running(&l.state));
+        let left = warp.ballot(started, left);
+        let done = started & !left;
+        if done != 0 {
+            let finished = self.finished;
+            warp.branch(r.item, done, &mut self.lanes, |l| {
+                sink.put(l.item, w.finish(&l.state))
+            });
+            warp.branch(Region::EXCHANGE, lowest, &mut self.lanes, |l| {
+                finished.record(l.item.saturating_sub(l.lane), done)
+            });
+        }
+        if left != 0 {
+            let (slots, query) = (self.slots, self.query);
+            warp.branch(Region::EXCHANGE, left, &mut self.lanes, |l| {
+                slots.store(l.item, l.state)
+            });
+            warp.branch(Region::EXCHANGE, lowest, &mut self.lanes, |_| {
+                if let Some(q) = query {
+                    q.fetch_add(left.count_ones(), Ordering::Relaxed);
+                }
+            });
+        }
+        self.advance(warp, live);
+        true
+    }
+}
