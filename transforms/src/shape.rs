@@ -143,9 +143,9 @@ pub struct ItemLoopRegions {
 /// times).
 ///
 /// Supported strategies ([`crate::ItemLoopKernel`]): [`Strategy::Baseline`](crate::Strategy::Baseline)
-/// (each lane runs its items block-stride, taking its next item as soon as one finishes) and
+/// (each lane runs its items block-stride, taking its next item as soon as one finishes),
 /// [`Strategy::DynamicWorkAssignment`](crate::Strategy::DynamicWorkAssignment) (seed 004
-/// fig. 5), and [`Strategy::OcclusionQueryLoop`](crate::Strategy::OcclusionQueryLoop) (GPU
+/// fig. 5) and [`Strategy::OcclusionQueryLoop`](crate::Strategy::OcclusionQueryLoop) (GPU
 /// Gems 2 §34.3: the loop as repeated passes). Iteration delaying needs a branch inside the
 /// loop and does not apply.
 pub trait ItemLoop {
