@@ -55,8 +55,7 @@
 
 mod block;
 
-use std::convert::Infallible;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::AtomicU32;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -184,10 +183,7 @@ where
         // Passes in order; an occlusion-query loop repeats its last pass while the previous
         // one left work (its query word, read and zeroed between passes).
         let mut plan = PassPlan::of(kernel, &strategy).map_err(strategy_error)?;
-        let read_and_zero = |w: usize| {
-            Ok::<u32, Infallible>(scratch.get(w).map_or(0, |a| a.swap(0, Ordering::Relaxed)))
-        };
-        while let Ok(Some(pass)) = plan.next_pass(read_and_zero) {
+        while let Some(pass) = plan.next_pass_in(&scratch) {
             let pass_start = Instant::now();
             // Every block runs, also those whose chunk is empty (more blocks than chunks): on a
             // GPU they start, vote once and leave, and the counters must say so too.

@@ -164,4 +164,20 @@ impl PassPlan {
             Ok(None)
         }
     }
+
+    /// [`PassPlan::next_pass`] for a scratch in host memory (the CPU backend's): the query
+    /// word is read and zeroed in place.
+    pub fn next_pass_in(&mut self, scratch: &Scratch) -> Option<u32> {
+        let read_and_zero = |w: usize| {
+            Ok::<u32, core::convert::Infallible>(
+                scratch
+                    .get(w)
+                    .map_or(0, |a| a.swap(0, core::sync::atomic::Ordering::Relaxed)),
+            )
+        };
+        match self.next_pass(read_and_zero) {
+            Ok(pass) => pass,
+            Err(never) => match never {},
+        }
+    }
 }

@@ -82,14 +82,7 @@ where
         .collect();
     let warps = launch.threads_per_block / WARP_SIZE;
     let mut plan = PassPlan::new(passes, kernel.repeat_last_pass_while(&strategy));
-    let read_and_zero = |w: usize| {
-        Ok::<u32, std::convert::Infallible>(
-            scratch
-                .get(w)
-                .map_or(0, |a| a.swap(0, std::sync::atomic::Ordering::Relaxed)),
-        )
-    };
-    while let Ok(Some(pass)) = plan.next_pass(read_and_zero) {
+    while let Some(pass) = plan.next_pass_in(&scratch) {
         for block in 0..launch.blocks {
             let shared = BlockShared::new();
             for (i, v) in initial_block_counters(launch.threads_per_block)

@@ -91,14 +91,7 @@ pub fn run<K: Kernel>(
     // A generous bound: no strategy needs more than a few steps per item and iteration.
     let step_limit = 64 + 4 * u64::from(launch.items) * 1000;
     let mut plan = PassPlan::new(passes, kernel.repeat_last_pass_while(strategy));
-    let read_and_zero = |w: usize| {
-        Ok::<u32, std::convert::Infallible>(
-            scratch
-                .get(w)
-                .map_or(0, |a| a.swap(0, std::sync::atomic::Ordering::Relaxed)),
-        )
-    };
-    while let Ok(Some(pass)) = plan.next_pass(read_and_zero) {
+    while let Some(pass) = plan.next_pass_in(&scratch) {
         let mut this_pass = Counters::new(WARP_SIZE);
         for block in 0..launch.blocks {
             let shared = BlockShared::new();
