@@ -60,6 +60,7 @@ pub fn build(ctx: &Ctx, name: &str) -> Vec<Page> {
         "seed004-table4-path-execution-rate" => Vec::new(), // written with tables 2-3
         "gems34-fig34-1-zcull" => gems34(ctx),
         "gems34-fig34-2-branching" => Vec::new(), // written with fig. 34-1
+        "gems34-3-occlusion-query-loop" => vec![occlusion_query_loop(ctx)],
         _ => Vec::new(),
     }
 }
@@ -1257,4 +1258,98 @@ fn gems34(ctx: &Ctx) -> Vec<Page> {
         "GeForce 6 ran fragments in batches of hundreds to a thousand pixels, so a random condition made nearly every batch divergent at any p; a warp is 32 threads, so divergence is finer-grained, but a random condition with p between ~0.05 and ~0.95 still leaves almost every warp running both paths (1 − p^32 − (1−p)^32 of them). {SINCE_VOLTA}"
     );
     vec![z, b]
+}
+
+// ---- GPU Gems 2 §34.3 ---------------------------------------------------------------------
+
+/// The occlusion-query loop against the one-kernel loop, over the iterations per pass.
+fn occlusion_query_loop(ctx: &Ctx) -> Page {
+    let items = ctx.scale.items(FULL_DWA_ITEMS, 4096);
+    let blocks = (items / (BLOCK * DWA_ITEMS_PER_THREAD)).max(1);
+    let model_items = items.min(ctx.scale.model_items * 2);
+    let model_blocks = (model_items / (BLOCK * DWA_ITEMS_PER_THREAD)).max(1);
+    let (loop_num, max_trips) = (16, 32);
+    let ks = [1u32, 4, 8, 32];
+    let mut page = Page::new(
+        "gems34-3-occlusion-query-loop",
+        "GPU Gems 2 §34.3: data-dependent looping with occlusion queries",
+        "Harris & Buck, GPU Gems 2 ch. 34, §34.3 (no figure)",
+    );
+    page.setup = format!(
+        "Seed 004's variable-trip loop (`DynamicWork`: LOOP_NUM {loop_num}, 1–{max_trips} trips per element), {items} elements, {blocks} blocks of {BLOCK} threads. Baseline: the loop inside one kernel. Occlusion-query loop: the loop as passes of k iterations; unfinished elements keep their state in device memory, finished ones are masked (a window of 32 finished elements skips the pass), and each pass counts the elements it left; the host reads that count after every pass and launches the next pass while it is non-zero. Kernel time: CUDA events summed over the passes; wall time adds the host's reads of the count and the launches."
+    );
+    page.paper = "§34.3 gives no measurements. It describes the technique: render a pass of the loop body over all fragments, discard the finished ones, count the fragments still updated with an occlusion query (pipelined, a single integer back to the CPU), and let the CPU issue passes until the count is zero — a global decision controlled by the CPU from GPU results, needed before fragment programs had data-dependent loops.".into();
+    let mut strategies = vec![Strategy::Baseline];
+    strategies.extend(ks.iter().map(|&k| Strategy::OcclusionQueryLoop {
+        iterations_per_pass: k,
+    }));
+    let w = DynamicWork::new(loop_num, max_trips, 1);
+    let m = ctx.measure(
+        &ItemLoopKernel(w),
+        &strategies,
+        items,
+        Launch::new(BLOCK, blocks).unwrap_or(launch(items)),
+        &ItemLoopKernel(w),
+        model_items,
+        Launch::new(BLOCK, model_blocks).unwrap_or(launch(model_items)),
+    );
+    let mut table = Table::new(&[
+        "strategy",
+        "iterations per pass",
+        "passes",
+        "kernel ms",
+        "wall ms",
+        "kernel time / baseline",
+        "wall time / baseline",
+        "SIMD eff (model)",
+        "regs",
+        "outputs equal",
+    ]);
+    let mut plot = Plot::new("log2 iterations per pass", "time / baseline");
+    let (mut kern, mut wall) = (Vec::new(), Vec::new());
+    for (i, s) in strategies.iter().enumerate() {
+        let k = match s {
+            Strategy::OcclusionQueryLoop {
+                iterations_per_pass,
+            } => Some(*iterations_per_pass),
+            _ => None,
+        };
+        let kr = x2(m[i].ms(), m[0].ms());
+        let wr = (m[i].ok() && m[0].wall_s > 0.0).then(|| m[i].wall_s / m[0].wall_s);
+        if let Some(k) = k {
+            kern.push((f64::from(k).log2(), kr.unwrap_or(f64::NAN)));
+            wall.push((f64::from(k).log2(), wr.unwrap_or(f64::NAN)));
+        }
+        table.push(vec![
+            text(label(s)),
+            num(k.map(f64::from)),
+            num(m[i].ok().then_some(m[i].pass_s.len() as f64)),
+            num(m[i].ms()),
+            num(m[i].ok().then_some(m[i].wall_s * 1e3)),
+            num(kr),
+            num(wr),
+            num(m[i].simd()),
+            num(m[i].regs(0)),
+            Value::Bool(m[i].outputs_match),
+        ]);
+    }
+    plot.line("kernel time", kern);
+    plot.line("wall time", wall);
+    page.plot = plot;
+    page.table = table;
+    for (i, &k) in ks.iter().enumerate() {
+        let oq = &m[i + 1];
+        if oq.ok() {
+            page.findings.push(format!(
+                "k = {k}: {} pass{} (⌈{max_trips} / k⌉ = {}), kernel time {}x and wall time {}x the one-kernel loop's.",
+                oq.pass_s.len(),
+                if oq.pass_s.len() == 1 { "" } else { "es" },
+                max_trips.div_ceil(k),
+                f(x2(oq.ms(), m[0].ms())),
+                f((m[0].wall_s > 0.0).then(|| oq.wall_s / m[0].wall_s)),
+            ));
+        }
+    }
+    page.since = "On GeForce 6 a fragment program could not run a data-dependent loop, so the CPU had to drive it pass by pass, and the occlusion query was the cheap way to learn when to stop. Today the loop runs inside one kernel, and the passes cost what they always cost: a launch and a read-back of the count per pass (the read-back synchronises the host with the GPU), and a state store and load per unfinished element. What remains useful is the bounded launch: CUDAMCML runs its photon loop 1000 steps per kernel call this way, to stay under the display watchdog and report progress.".into();
+    page
 }

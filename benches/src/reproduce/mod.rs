@@ -160,6 +160,8 @@ pub struct Meas {
     pub median_s: f64,
     /// Median time of each pass, seconds.
     pub pass_s: Vec<f64>,
+    /// Median wall time of the whole run (host work between passes included), seconds.
+    pub wall_s: f64,
     /// Occupancy of each pass's kernel (driver), where known.
     pub occupancy: Vec<Option<f64>>,
     /// Registers per thread of each pass's kernel, where known.
@@ -290,6 +292,7 @@ impl Ctx {
         }
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); strategies.len()];
         let mut passes: Vec<Vec<Vec<f64>>> = vec![Vec::new(); strategies.len()];
+        let mut walls: Vec<Vec<f64>> = vec![Vec::new(); strategies.len()];
         for _ in 0..self.scale.reps.max(1) {
             for (i, &s) in strategies.iter().enumerate() {
                 if out[i].error.is_some() {
@@ -298,6 +301,7 @@ impl Ctx {
                 match self.timing.run(kernel, s, items, launch) {
                     Ok(run) => {
                         times[i].push(run_time(&run).as_secs_f64());
+                        walls[i].push(run.elapsed.as_secs_f64());
                         for (p, t) in run.pass_times.iter().enumerate() {
                             if passes[i].len() <= p {
                                 passes[i].push(Vec::new());
@@ -312,6 +316,7 @@ impl Ctx {
         for (i, m) in out.iter_mut().enumerate() {
             m.median_s = median(&mut times[i]);
             m.pass_s = passes[i].iter_mut().map(|v| median(v)).collect();
+            m.wall_s = median(&mut walls[i]);
         }
         out
     }
@@ -354,6 +359,7 @@ pub const PAGES: &[&str] = &[
     "seed004-table4-path-execution-rate",
     "gems34-fig34-1-zcull",
     "gems34-fig34-2-branching",
+    "gems34-3-occlusion-query-loop",
 ];
 
 /// UTC "YYYY-MM-DD HH:MM UTC" of now.
