@@ -18,6 +18,7 @@ const PAPER_NUMBERS: &[(&str, &str)] = &[
     ("seed004-table4-path-execution-rate", "79.5 %"),
     ("gems34-fig34-1-zcull", "not much better than predication"),
     ("gems34-fig34-2-branching", "2–4 operations"),
+    ("gems34-3-occlusion-query-loop", "occlusion query"),
 ];
 
 #[test]
