@@ -804,11 +804,28 @@ fn brdis(ctx: &Ctx) -> Page {
 
 // ---- Seed 004: dynamic work assignment and branch path unification --------------------------
 
-fn dwa(ctx: &Ctx) -> Page {
+/// Seed 004 A-1's sizes: `DWA_ITEMS_PER_THREAD` elements per thread, for the timed run and
+/// the model's. Returns (items, blocks, measure of `strategies` on `w`).
+fn measure_dwa(ctx: &Ctx, w: DynamicWork, strategies: &[Strategy]) -> (u32, u32, Vec<Meas>) {
     let items = ctx.scale.items(FULL_DWA_ITEMS, 4096);
     let blocks = (items / (BLOCK * DWA_ITEMS_PER_THREAD)).max(1);
     let model_items = items.min(ctx.scale.model_items * 2);
     let model_blocks = (model_items / (BLOCK * DWA_ITEMS_PER_THREAD)).max(1);
+    let m = ctx.measure(
+        &ItemLoopKernel(w),
+        strategies,
+        items,
+        Launch::new(BLOCK, blocks).unwrap_or(launch(items)),
+        &ItemLoopKernel(w),
+        model_items,
+        Launch::new(BLOCK, model_blocks).unwrap_or(launch(model_items)),
+    );
+    (items, blocks, m)
+}
+
+fn dwa(ctx: &Ctx) -> Page {
+    let items = ctx.scale.items(FULL_DWA_ITEMS, 4096);
+    let blocks = (items / (BLOCK * DWA_ITEMS_PER_THREAD)).max(1);
     let max_trips = 32;
     let mut page = Page::new(
         "seed004-table1-fig12-dynamic-work-assignment",
@@ -855,16 +872,7 @@ fn dwa(ctx: &Ctx) -> Page {
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     let mut res = Vec::new();
     for (n, b, a) in paper {
-        let w = DynamicWork::new(n, max_trips, 1);
-        let m = ctx.measure(
-            &ItemLoopKernel(w),
-            &strategies,
-            items,
-            Launch::new(BLOCK, blocks).unwrap_or(launch(items)),
-            &ItemLoopKernel(w),
-            model_items,
-            Launch::new(BLOCK, model_blocks).unwrap_or(launch(model_items)),
-        );
+        let (_, _, m) = measure_dwa(ctx, DynamicWork::new(n, max_trips, 1), &strategies);
         let r = x2(m[1].ms(), m[0].ms());
         ours.push((f64::from(n).log2(), r.unwrap_or(f64::NAN)));
         theirs.push((f64::from(n).log2(), a / b));
@@ -1264,10 +1272,6 @@ fn gems34(ctx: &Ctx) -> Vec<Page> {
 
 /// The occlusion-query loop against the one-kernel loop, over the iterations per pass.
 fn occlusion_query_loop(ctx: &Ctx) -> Page {
-    let items = ctx.scale.items(FULL_DWA_ITEMS, 4096);
-    let blocks = (items / (BLOCK * DWA_ITEMS_PER_THREAD)).max(1);
-    let model_items = items.min(ctx.scale.model_items * 2);
-    let model_blocks = (model_items / (BLOCK * DWA_ITEMS_PER_THREAD)).max(1);
     let (loop_num, max_trips) = (16, 32);
     let ks = [1u32, 4, 8, 32];
     let mut page = Page::new(
@@ -1275,23 +1279,15 @@ fn occlusion_query_loop(ctx: &Ctx) -> Page {
         "GPU Gems 2 §34.3: data-dependent looping with occlusion queries",
         "Harris & Buck, GPU Gems 2 ch. 34, §34.3 (no figure)",
     );
-    page.setup = format!(
-        "Seed 004's variable-trip loop (`DynamicWork`: LOOP_NUM {loop_num}, 1–{max_trips} trips per element), {items} elements, {blocks} blocks of {BLOCK} threads. Baseline: the loop inside one kernel. Occlusion-query loop: the loop as passes of k iterations; unfinished elements keep their state in device memory, finished ones are masked (a window of 32 finished elements skips the pass), and each pass counts the elements it left; the host reads that count after every pass and launches the next pass while it is non-zero. Kernel time: CUDA events summed over the passes; wall time adds the host's reads of the count and the launches."
-    );
     page.paper = "§34.3 gives no measurements. It describes the technique: render a pass of the loop body over all fragments, discard the finished ones, count the fragments still updated with an occlusion query (pipelined, a single integer back to the CPU), and let the CPU issue passes until the count is zero — a global decision controlled by the CPU from GPU results, needed before fragment programs had data-dependent loops.".into();
     let mut strategies = vec![Strategy::Baseline];
     strategies.extend(ks.iter().map(|&k| Strategy::OcclusionQueryLoop {
         iterations_per_pass: k,
     }));
-    let w = DynamicWork::new(loop_num, max_trips, 1);
-    let m = ctx.measure(
-        &ItemLoopKernel(w),
-        &strategies,
-        items,
-        Launch::new(BLOCK, blocks).unwrap_or(launch(items)),
-        &ItemLoopKernel(w),
-        model_items,
-        Launch::new(BLOCK, model_blocks).unwrap_or(launch(model_items)),
+    let (items, blocks, m) =
+        measure_dwa(ctx, DynamicWork::new(loop_num, max_trips, 1), &strategies);
+    page.setup = format!(
+        "Seed 004's variable-trip loop (`DynamicWork`: LOOP_NUM {loop_num}, 1–{max_trips} trips per element), {items} elements, {blocks} blocks of {BLOCK} threads. Baseline: the loop inside one kernel. Occlusion-query loop: the loop as passes of k iterations; unfinished elements keep their state in device memory, finished ones are masked (a window of 32 finished elements skips the pass), and each pass counts the elements it left; the host reads that count after every pass and launches the next pass while it is non-zero. Kernel time: CUDA events summed over the passes; wall time adds the host's reads of the count and the launches."
     );
     let mut table = Table::new(&[
         "strategy",
