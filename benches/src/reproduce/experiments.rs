@@ -804,11 +804,17 @@ fn brdis(ctx: &Ctx) -> Page {
 
 // ---- Seed 004: dynamic work assignment and branch path unification --------------------------
 
-/// Seed 004 A-1's sizes: `DWA_ITEMS_PER_THREAD` elements per thread, for the timed run and
-/// the model's. Returns (items, blocks, measure of `strategies` on `w`).
-fn measure_dwa(ctx: &Ctx, w: DynamicWork, strategies: &[Strategy]) -> (u32, u32, Vec<Meas>) {
+/// Seed 004 A-1's timed size: elements and blocks of `BLOCK` threads with
+/// `DWA_ITEMS_PER_THREAD` elements per thread.
+fn dwa_sizes(ctx: &Ctx) -> (u32, u32) {
     let items = ctx.scale.items(FULL_DWA_ITEMS, 4096);
-    let blocks = (items / (BLOCK * DWA_ITEMS_PER_THREAD)).max(1);
+    (items, (items / (BLOCK * DWA_ITEMS_PER_THREAD)).max(1))
+}
+
+/// `strategies` on seed 004 A-1's loop `w`, timed at [`dwa_sizes`] and modelled at a smaller
+/// size with the same elements per thread. Returns (items, blocks, measurements).
+fn measure_dwa(ctx: &Ctx, w: DynamicWork, strategies: &[Strategy]) -> (u32, u32, Vec<Meas>) {
+    let (items, blocks) = dwa_sizes(ctx);
     let model_items = items.min(ctx.scale.model_items * 2);
     let model_blocks = (model_items / (BLOCK * DWA_ITEMS_PER_THREAD)).max(1);
     let m = ctx.measure(
@@ -824,8 +830,7 @@ fn measure_dwa(ctx: &Ctx, w: DynamicWork, strategies: &[Strategy]) -> (u32, u32,
 }
 
 fn dwa(ctx: &Ctx) -> Page {
-    let items = ctx.scale.items(FULL_DWA_ITEMS, 4096);
-    let blocks = (items / (BLOCK * DWA_ITEMS_PER_THREAD)).max(1);
+    let (items, blocks) = dwa_sizes(ctx);
     let max_trips = 32;
     let mut page = Page::new(
         "seed004-table1-fig12-dynamic-work-assignment",

@@ -99,20 +99,16 @@ pub fn mcml(ctx: &Ctx) -> Page {
         blocks: 1,
     });
     // Calibrate: boundary fraction of the skin model with every layer scaled by a factor.
-    let factors = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0];
-    let calib: Vec<(f64, f64)> = factors
-        .iter()
-        .filter_map(|&k| {
-            model_run(ctx, &scaled_skin(k), calib_photons, Strategy::Baseline)
-                .and_then(|c| boundary_fraction(&c))
-                .map(|fr| (k, fr))
-        })
-        .collect();
-    let targets = [(0.04, 1.056), (0.30, 1.029), (0.70, 1.161)];
     let fraction = |k: f64| {
         model_run(ctx, &scaled_skin(k), calib_photons, Strategy::Baseline)
             .and_then(|c| boundary_fraction(&c))
     };
+    let factors = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0];
+    let calib: Vec<(f64, f64)> = factors
+        .iter()
+        .filter_map(|&k| fraction(k).map(|fr| (k, fr)))
+        .collect();
+    let targets = [(0.04, 1.056), (0.30, 1.029), (0.70, 1.161)];
     let inputs: Vec<(f64, f64, f64)> = targets
         .iter()
         .filter_map(|&(t, _)| {
@@ -120,9 +116,9 @@ pub fn mcml(ctx: &Ctx) -> Page {
                 .iter()
                 .min_by(|a, b| (a.1 - t).abs().total_cmp(&(b.1 - t).abs()))
                 .copied()?;
-            Some((t, refine_factor(&calib, nearest, t, fraction)))
+            let (k, fr) = refine_factor(&calib, nearest, t, fraction);
+            Some((t, k, fr))
         })
-        .map(|(t, (k, fr))| (t, k, fr))
         .collect();
     page.setup = format!(
         "MCML in f32, built-in 7-layer skin model (600 nm) with every layer's thickness scaled by a factor; the factor found by bisection between the grid points {} around each target, by the boundary branch's frequency in the CPU model ({calib_photons} photons each; grid: {}). {photons} photons per (input, strategy), {blocks} blocks of {threads} threads (persistent lanes). Time: kernel time summed over batches.",

@@ -59,10 +59,7 @@ impl<L: ItemLoop + Copy> Kernel for ItemLoopKernel<L> {
     }
 
     fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
-        mode_of(strategy).map(|m| match m {
-            Mode::Dealt(_) => 1,
-            Mode::Passes(_) => 2,
-        })
+        mode_of(strategy).map(Mode::passes)
     }
 
     fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {
@@ -84,9 +81,10 @@ impl<L: ItemLoop + Copy> Kernel for ItemLoopKernel<L> {
         task: WarpTask,
         scratch: &'k Scratch,
     ) -> Result<ItemLoopProgram<'k, W, &'k L>, StrategyError> {
-        check_pass(pass, self.passes(strategy)?)?;
+        let mode = mode_of(strategy)?;
+        check_pass(pass, mode.passes())?;
         let workload = &self.0;
-        Ok(match mode_of(strategy)? {
+        Ok(match mode {
             Mode::Dealt(assignment) => {
                 let (dealer, lanes) =
                     Dealer::first(warp, task, assignment, |item| workload.start(item));
@@ -103,7 +101,6 @@ impl<L: ItemLoop + Copy> Kernel for ItemLoopKernel<L> {
                 iterations,
                 pass == 0,
                 scratch,
-                task.items,
             )),
         })
     }
@@ -114,6 +111,16 @@ enum Mode {
     Dealt(Assignment),
     /// The occlusion-query loop with this many iterations per pass.
     Passes(u32),
+}
+
+impl Mode {
+    /// One pass for dealt items; the occlusion-query loop's first pass and its repeated one.
+    fn passes(self) -> u32 {
+        match self {
+            Mode::Dealt(_) => 1,
+            Mode::Passes(_) => 2,
+        }
+    }
 }
 
 fn mode_of(strategy: &Strategy) -> Result<Mode, StrategyError> {

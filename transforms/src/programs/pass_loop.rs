@@ -77,9 +77,8 @@ impl<'s, W: Warp, L: ItemLoop> PassLoopProgram<'s, W, L> {
         iterations: u32,
         first_pass: bool,
         scratch: &'s Scratch,
-        items: u32,
     ) -> Self {
-        let (query, finished, slots) = PassLoopLayout::split(scratch, items);
+        let (query, finished, slots) = PassLoopLayout::split(scratch, task.items);
         let width = warp.width();
         let lanes = warp.map(warp.lane_ids(), |lane| {
             let item = task
