@@ -45,6 +45,40 @@ struct Args {
     /// Write the markdown and CSV tables here.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Only count the photon steps (boundary and interaction) of the first N photons of each
+    /// input with seed 1, on the CPU: the denominator of a profiler's instructions per step
+    /// (photon `i`'s life is the same on every backend, bit for bit).
+    #[arg(long)]
+    count_steps: Option<u64>,
+}
+
+/// Boundary and interaction steps of photons `0..photons` (seed 1), MCML's loop as in
+/// `simulate_photon`.
+fn count_steps(input: &RunInput, photons: u64) -> Result<(u64, u64), String> {
+    use reconverge_workloads::mcml::{
+        SliceTally, alive, boundary, interact, launch, prepare_step, roulette,
+    };
+    let params = input.params::<f32>().map_err(|e| e.to_string())?;
+    let mut tally = vec![0u64; params.layout().len()];
+    let mut sink = SliceTally {
+        layout: params.layout(),
+        data: &mut tally,
+    };
+    let (mut hits, mut interactions) = (0u64, 0u64);
+    for i in 0..photons {
+        let mut p = launch(&params, 1, i);
+        while alive(&p) {
+            if prepare_step(&params, &mut p) {
+                hits += 1;
+                boundary(&params, &mut p, &mut sink);
+            } else {
+                interactions += 1;
+                interact(&params, &mut p, &mut sink);
+            }
+            roulette(&params, &mut p, &mut sink);
+        }
+    }
+    Ok((hits, interactions))
 }
 
 fn strategies() -> Vec<Strategy> {
@@ -66,6 +100,19 @@ fn strategies() -> Vec<Strategy> {
             remove_idle: true,
         }),
         Strategy::BranchDistribution,
+        Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
+            threshold: 4,
+            stop_when_a_lane_finishes: true,
+        }),
+        Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
+            threshold: 8,
+            stop_when_a_lane_finishes: true,
+        }),
+        Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
+            num_zeros: 3,
+            num_ones: 1,
+            remove_idle: true,
+        }),
     ]
 }
 
@@ -95,6 +142,19 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
+    if let Some(n) = args.count_steps {
+        for name in &args.inputs {
+            let input = builtin(name).ok_or_else(|| format!("unknown built-in input {name:?}"))?;
+            let (hits, interactions) = count_steps(&input, n)?;
+            let steps = hits + interactions;
+            println!(
+                "{name}: {n} photons (seed 1): {steps} steps = {hits} boundary + {interactions} interaction; {:.2} steps per photon, boundary share {:.2} %",
+                steps as f64 / n as f64,
+                100.0 * hits as f64 / steps as f64
+            );
+        }
+        return Ok(());
+    }
     let model = CpuBackend::with_threads(args.threads)?;
     let (device, default_photons, mut measure): (String, u64, Box<Measure<'_>>) = match args
         .backend
@@ -223,6 +283,9 @@ fn real_main() -> Result<(), Box<dyn std::error::Error>> {
 
 fn label(s: &Strategy) -> String {
     match s {
+        Strategy::IterationDelayingWithDynamicWork(d) => {
+            format!("{} + dynamic work", label(&Strategy::IterationDelaying(*d)))
+        }
         Strategy::IterationDelaying(Decision::MajorityVote { threshold, .. }) => {
             format!("iteration delaying, majority vote {threshold}")
         }

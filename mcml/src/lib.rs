@@ -7,7 +7,7 @@
 //!   published validation media).
 //! - [`run`](run()): the scalar CPU driver (rayon over chunks of photon indices).
 //!
-//! Results are bitwise identical for any thread count: photon `i` draws from its own Philox
+//! Results are bitwise identical for any thread count: photon `i` draws from its own random
 //! stream and tallies are integers.
 
 pub mod builtin;

@@ -8,9 +8,30 @@ use reconverge_workloads::mcml::{McmlFloat, McmlKernel, McmlLoop};
 
 use crate::{RunError, RunInput, RunResult};
 
-/// Photons per backend call. Each call is one launch (on the GPU) or one parallel pass (on the
-/// CPU); between calls the driver reports progress. Any batch size gives the same tallies.
-pub const BATCH_PHOTONS: u64 = 1 << 22;
+/// Photons of the first backend call. Each call is one launch (on the GPU) or one parallel pass
+/// (on the CPU); between calls the driver reports progress. Any batch size gives the same
+/// tallies.
+pub const BATCH_PHOTONS: u64 = 1 << 16;
+
+/// Longest batch: a launch's items are a `u32`.
+const MAX_BATCH_PHOTONS: u64 = 1 << 30;
+
+/// Wall time a batch should take: progress about twice a second on any backend. Each batch ends
+/// with a tail in which lanes run out of photons (on a GPU, an idle SM waits for the last
+/// warp), so on a fast backend batches must be large for the tails not to count: the batch
+/// size adapts to the measured speed instead of being one constant for a CPU (tens of thousands
+/// of photons per second) and a GPU (hundreds of millions).
+const BATCH_SECONDS: f64 = 0.5;
+
+/// The next batch size after a batch of `batch` photons took `elapsed`: aimed at
+/// [`BATCH_SECONDS`], growing at most 8-fold and shrinking at most 2-fold per batch.
+fn next_batch(batch: u64, elapsed: Duration) -> u64 {
+    let secs = elapsed.as_secs_f64().max(1e-6);
+    let aimed = (batch as f64 * BATCH_SECONDS / secs) as u64;
+    aimed
+        .clamp(batch / 2, batch.saturating_mul(8))
+        .clamp(1024, MAX_BATCH_PHOTONS)
+}
 
 /// What a backend run of MCML produced, beyond MCML's own outputs.
 #[derive(Clone, Debug)]
@@ -39,10 +60,11 @@ pub enum BackendRunError {
     },
 }
 
-/// Runs `photons` photons of `input` on `backend` under `strategy`, in batches of
-/// [`BATCH_PHOTONS`], calling `progress(photons_done)` after each batch.
+/// Runs `photons` photons of `input` on `backend` under `strategy`, in batches (the first of
+/// [`BATCH_PHOTONS`], later ones sized to take about half a second each), calling
+/// `progress(photons_done)` after each batch.
 ///
-/// Photon `i` draws from Philox stream `(seed, i)` whatever the batch, lane or strategy, and
+/// Photon `i` draws from random stream `(seed, i)` whatever the batch, lane or strategy, and
 /// tallies are integers: every strategy and backend (with the same float type) gives the same
 /// tallies bit for bit.
 pub fn run_on_backend<F, B>(
@@ -65,14 +87,16 @@ where
     let mut kernel_time = Duration::ZERO;
     let started = Instant::now();
     let mut done = 0u64;
+    let mut batch_size = BATCH_PHOTONS;
     while done < photons {
-        let batch = (photons - done).min(BATCH_PHOTONS);
+        let batch = (photons - done).min(batch_size);
+        let batch_started = Instant::now();
         let kernel = McmlKernel(McmlLoop {
             params,
             seed,
             first_photon: done,
         });
-        // `batch` is at most BATCH_PHOTONS, far below u32::MAX.
+        // `batch` is at most MAX_BATCH_PHOTONS, below u32::MAX.
         let items = u32::try_from(batch).unwrap_or(u32::MAX);
         let run = backend
             .run(&kernel, strategy, items, launch)
@@ -90,6 +114,7 @@ where
         }
         kernel_time += run.pass_times.iter().sum::<Duration>();
         done += batch;
+        batch_size = next_batch(batch_size, batch_started.elapsed());
         if let Some(p) = progress {
             p(done);
         }

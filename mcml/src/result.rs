@@ -15,7 +15,7 @@ pub struct RunResult {
     pub input: RunInput,
     /// Photons run.
     pub photons: u64,
-    /// Seed of the Philox streams.
+    /// Seed of the photons' random streams.
     pub seed: u64,
     /// Layout of [`RunResult::tally`].
     pub layout: TallyLayout,

@@ -20,7 +20,7 @@ pub enum RunError {
     Params(ParamError),
 }
 
-/// Runs `photons` photons of `input` in f64 with Philox streams keyed by `seed`.
+/// Runs `photons` photons of `input` in f64 with random streams keyed by `seed`.
 ///
 /// Photon `i` uses stream `(seed, i)` and tallies are integers, so the result is bitwise the
 /// same for any number of rayon threads.

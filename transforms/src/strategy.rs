@@ -45,6 +45,16 @@ pub enum Strategy {
     /// vote per iteration. Shapes: [`crate::BranchLoop`], [`crate::FactoredBranchLoop`]
     /// (through [`crate::Unfactored`]).
     IterationDelaying(Decision),
+    /// [`Strategy::IterationDelaying`] on lanes fed by [`Strategy::DynamicWorkAssignment`]: a
+    /// lane whose item finishes takes the next one from its block's counter, and in each
+    /// iteration the warp runs the path `Decision` picks. This is the setting of seed 002's
+    /// MCML experiment (§4.2.2), whose photon loop, as CUDAMCML's, launches a new photon in
+    /// the lane of one that died; plain [`Strategy::IterationDelaying`] deals items statically,
+    /// so that a warp's lanes wait for its slowest lane's last item and the delaying's gain
+    /// drowns in that tail. With [`Decision::MajorityVote`]'s `stop_when_a_lane_finishes`, the
+    /// warp stops delaying once its block has no items left to deal. Shapes:
+    /// [`crate::BranchLoop`] (and [`crate::FactoredBranchLoop`] through [`crate::Unfactored`]).
+    IterationDelayingWithDynamicWork(Decision),
     /// Code that both paths share in structure is factored out of the branch and run
     /// convergently between two shorter divergent parts (seed 002 §3.2, figs. 6–7). Helps
     /// when the factored code is large relative to what stays divergent (speedup
@@ -130,6 +140,17 @@ impl Strategy {
             Strategy::IterationDelaying(Decision::RoundRobin {
                 remove_idle: true, ..
             }) => "delaying-round-robin-idle-removal",
+            Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote { .. }) => {
+                "delaying-majority-vote-dynamic"
+            }
+            Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
+                remove_idle: false,
+                ..
+            }) => "delaying-round-robin-dynamic",
+            Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
+                remove_idle: true,
+                ..
+            }) => "delaying-round-robin-idle-removal-dynamic",
             Strategy::BranchDistribution => "branch-distribution",
             Strategy::DynamicWorkAssignment => "dynamic-work-assignment",
             Strategy::OcclusionQueryLoop { .. } => "occlusion-query-loop",

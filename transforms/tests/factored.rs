@@ -140,6 +140,19 @@ fn strategy() -> impl proptest::strategy::Strategy<Value = Strategy> {
                 remove_idle,
             })
         }),
+        (0u32..=40, any::<bool>()).prop_map(|(threshold, stop)| {
+            Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
+                threshold,
+                stop_when_a_lane_finishes: stop,
+            })
+        }),
+        (1u32..6, 1u32..6, any::<bool>()).prop_map(|(num_zeros, num_ones, remove_idle)| {
+            Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
+                num_zeros,
+                num_ones,
+                remove_idle,
+            })
+        }),
     ]
 }
 

@@ -6,9 +6,10 @@
 //!   (seed 001 §5), the dynamic-work and path-unification experiments (seed 004), and GPU Gems
 //!   34's branch-probability experiment. Each cites its figure and has a scalar `reference`.
 //! - [`mcml`]: MCML 1.2 photon transport (Wang, Jacques & Zheng), generic over `f32`/`f64`,
-//!   with integer tallies and per-photon Philox streams, as the loop strategies' real workload
+//!   with integer tallies and one random stream per photon, as the loop strategies' real workload
 //!   ([`mcml::McmlKernel`]).
-//! - [`rng`]: Philox4x32-10 and MCML's multiply-with-carry, `rand_core` generators that give the
+//! - [`rng`]: Philox4x32-10, the per-photon xoshiro128** streams seeded by it, and MCML's
+//!   multiply-with-carry: `rand_core` generators that give the
 //!   same streams on the CPU and the GPU.
 //!
 //! # Example: SYN-ITDELAY under iteration delaying, on the reference model
@@ -39,6 +40,7 @@
 //! assert!(delayed > base, "{delayed} vs {base}");
 //! ```
 #![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 
 pub mod mcml;
 pub mod rng;

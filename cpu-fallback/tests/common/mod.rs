@@ -34,6 +34,27 @@ pub fn loop_strategies() -> Vec<Strategy> {
             }));
         }
     }
+    // Delaying over dynamic work assignment: thresholds that delay little and much, with and
+    // without the anti-starvation stop, and a round robin with and without idle removal.
+    for threshold in [1, 4, 32] {
+        for stop in [false, true] {
+            s.push(Strategy::IterationDelayingWithDynamicWork(
+                Decision::MajorityVote {
+                    threshold,
+                    stop_when_a_lane_finishes: stop,
+                },
+            ));
+        }
+    }
+    for remove_idle in [false, true] {
+        s.push(Strategy::IterationDelayingWithDynamicWork(
+            Decision::RoundRobin {
+                num_zeros: 3,
+                num_ones: 1,
+                remove_idle,
+            },
+        ));
+    }
     s
 }
 

@@ -68,25 +68,34 @@ fn mode_of(strategy: &Strategy) -> Result<(Mode, Assignment), StrategyError> {
         Strategy::Baseline => Ok((Mode::Baseline, Assignment::Static)),
         Strategy::DynamicWorkAssignment => Ok((Mode::Baseline, Assignment::Dynamic)),
         Strategy::IterationDelaying(decision) => {
-            if let Decision::RoundRobin {
-                num_zeros,
-                num_ones,
-                ..
-            } = decision
-                && (num_zeros == 0 || num_ones == 0)
-            {
-                return Err(StrategyError::InvalidParameter {
-                    name: "num_zeros, num_ones",
-                    requirement: "both at least 1, or one path would never run",
-                });
-            }
+            check_decision(decision)?;
             Ok((Mode::Delaying(decision), Assignment::Static))
+        }
+        Strategy::IterationDelayingWithDynamicWork(decision) => {
+            check_decision(decision)?;
+            Ok((Mode::Delaying(decision), Assignment::Dynamic))
         }
         other => Err(StrategyError::NotApplicable {
             strategy: other,
             shape: "branch loop",
         }),
     }
+}
+
+fn check_decision(decision: Decision) -> Result<(), StrategyError> {
+    if let Decision::RoundRobin {
+        num_zeros,
+        num_ones,
+        ..
+    } = decision
+        && (num_zeros == 0 || num_ones == 0)
+    {
+        return Err(StrategyError::InvalidParameter {
+            name: "num_zeros, num_ones",
+            requirement: "both at least 1, or one path would never run",
+        });
+    }
+    Ok(())
 }
 
 impl<W: Warp, L: BranchLoop + Copy> BranchLoopProgram<W, L> {

@@ -127,7 +127,9 @@ impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
             Strategy::Baseline | Strategy::BranchDistribution | Strategy::DynamicWorkAssignment => {
                 Ok(1)
             }
-            Strategy::IterationDelaying(_) => BranchLoopKernel(Unfactored(self.0)).passes(strategy),
+            Strategy::IterationDelaying(_) | Strategy::IterationDelayingWithDynamicWork(_) => {
+                BranchLoopKernel(Unfactored(self.0)).passes(strategy)
+            }
             other => Err(StrategyError::NotApplicable {
                 strategy: *other,
                 shape: Self::SHAPE,

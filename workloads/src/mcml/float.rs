@@ -25,6 +25,13 @@ pub trait McmlFloat:
     fn uniform_co<R: RngCore>(rng: &mut R) -> Self;
     /// A uniform draw in `(0, 1]`, exact (never 0, so `-ln ξ` is finite).
     fn uniform_oc<R: RngCore>(rng: &mut R) -> Self;
+    /// `−ln ξ` of a uniform draw `ξ` in `(0, 1]` ([`McmlFloat::uniform_oc`]'s values): an
+    /// exponentially distributed step, in mean free paths (MCML's `-log(RandomNum())`).
+    ///
+    /// f32 uses this crate's own logarithm for exactly the 2^24 values `ξ = k · 2^-24` a draw
+    /// can take ([`neg_ln_draw_f32`]: integer range reduction, one polynomial, no branch and
+    /// no division), the same code on the CPU and the GPU. f64 keeps `libm`'s `log`.
+    fn neg_ln_uniform<R: RngCore>(rng: &mut R) -> Self;
     /// `round(self · 2^32)` as an integer weight ([`FIXED_ONE`] = one packet); negative or NaN
     /// values give 0 and huge ones saturate.
     fn to_fixed(self) -> u64;
@@ -48,13 +55,135 @@ pub trait McmlFloat:
     /// sign of `ψ < π`. f32 evaluates both on the GPU's terms: the turn is split exactly into
     /// a quadrant and a remainder of at most an eighth of a turn (`4 · self` is exact, and so
     /// is subtracting the nearest integer from it), and two short Taylor polynomials take it
-    /// from there (truncation below 3e-8, tested within 2.5e-7 of f64). Neither needs
+    /// from there (truncation below 3e-8). Measured over all 2^24 turn fractions a draw can
+    /// give, against f64 `libm`: at most 9.8e-8 absolute error (0.82 ulp of 1). Neither needs
     /// `cosf`'s reduction of large arguments, whose code and 500-byte stack frame the GPU
     /// kernel would otherwise carry for arguments MCML never passes; plain f32 arithmetic keeps
     /// CPU and GPU bit-identical.
     fn cos_sin_turns(self) -> (Self, Self);
     /// Arc cosine from the `libm` crate (see [`McmlFloat::ln_shared`]).
     fn acos_shared(self) -> Self;
+    /// The correctly rounded square root (IEEE 754 `squareRoot`), from the hardware on every
+    /// target: `sqrt.rn` on the GPU, `sqrtss`/`sqrtsd` (through `libm`'s arch path) on x86-64.
+    ///
+    /// Not `Float::sqrt`: `num-traits` sends that to `libm`'s *software* square root on nvptx,
+    /// which cost MCML a fifth of its GPU issue slots. IEEE 754 fixes the result bit for bit,
+    /// so the hardware instructions of both sides agree without sharing code.
+    fn sqrt_rn(self) -> Self;
+}
+
+/// The GPU's correctly rounded square roots (`sqrt.rn`: IEEE 754 round to nearest even, not the
+/// approximate `sqrt.approx`).
+#[cfg(target_arch = "nvptx64")]
+mod ptx {
+    #[inline(always)]
+    pub fn sqrt_rn_f32(x: f32) -> f32 {
+        let r: f32;
+        // SAFETY: one arithmetic instruction on registers; no memory, no side effects.
+        unsafe {
+            core::arch::asm!(
+                "sqrt.rn.f32 {r}, {x};",
+                r = out(reg32) r,
+                x = in(reg32) x,
+                options(pure, nomem, nostack)
+            );
+        }
+        r
+    }
+
+    #[inline(always)]
+    pub fn sqrt_rn_f64(x: f64) -> f64 {
+        let r: f64;
+        // SAFETY: as above.
+        unsafe {
+            core::arch::asm!(
+                "sqrt.rn.f64 {r}, {x};",
+                r = out(reg64) r,
+                x = in(reg64) x,
+                options(pure, nomem, nostack)
+            );
+        }
+        r
+    }
+}
+
+/// Rust's `x as u32` / `x as u64` for floats: truncation toward zero, saturating, NaN → 0. On
+/// the GPU one `cvt.rzi` instruction does exactly this (PTX clamps float-to-integer conversions
+/// to the destination's range and converts NaN to 0), but LLVM lowers `as` there with two
+/// compares and two selects around it; MCML converts a handful of floats per step.
+macro_rules! float_to_int {
+    ($name:ident, $f:ty, $i:ty, $ptx:literal, $fcls:ident, $icls:ident) => {
+        #[inline(always)]
+        fn $name(x: $f) -> $i {
+            #[cfg(target_arch = "nvptx64")]
+            {
+                let r: $i;
+                // SAFETY: one conversion instruction on registers; no memory, no side effects.
+                unsafe {
+                    core::arch::asm!(
+                        $ptx,
+                        r = out($icls) r,
+                        x = in($fcls) x,
+                        options(pure, nomem, nostack)
+                    );
+                }
+                r
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                x as $i
+            }
+        }
+    };
+}
+float_to_int!(
+    f32_to_u32,
+    f32,
+    u32,
+    "cvt.rzi.u32.f32 {r}, {x};",
+    reg32,
+    reg32
+);
+float_to_int!(
+    f32_to_u64,
+    f32,
+    u64,
+    "cvt.rzi.u64.f32 {r}, {x};",
+    reg32,
+    reg64
+);
+float_to_int!(
+    f64_to_u32,
+    f64,
+    u32,
+    "cvt.rzi.u32.f64 {r}, {x};",
+    reg64,
+    reg32
+);
+float_to_int!(
+    f64_to_u64,
+    f64,
+    u64,
+    "cvt.rzi.u64.f64 {r}, {x};",
+    reg64,
+    reg64
+);
+
+/// `round(v)` (half away from zero) as `u64` for `v ≥ 0`, 0 for negative values and NaN,
+/// saturating at `u64::MAX`: the same integer as `Float::round(v) as u64`, without `libm`'s
+/// software `round`. `v - trunc(v)` is exact in binary floating point (both have the exponent of
+/// `v` or less), and for `v ≥ 2^(p-1)` (`p` the significand width) `v` is an integer, so the
+/// truncation converts back exactly.
+macro_rules! round_to_u64 {
+    ($v:expr, $f:ty, $to_u64:ident) => {{
+        let v: $f = $v;
+        let t = $to_u64(v);
+        if v - t as $f >= 0.5 {
+            t.saturating_add(1)
+        } else {
+            t
+        }
+    }};
 }
 
 /// Taylor coefficients of `cos(r π/2)` in `r²` (the terms of degree 2, 4, 6, 8 in `r`):
@@ -74,7 +203,59 @@ const SIN_R: [f64; 5] = [
     0.000_160_441_184_787,
 ];
 
+/// `ln 2` split for exact products: the high part has 16 significant bits, so `n · LN2_HI` is
+/// exact for the `|n| ≤ 25` used here.
+const LN2_HI: f32 = f32::from_bits(0x3f31_7200);
+/// `ln 2 − LN2_HI`, rounded to f32.
+const LN2_LO: f32 = f32::from_bits(0x35bf_be8e);
+/// `P(f)` in `ln(1 + f) = f − f²/2 + f³ P(f)` on `[√½ − 1, √2 − 1]`: a degree-7 polynomial
+/// fitted for relative error (weighted least squares on 20,000 Chebyshev points, in f64) and
+/// rounded to f32; `scripts/fit-neg-ln.py` recomputes it.
+const LN1P_P: [f32; 8] = [
+    f32::from_bits(0x3eaa_aab2),
+    f32::from_bits(0xbe80_011e),
+    f32::from_bits(0x3e4c_cc58),
+    f32::from_bits(0xbe2a_33ec),
+    f32::from_bits(0x3e11_af84),
+    f32::from_bits(0xbe07_308b),
+    f32::from_bits(0x3e01_3b84),
+    f32::from_bits(0xbd96_cac0),
+];
+
+/// `−ln(k · 2^-24)` for the draw `u`, with `k = (u >> 8) + 1` in `1 ..= 2^24`: the f32 step
+/// length of [`McmlFloat::neg_ln_uniform`].
+///
+/// Measured over its whole domain (all 2^24 values of `k`, against f64 `libm::log`, in the
+/// test `neg_ln_draw_is_faithful_everywhere`): at most 0.89 ulp of the result, so always one
+/// of the two f32 neighbours of the exact value (libm's `logf` promises < 1 ulp too).
+///
+/// `k = m · 2^e` with `m` in `[√½, √2)` by integer operations on the bits of `k as f32` (exact,
+/// as in FreeBSD's `logf`); `f = m − 1` is exact; `−ln ξ = (24 − e) ln 2 − ln(1 + f)`.
+#[inline(always)]
+pub fn neg_ln_draw_f32(u: u32) -> f32 {
+    let k = (u >> 8) + 1;
+    // Moving the mantissa's cut from 1 to √2 carries into the exponent exactly when m ≥ √2.
+    let ix = (k as f32).to_bits() + (0x3f80_0000 - 0x3f35_04f3);
+    let e = (ix >> 23) as i32 - 0x7f;
+    let m = f32::from_bits((ix & 0x007f_ffff) + 0x3f35_04f3);
+    let f = m - 1.0;
+    let mut p = LN1P_P[7];
+    for c in [
+        LN1P_P[6], LN1P_P[5], LN1P_P[4], LN1P_P[3], LN1P_P[2], LN1P_P[1], LN1P_P[0],
+    ] {
+        p = p * f + c;
+    }
+    let f2 = f * f;
+    let r = f2 * f * p - 0.5 * f2;
+    let n = (24 - e) as f32;
+    (n * LN2_HI - f) + (n * LN2_LO - r)
+}
+
 impl McmlFloat for f32 {
+    #[inline(always)]
+    fn neg_ln_uniform<R: RngCore>(rng: &mut R) -> Self {
+        neg_ln_draw_f32(rng.next_u32())
+    }
     #[inline(always)]
     fn ln_shared(self) -> Self {
         libm::logf(self)
@@ -84,7 +265,7 @@ impl McmlFloat for f32 {
         // θ = 2π t = (π/2)(n + r): quadrant n, remainder r in [-1/2, 1/2] (x = r π/2 within
         // ±π/4). `q + 0.5` may round at a quadrant's edge; `q - n` stays exact either way.
         let q = self * 4.0;
-        let n = (q + 0.5) as u32;
+        let n = f32_to_u32(q + 0.5);
         let r = q - n as f32;
         const C: [f32; 4] = [
             COS_R[0] as f32,
@@ -102,12 +283,15 @@ impl McmlFloat for f32 {
         let u = r * r;
         let cos = 1.0 + u * (C[0] + u * (C[1] + u * (C[2] + u * C[3])));
         let sin = r * (S[0] + u * (S[1] + u * (S[2] + u * (S[3] + u * S[4]))));
-        match n & 3 {
-            0 => (cos, sin),
-            1 => (-sin, cos),
-            2 => (-cos, -sin),
-            _ => (sin, -cos),
-        }
+        // The quadrant by selection and sign bits, not by a branch (a GPU warp would run the
+        // four cases one after another): quadrants 1 and 3 swap cos and sin, 1 and 2 negate
+        // the cosine, 2 and 3 the sine. Negation is exact, so this is `match n & 3`'s result.
+        let odd = n & 1 != 0;
+        let (a, b) = if odd { (sin, cos) } else { (cos, sin) };
+        (
+            f32::from_bits(a.to_bits() ^ ((n.wrapping_add(1) & 2) << 30)),
+            f32::from_bits(b.to_bits() ^ ((n & 2) << 30)),
+        )
     }
     #[inline(always)]
     fn acos_shared(self) -> Self {
@@ -133,17 +317,28 @@ impl McmlFloat for f32 {
     #[inline(always)]
     fn to_fixed(self) -> u64 {
         // Scaling by a power of two is exact, so this rounds the f32 value itself.
-        Float::round(self * 4_294_967_296.0) as u64
+        round_to_u64!(self * 4_294_967_296.0, f32, f32_to_u64)
+    }
+    #[inline(always)]
+    fn sqrt_rn(self) -> Self {
+        #[cfg(target_arch = "nvptx64")]
+        return ptx::sqrt_rn_f32(self);
+        #[cfg(not(target_arch = "nvptx64"))]
+        return libm::sqrtf(self);
     }
     #[inline(always)]
     fn bin_index(self, n: u32) -> u32 {
-        let i = self as u32;
+        let i = f32_to_u32(self);
         let last = n.saturating_sub(1);
         if i > last { last } else { i }
     }
 }
 
 impl McmlFloat for f64 {
+    #[inline(always)]
+    fn neg_ln_uniform<R: RngCore>(rng: &mut R) -> Self {
+        -libm::log(u64_to_f64_oc(rng.next_u64()))
+    }
     #[inline(always)]
     fn ln_shared(self) -> Self {
         libm::log(self)
@@ -152,7 +347,7 @@ impl McmlFloat for f64 {
     fn cos_sin_turns(self) -> (Self, Self) {
         let psi = 2.0 * core::f64::consts::PI * self;
         let cos = libm::cos(psi);
-        let sin = (1.0 - cos * cos).sqrt();
+        let sin = (1.0 - cos * cos).sqrt_rn();
         (
             cos,
             if psi < core::f64::consts::PI {
@@ -185,11 +380,18 @@ impl McmlFloat for f64 {
     }
     #[inline(always)]
     fn to_fixed(self) -> u64 {
-        Float::round(self * 4_294_967_296.0) as u64
+        round_to_u64!(self * 4_294_967_296.0, f64, f64_to_u64)
+    }
+    #[inline(always)]
+    fn sqrt_rn(self) -> Self {
+        #[cfg(target_arch = "nvptx64")]
+        return ptx::sqrt_rn_f64(self);
+        #[cfg(not(target_arch = "nvptx64"))]
+        return libm::sqrt(self);
     }
     #[inline(always)]
     fn bin_index(self, n: u32) -> u32 {
-        let i = self as u32;
+        let i = f64_to_u32(self);
         let last = n.saturating_sub(1);
         if i > last { last } else { i }
     }
@@ -199,12 +401,13 @@ impl McmlFloat for f64 {
 mod tests {
     use super::*;
 
-    /// The f32 azimuth against f64 `libm` at every 2^-20 of a turn (and the turn's edges):
-    /// within 2.5e-7 (about 2 ulp of 1), and on the unit circle to the same precision.
+    /// The f32 azimuth against f64 `libm` at every turn fraction a draw can give (all 2^24
+    /// values `k · 2^-24`, [`McmlFloat::uniform_co`]'s range) and the turn's edges: within the
+    /// bound `cos_sin_turns` states, and on the unit circle to the same precision.
     #[test]
     fn f32_turns_match_f64_cos_and_sin() {
         let mut worst = 0.0f64;
-        let steps = 1u32 << 20;
+        let steps = 1u32 << 24;
         let edges = [0.125f32, 0.25, 0.375, 0.5, 0.75, 1.0 - f32::EPSILON / 2.0];
         for t in (0..steps)
             .map(|i| i as f32 / steps as f32)
@@ -219,12 +422,77 @@ mod tests {
             let norm = f64::from(c).powi(2) + f64::from(s).powi(2);
             assert!((norm - 1.0).abs() < 5e-7, "t = {t}: cos² + sin² = {norm}");
         }
-        assert!(worst < 2.5e-7, "worst error {worst}");
+        assert!(worst < 9.8e-8, "worst error {worst}");
         // The quadrants land where they should.
         assert_eq!(0.0f32.cos_sin_turns(), (1.0, 0.0));
         assert_eq!(0.25f32.cos_sin_turns(), (0.0, 1.0));
         assert_eq!(0.5f32.cos_sin_turns(), (-1.0, 0.0));
         assert_eq!(0.75f32.cos_sin_turns(), (0.0, -1.0));
+    }
+
+    /// Every value the f32 step length can take, against f64 `libm::log`: within 0.89 ulp of
+    /// the exact value (the bound its docs state), and 0 exactly for `ξ = 1`.
+    #[test]
+    fn neg_ln_draw_is_faithful_everywhere() {
+        let mut worst = 0.0f64;
+        for k in 1..=(1u32 << 24) {
+            let u = (k - 1) << 8;
+            let got = f64::from(neg_ln_draw_f32(u));
+            let exact = -libm::log(f64::from(k) / 16_777_216.0);
+            let ulp = if exact == 0.0 {
+                f64::from(f32::from_bits(1))
+            } else {
+                let e = exact as f32;
+                f64::from(f32::from_bits(e.to_bits() + 1) - e)
+            };
+            worst = worst.max((got - exact).abs() / ulp);
+        }
+        assert!(worst <= 0.89, "worst error {worst} ulp");
+        assert_eq!(neg_ln_draw_f32(u32::MAX), 0.0);
+        // The low 8 bits of a draw are not used.
+        assert_eq!(neg_ln_draw_f32(0x1234_5600), neg_ln_draw_f32(0x1234_56ff));
+    }
+
+    /// The fixed-point conversion rounds exactly as `Float::round` does, at halves, edges and
+    /// out-of-range values, in both precisions.
+    #[test]
+    fn to_fixed_rounds_half_away_from_zero() {
+        let scale = 4_294_967_296.0;
+        let mut cases: [f64; 14] = [
+            0.0,
+            -0.0,
+            0.25,
+            0.5,
+            0.75,
+            1.0,
+            2.5,
+            -0.3,
+            -2.0,
+            4.0e9,
+            1.0e30,
+            f64::INFINITY,
+            f64::NAN,
+            1.0 - f64::EPSILON,
+        ];
+        for k in 0..2000u32 {
+            let x = (f64::from(k) + 0.5) / scale;
+            for c in [x, x + 1e-20, 0.123_456_789 * f64::from(k)] {
+                assert_eq!(c.to_fixed(), Float::round(c * scale) as u64, "{c:e}");
+                let c32 = c as f32;
+                assert_eq!(
+                    c32.to_fixed(),
+                    Float::round(c32 * scale as f32) as u64,
+                    "{c32:e}"
+                );
+            }
+        }
+        for c in &mut cases {
+            assert_eq!(c.to_fixed(), Float::round(*c * scale) as u64, "{c:e}");
+            let c32 = *c as f32;
+            assert_eq!(c32.to_fixed(), Float::round(c32 * scale as f32) as u64);
+            *c /= scale;
+            assert_eq!(c.to_fixed(), Float::round(*c * scale) as u64, "{c:e}");
+        }
     }
 
     /// f64 keeps MCML's formula: `sin` takes its sign from the half turn.

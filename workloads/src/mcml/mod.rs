@@ -15,10 +15,10 @@ mod photon;
 mod tally;
 mod warp_loop;
 
-pub use float::{FIXED_ONE, McmlFloat};
+pub use float::{FIXED_ONE, McmlFloat, neg_ln_draw_f32};
 pub use params::{
-    Grid, GridSpec, Layer, LayerSpec, MAX_LAYERS, McmlParams, ParamError, ROULETTE_CHANCE,
-    ROULETTE_THRESHOLD,
+    Grid, GridSpec, HenyeyGreenstein, Layer, LayerSpec, MAX_LAYERS, McmlParams, ParamError,
+    ROULETTE_CHANCE, ROULETTE_THRESHOLD,
 };
 pub use photon::{
     Photon, alive, boundary, boundary_distributed, fresnel, interact, launch, prepare_step,

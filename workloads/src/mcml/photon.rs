@@ -18,8 +18,16 @@
 //! Resampling (CUDAMCML) would be equally correct (exponential steps are memoryless) but differs
 //! draw for draw.
 //!
-//! Random numbers: photon `i` draws from Philox stream `(seed, i)`, so a photon's whole life is
-//! a function of `(params, seed, i)` only.
+//! Random numbers: photon `i` draws from stream `(seed, i)` ([`StreamRng`]: xoshiro128** seeded
+//! by one Philox4x32-10 block), so a photon's whole life is a function of `(params, seed, i)`
+//! only.
+//!
+//! Arithmetic is chosen for bit-identical results on the CPU and the GPU at GPU speed: only
+//! operations whose result IEEE 754 fixes (add, mul, div, the correctly rounded
+//! [`McmlFloat::sqrt_rn`]) or the same own code on both sides (the azimuth's polynomials,
+//! `libm`'s logarithm). Divisions by per-layer and per-grid constants are multiplications by
+//! reciprocals the host computes once ([`Layer::inv_mut`], [`Grid::inv_dz`], ...), as GPU-MCML
+//! does; a division costs about ten instructions on a GPU.
 //!
 //! Absorption goes through a one-bin cache in the photon (CUDAMCML's and GPU-MCML's register
 //! cache): consecutive drops into the same `A_rz` bin are summed in the photon and added to the
@@ -28,9 +36,9 @@
 //! memory traffic that bounds GPU MCML codes) into register adds.
 
 use super::float::McmlFloat;
-use super::params::McmlParams;
+use super::params::{HenyeyGreenstein, McmlParams};
 use super::tally::{Tally, TallyBin};
-use crate::rng::Philox4x32;
+use crate::rng::StreamRng;
 
 /// `cos` below which a direction counts as grazing (MCML's `COS90D`).
 const COS90D: f64 = 1.0e-6;
@@ -66,7 +74,7 @@ pub struct Photon<F> {
     /// The `(ir, iz)` bin of `absorbed`.
     pub absorbed_bin: (u32, u32),
     /// This photon's random stream.
-    pub rng: Philox4x32,
+    pub rng: StreamRng,
 }
 
 /// Launches photon `photon_index`: a pencil beam at the origin along +z with weight 1 − Rsp
@@ -89,7 +97,7 @@ pub fn launch<F: McmlFloat>(params: &McmlParams<F>, seed: u64, photon_index: u64
         dead: false,
         absorbed: 0,
         absorbed_bin: (0, 0),
-        rng: Philox4x32::for_stream(seed, photon_index),
+        rng: StreamRng::for_stream(seed, photon_index),
     }
 }
 
@@ -127,19 +135,28 @@ pub fn prepare_step<F: McmlFloat>(params: &McmlParams<F>, photon: &mut Photon<F>
         }
         return true;
     }
-    let mut_ = l.mua + l.mus;
     if photon.sleft == F::zero() {
-        let xi = F::uniform_oc(&mut photon.rng);
-        photon.s = -xi.ln_shared() / mut_;
+        photon.s = F::neg_ln_uniform(&mut photon.rng) * l.inv_mut;
     } else {
-        photon.s = photon.sleft / mut_;
+        photon.s = photon.sleft * l.inv_mut;
         photon.sleft = F::zero();
     }
-    // MCML's HitBoundary.
-    if photon.uz != F::zero() {
-        let dl_b = distance_to_boundary(params, photon);
-        if photon.s > dl_b {
-            photon.sleft = (photon.s - dl_b) * mut_;
+    // MCML's HitBoundary, with the division only on the steps that reach the face: `s > dl_b`
+    // with `dl_b = Δz / uz` is `s·uz > Δz` (or `<` for `uz < 0`).
+    let uz = photon.uz;
+    if uz != F::zero() {
+        let dz = if uz > F::zero() { l.z1 } else { l.z0 } - photon.z;
+        let su = photon.s * uz;
+        let beyond = if uz > F::zero() { su > dz } else { su < dz };
+        if beyond {
+            let dl_b = dz / uz;
+            // Rounding can put `dl_b` a hair above `s`: then nothing is left over.
+            let rest = photon.s - dl_b;
+            photon.sleft = if rest > F::zero() {
+                rest * (l.mua + l.mus)
+            } else {
+                F::zero()
+            };
             photon.s = dl_b;
             return true;
         }
@@ -167,13 +184,13 @@ pub fn fresnel<F: McmlFloat>(n1: F, n2: F, ca1: F) -> (F, F) {
     } else if ca1 < F::lit(COS90D) {
         (one, F::zero())
     } else {
-        let sa1 = (one - ca1 * ca1).sqrt();
+        let sa1 = (one - ca1 * ca1).sqrt_rn();
         let sa2 = n1 * sa1 / n2;
         if sa2 >= one {
             // Total internal reflection.
             (one, F::zero())
         } else {
-            let ca2 = (one - sa2 * sa2).sqrt();
+            let ca2 = (one - sa2 * sa2).sqrt_rn();
             let cap = ca1 * ca2 - sa1 * sa2; // cos(a1 + a2)
             let cam = ca1 * ca2 + sa1 * sa2; // cos(a1 - a2)
             let sap = sa1 * ca2 + ca1 * sa2; // sin(a1 + a2)
@@ -187,7 +204,7 @@ pub fn fresnel<F: McmlFloat>(n1: F, n2: F, ca1: F) -> (F, F) {
 /// The radial bin of the photon's position.
 #[inline(always)]
 fn radial_bin<F: McmlFloat>(params: &McmlParams<F>, p: &Photon<F>) -> u32 {
-    ((p.x * p.x + p.y * p.y).sqrt() / params.grid.dr).bin_index(params.grid.nr)
+    ((p.x * p.x + p.y * p.y).sqrt_rn() * params.grid.inv_dr).bin_index(params.grid.nr)
 }
 
 /// The boundary path: hop to the face, then transmit or reflect by Fresnel (MCML's `Hop` +
@@ -216,14 +233,16 @@ pub fn boundary<F: McmlFloat, T: Tally>(
             if photon.layer == 1 {
                 photon.uz = -uz1;
                 let ir = radial_bin(params, photon);
-                let ia = ((-photon.uz).acos_shared() / params.grid.da).bin_index(params.grid.na);
+                let ia =
+                    ((-photon.uz).acos_shared() * params.grid.inv_da).bin_index(params.grid.na);
                 tally.add(TallyBin::Reflected { ir, ia }, photon.w.to_fixed());
                 photon.w = F::zero();
                 photon.dead = true;
             } else {
                 photon.layer -= 1;
-                photon.ux = photon.ux * ni / nt;
-                photon.uy = photon.uy * ni / nt;
+                let ratio = ni / nt;
+                photon.ux = photon.ux * ratio;
+                photon.uy = photon.uy * ratio;
                 photon.uz = -uz1;
             }
         } else {
@@ -241,14 +260,15 @@ pub fn boundary<F: McmlFloat, T: Tally>(
             if photon.layer == params.num_layers {
                 photon.uz = uz1;
                 let ir = radial_bin(params, photon);
-                let ia = (photon.uz.acos_shared() / params.grid.da).bin_index(params.grid.na);
+                let ia = (photon.uz.acos_shared() * params.grid.inv_da).bin_index(params.grid.na);
                 tally.add(TallyBin::Transmitted { ir, ia }, photon.w.to_fixed());
                 photon.w = F::zero();
                 photon.dead = true;
             } else {
                 photon.layer += 1;
-                photon.ux = photon.ux * ni / nt;
-                photon.uy = photon.uy * ni / nt;
+                let ratio = ni / nt;
+                photon.ux = photon.ux * ratio;
+                photon.uy = photon.uy * ratio;
                 photon.uz = uz1;
             }
         } else {
@@ -303,7 +323,7 @@ pub fn boundary_distributed<F: McmlFloat, T: Tally>(
             photon.uz = uz_out;
             let ir = radial_bin(params, photon);
             // (-uz_out) for up and uz_out for down are both uz1.
-            let ia = (uz1.acos_shared() / params.grid.da).bin_index(params.grid.na);
+            let ia = (uz1.acos_shared() * params.grid.inv_da).bin_index(params.grid.na);
             let bin = if up {
                 TallyBin::Reflected { ir, ia }
             } else {
@@ -314,8 +334,9 @@ pub fn boundary_distributed<F: McmlFloat, T: Tally>(
             photon.dead = true;
         } else {
             photon.layer = next;
-            photon.ux = photon.ux * ni / nt;
-            photon.uy = photon.uy * ni / nt;
+            let ratio = ni / nt;
+            photon.ux = photon.ux * ratio;
+            photon.uy = photon.uy * ratio;
             photon.uz = uz_out;
         }
     } else {
@@ -323,16 +344,16 @@ pub fn boundary_distributed<F: McmlFloat, T: Tally>(
     }
 }
 
-/// Henyey–Greenstein polar cosine (MCML's `SpinTheta`; g = 0 is isotropic).
+/// Henyey–Greenstein polar cosine (MCML's `SpinTheta`; g = 0 is isotropic), from the layer's
+/// precomputed terms: `cos θ = (1 + g² − ((1 − g²) / (1 − g + 2gξ))²) / (2g)`, one division.
 #[inline]
-pub fn spin_theta<F: McmlFloat>(g: F, xi: F) -> F {
+pub fn spin_theta<F: McmlFloat>(g: F, hg: &HenyeyGreenstein<F>, xi: F) -> F {
     let one = F::one();
-    let two = F::lit(2.0);
     if g == F::zero() {
-        two * xi - one
+        F::lit(2.0) * xi - one
     } else {
-        let temp = (one - g * g) / (one - g + two * g * xi);
-        let cost = (one + g * g - temp * temp) / (two * g);
+        let temp = hg.one_minus_g2 / (hg.one_minus_g + hg.two_g * xi);
+        let cost = (hg.one_plus_g2 - temp * temp) * hg.inv_two_g;
         if cost < -one {
             -one
         } else if cost > one {
@@ -357,9 +378,9 @@ pub fn interact<F: McmlFloat, T: Tally>(
     hop(photon);
     let l = *params.layer(photon.layer);
     // Drop.
-    let iz = (photon.z / params.grid.dz).bin_index(params.grid.nz);
+    let iz = (photon.z * params.grid.inv_dz).bin_index(params.grid.nz);
     let ir = radial_bin(params, photon);
-    let dwa = photon.w * l.mua / (l.mua + l.mus);
+    let dwa = photon.w * l.absorb_fraction;
     photon.w = photon.w - dwa;
     // Branch-free: the previous bin's sum is added every drop, as 0 while the photon stays in
     // it (a zero add is no atomic on the GPU, and no mispredicted branch on a CPU).
@@ -374,19 +395,24 @@ pub fn interact<F: McmlFloat, T: Tally>(
     photon.absorbed_bin = (ir, iz);
     // Spin.
     let one = F::one();
-    let cost = spin_theta(l.g, F::uniform_co(&mut photon.rng));
-    let sint = (one - cost * cost).sqrt();
+    let cost = spin_theta(l.g, &l.hg, F::uniform_co(&mut photon.rng));
+    let sin2t = one - cost * cost;
     let (cosp, sinp) = F::uniform_co(&mut photon.rng).cos_sin_turns();
     let (ux, uy, uz) = (photon.ux, photon.uy, photon.uz);
     if uz.abs() > F::COSZERO {
+        let sint = sin2t.sqrt_rn();
         photon.ux = sint * cosp;
         photon.uy = sint * sinp;
         photon.uz = if uz >= F::zero() { cost } else { -cost };
     } else {
-        let temp = (one - uz * uz).sqrt();
-        photon.ux = sint * (ux * uz * cosp - uy * sinp) / temp + ux * cost;
-        photon.uy = sint * (uy * uz * cosp + ux * sinp) / temp + uy * cost;
-        photon.uz = -sint * cosp * temp + uz * cost;
+        // MCML's sin θ / sqrt(1 − uz²) and sin θ · sqrt(1 − uz²) from one square root and one
+        // division (MCML takes two roots and divides twice).
+        let sin2z = one - uz * uz;
+        let k = (sin2t / sin2z).sqrt_rn();
+        let sint_temp = k * sin2z;
+        photon.ux = (ux * uz * cosp - uy * sinp) * k + ux * cost;
+        photon.uy = (uy * uz * cosp + ux * sinp) * k + uy * cost;
+        photon.uz = -cosp * sint_temp + uz * cost;
     }
 }
 

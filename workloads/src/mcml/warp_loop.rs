@@ -4,7 +4,7 @@
 //! The branch is MCML's main one (seed 002 fig. 8): does this step reach a layer boundary
 //! ([`boundary`], the taken path) or end inside the layer ([`interact`]: drop and spin)? The
 //! code after the branch is Russian roulette. Photon `i` is item `i` and draws from its own
-//! Philox stream, so neither the strategy nor the lane that runs a photon changes its life:
+//! random stream, so neither the strategy nor the lane that runs a photon changes its life:
 //! every strategy and backend produces the same tallies, bit for bit.
 
 use reconverge_simt::{Region, Warp};
@@ -36,7 +36,7 @@ pub const MCML_REGIONS: LoopRegions = LoopRegions {
 pub struct McmlLoop<F> {
     /// The layers, grid and constants.
     pub params: McmlParams<F>,
-    /// The run's seed: photon `i` draws from Philox stream `(seed, i)`.
+    /// The run's seed: photon `i` draws from stream `(seed, i)`.
     pub seed: u64,
     /// Index of the photon that item 0 runs, so that a long run can go in batches (with
     /// progress between them) and still run exactly the photons of one long batch.
