@@ -3,6 +3,7 @@
 # git-ignored folder .device/ (add `/.device/` to .git/info/exclude): the device check, the
 # MCML tools, the GPU criterion benches and the reproduce tool, all with feature `cuda`.
 # Then, on the GPU machine (CUDA driver, no Rust): bash scripts/gpu-all.sh OUTDIR
+# With BEFORE_REV=<commit>, that revision's MCML tools are built too (see below).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target-gpu}"
@@ -19,5 +20,20 @@ for b in seed002_iteration_delaying seed002_branch_distribution; do
     cp "$exe" "$root/.device/bench_$b"
 done
 cp "$root/scripts/gpu-all.sh" "$root/.device/"
+# BEFORE_REV=<commit>: also build that revision's MCML tools into .device/before/, so that
+# gpu-all.sh measures before and after side by side in one run.
+if [[ -n "${BEFORE_REV:-}" ]]; then
+    wt="$(mktemp -d)/before"
+    git -C "$root" worktree add --detach "$wt" "$BEFORE_REV"
+    CARGO_TARGET_DIR="$root/target-before" cargo build --release --manifest-path "$wt/Cargo.toml" \
+        -p reconverge-mcml --features cuda --example mcml_bench --example mcml
+    mkdir -p "$root/.device/before"
+    cp "$root"/target-before/release/examples/{mcml,mcml_bench} "$root/.device/before/"
+    cp "$(ls -t "$root"/target-before/release/build/reconverge-gpu-*/out/kernels.ptx | head -1)" \
+        "$root/.device/before/kernels.ptx"
+    git -C "$root" rev-parse --short "$BEFORE_REV" > "$root/.device/before/REV"
+    git -C "$root" worktree remove --force "$wt"
+    strip --strip-debug "$root"/.device/before/mcml* 2>/dev/null || true
+fi
 strip --strip-debug "$root"/.device/* 2>/dev/null || true
 du -sh "$root/.device"

@@ -3,7 +3,10 @@
 # binaries scripts/build-device.sh put in .device/. Writes into OUTDIR (default ./gpu-results):
 #   device-check.tar.gz  the device check (GPU = CPU bitwise for every workload x strategy,
 #                        occupancy calculator = driver, compute-sanitizer, MCML photons/s)
-#   mcml.tar.gz          MCML throughput per strategy, 10^8 photons, skin and slab
+#   mcml.tar.gz          MCML throughput per strategy, 10^8 photons, skin and slab (and of the
+#                        binaries in .device/before/, if built: scripts/build-device.sh with
+#                        BEFORE_REV), whole-process times, and where the fastest kernel's time
+#                        goes (ncu, when installed)
 #   results.tar.gz       the papers' experiments (reproduce tool), if built
 #   bench-*.txt          criterion benches with the CUDA backend
 set -uo pipefail
@@ -20,7 +23,60 @@ grep -E "SUMMARY|DEVICE CHECK|sanitizer|occupancy prediction" "$out/check/full.l
 tar -czf "$out/device-check.tar.gz" -C "$out" check && rm -rf "$out/check"
 
 echo "== MCML throughput, 10^8 photons per strategy"
-"$dev/mcml_bench" --backend cuda --photons 100000000 --out "$out/mcml" 2>&1 | tail -14
+"$dev/mcml_bench" --backend cuda --photons 100000000 --out "$out/mcml" 2>&1 | grep photons/s
+if [[ -x "$dev/before/mcml_bench" ]]; then
+    echo "== MCML throughput before ($(cat "$dev/before/REV" 2>/dev/null))"
+    mkdir -p "$out/mcml/before"
+    "$dev/before/mcml_bench" --backend cuda --photons 100000000 --out "$out/mcml/before" 2>&1 | grep photons/s
+fi
+echo "== MCML whole process (mcml --backend cuda, 10^8 photons), kernel time from its own report"
+# The cubin the device check made saves the JIT; rebuilt here in case that step was skipped.
+cubin="$(mktemp -d)/kernels.cubin"
+ptxas -arch="sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')" \
+    "$dev/kernels.ptx" -o "$cubin" 2>/dev/null && export RECONVERGE_GPU_CUBIN="$cubin"
+printf "version\tinput\tstrategy\tphotons\twall_s\tkernel_s\n" > "$out/mcml/whole-process.tsv"
+for v in after before; do
+    bin="$dev/mcml"; [[ $v == before ]] && bin="$dev/before/mcml"
+    [[ -x "$bin" ]] || continue
+    if [[ $v == before ]]; then
+        bcubin="$(mktemp -d)/before.cubin"
+        RECONVERGE_GPU_CUBIN= ptxas -arch=sm_90 "$dev/before/kernels.ptx" -o "$bcubin" 2>/dev/null
+        export RECONVERGE_GPU_CUBIN="$bcubin"
+    fi
+    for input in skin slab; do
+        for strategy in dynamic baseline; do
+            t0=$(date +%s.%N)
+            line=$(timeout 120 "$bin" --backend cuda --f32 --strategy $strategy --builtin $input \
+                --photons 100000000 2>&1 | grep "kernel time")
+            t1=$(date +%s.%N)
+            k=$(sed -n 's/.*kernel time \([0-9.]*\) s.*/\1/p' <<< "$line")
+            printf "%s\t%s\t%s\t100000000\t%s\t%s\n" $v $input $strategy \
+                "$(python3 -c "print(f'{$t1 - $t0:.3f}')")" "$k" >> "$out/mcml/whole-process.tsv"
+        done
+    done
+done
+export RECONVERGE_GPU_CUBIN="$cubin"
+column -t "$out/mcml/whole-process.tsv"
+if command -v ncu > /dev/null; then
+    echo "== where MCML's time goes: ncu on mcml_dynamic, skin, 10^7 photons"
+    n=10000000
+    "$dev/mcml_bench" --count-steps $n --inputs skin > "$out/mcml/steps.txt"
+    timeout 300 ncu --kernel-name mcml_dynamic --launch-skip 1 --csv \
+        --metrics smsp__thread_inst_executed.sum,smsp__inst_executed.sum \
+        "$dev/mcml" --backend cuda --f32 --strategy dynamic --builtin skin --photons $n \
+        > "$out/mcml/ncu-sum.csv" 2>&1
+    # The last launch of that run is the largest (batches grow 8-fold): profile it in full.
+    last=$(grep -c '"smsp__inst_executed.sum"' "$out/mcml/ncu-sum.csv")
+    timeout 300 ncu --kernel-name mcml_dynamic --launch-skip "$last" --launch-count 1 --set full \
+        --import-source no -o "$out/mcml/dynamic" \
+        "$dev/mcml" --backend cuda --f32 --strategy dynamic --builtin skin --photons $n > /dev/null 2>&1
+    ncu -i "$out/mcml/dynamic.ncu-rep" --page details --print-units base > "$out/mcml/ncu-details.txt"
+    ncu -i "$out/mcml/dynamic.ncu-rep" --page source --csv --print-source sass > "$out/mcml/ncu-source.csv"
+    python3 "$root/scripts/ncu-where-time-goes.py" "$out/mcml/ncu-details.txt" \
+        "$out/mcml/ncu-source.csv" "$out/mcml/ncu-sum.csv" "$out/mcml/steps.txt" \
+        > "$out/mcml/where-time-goes-h100.md" && head -3 "$out/mcml/where-time-goes-h100.md"
+    rm -f "$out/mcml/dynamic.ncu-rep" "$out/mcml/ncu-source.csv"
+fi
 # One archive per folder: the device tool brings back a handful of files per run.
 tar -czf "$out/mcml.tar.gz" -C "$out" mcml && rm -rf "$out/mcml"
 

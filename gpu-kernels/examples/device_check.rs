@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use reconverge_backend::{Backend, Launch, Run};
 use reconverge_cpu::{Counting, CpuBackend};
 use reconverge_gpu::selftest::{
-    SlotCheck, check_libm_f32, check_libm_f64, check_warp_outputs, libm_inputs,
+    SlotCheck, check_libm_f64, check_mcml_math, check_warp_outputs, libm_inputs,
 };
 use reconverge_gpu::{CudaBackend, DeviceKernel, GpuContext, GpuError, WarmUp};
 use reconverge_occupancy::{ComputeCapability, KernelResources, LaunchConfig, calculate_occupancy};
@@ -156,8 +156,8 @@ fn selftests(rep: &mut Report, gpu: &GpuContext, sanitize: bool) -> Result<(), G
     let r = gpu.libmf_selftest(&xf)?;
     slot_report(
         rep,
-        &format!("libm f32 x{n}"),
-        &check_libm_f32(&xf, &r.value),
+        &format!("MCML f32 math (own -ln, cos/sin of turns, sqrt.rn, libm acosf) x{n}"),
+        &check_mcml_math(&xf, &r.value),
         r.kernel_ms,
     );
     match gpu.warp_selftest(1, 48, 0) {

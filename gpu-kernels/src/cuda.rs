@@ -397,7 +397,8 @@ impl GpuContext {
         self.libm_kernel("libm_selftest", inputs)
     }
 
-    /// Runs `libmf_selftest`, the `f32` twin of [`GpuContext::libm_selftest`].
+    /// Runs `libmf_selftest`: MCML's f32 math (`selftest::mcml_math_row`) of each input, as
+    /// [`GpuContext::libm_selftest`] runs `libm`'s f64 functions.
     ///
     /// # Errors
     /// As [`GpuContext::libm_selftest`].

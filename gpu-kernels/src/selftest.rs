@@ -1,7 +1,7 @@
 //! The self-tests' CPU reference and checks.
 //!
 //! The device kernels `warp_selftest`, `libm_selftest` and `libmf_selftest` run the generic
-//! functions of `device/src/selftest.rs` ([`warp_ops`], [`libm_row`], [`libm_row_f32`]) on the
+//! functions of `device/src/selftest.rs` ([`warp_ops`], [`libm_row`], [`mcml_math_row`]) on the
 //! GPU; this module includes that very file and runs it on the CPU — the warp operations on
 //! the reference SIMT model [`ModelWarp`] — so that both sides can be compared bit for bit.
 
@@ -11,7 +11,7 @@ use reconverge_simt::{ModelWarp, WARP_SIZE};
 #[path = "../device/src/selftest.rs"]
 mod shared;
 
-pub use shared::{LIBM_OUTPUTS, WARP_OPS, WARP_OUTPUTS, libm_row, libm_row_f32, warp_ops};
+pub use shared::{LIBM_OUTPUTS, WARP_OPS, WARP_OUTPUTS, libm_row, mcml_math_row, warp_ops};
 
 /// The names of the `warp_selftest` output slots, for reports.
 pub const WARP_OUTPUT_NAMES: [&str; WARP_OUTPUTS] = [
@@ -28,6 +28,15 @@ pub const WARP_OUTPUT_NAMES: [&str; WARP_OUTPUTS] = [
 
 /// The names of the libm self-test's functions, in output order.
 pub const LIBM_NAMES: [&str; LIBM_OUTPUTS] = ["log", "sin", "cos", "sqrt", "exp"];
+
+/// The names of the f32 MCML math self-test's functions ([`mcml_math_row`]), in output order.
+pub const MCML_MATH_NAMES: [&str; LIBM_OUTPUTS] = [
+    "-ln(draw)",
+    "cos(turn)",
+    "sin(turn)",
+    "sqrt_rn",
+    "libm acosf",
+];
 
 /// What `warp_selftest` must write for slots `0..WARP_OPS` of every thread, computed on the
 /// model warp; the two `block_fetch_add` slots are left 0 (their per-warp values depend on the
@@ -193,22 +202,28 @@ fn canonical_bits_f32(x: f32) -> u64 {
 /// [`libm_row`] of `inputs` on the CPU, one [`SlotCheck`] per function.
 pub fn check_libm_f64(inputs: &[f64], gpu: &[f64]) -> Vec<SlotCheck> {
     let rows = inputs.iter().map(|&x| libm_row(x).map(canonical_bits_f64));
-    check_rows(rows, |i| gpu.get(i).map(|&v| canonical_bits_f64(v)))
+    check_rows(&LIBM_NAMES, rows, |i| {
+        gpu.get(i).map(|&v| canonical_bits_f64(v))
+    })
 }
 
-/// Compares the `f32` libm self-test output, as [`check_libm_f64`].
-pub fn check_libm_f32(inputs: &[f32], gpu: &[f32]) -> Vec<SlotCheck> {
+/// Compares the output of `libmf_selftest` (MCML's f32 math, [`mcml_math_row`]) with the
+/// same functions run on the CPU, as [`check_libm_f64`].
+pub fn check_mcml_math(inputs: &[f32], gpu: &[f32]) -> Vec<SlotCheck> {
     let rows = inputs
         .iter()
-        .map(|&x| libm_row_f32(x).map(canonical_bits_f32));
-    check_rows(rows, |i| gpu.get(i).map(|&v| canonical_bits_f32(v)))
+        .map(|&x| mcml_math_row(x).map(canonical_bits_f32));
+    check_rows(&MCML_MATH_NAMES, rows, |i| {
+        gpu.get(i).map(|&v| canonical_bits_f32(v))
+    })
 }
 
 fn check_rows(
+    names: &[&'static str; LIBM_OUTPUTS],
     rows: impl Iterator<Item = [u64; LIBM_OUTPUTS]>,
     gpu: impl Fn(usize) -> Option<u64>,
 ) -> Vec<SlotCheck> {
-    let mut checks: Vec<SlotCheck> = LIBM_NAMES
+    let mut checks: Vec<SlotCheck> = names
         .iter()
         .map(|&name| SlotCheck {
             name,
@@ -287,7 +302,10 @@ mod tests {
         let c = check_libm_f64(&xs, &gpu);
         assert_eq!((c[1].differ, c[1].first.map(|f| f.0)), (1, Some(20)));
         let xf: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
-        let gf: Vec<f32> = xf.iter().flat_map(|&x| libm_row_f32(x)).collect();
-        assert!(check_libm_f32(&xf, &gf).iter().all(SlotCheck::passed));
+        let mut gf: Vec<f32> = xf.iter().flat_map(|&x| mcml_math_row(x)).collect();
+        assert!(check_mcml_math(&xf, &gf).iter().all(SlotCheck::passed));
+        gf[3 * LIBM_OUTPUTS] = f32::from_bits(gf[3 * LIBM_OUTPUTS].to_bits() ^ 1);
+        let c = check_mcml_math(&xf, &gf);
+        assert_eq!((c[0].differ, c[0].name), (1, "-ln(draw)"));
     }
 }

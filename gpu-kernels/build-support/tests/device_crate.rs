@@ -33,6 +33,25 @@ fn device_crate_builds_to_self_contained_ptx() {
     assert!(undefined_functions(&ptx.text).is_empty());
     assert!(!ptx.text.contains(".extern .func"));
     assert_eq!(ptx.summary.target.as_deref(), Some("sm_80"));
+    // MCML's f32 math (`libmf_selftest` runs the functions the photon steps call) must be
+    // IEEE operations or own code on the GPU, as on the CPU: the correctly rounded square root,
+    // and none of the approximate instructions (`sqrt.approx`, `rcp.approx`, `lg2.approx`,
+    // `sin.approx`, `div.full`, flush-to-zero variants) whose bits no CPU reproduces.
+    let start = ptx
+        .text
+        .find(".entry libmf_selftest")
+        .expect("libmf_selftest");
+    let body = &ptx.text[start..];
+    let body = &body[..body[1..].find(".entry").map_or(body.len(), |e| e + 1)];
+    assert!(
+        body.contains("sqrt.rn.f32"),
+        "no sqrt.rn.f32 in libmf_selftest"
+    );
+    for approx in [
+        ".approx", "div.full", ".ftz", "rsqrt", "lg2.", "ex2.", "sin.", "cos.",
+    ] {
+        assert!(!body.contains(approx), "libmf_selftest uses {approx}");
+    }
     // rerun-if-changed covers the device crate's own sources and its path dependencies.
     let has = |suffix: &str| ptx.sources.iter().any(|s| s.ends_with(suffix));
     assert!(has("device/src/lib.rs"), "{:?}", ptx.sources);

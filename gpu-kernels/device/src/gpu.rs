@@ -9,7 +9,7 @@ use reconverge_transforms::{
     Kernel, Sink, Strategy, Tally, WarpProgram, WarpTask, initial_block_counters,
 };
 
-use crate::selftest::{LIBM_OUTPUTS, WARP_OPS, WARP_OUTPUTS, libm_row, libm_row_f32, warp_ops};
+use crate::selftest::{LIBM_OUTPUTS, WARP_OPS, WARP_OUTPUTS, libm_row, mcml_math_row, warp_ops};
 
 /// A device panic stops the kernel: `trap` makes the launch fail with
 /// `CUDA_ERROR_ILLEGAL_INSTRUCTION`, which the host reports with the kernel's name.
@@ -98,7 +98,7 @@ pub unsafe extern "ptx-kernel" fn libmf_selftest(x: *const f32, out: *mut f32, n
     let i = global_thread();
     if i < n {
         // SAFETY: `i < n`.
-        let row = libm_row_f32(unsafe { *x.add(i as usize) });
+        let row = mcml_math_row(unsafe { *x.add(i as usize) });
         for (k, v) in row.iter().enumerate() {
             // SAFETY: `i < n`, so the row lies within `5 n`.
             unsafe { *out.add(i as usize * LIBM_OUTPUTS + k) = *v };

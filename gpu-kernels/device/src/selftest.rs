@@ -10,7 +10,8 @@ pub const WARP_OPS: usize = 7;
 /// `block_fetch_add` result, then the block counter's final value.
 pub const WARP_OUTPUTS: usize = WARP_OPS + 2;
 
-/// Results per input of `libm_selftest` / `libmf_selftest`: log, sin, cos, sqrt, exp.
+/// Results per input of `libm_selftest` (log, sin, cos, sqrt, exp) and `libmf_selftest`
+/// ([`mcml_math_row`]).
 pub const LIBM_OUTPUTS: usize = 5;
 
 /// The warp operations of the self-test, per lane: lane id, a full ballot, an index shuffle, a
@@ -61,14 +62,21 @@ pub fn libm_row(x: f64) -> [f64; LIBM_OUTPUTS] {
     ]
 }
 
-/// The `f32` functions of [`libm_row`].
+/// The f32 math of MCML's kernels, from the very functions the photon steps call: the step
+/// length `−ln ξ` of the draw `x.to_bits()` (this crate's own logarithm), the azimuth's cosine
+/// and sine of the turn fraction that draw gives (own polynomials), the correctly rounded
+/// square root (hardware `sqrt.rn` on the GPU, `sqrtss` on x86-64: IEEE 754 fixes the bits)
+/// and `libm`'s `acosf` (the exit angle). The device check compares these bit for bit.
 #[inline(always)]
-pub fn libm_row_f32(x: f32) -> [f32; LIBM_OUTPUTS] {
+pub fn mcml_math_row(x: f32) -> [f32; LIBM_OUTPUTS] {
+    use reconverge_workloads::mcml::{McmlFloat, neg_ln_draw_f32};
+    let draw = x.to_bits();
+    let (cos, sin) = reconverge_workloads::rng::u32_to_f32_co(draw).cos_sin_turns();
     [
-        libm::logf(x),
-        libm::sinf(x),
-        libm::cosf(x),
-        libm::sqrtf(x),
-        libm::expf(x),
+        neg_ln_draw_f32(draw),
+        cos,
+        sin,
+        x.sqrt_rn(),
+        x.acos_shared(),
     ]
 }
