@@ -10,7 +10,10 @@ use reconverge_workloads::synthetic::SynBrDis;
 use reconverge_workloads::synthetic::brdis::{FACTORED, SEG1, SEG2, SEG3, SEG4};
 
 fn strategies() -> Vec<Strategy> {
-    let mut s = vec![Strategy::BranchDistribution];
+    let mut s = vec![
+        Strategy::BranchDistribution,
+        Strategy::BranchDistributionWithDynamicWork,
+    ];
     s.extend(loop_strategies());
     s
 }

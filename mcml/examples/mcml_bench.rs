@@ -108,6 +108,7 @@ fn strategies() -> Vec<Strategy> {
             remove_idle: true,
         }),
         Strategy::BranchDistribution,
+        Strategy::BranchDistributionWithDynamicWork,
         Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
             threshold: 4,
             stop_when_a_lane_finishes: true,
@@ -313,6 +314,7 @@ fn real_main() -> Result<(), Box<dyn std::error::Error>> {
 
 fn label(s: &Strategy) -> String {
     match s {
+        Strategy::BranchDistributionWithDynamicWork => "branch distribution + dynamic work".into(),
         Strategy::IterationDelayingWithDynamicWork(d) => {
             format!("{} + dynamic work", label(&Strategy::IterationDelaying(*d)))
         }

@@ -6,10 +6,20 @@ use reconverge_mcml::builtin::builtin;
 use reconverge_mcml::{run_on_backend, run_with};
 use reconverge_transforms::{Decision, Strategy};
 
-fn strategies() -> [Strategy; 6] {
+fn strategies() -> [Strategy; 9] {
     [
         Strategy::Baseline,
         Strategy::BranchDistribution,
+        Strategy::BranchDistributionWithDynamicWork,
+        Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
+            threshold: 4,
+            stop_when_a_lane_finishes: true,
+        }),
+        Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
+            num_zeros: 3,
+            num_ones: 1,
+            remove_idle: false,
+        }),
         Strategy::DynamicWorkAssignment,
         Strategy::IterationDelaying(Decision::MajorityVote {
             threshold: 16,

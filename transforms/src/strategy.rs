@@ -62,6 +62,13 @@ pub enum Strategy {
     /// and prologue overhead) or when factoring raises register use. Shape:
     /// [`crate::FactoredBranchLoop`].
     BranchDistribution,
+    /// [`Strategy::BranchDistribution`] on lanes fed by [`Strategy::DynamicWorkAssignment`]:
+    /// the factored paths, and a lane whose item finishes takes the next one from its block's
+    /// counter. The two are independent (one shortens what a divergent iteration issues, the
+    /// other keeps lanes busy until the block runs out of items), so their gains compose.
+    /// Shapes: [`crate::FactoredBranchLoop`] (and workloads with a factored path of their
+    /// own, such as MCML's boundary).
+    BranchDistributionWithDynamicWork,
     /// A lane whose item finishes takes the next item of its block from a block-shared
     /// counter, instead of idling until the whole warp is done (seed 004 §3.1, fig. 5). Helps
     /// loops whose trip counts vary; costs one shared atomic per refill, and gains nothing when
@@ -152,6 +159,7 @@ impl Strategy {
                 ..
             }) => "delaying-round-robin-idle-removal-dynamic",
             Strategy::BranchDistribution => "branch-distribution",
+            Strategy::BranchDistributionWithDynamicWork => "branch-distribution-dynamic",
             Strategy::DynamicWorkAssignment => "dynamic-work-assignment",
             Strategy::OcclusionQueryLoop { .. } => "occlusion-query-loop",
             Strategy::BranchPathUnification { .. } => "branch-path-unification",

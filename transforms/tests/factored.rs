@@ -126,6 +126,7 @@ impl FactoredBranchLoop for Work {
 fn strategy() -> impl proptest::strategy::Strategy<Value = Strategy> {
     prop_oneof![
         Just(Strategy::BranchDistribution),
+        Just(Strategy::BranchDistributionWithDynamicWork),
         Just(Strategy::DynamicWorkAssignment),
         (0u32..=40, any::<bool>()).prop_map(|(threshold, stop)| Strategy::IterationDelaying(
             Decision::MajorityVote {

@@ -130,8 +130,14 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
     /// none pending.
     fn conditions(&mut self, warp: &mut W, live: LaneMask) -> LaneMask {
         let w = &self.workload;
-        let need = warp.map_ref(&self.lanes, |l| !l.has_cond);
-        let need = warp.ballot(live, need);
+        // Without delaying every live lane ran the previous iteration, so none holds a
+        // condition: no vote needed (one fewer per iteration on the hot loop).
+        let need = if matches!(self.mode, Mode::Baseline) {
+            live
+        } else {
+            let need = warp.map_ref(&self.lanes, |l| !l.has_cond);
+            warp.ballot(live, need)
+        };
         warp.branch(w.regions().condition, need, &mut self.lanes, |l| {
             l.cond = w.condition(&mut l.state);
             l.has_cond = true;

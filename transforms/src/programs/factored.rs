@@ -124,9 +124,10 @@ impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
 
     fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
         match strategy {
-            Strategy::Baseline | Strategy::BranchDistribution | Strategy::DynamicWorkAssignment => {
-                Ok(1)
-            }
+            Strategy::Baseline
+            | Strategy::BranchDistribution
+            | Strategy::BranchDistributionWithDynamicWork
+            | Strategy::DynamicWorkAssignment => Ok(1),
             Strategy::IterationDelaying(_) | Strategy::IterationDelayingWithDynamicWork(_) => {
                 BranchLoopKernel(Unfactored(self.0)).passes(strategy)
             }
@@ -160,6 +161,7 @@ impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
         let inner = match strategy {
             Strategy::Baseline => direct(false, Assignment::Static),
             Strategy::BranchDistribution => direct(true, Assignment::Static),
+            Strategy::BranchDistributionWithDynamicWork => direct(true, Assignment::Dynamic),
             Strategy::DynamicWorkAssignment => direct(false, Assignment::Dynamic),
             _ => Inner::Adapted(BranchLoopProgram::for_strategy(
                 warp,

@@ -63,8 +63,9 @@ pub trait McmlFloat:
     fn cos_sin_turns(self) -> (Self, Self);
     /// Arc cosine from the `libm` crate (see [`McmlFloat::ln_shared`]).
     fn acos_shared(self) -> Self;
-    /// The correctly rounded square root (IEEE 754 `squareRoot`), from the hardware on every
-    /// target: `sqrt.rn` on the GPU, `sqrtss`/`sqrtsd` (through `libm`'s arch path) on x86-64.
+    /// The correctly rounded square root (IEEE 754 `squareRoot`), from the hardware: `sqrt.rn`
+    /// on the GPU, `sqrtss`/`sqrtpd` on x86-64, `libm` (hardware where it has an arch path,
+    /// correctly rounded software elsewhere) on other targets.
     ///
     /// Not `Float::sqrt`: `num-traits` sends that to `libm`'s *software* square root on nvptx,
     /// which cost MCML a fifth of its GPU issue slots. IEEE 754 fixes the result bit for bit,
@@ -323,7 +324,17 @@ impl McmlFloat for f32 {
     fn sqrt_rn(self) -> Self {
         #[cfg(target_arch = "nvptx64")]
         return ptx::sqrt_rn_f32(self);
-        #[cfg(not(target_arch = "nvptx64"))]
+        // SSE is part of x86-64's baseline: `sqrtss` inline (libm's is an out-of-line call).
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+        // SAFETY: the intrinsics need SSE, which this build enables (the cfg above).
+        return unsafe {
+            use core::arch::x86_64::{_mm_cvtss_f32, _mm_set_ss, _mm_sqrt_ss};
+            _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(self)))
+        };
+        #[cfg(not(any(
+            target_arch = "nvptx64",
+            all(target_arch = "x86_64", target_feature = "sse")
+        )))]
         return libm::sqrtf(self);
     }
     #[inline(always)]
@@ -386,7 +397,16 @@ impl McmlFloat for f64 {
     fn sqrt_rn(self) -> Self {
         #[cfg(target_arch = "nvptx64")]
         return ptx::sqrt_rn_f64(self);
-        #[cfg(not(target_arch = "nvptx64"))]
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        // SAFETY: the intrinsics need SSE2, which this build enables (the cfg above).
+        return unsafe {
+            use core::arch::x86_64::{_mm_cvtsd_f64, _mm_set_sd, _mm_sqrt_pd};
+            _mm_cvtsd_f64(_mm_sqrt_pd(_mm_set_sd(self)))
+        };
+        #[cfg(not(any(
+            target_arch = "nvptx64",
+            all(target_arch = "x86_64", target_feature = "sse2")
+        )))]
         return libm::sqrt(self);
     }
     #[inline(always)]

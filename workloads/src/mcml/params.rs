@@ -109,6 +109,11 @@ pub struct Layer<F> {
     /// Henyey–Greenstein terms of [`super::spin_theta`]: `1 − g²`, `1 + g²`, `1 − g`, `2g` and
     /// `1 / (2g)` (0 when `g = 0`).
     pub hg: HenyeyGreenstein<F>,
+    /// `n / n_above`, the index ratio at the top face (Snell's law and the direction's
+    /// rescaling when a photon crosses upwards); 1 for the ambient media.
+    pub n_over_above: F,
+    /// `n / n_below`, the same at the bottom face.
+    pub n_over_below: F,
 }
 
 /// The per-layer constants of Henyey–Greenstein sampling (MCML's `SpinTheta`), computed once on
@@ -255,6 +260,9 @@ impl<F: McmlFloat> McmlParams<F> {
                     inv_mut: F::lit(inv_mut),
                     absorb_fraction: F::lit(absorb_fraction),
                     hg: HenyeyGreenstein::new(l.g),
+                    // Set below, once every layer's index is known.
+                    n_over_above: F::one(),
+                    n_over_below: F::one(),
                 };
             }
             z = z1;
@@ -263,6 +271,23 @@ impl<F: McmlFloat> McmlParams<F> {
             below.n = F::lit(n_below);
             below.z0 = F::lit(z);
             below.z1 = F::lit(z);
+        }
+        // Index ratios of every tissue layer's faces, in f64 from the inputs.
+        let n_of = |i: usize| match i {
+            0 => n_above,
+            i if i <= layers.len() => layers[i - 1].n,
+            _ => n_below,
+        };
+        for i in 0..=layers.len() + 1 {
+            if let Some(slot) = out.get_mut(i) {
+                let (up, down) = if i == 0 || i > layers.len() {
+                    (1.0, 1.0)
+                } else {
+                    (n_of(i) / n_of(i - 1), n_of(i) / n_of(i + 1))
+                };
+                slot.n_over_above = F::lit(up);
+                slot.n_over_below = F::lit(down);
+            }
         }
         // MCML's Rspecular: Fresnel at normal incidence, plus the glass layer's multiple
         // reflections when layer 1 is glass.

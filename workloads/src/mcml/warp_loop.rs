@@ -214,7 +214,7 @@ impl<F: McmlFloat> Kernel for McmlKernel<F> {
 
     fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
         match strategy {
-            Strategy::BranchDistribution => Ok(1),
+            Strategy::BranchDistribution | Strategy::BranchDistributionWithDynamicWork => Ok(1),
             other => BranchLoopKernel(self.0).passes(other),
         }
     }
@@ -233,6 +233,13 @@ impl<F: McmlFloat> Kernel for McmlKernel<F> {
                 warp,
                 DistributedBoundary(&self.0),
                 &Strategy::Baseline,
+                task,
+            )
+            .map(McmlProgram::Distributed),
+            Strategy::BranchDistributionWithDynamicWork => BranchLoopProgram::for_strategy(
+                warp,
+                DistributedBoundary(&self.0),
+                &Strategy::DynamicWorkAssignment,
                 task,
             )
             .map(McmlProgram::Distributed),
