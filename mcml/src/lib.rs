@@ -10,15 +10,19 @@
 //! Results are bitwise identical for any thread count: photon `i` draws from its own Philox
 //! stream and tallies are integers.
 
+pub mod batch;
 pub mod builtin;
 mod cfmt;
+pub mod limits;
 pub mod mci;
 pub mod mco;
 mod on_backend;
 mod result;
 mod runner;
 
-pub use mci::{McInput, MciError, MciErrorKind, OutputFormat, RunInput};
-pub use on_backend::{BATCH_PHOTONS, BackendRun, BackendRunError, run_on_backend};
+pub use mci::{McInput, MciError, MciErrorKind, OutputFormat, RunInput, RunLines};
+pub use on_backend::{
+    BATCH_PHOTONS, BackendRun, BackendRunError, run_on_backend, run_on_backend_streams,
+};
 pub use result::RunResult;
-pub use runner::{CHUNK_PHOTONS, RunError, run, run_with};
+pub use runner::{CHUNK_PHOTONS, RunError, Streams, run, run_streams, run_with};

@@ -237,6 +237,7 @@ fn arb_run() -> impl Strategy<Value = RunInput> {
                 layers,
                 n_below,
                 line: 0,
+                lines: Default::default(),
             },
         )
 }
