@@ -53,10 +53,16 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let out = a.out.clone().unwrap_or_else(|| {
-        PathBuf::from("target/results").join(if cfg!(feature = "cuda") { "cuda" } else { "cpu" })
+        PathBuf::from("target/results").join(if cfg!(feature = "cuda") {
+            "cuda"
+        } else {
+            "cpu"
+        })
     });
     let components: Vec<_> = out.components().map(|c| c.as_os_str().to_owned()).collect();
-    let in_docs = components.windows(2).any(|w| w[0] == "docs" && w[1] == "results");
+    let in_docs = components
+        .windows(2)
+        .any(|w| w[0] == "docs" && w[1] == "results");
     if in_docs && !a.refresh_docs {
         eprintln!(
             "error: --out {} rewrites the committed pages under docs/results; add --refresh-docs \

@@ -25,7 +25,7 @@ const WARP_LANES: u32 = 32;
 /// Longest name (in characters) quoted whole in an error message; longer ones are cut.
 const QUOTE_CHARS: usize = 80;
 
-/// `name` quoted for a message, cut to [`QUOTE_CHARS`] characters with its length appended
+/// `name` quoted for a message, cut to 80 characters with its length appended
 /// when longer: a 10 MB name gives a one-line error.
 pub fn quote_name(name: &str) -> String {
     if name.chars().count() <= QUOTE_CHARS {

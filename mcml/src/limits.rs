@@ -6,7 +6,8 @@
 //! normalisations are not finite (dr = 1e-300 squares to 0), and layers in which a photon makes
 //! no progress (µs = 1e300: every step is below the resolution of the position and the
 //! albedo rounds to 1, so the photon neither moves nor loses weight, forever). [`check_run`]
-//! refuses all of them with an [`InputError`] that names the value and the run.
+//! refuses all of them with a [`LimitError`] that names the value (the `.mci` file and line
+//! are added by [`crate::batch::plan`]).
 //!
 //! # The progress rule
 //!
@@ -295,7 +296,7 @@ fn check_progress<F: McmlFloat>(
         by_transport
     };
     let fail = |reason: String| Err(LimitError::NoProgress { layer, reason });
-    if !(estimate <= MAX_INTERACTIONS_PER_PHOTON) {
+    if estimate.is_nan() || estimate > MAX_INTERACTIONS_PER_PHOTON {
         return fail(format!(
             "a photon would need about {estimate:.3e} interactions (mua + mus = {mut_:e} /cm, \
              d = {:e} cm, mua / (mua + mus) = {fraction:.3e}{}); at most {MAX_INTERACTIONS_PER_PHOTON:e} \

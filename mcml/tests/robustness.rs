@@ -319,7 +319,8 @@ fn output_paths_are_checked_before_the_first_photon() {
         ..Default::default()
     };
     std::fs::create_dir(dir.join("sub")).unwrap();
-    let cases: [(&[&str], fn(&OutputError) -> bool); 3] = [
+    type Expect = fn(&OutputError) -> bool;
+    let cases: [(&[&str], Expect); 3] = [
         (&["sub"], |e| matches!(e, OutputError::IsDirectory(_))),
         (&["missing/x.mco"], |e| {
             matches!(e, OutputError::NotWritable { .. })
