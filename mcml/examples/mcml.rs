@@ -218,6 +218,24 @@ fn simulate_cuda(
     ))
 }
 
+/// A run's name in the header: its `.mco` for a file's run, which is written; the built-in's
+/// name otherwise, since nothing is written for it.
+fn run_label(from_file: bool, run: &RunInput, builtin: &str) -> String {
+    if from_file {
+        run.output_file.clone()
+    } else {
+        format!("{builtin} (built-in)")
+    }
+}
+
+fn threads_label(n: usize) -> String {
+    if n == 1 {
+        "1 thread".into()
+    } else {
+        format!("{n} threads")
+    }
+}
+
 fn main() -> ExitCode {
     match real_main() {
         Ok(()) => ExitCode::SUCCESS,
@@ -269,11 +287,7 @@ fn real_main() -> Result<(), DynError> {
     let simd_of_last: Cell<Option<f64>> = Cell::new(None);
     let on_gpu: RefCell<Option<String>> = RefCell::new(None);
     let simulate_one = |run: &PlannedRun| -> Result<RunResult, DynError> {
-        let name = if from_file {
-            run.input.output_file.clone()
-        } else {
-            format!("{} (built-in)", args.builtin)
-        };
+        let name = run_label(from_file, &run.input, &args.builtin);
         println!(
             "{name}: {} layers, {} photons, {}, seed {} (first stream {})",
             run.input.layers.len(),
@@ -319,10 +333,10 @@ fn real_main() -> Result<(), DynError> {
                 result.elapsed.as_secs_f64(),
             ),
             None => println!(
-                "  {:.0} photons/s ({:.3} s, {threads} thread{})",
+                "  {:.0} photons/s ({:.3} s, {})",
                 result.photons_per_second,
                 result.elapsed.as_secs_f64(),
-                if threads == 1 { "" } else { "s" }
+                threads_label(threads)
             ),
         }
         if let Some(eff) = simd_of_last.get() {
@@ -338,4 +352,39 @@ fn real_main() -> Result<(), DynError> {
     };
     run_planned(&planned, simulate_one, report)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("mcml").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_main_job_runs_in_f32_as_the_readme_quotes() {
+        let a = parse(&[]).unwrap();
+        assert!(!a.f64, "the default is f32");
+        assert!(!parse(&["--f32"]).unwrap().f64, "--f32 is still accepted");
+        assert!(parse(&["--f64"]).unwrap().f64);
+        assert!(parse(&["--f32", "--f64"]).is_err());
+    }
+
+    #[test]
+    fn header_names_no_file_for_a_built_in_and_counts_threads_in_english() {
+        let skin = reconverge_mcml::builtin::skin();
+        assert_eq!(run_label(false, &skin, "skin"), "skin (built-in)");
+        assert_eq!(run_label(true, &skin, "skin"), "skin.mco");
+        assert_eq!(threads_label(1), "1 thread");
+        assert_eq!(threads_label(2), "2 threads");
+    }
+
+    #[test]
+    fn bad_values_are_refused_while_parsing_arguments() {
+        assert!(parse(&["--threshold", "100"]).is_err());
+        assert!(parse(&["--cycle", "0:0"]).is_err());
+        let a = parse(&["--cycle", "3:1", "--threshold", "8"]).unwrap();
+        assert_eq!((a.cycle, a.threshold), ((3, 1), 8));
+    }
 }
