@@ -158,6 +158,17 @@ pub struct MciError {
     pub kind: MciErrorKind,
 }
 
+/// `text` as quoted in an error: whole up to 80 characters, else its first 80 and its length,
+/// so that a 10 MB token gives a short message.
+fn cut(text: &str) -> String {
+    let quoted = crate::batch::quote_name(text);
+    if text.chars().count() <= 80 {
+        text.to_string()
+    } else {
+        quoted
+    }
+}
+
 /// Data lines of a file: (1-based line number, fields, the raw data part when it held
 /// non-ASCII bytes).
 struct Lines {
@@ -252,7 +263,7 @@ impl Line<'_> {
         let v: i64 = tok.parse().map_err(|_| {
             self.err(MciErrorKind::Expected {
                 expected,
-                found: tok.to_string(),
+                found: cut(tok),
             })
         })?;
         if v < min || v > max {
@@ -265,7 +276,7 @@ impl Line<'_> {
             };
             return Err(self.err(MciErrorKind::Invalid {
                 what: expected.to_string(),
-                value: tok.to_string(),
+                value: cut(tok),
                 rule,
             }));
         }
@@ -278,13 +289,13 @@ impl Line<'_> {
             Ok(v) if v.is_finite() => Ok(v),
             _ => Err(self.err(MciErrorKind::Expected {
                 expected,
-                found: tok.to_string(),
+                found: cut(tok),
             })),
         }
     }
 
     fn invalid(&self, what: String, i: usize, rule: &'static str) -> MciError {
-        let value = self.fields.get(i).cloned().unwrap_or_default();
+        let value = self.fields.get(i).map(|f| cut(f)).unwrap_or_default();
         self.err(MciErrorKind::Invalid { what, value, rule })
     }
 }
@@ -311,7 +322,7 @@ pub fn parse_mci_bytes(bytes: &[u8], file: &str) -> Result<McInput, MciError> {
                 file: file.to_string(),
                 line: run.line,
                 kind: MciErrorKind::DuplicateOutput {
-                    name: run.output_file.clone(),
+                    name: cut(&run.output_file),
                     first_line: first.line,
                 },
             });

@@ -353,6 +353,19 @@ fn output_paths_are_checked_before_the_first_photon() {
     .to_string();
     assert!(msg.len() < 1000, "{} bytes", msg.len());
     assert!(quote_name(&"y".repeat(100)).ends_with("(100 bytes)"));
+    // The same for a 10 MB token inside an .mci file.
+    let huge = "9".repeat(10_000_000);
+    for text in [
+        mci_of(&[van_de_hulst()]).replace("vandehulst.mco", &huge),
+        mci_of(&[van_de_hulst()]).replace("50000", &format!("1{huge}")),
+        mci_of(&[van_de_hulst(), van_de_hulst()]).replace("vandehulst.mco", &huge),
+    ] {
+        let msg = match parse_mci(&text, "huge.mci") {
+            Ok(input) => plan::<f32>(&input.runs, &opts).unwrap_err().to_string(),
+            Err(e) => e.to_string(),
+        };
+        assert!(msg.len() < 1000, "{} bytes: {}", msg.len(), &msg[..200]);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
