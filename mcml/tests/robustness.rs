@@ -122,14 +122,14 @@ fn repeated_runs_se(runs: usize, photons: u64) -> (f64, f64) {
 fn standard_errors_from_repeated_runs_shrink_as_one_over_sqrt_n() {
     // Every run of a file used to draw the streams of seed 1 from photon 0: the runs were
     // identical and this standard error was 0.
-    let (m1, se1) = repeated_runs_se(20, 2_000);
-    let (m4, se4) = repeated_runs_se(20, 8_000);
-    eprintln!("Tt: {m1:.5} +- {se1:.5} (20 x 2000), {m4:.5} +- {se4:.5} (20 x 8000)");
+    let (m1, se1) = repeated_runs_se(40, 2_000);
+    let (m4, se4) = repeated_runs_se(40, 8_000);
+    eprintln!("Tt: {m1:.5} +- {se1:.5} (40 x 2000), {m4:.5} +- {se4:.5} (40 x 8000)");
     assert!(se1 > 0.0 && se4 > 0.0);
     // Photon weights are in [0, 1], so a run's variance is at most Tt (1 - Tt) / N.
-    assert!(se1 <= (m1 * (1.0 - m1) / 2_000.0 / 20.0).sqrt());
-    // 4x the photons: half the error. The ratio of two 19-degree-of-freedom estimates lies in
-    // [1, 4] with probability above 0.99.
+    assert!(se1 <= (m1 * (1.0 - m1) / 2_000.0 / 40.0).sqrt());
+    // 4x the photons: half the error. The ratio of two 39-degree-of-freedom estimates lies in
+    // [1, 4] with probability 0.99997.
     let ratio = se1 / se4;
     assert!(
         (1.0..=4.0).contains(&ratio),
