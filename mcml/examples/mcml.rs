@@ -1,11 +1,17 @@
 //! MCML photon simulation: `.mci` in, `.mco` out, MCML's own formats.
 //!
-//! With no arguments, runs the built-in 7-layer skin model on the CPU backend (warps emulated
-//! in lockstep) under the baseline strategy. `--backend cuda` (built with feature `cuda`) runs
-//! it on GPU 0 instead, in f32 (`--f32`), for the strategies that have compiled entry points. `--strategy` picks another divergence strategy,
+//! With no arguments, runs the built-in 7-layer skin model in f32 on the CPU backend (warps
+//! emulated in lockstep) under the baseline strategy; `--f64` runs it in f64. `--backend
+//! cuda` (built with feature `cuda`) runs it on GPU 0 instead (f32 only), for the strategies
+//! that have compiled entry points. `--strategy` picks another divergence strategy,
 //! `--strategy scalar` the plain per-photon loop. Prints Rsp, Rd, A, Tt, photons per second
 //! and the warps' SIMD efficiency; exits non-zero with the error message on bad input.
+//!
+//! Every run of an input is checked (values, grid, output files) before the first photon;
+//! each run's `.mco` is written as soon as it is done. Runs of one `.mci` file continue one
+//! sequence of random streams (see `reconverge_mcml::Streams`).
 
+use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -14,10 +20,13 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use reconverge_backend::Launch;
 use reconverge_cpu::CpuBackend;
+use reconverge_mcml::batch::{
+    PlanOptions, PlannedRun, parse_cycle, parse_threshold, plan, run_planned,
+};
 use reconverge_mcml::builtin::{BUILTIN_NAMES, builtin};
+use reconverge_mcml::limits::check_launch;
 use reconverge_mcml::mci::read_mci;
-use reconverge_mcml::mco::write_mco;
-use reconverge_mcml::{RunInput, RunResult, run_on_backend, run_with};
+use reconverge_mcml::{RunInput, RunResult, run_on_backend_streams, run_streams};
 use reconverge_transforms::{Decision, Strategy};
 use reconverge_workloads::mcml::McmlFloat;
 
@@ -67,18 +76,21 @@ struct Args {
     /// Write the .mco here (single-run inputs; an .mci's runs otherwise go to their own names).
     #[arg(long)]
     output: Option<PathBuf>,
-    /// Run in f32 instead of f64.
+    /// Run in f64 (the default is f32, as on the GPU).
+    #[arg(long, conflicts_with = "f32")]
+    f64: bool,
+    /// Run in f32 (the default; kept for older command lines).
     #[arg(long)]
     f32: bool,
     /// How warps run the photon loop.
     #[arg(long, value_enum, default_value = "baseline")]
     strategy: StrategyArg,
-    /// Majority vote's threshold (lanes of 32 that must want the boundary path).
-    #[arg(long, default_value_t = 16)]
+    /// Majority vote's threshold (lanes of 32 that must want the boundary path: 1 to 32).
+    #[arg(long, default_value = "16", value_parser = parse_threshold)]
     threshold: u32,
-    /// Round robin's duty cycle as `num_zeros:num_ones`.
-    #[arg(long, default_value = "1:1")]
-    cycle: String,
+    /// Round robin's duty cycle as `num_zeros:num_ones`, both at least 1.
+    #[arg(long, default_value = "1:1", value_parser = parse_cycle)]
+    cycle: (u32, u32),
     /// Threads per block of the (emulated) launch.
     #[arg(long, default_value_t = 128)]
     threads_per_block: u32,
@@ -93,16 +105,7 @@ struct Args {
 
 impl Args {
     fn strategy(&self) -> Result<Option<Strategy>, String> {
-        let (num_zeros, num_ones) = self
-            .cycle
-            .split_once(':')
-            .and_then(|(z, o)| Some((z.trim().parse().ok()?, o.trim().parse().ok()?)))
-            .ok_or_else(|| {
-                format!(
-                    "--cycle {:?}: expected num_zeros:num_ones, e.g. 3:1",
-                    self.cycle
-                )
-            })?;
+        let (num_zeros, num_ones) = self.cycle;
         Ok(match self.strategy {
             StrategyArg::Scalar => None,
             StrategyArg::Baseline => Some(Strategy::Baseline),
@@ -125,26 +128,29 @@ impl Args {
     }
 }
 
-/// Runs one input with the chosen strategy; returns MCML's result and the SIMD efficiency.
+type DynError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Runs one planned run with the chosen strategy; returns MCML's result and the SIMD
+/// efficiency.
 fn simulate<F: McmlFloat>(
     args: &Args,
-    run: &RunInput,
-    photons: u64,
+    run: &PlannedRun,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<(RunResult, Option<f64>), Box<dyn std::error::Error>> {
+) -> Result<(RunResult, Option<f64>), DynError> {
+    let photons = run.input.photons;
     match args.strategy()? {
         None => Ok((
-            run_with::<F>(run, photons, args.seed, Some(progress))?,
+            run_streams::<F>(&run.input, photons, run.streams, Some(progress))?,
             None,
         )),
         Some(strategy) => {
             let launch = Launch::new(args.threads_per_block, args.blocks.unwrap_or(64))?;
             let cpu = CpuBackend::new();
-            let out = run_on_backend::<F, _>(
+            let out = run_on_backend_streams::<F, _>(
                 &cpu,
-                run,
+                &run.input,
                 photons,
-                args.seed,
+                run.streams,
                 strategy,
                 launch,
                 Some(progress),
@@ -158,10 +164,9 @@ fn simulate<F: McmlFloat>(
 #[cfg(feature = "cuda")]
 fn simulate_cuda(
     args: &Args,
-    run: &RunInput,
-    photons: u64,
+    run: &PlannedRun,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<(RunResult, String), Box<dyn std::error::Error>> {
+) -> Result<(RunResult, String), DynError> {
     use reconverge_gpu::{CudaBackend, DeviceKernel, WarmUp};
     use reconverge_workloads::mcml::McmlKernel;
     let Some(strategy) = args.strategy()? else {
@@ -191,11 +196,11 @@ fn simulate_cuda(
         }
     };
     let launch = Launch::new(args.threads_per_block, blocks)?;
-    let out = run_on_backend::<f32, _>(
+    let out = run_on_backend_streams::<f32, _>(
         &gpu,
-        run,
-        photons,
-        args.seed,
+        &run.input,
+        run.input.photons,
+        run.streams,
         strategy,
         launch,
         Some(progress),
@@ -213,6 +218,24 @@ fn simulate_cuda(
     ))
 }
 
+/// A run's name in the header: its `.mco` for a file's run, which is written; the built-in's
+/// name otherwise, since nothing is written for it.
+fn run_label(from_file: bool, run: &RunInput, builtin: &str) -> String {
+    if from_file {
+        run.output_file.clone()
+    } else {
+        format!("{builtin} (built-in)")
+    }
+}
+
+fn threads_label(n: usize) -> String {
+    if n == 1 {
+        "1 thread".into()
+    } else {
+        format!("{n} threads")
+    }
+}
+
 fn main() -> ExitCode {
     match real_main() {
         Ok(()) => ExitCode::SUCCESS,
@@ -223,10 +246,10 @@ fn main() -> ExitCode {
     }
 }
 
-fn real_main() -> Result<(), Box<dyn std::error::Error>> {
+fn real_main() -> Result<(), DynError> {
     let args = Args::parse();
-    let (runs, from_file): (Vec<RunInput>, bool) = match &args.input {
-        Some(path) => (read_mci(path)?.runs, true),
+    let (runs, source, from_file): (Vec<RunInput>, String, bool) = match &args.input {
+        Some(path) => (read_mci(path)?.runs, path.display().to_string(), true),
         None => {
             let run = builtin(&args.builtin).ok_or_else(|| {
                 format!(
@@ -235,84 +258,133 @@ fn real_main() -> Result<(), Box<dyn std::error::Error>> {
                     BUILTIN_NAMES.join(", ")
                 )
             })?;
-            (vec![run], false)
+            (vec![run], format!("built-in {}", args.builtin), false)
         }
     };
-    if args.output.is_some() && runs.len() > 1 {
-        return Err("--output needs an input with a single run".into());
+    let f64 = args.f64;
+    if args.backend == BackendArg::Cuda && f64 {
+        return Err("--backend cuda runs MCML in f32 only: drop --f64".into());
     }
-    for run in &runs {
-        let photons = args.photons.unwrap_or(run.photons);
+    // Everything that can be refused is refused here, before the first photon.
+    args.strategy()?;
+    if let Some(blocks) = args.blocks {
+        check_launch(args.threads_per_block, blocks)?;
+    }
+    let options = PlanOptions {
+        source,
+        photons: args.photons,
+        seed: args.seed,
+        write_outputs: from_file,
+        output: args.output.clone(),
+    };
+    let planned = if f64 {
+        plan::<f64>(&runs, &options)?
+    } else {
+        plan::<f32>(&runs, &options)?
+    };
+    let threads = rayon::current_num_threads();
+    // Set by the simulation of a run and read by its report.
+    let simd_of_last: Cell<Option<f64>> = Cell::new(None);
+    let on_gpu: RefCell<Option<String>> = RefCell::new(None);
+    let simulate_one = |run: &PlannedRun| -> Result<RunResult, DynError> {
+        let name = run_label(from_file, &run.input, &args.builtin);
         println!(
-            "{}: {} layers, {} photons, seed {}",
-            run.output_file,
-            run.layers.len(),
-            photons,
-            args.seed
+            "{name}: {} layers, {} photons, {}, seed {} (first stream {})",
+            run.input.layers.len(),
+            run.input.photons,
+            if f64 { "f64" } else { "f32" },
+            run.streams.seed,
+            run.streams.first_photon,
         );
-        let bar = ProgressBar::new(photons);
+        let bar = ProgressBar::new(run.input.photons);
         bar.set_style(
             ProgressStyle::with_template("{bar:40} {pos}/{len} photons  {per_sec}  eta {eta}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar.enable_steady_tick(Duration::from_millis(200));
         let progress = |done: u64| bar.set_position(done);
-        #[allow(unused_mut)] // assigned only with feature `cuda`
-        let mut on_gpu: Option<String> = None;
-        let (result, simd) = match args.backend {
-            BackendArg::Cpu if args.f32 => simulate::<f32>(&args, run, photons, &progress)?,
-            BackendArg::Cpu => simulate::<f64>(&args, run, photons, &progress)?,
-            BackendArg::Cuda if !args.f32 => {
-                return Err("--backend cuda runs MCML in f32 only: add --f32".into());
-            }
+        let out = match args.backend {
+            BackendArg::Cpu if f64 => simulate::<f64>(&args, run, &progress),
+            BackendArg::Cpu => simulate::<f32>(&args, run, &progress),
             #[cfg(feature = "cuda")]
-            BackendArg::Cuda => {
-                let (result, device) = simulate_cuda(&args, run, photons, &progress)?;
-                on_gpu = Some(device);
+            BackendArg::Cuda => simulate_cuda(&args, run, &progress).map(|(result, device)| {
+                *on_gpu.borrow_mut() = Some(device);
                 (result, None)
-            }
+            }),
             #[cfg(not(feature = "cuda"))]
-            BackendArg::Cuda => {
-                return Err(
-                    "--backend cuda: this binary was built without feature `cuda` (cargo run --features cuda ...)".into(),
-                );
-            }
+            BackendArg::Cuda => Err(
+                "--backend cuda: this binary was built without feature `cuda` (cargo run --features cuda ...)".into(),
+            ),
         };
         bar.finish_and_clear();
+        let (result, simd) = out?;
+        simd_of_last.set(simd);
+        Ok(result)
+    };
+    let report = |_: &PlannedRun, result: &RunResult, written: Option<&std::path::Path>| {
         println!("  Rsp = {:.6}", result.rsp);
         println!("  Rd  = {:.6}", result.rd);
         println!("  A   = {:.6}", result.a);
         println!("  Tt  = {:.6}", result.tt);
-        match &on_gpu {
+        match on_gpu.borrow().as_ref() {
             Some(device) => println!(
                 "  {:.0} photons/s ({:.3} s on {device})",
                 result.photons_per_second,
                 result.elapsed.as_secs_f64(),
             ),
             None => println!(
-                "  {:.0} photons/s ({:.3} s, {} threads)",
+                "  {:.0} photons/s ({:.3} s, {})",
                 result.photons_per_second,
                 result.elapsed.as_secs_f64(),
-                rayon::current_num_threads()
+                threads_label(threads)
             ),
         }
-        if let Some(eff) = simd {
+        if let Some(eff) = simd_of_last.get() {
             println!(
                 "  SIMD efficiency {:.1}% ({:?})",
                 100.0 * eff,
                 args.strategy
             );
         }
-        let out = match &args.output {
-            Some(p) => Some(p.clone()),
-            None if from_file => Some(PathBuf::from(&run.output_file)),
-            None => None,
-        };
-        if let Some(path) = out {
-            std::fs::write(&path, write_mco(&result, result.elapsed.as_secs_f64()))
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        if let Some(path) = written {
             println!("  wrote {}", path.display());
         }
-    }
+    };
+    run_planned(&planned, simulate_one, report)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("mcml").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_main_job_runs_in_f32_as_the_readme_quotes() {
+        let a = parse(&[]).unwrap();
+        assert!(!a.f64, "the default is f32");
+        assert!(!parse(&["--f32"]).unwrap().f64, "--f32 is still accepted");
+        assert!(parse(&["--f64"]).unwrap().f64);
+        assert!(parse(&["--f32", "--f64"]).is_err());
+    }
+
+    #[test]
+    fn header_names_no_file_for_a_built_in_and_counts_threads_in_english() {
+        let skin = reconverge_mcml::builtin::skin();
+        assert_eq!(run_label(false, &skin, "skin"), "skin (built-in)");
+        assert_eq!(run_label(true, &skin, "skin"), "skin.mco");
+        assert_eq!(threads_label(1), "1 thread");
+        assert_eq!(threads_label(2), "2 threads");
+    }
+
+    #[test]
+    fn bad_values_are_refused_while_parsing_arguments() {
+        assert!(parse(&["--threshold", "100"]).is_err());
+        assert!(parse(&["--cycle", "0:0"]).is_err());
+        let a = parse(&["--cycle", "3:1", "--threshold", "8"]).unwrap();
+        assert_eq!((a.cycle, a.threshold), ((3, 1), 8));
+    }
 }

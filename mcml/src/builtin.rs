@@ -21,6 +21,7 @@ fn run(name: &str, photons: u64, grid: GridSpec, layers: Vec<LayerSpec>) -> RunI
         layers,
         n_below: 1.0,
         line: 0,
+        lines: Default::default(),
     }
 }
 

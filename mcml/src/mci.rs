@@ -2,7 +2,9 @@
 //!
 //! Reading rules, as MCML's `FindDataLine`/`CheckChar`: a line that is empty, blank or whose first
 //! non-blank character is `#` is skipped; text after `#` is a comment; characters other than
-//! printable ASCII, space and tab are dropped (so CRLF files read fine). Fields are separated by
+//! printable ASCII, space and tab are dropped (so CRLF files read fine), except on the output
+//! file name's line, where a non-ASCII byte is an error: MCML refuses such names, and dropping
+//! the bytes would write another file than the one named. Fields are separated by
 //! blanks and tabs; extra fields on a line are ignored (MCML reads them with `sscanf`).
 //!
 //! Stricter than MCML, on purpose: a field must be a whole number token (MCML's `sscanf` would
@@ -49,6 +51,44 @@ pub struct RunInput {
     pub n_below: f64,
     /// The line of the output file name in the source file (0 if not read from a file).
     pub line: usize,
+    /// The lines of the run's other values (all 0 if not read from a file).
+    pub lines: RunLines,
+}
+
+/// Where a run's values are in its `.mci` file: 1-based line numbers, 0 when unknown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RunLines {
+    /// The number of photons.
+    pub photons: usize,
+    /// `dz dr`.
+    pub grid_sizes: usize,
+    /// `nz nr na`.
+    pub grid_counts: usize,
+    /// The medium above.
+    pub n_above: usize,
+    /// Each layer's line (the first `layers.len()` entries).
+    pub layers: [usize; MAX_LAYERS],
+    /// The medium below.
+    pub n_below: usize,
+}
+
+impl RunLines {
+    /// The line holding `field`.
+    pub fn line(&self, field: crate::limits::Field) -> usize {
+        use crate::limits::Field;
+        match field {
+            Field::Photons => self.photons,
+            Field::GridSizes => self.grid_sizes,
+            Field::GridCounts => self.grid_counts,
+            Field::NAbove => self.n_above,
+            Field::Layer(k) => k
+                .checked_sub(1)
+                .and_then(|i| self.layers.get(i))
+                .copied()
+                .unwrap_or(0),
+            Field::NBelow => self.n_below,
+        }
+    }
 }
 
 impl RunInput {
@@ -118,9 +158,21 @@ pub struct MciError {
     pub kind: MciErrorKind,
 }
 
-/// Data lines of a file: (1-based line number, fields).
+/// `text` as quoted in an error: whole up to 80 characters, else its first 80 and its length,
+/// so that a 10 MB token gives a short message.
+fn cut(text: &str) -> String {
+    let quoted = crate::batch::quote_name(text);
+    if text.chars().count() <= 80 {
+        text.to_string()
+    } else {
+        quoted
+    }
+}
+
+/// Data lines of a file: (1-based line number, fields, the raw data part when it held
+/// non-ASCII bytes).
 struct Lines {
-    lines: Vec<(usize, Vec<String>)>,
+    lines: Vec<(usize, Vec<String>, Option<String>)>,
     pos: usize,
     end_line: usize,
     file: String,
@@ -139,8 +191,13 @@ impl Lines {
                 .collect();
             let data = clean.split('#').next().unwrap_or("");
             let fields: Vec<String> = data.split_ascii_whitespace().map(str::to_string).collect();
+            let raw_data = raw.split(|&b| b == b'#').next().unwrap_or(&[]);
+            let non_ascii = raw_data
+                .iter()
+                .any(|b| !b.is_ascii())
+                .then(|| String::from_utf8_lossy(raw_data).trim().to_string());
             if !fields.is_empty() {
-                lines.push((i + 1, fields));
+                lines.push((i + 1, fields, non_ascii));
             }
         }
         Self {
@@ -162,11 +219,12 @@ impl Lines {
     /// The next data line, or an end-of-file error naming what was expected.
     fn next(&mut self, expected: &'static str) -> Result<Line<'_>, MciError> {
         match self.lines.get(self.pos) {
-            Some((n, fields)) => {
+            Some((n, fields, non_ascii)) => {
                 self.pos += 1;
                 Ok(Line {
                     number: *n,
                     fields,
+                    non_ascii: non_ascii.as_deref(),
                     file: &self.file,
                 })
             }
@@ -178,6 +236,7 @@ impl Lines {
 struct Line<'a> {
     number: usize,
     fields: &'a [String],
+    non_ascii: Option<&'a str>,
     file: &'a str,
 }
 
@@ -204,7 +263,7 @@ impl Line<'_> {
         let v: i64 = tok.parse().map_err(|_| {
             self.err(MciErrorKind::Expected {
                 expected,
-                found: tok.to_string(),
+                found: cut(tok),
             })
         })?;
         if v < min || v > max {
@@ -217,7 +276,7 @@ impl Line<'_> {
             };
             return Err(self.err(MciErrorKind::Invalid {
                 what: expected.to_string(),
-                value: tok.to_string(),
+                value: cut(tok),
                 rule,
             }));
         }
@@ -230,13 +289,13 @@ impl Line<'_> {
             Ok(v) if v.is_finite() => Ok(v),
             _ => Err(self.err(MciErrorKind::Expected {
                 expected,
-                found: tok.to_string(),
+                found: cut(tok),
             })),
         }
     }
 
     fn invalid(&self, what: String, i: usize, rule: &'static str) -> MciError {
-        let value = self.fields.get(i).cloned().unwrap_or_default();
+        let value = self.fields.get(i).map(|f| cut(f)).unwrap_or_default();
         self.err(MciErrorKind::Invalid { what, value, rule })
     }
 }
@@ -246,7 +305,8 @@ pub fn parse_mci(text: &str, file: &str) -> Result<McInput, MciError> {
     parse_mci_bytes(text.as_bytes(), file)
 }
 
-/// Parses `.mci` bytes (any bytes: non-printable ones are dropped as MCML does).
+/// Parses `.mci` bytes (any bytes: non-printable ones are dropped as MCML does, and a
+/// non-ASCII byte in an output file name is refused).
 pub fn parse_mci_bytes(bytes: &[u8], file: &str) -> Result<McInput, MciError> {
     let mut lines = Lines::new(bytes, file);
     lines.next("the file version")?;
@@ -262,7 +322,7 @@ pub fn parse_mci_bytes(bytes: &[u8], file: &str) -> Result<McInput, MciError> {
                 file: file.to_string(),
                 line: run.line,
                 kind: MciErrorKind::DuplicateOutput {
-                    name: run.output_file.clone(),
+                    name: cut(&run.output_file),
                     first_line: first.line,
                 },
             });
@@ -273,9 +333,21 @@ pub fn parse_mci_bytes(bytes: &[u8], file: &str) -> Result<McInput, MciError> {
 }
 
 fn parse_run(lines: &mut Lines) -> Result<RunInput, MciError> {
+    let mut at = RunLines::default();
     let (output_file, format, line) = {
         let l = lines.next("the output file name and format")?;
         let name = l.field(0, "the output file name")?.to_string();
+        // Elsewhere a non-ASCII byte is dropped as MCML drops it; in a file name that would
+        // write another file than the one named (`résumé.mco` as `rsum.mco`).
+        if let Some(raw) = l.non_ascii {
+            return Err(l.err(MciErrorKind::Invalid {
+                what: "the output file name".into(),
+                value: crate::batch::quote_name(raw.split_whitespace().next().unwrap_or(raw))
+                    .trim_matches('"')
+                    .to_string(),
+                rule: "ASCII (MCML accepts ASCII file names only)",
+            }));
+        }
         let format = match l.fields.get(1).map(String::as_str) {
             Some(f) if f.starts_with('B') || f.starts_with('b') => OutputFormat::Binary,
             _ => OutputFormat::Ascii,
@@ -284,10 +356,12 @@ fn parse_run(lines: &mut Lines) -> Result<RunInput, MciError> {
     };
     let photons = {
         let l = lines.next("the number of photons")?;
+        at.photons = l.number;
         l.int(0, "the number of photons", 1, i64::MAX)? as u64
     };
     let (dz, dr) = {
         let l = lines.next("dz and dr")?;
+        at.grid_sizes = l.number;
         let dz = l.float(0, "dz (cm)")?;
         let dr = l.float(1, "dr (cm)")?;
         if dz <= 0.0 {
@@ -300,6 +374,7 @@ fn parse_run(lines: &mut Lines) -> Result<RunInput, MciError> {
     };
     let (nz, nr, na) = {
         let l = lines.next("nz, nr and na")?;
+        at.grid_counts = l.number;
         (
             l.int(0, "nz", 1, SHORT_MAX)? as u32,
             l.int(1, "nr", 1, SHORT_MAX)? as u32,
@@ -312,6 +387,7 @@ fn parse_run(lines: &mut Lines) -> Result<RunInput, MciError> {
     };
     let n_above = {
         let l = lines.next("the refractive index of the medium above")?;
+        at.n_above = l.number;
         let n = l.float(0, "the refractive index of the medium above")?;
         if n <= 0.0 {
             return Err(l.invalid("n of the medium above".into(), 0, "> 0"));
@@ -321,6 +397,9 @@ fn parse_run(lines: &mut Lines) -> Result<RunInput, MciError> {
     let mut layers = Vec::with_capacity(num_layers);
     for i in 1..=num_layers {
         let l = lines.next("a layer line: n mua mus g d")?;
+        if let Some(slot) = at.layers.get_mut(i - 1) {
+            *slot = l.number;
+        }
         let spec = LayerSpec {
             n: l.float(0, "the layer's refractive index n")?,
             mua: l.float(1, "the layer's mua (1/cm)")?,
@@ -347,6 +426,7 @@ fn parse_run(lines: &mut Lines) -> Result<RunInput, MciError> {
     }
     let n_below = {
         let l = lines.next("the refractive index of the medium below")?;
+        at.n_below = l.number;
         let n = l.float(0, "the refractive index of the medium below")?;
         if n <= 0.0 {
             return Err(l.invalid("n of the medium below".into(), 0, "> 0"));
@@ -362,6 +442,7 @@ fn parse_run(lines: &mut Lines) -> Result<RunInput, MciError> {
         layers,
         n_below,
         line,
+        lines: at,
     })
 }
 

@@ -6,7 +6,8 @@ use reconverge_backend::{Backend, BackendError, Counters, Launch};
 use reconverge_transforms::Strategy;
 use reconverge_workloads::mcml::{McmlFloat, McmlKernel, McmlLoop};
 
-use crate::{RunError, RunInput, RunResult};
+use crate::limits::{check_launch, check_run, zeroed_tally};
+use crate::{RunError, RunInput, RunResult, Streams};
 
 /// Photons of the first backend call. Each call is one launch (on the GPU) or one parallel pass
 /// (on the CPU); between calls the driver reports progress. Any batch size gives the same
@@ -80,9 +81,40 @@ where
     F: McmlFloat,
     B: Backend<McmlKernel<F>>,
 {
+    run_on_backend_streams::<F, B>(
+        backend,
+        input,
+        photons,
+        Streams::new(seed),
+        strategy,
+        launch,
+        progress,
+    )
+}
+
+/// [`run_on_backend`] on the streams `streams` (see [`Streams`]). The input and the launch
+/// size are checked ([`crate::limits`]) before any work.
+pub fn run_on_backend_streams<F, B>(
+    backend: &B,
+    input: &RunInput,
+    photons: u64,
+    streams: Streams,
+    strategy: Strategy,
+    launch: Launch,
+    progress: Option<&dyn Fn(u64)>,
+) -> Result<BackendRun, BackendRunError>
+where
+    F: McmlFloat,
+    B: Backend<McmlKernel<F>>,
+{
+    let mut checked = input.clone();
+    checked.photons = photons;
+    check_run::<F>(&checked).map_err(RunError::from)?;
+    check_launch(launch.threads_per_block, launch.blocks).map_err(RunError::from)?;
     let params = input.params::<F>().map_err(RunError::Params)?;
     let layout = params.layout();
-    let mut tally = vec![0u64; layout.len()];
+    let mut tally = zeroed_tally(layout).map_err(RunError::from)?;
+    let Streams { seed, first_photon } = streams;
     let mut counters: Option<Counters> = None;
     let mut kernel_time = Duration::ZERO;
     let started = Instant::now();
@@ -94,7 +126,7 @@ where
         let kernel = McmlKernel(McmlLoop {
             params,
             seed,
-            first_photon: done,
+            first_photon: first_photon.wrapping_add(done),
         });
         // `batch` is at most MAX_BATCH_PHOTONS, below u32::MAX.
         let items = u32::try_from(batch).unwrap_or(u32::MAX);
@@ -119,10 +151,8 @@ where
             p(done);
         }
     }
-    let mut input = input.clone();
-    input.photons = photons;
     let result = RunResult::from_tally(
-        input,
+        checked,
         photons,
         seed,
         params.rsp.as_f64(),

@@ -145,6 +145,7 @@ fn builtins_print_and_parse_back() {
 fn strip_lines(mut m: McInput) -> McInput {
     for r in &mut m.runs {
         r.line = 0;
+        r.lines = Default::default();
     }
     m
 }
@@ -196,13 +197,23 @@ fn mco_round_trip_of_rat() {
     assert!(read_mco_rat("RAT\n0.1\nx\n").is_err());
 }
 
+/// A positive number of any magnitude MCML's parser accepts (subnormal to 1e300), or an
+/// ordinary one: the printer must keep every bit of both.
+fn wide(ordinary: std::ops::Range<f64>) -> impl Strategy<Value = f64> {
+    prop_oneof![
+        ordinary,
+        (-320i32..300, 1.0f64..10.0).prop_map(|(e, m)| m * 10f64.powi(e)),
+    ]
+    .prop_filter("positive and finite", |x| *x > 0.0 && x.is_finite())
+}
+
 fn arb_layer() -> impl Strategy<Value = LayerSpec> {
     (
-        0.1f64..3.0,
-        0.0f64..100.0,
-        0.0f64..1000.0,
-        0.0f64..=1.0,
-        0.0f64..1e8,
+        wide(0.1..3.0),
+        prop_oneof![Just(0.0), wide(0.0..100.0)],
+        prop_oneof![Just(0.0), wide(0.0..1000.0)],
+        prop_oneof![0.0f64..=1.0, Just(1.0), Just(0.0)],
+        prop_oneof![Just(0.0), wide(0.0..1e8)],
     )
         .prop_map(|(n, mua, mus, g, d)| LayerSpec { n, mua, mus, g, d })
 }
@@ -213,15 +224,15 @@ fn arb_run() -> impl Strategy<Value = RunInput> {
         any::<bool>(),
         1u64..i64::MAX as u64,
         (
-            1e-6f64..10.0,
-            1e-6f64..10.0,
+            wide(1e-6..10.0),
+            wide(1e-6..10.0),
             1u32..=32767,
             1u32..=32767,
             1u32..=32767,
         ),
-        0.1f64..3.0,
+        wide(0.1..3.0),
         proptest::collection::vec(arb_layer(), 1..=16),
-        0.1f64..3.0,
+        wide(0.1..3.0),
     )
         .prop_map(
             |(name, b, photons, (dz, dr, nz, nr, na), n_above, layers, n_below)| RunInput {
@@ -237,6 +248,7 @@ fn arb_run() -> impl Strategy<Value = RunInput> {
                 layers,
                 n_below,
                 line: 0,
+                lines: Default::default(),
             },
         )
 }
