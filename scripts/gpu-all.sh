@@ -43,14 +43,18 @@ for v in after before; do
         RECONVERGE_GPU_CUBIN= ptxas -arch=sm_90 "$dev/before/kernels.ptx" -o "$bcubin" 2>/dev/null
         export RECONVERGE_GPU_CUBIN="$bcubin"
     fi
+    # The fastest strategy (branch distribution over dynamic work) exists after this work only.
+    strategies=("dynamic" "baseline")
+    [[ $v == after ]] && strategies=("branch-distribution --dynamic-work" "dynamic" "baseline")
     for input in skin slab; do
-        for strategy in dynamic baseline; do
+        for strategy in "${strategies[@]}"; do
             t0=$(date +%s.%N)
+            # shellcheck disable=SC2086 # the strategy's flags split on purpose
             line=$(timeout 120 "$bin" --backend cuda --f32 --strategy $strategy --builtin $input \
                 --photons 100000000 2>&1 | grep "kernel time")
             t1=$(date +%s.%N)
             k=$(sed -n 's/.*kernel time \([0-9.]*\) s.*/\1/p' <<< "$line")
-            printf "%s\t%s\t%s\t100000000\t%s\t%s\n" $v $input $strategy \
+            printf "%s\t%s\t%s\t100000000\t%s\t%s\n" $v $input "${strategy// /_}" \
                 "$(python3 -c "print(f'{$t1 - $t0:.3f}')")" "$k" >> "$out/mcml/whole-process.tsv"
         done
     done
@@ -58,24 +62,26 @@ done
 export RECONVERGE_GPU_CUBIN="$cubin"
 column -t "$out/mcml/whole-process.tsv"
 if command -v ncu > /dev/null; then
-    echo "== where MCML's time goes: ncu on mcml_dynamic, skin, 10^7 photons"
+    # The fastest kernel: branch distribution over dynamic work assignment.
+    kernel=mcml_distribution_dynamic
+    run=(--backend cuda --f32 --strategy branch-distribution --dynamic-work --builtin skin)
+    echo "== where MCML's time goes: ncu on $kernel, skin, 10^7 photons"
     n=10000000
     "$dev/mcml_bench" --count-steps $n --inputs skin > "$out/mcml/steps.txt"
-    timeout 300 ncu --kernel-name mcml_dynamic --launch-skip 1 --csv \
+    timeout 300 ncu --kernel-name $kernel --launch-skip 1 --csv \
         --metrics smsp__thread_inst_executed.sum,smsp__inst_executed.sum \
-        "$dev/mcml" --backend cuda --f32 --strategy dynamic --builtin skin --photons $n \
-        > "$out/mcml/ncu-sum.csv" 2>&1
+        "$dev/mcml" "${run[@]}" --photons $n > "$out/mcml/ncu-sum.csv" 2>&1
     # The last launch of that run is the largest (batches grow 8-fold): profile it in full.
     last=$(grep -c '"smsp__inst_executed.sum"' "$out/mcml/ncu-sum.csv")
-    timeout 300 ncu --kernel-name mcml_dynamic --launch-skip "$last" --launch-count 1 --set full \
-        --import-source no -o "$out/mcml/dynamic" \
-        "$dev/mcml" --backend cuda --f32 --strategy dynamic --builtin skin --photons $n > /dev/null 2>&1
-    ncu -i "$out/mcml/dynamic.ncu-rep" --page details --print-units base > "$out/mcml/ncu-details.txt"
-    ncu -i "$out/mcml/dynamic.ncu-rep" --page source --csv --print-source sass > "$out/mcml/ncu-source.csv"
+    timeout 300 ncu --kernel-name $kernel --launch-skip "$last" --launch-count 1 --set full \
+        --import-source no -o "$out/mcml/fastest" "$dev/mcml" "${run[@]}" --photons $n \
+        > /dev/null 2>&1
+    ncu -i "$out/mcml/fastest.ncu-rep" --page details --print-units base > "$out/mcml/ncu-details.txt"
+    ncu -i "$out/mcml/fastest.ncu-rep" --page source --csv --print-source sass > "$out/mcml/ncu-source.csv"
     python3 "$root/scripts/ncu-where-time-goes.py" "$out/mcml/ncu-details.txt" \
         "$out/mcml/ncu-source.csv" "$out/mcml/ncu-sum.csv" "$out/mcml/steps.txt" \
         > "$out/mcml/where-time-goes-h100.md" && head -3 "$out/mcml/where-time-goes-h100.md"
-    rm -f "$out/mcml/dynamic.ncu-rep" "$out/mcml/ncu-source.csv"
+    rm -f "$out/mcml/fastest.ncu-rep" "$out/mcml/ncu-source.csv"
 fi
 # One archive per folder: the device tool brings back a handful of files per run.
 tar -czf "$out/mcml.tar.gz" -C "$out" mcml && rm -rf "$out/mcml"

@@ -85,6 +85,11 @@ struct Args {
     /// How warps run the photon loop.
     #[arg(long, value_enum, default_value = "baseline")]
     strategy: StrategyArg,
+    /// Feed the lanes by dynamic work assignment under a branch strategy (majority-vote,
+    /// round-robin*, branch-distribution): seed 002's MCML setting. On an H100 the fastest
+    /// GPU run is `--strategy branch-distribution --dynamic-work`.
+    #[arg(long)]
+    dynamic_work: bool,
     /// Majority vote's threshold (lanes of 32 that must want the boundary path: 1 to 32).
     #[arg(long, default_value = "16", value_parser = parse_threshold)]
     threshold: u32,
@@ -106,19 +111,31 @@ struct Args {
 impl Args {
     fn strategy(&self) -> Result<Option<Strategy>, String> {
         let (num_zeros, num_ones) = self.cycle;
+        let delaying = |decision| {
+            if self.dynamic_work {
+                Strategy::IterationDelayingWithDynamicWork(decision)
+            } else {
+                Strategy::IterationDelaying(decision)
+            }
+        };
+        if self.dynamic_work && self.strategy == StrategyArg::Scalar {
+            return Err("--dynamic-work needs a warp strategy, not --strategy scalar".into());
+        }
         Ok(match self.strategy {
             StrategyArg::Scalar => None,
+            StrategyArg::Baseline if self.dynamic_work => Some(Strategy::DynamicWorkAssignment),
             StrategyArg::Baseline => Some(Strategy::Baseline),
             StrategyArg::Dynamic => Some(Strategy::DynamicWorkAssignment),
-            StrategyArg::BranchDistribution => Some(Strategy::BranchDistribution),
-            StrategyArg::MajorityVote => {
-                Some(Strategy::IterationDelaying(Decision::MajorityVote {
-                    threshold: self.threshold,
-                    stop_when_a_lane_finishes: true,
-                }))
+            StrategyArg::BranchDistribution if self.dynamic_work => {
+                Some(Strategy::BranchDistributionWithDynamicWork)
             }
+            StrategyArg::BranchDistribution => Some(Strategy::BranchDistribution),
+            StrategyArg::MajorityVote => Some(delaying(Decision::MajorityVote {
+                threshold: self.threshold,
+                stop_when_a_lane_finishes: true,
+            })),
             StrategyArg::RoundRobin | StrategyArg::RoundRobinIdleRemoval => {
-                Some(Strategy::IterationDelaying(Decision::RoundRobin {
+                Some(delaying(Decision::RoundRobin {
                     num_zeros,
                     num_ones,
                     remove_idle: self.strategy == StrategyArg::RoundRobinIdleRemoval,
