@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Everything reconverge measures on a GPU, in one run (about 6 minutes on an H100), from the
+# Everything reconverge measures on a GPU, in one run (about 15 minutes on an H100; PARTS="check
+# mcml" and PARTS="profile reproduce benches" split it in two under 10 minutes each), from the
 # binaries scripts/build-device.sh put in .device/. Writes into OUTDIR (default ./gpu-results):
 #   device-check.tar.gz  the device check (GPU = CPU bitwise for every workload x strategy,
 #                        occupancy calculator = driver, compute-sanitizer, MCML photons/s)
@@ -15,13 +16,19 @@ dev="$root/.device"
 out="${1:-$root/gpu-results}"
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
+# PARTS picks what to run (a device call has a time limit): default all of them.
+parts=" ${PARTS:-check mcml profile reproduce benches} "
+want() { [[ "$parts" == *" $1 "* ]]; }
 
+if want check; then
 echo "== device check"
 mkdir -p "$out/check"
 OUT="$out/check" BUDGET=200 SANITIZE_TIMEOUT=40 bash "$dev/device-check.sh" > "$out/check/full.log" 2>&1
 grep -E "SUMMARY|DEVICE CHECK|sanitizer|occupancy prediction" "$out/check/full.log"
 tar -czf "$out/device-check.tar.gz" -C "$out" check && rm -rf "$out/check"
+fi
 
+if want mcml; then
 echo "== MCML throughput, 10^8 photons per strategy"
 "$dev/mcml_bench" --backend cuda --photons 100000000 --out "$out/mcml" 2>&1 | grep photons/s
 if [[ -x "$dev/before/mcml_bench" ]]; then
@@ -60,22 +67,26 @@ for v in after before; do
     done
 done
 export RECONVERGE_GPU_CUBIN="$cubin"
-column -t "$out/mcml/whole-process.tsv"
-if command -v ncu > /dev/null; then
+[[ -f "$dev/before/REV" ]] && cp "$dev/before/REV" "$out/mcml/before/REV"
+python3 "$root/scripts/mcml-before-after.py" "$out/mcml" > "$out/mcml/mcml-before-after-h100.md"
+cat "$out/mcml/mcml-before-after-h100.md"
+fi
+
+if want profile && command -v ncu > /dev/null; then
+    mkdir -p "$out/mcml"
     # The fastest kernel: branch distribution over dynamic work assignment.
     kernel=mcml_distribution_dynamic
-    run=(--backend cuda --f32 --strategy branch-distribution --dynamic-work --builtin skin)
-    echo "== where MCML's time goes: ncu on $kernel, skin, 10^7 photons"
     n=10000000
+    # One batch: the same single launch (after the warm-up) in both profiler runs.
+    run=(--backend cuda --f32 --strategy branch-distribution --dynamic-work --builtin skin
+        --photons $n --batch-photons $n)
+    echo "== where MCML's time goes: ncu on $kernel, skin, 10^7 photons"
     "$dev/mcml_bench" --count-steps $n --inputs skin > "$out/mcml/steps.txt"
     timeout 300 ncu --kernel-name $kernel --launch-skip 1 --csv \
         --metrics smsp__thread_inst_executed.sum,smsp__inst_executed.sum \
-        "$dev/mcml" "${run[@]}" --photons $n > "$out/mcml/ncu-sum.csv" 2>&1
-    # The last launch of that run is the largest (batches grow 8-fold): profile it in full.
-    last=$(grep -c '"smsp__inst_executed.sum"' "$out/mcml/ncu-sum.csv")
-    timeout 300 ncu --kernel-name $kernel --launch-skip "$last" --launch-count 1 --set full \
-        --import-source no -o "$out/mcml/fastest" "$dev/mcml" "${run[@]}" --photons $n \
-        > /dev/null 2>&1
+        "$dev/mcml" "${run[@]}" > "$out/mcml/ncu-sum.csv" 2>&1
+    timeout 300 ncu --kernel-name $kernel --launch-skip 1 --launch-count 1 --set full \
+        --import-source no -o "$out/mcml/fastest" "$dev/mcml" "${run[@]}" > /dev/null 2>&1
     ncu -i "$out/mcml/fastest.ncu-rep" --page details --print-units base > "$out/mcml/ncu-details.txt"
     ncu -i "$out/mcml/fastest.ncu-rep" --page source --csv --print-source sass > "$out/mcml/ncu-source.csv"
     python3 "$root/scripts/ncu-where-time-goes.py" "$out/mcml/ncu-details.txt" \
@@ -84,15 +95,17 @@ if command -v ncu > /dev/null; then
     rm -f "$out/mcml/fastest.ncu-rep" "$out/mcml/ncu-source.csv"
 fi
 # One archive per folder: the device tool brings back a handful of files per run.
-tar -czf "$out/mcml.tar.gz" -C "$out" mcml && rm -rf "$out/mcml"
+if [[ -d "$out/mcml" ]]; then
+    tar -czf "$out/mcml.tar.gz" -C "$out" mcml && rm -rf "$out/mcml"
+fi
 
-if [[ -x "$dev/reproduce" ]]; then
+if want reproduce && [[ -x "$dev/reproduce" ]]; then
     echo "== the papers' experiments"
     timeout 300 "$dev/reproduce" --out "$out/results" 2>&1 | tail -20
     tar -czf "$out/results.tar.gz" -C "$out" results && rm -rf "$out/results"
 fi
 
-for b in seed002_iteration_delaying seed002_branch_distribution; do
+want benches && for b in seed002_iteration_delaying seed002_branch_distribution; do
     echo "== criterion bench $b (CUDA backend)"
     timeout 120 "$dev/bench_$b" --bench --warm-up-time 0.3 --measurement-time 1 > "$out/bench-$b.txt" 2>&1
     grep -E "time:" "$out/bench-$b.txt" | head -8

@@ -26,7 +26,7 @@ use reconverge_mcml::batch::{
 use reconverge_mcml::builtin::{BUILTIN_NAMES, builtin};
 use reconverge_mcml::limits::check_launch;
 use reconverge_mcml::mci::read_mci;
-use reconverge_mcml::{RunInput, RunResult, run_on_backend_streams, run_streams};
+use reconverge_mcml::{Batching, RunInput, RunResult, run_on_backend_streams, run_streams};
 use reconverge_transforms::{Decision, Strategy};
 use reconverge_workloads::mcml::McmlFloat;
 
@@ -99,6 +99,10 @@ struct Args {
     /// Threads per block of the (emulated) launch.
     #[arg(long, default_value_t = 128)]
     threads_per_block: u32,
+    /// Photons per backend call (GPU launch), 1 to 2^30. Default: adaptive, about half a
+    /// second per call. The result is the same bit for bit either way.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    batch_photons: Option<u64>,
     /// Blocks of the launch: persistent threads, each running many photons. Default: 64 on
     /// the CPU; on the GPU, as many as are resident at once (SMs x blocks per SM).
     #[arg(long)]
@@ -109,6 +113,10 @@ struct Args {
 }
 
 impl Args {
+    fn batching(&self) -> Batching {
+        self.batch_photons.map_or(Batching::Adaptive, Batching::Fixed)
+    }
+
     fn strategy(&self) -> Result<Option<Strategy>, String> {
         let (num_zeros, num_ones) = self.cycle;
         let delaying = |decision| {
@@ -170,6 +178,7 @@ fn simulate<F: McmlFloat>(
                 run.streams,
                 strategy,
                 launch,
+                args.batching(),
                 Some(progress),
             )?;
             Ok((out.result, out.counters.map(|c| c.simd_efficiency())))
@@ -220,6 +229,7 @@ fn simulate_cuda(
         run.streams,
         strategy,
         launch,
+        args.batching(),
         Some(progress),
     )?;
     let d = gpu.gpu().device();

@@ -386,7 +386,8 @@ fn render(rows: &[Row], device: &str, tag: &str) -> (String, String) {
         );
         let _ = writeln!(
             csv,
-            "{},{},{},{:.1},{},{:.4},{},{},{},{},{}",
+            // Labels hold commas ("iteration delaying, majority vote 16"): quoted, as RFC 4180 says.
+            "{},\"{}\",{},{:.1},{},{:.4},{},{},{},{},{}",
             r.input,
             r.strategy,
             r.photons,

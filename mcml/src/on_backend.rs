@@ -24,6 +24,19 @@ const MAX_BATCH_PHOTONS: u64 = 1 << 30;
 /// of photons per second) and a GPU (hundreds of millions).
 const BATCH_SECONDS: f64 = 0.5;
 
+/// How a run is cut into backend calls (launches on a GPU). Any batching gives the same
+/// tallies, bit for bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Batching {
+    /// The first batch of [`BATCH_PHOTONS`], later ones sized to take about half a second each
+    /// (progress reports at that pace on any backend, and few launch tails on a GPU).
+    #[default]
+    Adaptive,
+    /// Batches of this many photons (at least 1, at most 2^30), the last one shorter: the same
+    /// launches on every run, as a profiler that picks a launch by its index needs.
+    Fixed(u64),
+}
+
 /// The next batch size after a batch of `batch` photons took `elapsed`: aimed at
 /// [`BATCH_SECONDS`], growing at most 8-fold and shrinking at most 2-fold per batch.
 fn next_batch(batch: u64, elapsed: Duration) -> u64 {
@@ -88,12 +101,13 @@ where
         Streams::new(seed),
         strategy,
         launch,
+        Batching::Adaptive,
         progress,
     )
 }
 
-/// [`run_on_backend`] on the streams `streams` (see [`Streams`]). The input and the launch
-/// size are checked ([`crate::limits`]) before any work.
+/// [`run_on_backend`] on the streams `streams` (see [`Streams`]), in batches as `batching`
+/// says. The input and the launch size are checked ([`crate::limits`]) before any work.
 pub fn run_on_backend_streams<F, B>(
     backend: &B,
     input: &RunInput,
@@ -101,6 +115,7 @@ pub fn run_on_backend_streams<F, B>(
     streams: Streams,
     strategy: Strategy,
     launch: Launch,
+    batching: Batching,
     progress: Option<&dyn Fn(u64)>,
 ) -> Result<BackendRun, BackendRunError>
 where
@@ -119,7 +134,10 @@ where
     let mut kernel_time = Duration::ZERO;
     let started = Instant::now();
     let mut done = 0u64;
-    let mut batch_size = BATCH_PHOTONS;
+    let mut batch_size = match batching {
+        Batching::Adaptive => BATCH_PHOTONS,
+        Batching::Fixed(n) => n.clamp(1, MAX_BATCH_PHOTONS),
+    };
     while done < photons {
         let batch = (photons - done).min(batch_size);
         let batch_started = Instant::now();
@@ -146,7 +164,9 @@ where
         }
         kernel_time += run.pass_times.iter().sum::<Duration>();
         done += batch;
-        batch_size = next_batch(batch_size, batch_started.elapsed());
+        if batching == Batching::Adaptive {
+            batch_size = next_batch(batch_size, batch_started.elapsed());
+        }
         if let Some(p) = progress {
             p(done);
         }
