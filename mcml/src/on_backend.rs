@@ -108,6 +108,9 @@ where
 
 /// [`run_on_backend`] on the streams `streams` (see [`Streams`]), in batches as `batching`
 /// says. The input and the launch size are checked ([`crate::limits`]) before any work.
+// Each argument is an independent choice of the caller's (what, how much, which streams, which
+// strategy, which launch, which batches, what progress); a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
 pub fn run_on_backend_streams<F, B>(
     backend: &B,
     input: &RunInput,

@@ -310,11 +310,10 @@ impl RngCore for StreamRng {
         out
     }
 
+    /// Two draws, the first in the low half (as `Mwc64` and `Philox4x32`).
     #[inline]
     fn next_u64(&mut self) -> u64 {
-        let lo = u64::from(self.next_u32());
-        let hi = u64::from(self.next_u32());
-        (hi << 32) | lo
+        rand_core::impls::next_u64_via_u32(self)
     }
 
     fn fill_bytes(&mut self, dst: &mut [u8]) {

@@ -229,20 +229,17 @@ impl<F: McmlFloat> Kernel for McmlKernel<F> {
     ) -> Result<McmlProgram<'k, W, F>, StrategyError> {
         check_pass(pass, 1)?;
         match strategy {
-            Strategy::BranchDistribution => BranchLoopProgram::for_strategy(
-                warp,
-                DistributedBoundary(&self.0),
-                &Strategy::Baseline,
-                task,
-            )
-            .map(McmlProgram::Distributed),
-            Strategy::BranchDistributionWithDynamicWork => BranchLoopProgram::for_strategy(
-                warp,
-                DistributedBoundary(&self.0),
-                &Strategy::DynamicWorkAssignment,
-                task,
-            )
-            .map(McmlProgram::Distributed),
+            Strategy::BranchDistribution | Strategy::BranchDistributionWithDynamicWork => {
+                // The distributed boundary is the workload's; how lanes get photons is the
+                // loop program's.
+                let lanes = if *strategy == Strategy::BranchDistribution {
+                    Strategy::Baseline
+                } else {
+                    Strategy::DynamicWorkAssignment
+                };
+                BranchLoopProgram::for_strategy(warp, DistributedBoundary(&self.0), &lanes, task)
+                    .map(McmlProgram::Distributed)
+            }
             other => BranchLoopProgram::for_strategy(warp, &self.0, other, task)
                 .map(McmlProgram::AsWritten),
         }
