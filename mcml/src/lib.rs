@@ -16,7 +16,7 @@
 //!
 //! # Seeds across runs
 //!
-//! Photon `i` of a run draws from Philox stream `(seed, first_photon + i)` ([`Streams`]). The
+//! Photon `i` of a run draws from random stream `(seed, first_photon + i)` ([`Streams`]). The
 //! runs of one `.mci` file continue one sequence, as MCML continues one random stream across
 //! its runs: run `k` starts at the photons of the runs before it together
 //! ([`batch::stream_offsets`]). Repeated runs of one input are independent estimates, and the

@@ -24,7 +24,7 @@ pub enum RunError {
     Limit(#[from] LimitError),
 }
 
-/// Which random streams a run draws: photon `i` of the run uses Philox stream
+/// Which random streams a run draws: photon `i` of the run uses stream
 /// `(seed, first_photon + i)`.
 ///
 /// Runs of one `.mci` file continue one sequence of streams, as MCML continues one random
@@ -33,7 +33,7 @@ pub enum RunError {
 /// and a run's result depends only on the seed and the runs before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Streams {
-    /// The Philox key.
+    /// The seed (the key of the Philox block that seeds each photon's xoshiro128** stream).
     pub seed: u64,
     /// Stream of the run's first photon.
     pub first_photon: u64,
