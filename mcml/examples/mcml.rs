@@ -24,9 +24,12 @@ use reconverge_mcml::batch::{
     PlanOptions, PlannedRun, parse_cycle, parse_threshold, plan, run_planned,
 };
 use reconverge_mcml::builtin::{BUILTIN_NAMES, builtin};
+use reconverge_mcml::checkpoint::CheckpointPolicy;
 use reconverge_mcml::limits::check_launch;
 use reconverge_mcml::mci::read_mci;
-use reconverge_mcml::{Batching, RunInput, RunResult, run_on_backend_streams, run_streams};
+use reconverge_mcml::{
+    Batching, RunInput, RunOptions, RunResult, run_on_backend_streams, run_streams,
+};
 use reconverge_transforms::{Decision, Strategy};
 use reconverge_workloads::mcml::McmlFloat;
 
@@ -103,6 +106,16 @@ struct Args {
     /// second per call. The result is the same bit for bit either way.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     batch_photons: Option<u64>,
+    /// Save the run's tallies to FILE while it runs (atomically: a temporary file, then a
+    /// rename), and resume from FILE if it exists: a run killed mid-way goes on where it
+    /// stopped and writes the same .mco, bit for bit. A damaged checkpoint, or one of another
+    /// run, is refused. Runs of a multi-run .mci after the first use FILE.from<N>, N the
+    /// stream of their first photon. Warp strategies only (not --strategy scalar).
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
+    /// Seconds between two checkpoints (the end of the run is always saved).
+    #[arg(long, default_value_t = 60)]
+    checkpoint_every: u64,
     /// Blocks of the launch: persistent threads, each running many photons. Default: 64 on
     /// the CPU; on the GPU, as many as are resident at once (SMs x blocks per SM).
     #[arg(long)]
@@ -113,9 +126,25 @@ struct Args {
 }
 
 impl Args {
-    fn batching(&self) -> Batching {
-        self.batch_photons
-            .map_or(Batching::Adaptive, Batching::Fixed)
+    /// Batches, progress and checkpoint of `run`.
+    fn run_options<'a>(&self, run: &PlannedRun, progress: &'a dyn Fn(u64)) -> RunOptions<'a> {
+        let checkpoint = self.checkpoint.as_ref().map(|path| {
+            let mut path = path.clone().into_os_string();
+            if run.streams.first_photon != 0 {
+                path.push(format!(".from{}", run.streams.first_photon));
+            }
+            CheckpointPolicy {
+                path: path.into(),
+                every: Duration::from_secs(self.checkpoint_every),
+            }
+        });
+        RunOptions {
+            batching: self
+                .batch_photons
+                .map_or(Batching::Adaptive, Batching::Fixed),
+            progress: Some(progress),
+            checkpoint,
+        }
     }
 
     fn strategy(&self) -> Result<Option<Strategy>, String> {
@@ -156,6 +185,13 @@ impl Args {
 
 type DynError = Box<dyn std::error::Error + Send + Sync>;
 
+/// Says how much of a run came from its checkpoint.
+fn report_resumed(photons: u64) {
+    if photons > 0 {
+        println!("  resumed from the checkpoint after {photons} photons");
+    }
+}
+
 /// Runs one planned run with the chosen strategy; returns MCML's result and the SIMD
 /// efficiency.
 fn simulate<F: McmlFloat>(
@@ -165,6 +201,10 @@ fn simulate<F: McmlFloat>(
 ) -> Result<(RunResult, Option<f64>), DynError> {
     let photons = run.input.photons;
     match args.strategy()? {
+        None if args.checkpoint.is_some() => Err(
+            "--checkpoint needs a warp strategy: the scalar loop (--strategy scalar) keeps none"
+                .into(),
+        ),
         None => Ok((
             run_streams::<F>(&run.input, photons, run.streams, Some(progress))?,
             None,
@@ -179,9 +219,9 @@ fn simulate<F: McmlFloat>(
                 run.streams,
                 strategy,
                 launch,
-                args.batching(),
-                Some(progress),
+                &args.run_options(run, progress),
             )?;
+            report_resumed(out.resumed_photons);
             Ok((out.result, out.counters.map(|c| c.simd_efficiency())))
         }
     }
@@ -230,9 +270,9 @@ fn simulate_cuda(
         run.streams,
         strategy,
         launch,
-        args.batching(),
-        Some(progress),
+        &args.run_options(run, progress),
     )?;
+    report_resumed(out.resumed_photons);
     let d = gpu.gpu().device();
     Ok((
         out.result,

@@ -35,6 +35,7 @@
 pub mod batch;
 pub mod builtin;
 mod cfmt;
+pub mod checkpoint;
 pub mod limits;
 pub mod mci;
 pub mod mco;
@@ -44,7 +45,8 @@ mod runner;
 
 pub use mci::{McInput, MciError, MciErrorKind, OutputFormat, RunInput, RunLines};
 pub use on_backend::{
-    BATCH_PHOTONS, BackendRun, BackendRunError, Batching, run_on_backend, run_on_backend_streams,
+    BATCH_PHOTONS, BackendRun, BackendRunError, Batching, RunOptions, run_on_backend,
+    run_on_backend_streams,
 };
 pub use result::RunResult;
 pub use runner::{CHUNK_PHOTONS, RunError, Streams, run, run_streams, run_with};

@@ -6,6 +6,7 @@ use reconverge_backend::{Backend, BackendError, Counters, Launch};
 use reconverge_transforms::Strategy;
 use reconverge_workloads::mcml::{McmlFloat, McmlKernel, McmlLoop};
 
+use crate::checkpoint::{self, Checkpoint, CheckpointError, CheckpointPolicy, RunKey};
 use crate::limits::{check_launch, check_run, zeroed_tally};
 use crate::{RunError, RunInput, RunResult, Streams};
 
@@ -37,6 +38,18 @@ pub enum Batching {
     Fixed(u64),
 }
 
+/// How a backend run goes, beyond what it computes (none of this changes the tallies).
+#[derive(Clone, Default)]
+pub struct RunOptions<'a> {
+    /// How the run is cut into backend calls.
+    pub batching: Batching,
+    /// Called with the photons done after each batch.
+    pub progress: Option<&'a dyn Fn(u64)>,
+    /// Resume from this checkpoint file if it exists, and save to it while the run goes on
+    /// (see [`crate::checkpoint`]).
+    pub checkpoint: Option<CheckpointPolicy>,
+}
+
 /// The next batch size after a batch of `batch` photons took `elapsed`: aimed at
 /// [`BATCH_SECONDS`], growing at most 8-fold and shrinking at most 2-fold per batch.
 fn next_batch(batch: u64, elapsed: Duration) -> u64 {
@@ -56,6 +69,8 @@ pub struct BackendRun {
     pub counters: Option<Counters>,
     /// Time inside the backend (kernels on the GPU), summed over batches.
     pub kernel_time: Duration,
+    /// Photons taken from a checkpoint instead of being run (0 for a fresh run).
+    pub resumed_photons: u64,
 }
 
 /// Why a backend run failed.
@@ -64,7 +79,12 @@ pub enum BackendRunError {
     /// The input breaks MCML's rules.
     #[error(transparent)]
     Input(#[from] RunError),
-    /// The backend refused or failed; batches finished before it are lost with the run.
+    /// A checkpoint could not be read or written; nothing of a checkpoint is used unless it
+    /// is sound and belongs to this run.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// The backend refused or failed. Batches finished before it are lost with the run,
+    /// unless a checkpoint holds them.
     #[error("after {photons_done} photons: {source}")]
     Backend {
         /// Photons completed before the failure.
@@ -101,16 +121,16 @@ where
         Streams::new(seed),
         strategy,
         launch,
-        Batching::Adaptive,
-        progress,
+        &RunOptions {
+            progress,
+            ..RunOptions::default()
+        },
     )
 }
 
-/// [`run_on_backend`] on the streams `streams` (see [`Streams`]), in batches as `batching`
-/// says. The input and the launch size are checked ([`crate::limits`]) before any work.
-// Each argument is an independent choice of the caller's (what, how much, which streams, which
-// strategy, which launch, which batches, what progress); a struct would only rename them.
-#[allow(clippy::too_many_arguments)]
+/// [`run_on_backend`] on the streams `streams` (see [`Streams`]), with `options`: batches,
+/// progress and checkpoints. The input and the launch size are checked ([`crate::limits`])
+/// before any work, and so is the checkpoint, if one is to be resumed.
 pub fn run_on_backend_streams<F, B>(
     backend: &B,
     input: &RunInput,
@@ -118,8 +138,7 @@ pub fn run_on_backend_streams<F, B>(
     streams: Streams,
     strategy: Strategy,
     launch: Launch,
-    batching: Batching,
-    progress: Option<&dyn Fn(u64)>,
+    options: &RunOptions<'_>,
 ) -> Result<BackendRun, BackendRunError>
 where
     F: McmlFloat,
@@ -133,10 +152,25 @@ where
     let layout = params.layout();
     let mut tally = zeroed_tally(layout).map_err(RunError::from)?;
     let Streams { seed, first_photon } = streams;
+    let key = RunKey::new(
+        input,
+        photons,
+        streams,
+        8 * core::mem::size_of::<F>() as u32,
+    );
+    let mut done = 0u64;
+    if let Some(policy) = &options.checkpoint
+        && let Some(saved) = checkpoint::load(&policy.path, &key, tally.len())?
+    {
+        done = saved.photons_done;
+        tally = saved.tally;
+    }
+    let resumed_photons = done;
+    let mut last_save = Instant::now();
     let mut counters: Option<Counters> = None;
     let mut kernel_time = Duration::ZERO;
     let started = Instant::now();
-    let mut done = 0u64;
+    let batching = options.batching;
     let mut batch_size = match batching {
         Batching::Adaptive => BATCH_PHOTONS,
         Batching::Fixed(n) => n.clamp(1, MAX_BATCH_PHOTONS),
@@ -170,11 +204,24 @@ where
         if batching == Batching::Adaptive {
             batch_size = next_batch(batch_size, batch_started.elapsed());
         }
-        if let Some(p) = progress {
+        if let Some(policy) = &options.checkpoint
+            && (done == photons || last_save.elapsed() >= policy.every)
+        {
+            checkpoint::save(
+                &policy.path,
+                &Checkpoint {
+                    key,
+                    photons_done: done,
+                    tally: tally.clone(),
+                },
+            )?;
+            last_save = Instant::now();
+        }
+        if let Some(p) = options.progress {
             p(done);
         }
     }
-    let result = RunResult::from_tally(
+    let mut result = RunResult::from_tally(
         checked,
         photons,
         seed,
@@ -183,9 +230,15 @@ where
         tally,
         started.elapsed(),
     );
+    // Speed of this process's part: photons from a checkpoint took no time here.
+    let secs = started.elapsed().as_secs_f64();
+    if secs > 0.0 {
+        result.photons_per_second = (photons - resumed_photons) as f64 / secs;
+    }
     Ok(BackendRun {
         result,
         counters,
         kernel_time,
+        resumed_photons,
     })
 }
