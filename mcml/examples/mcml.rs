@@ -25,6 +25,9 @@ use reconverge_mcml::batch::{
 };
 use reconverge_mcml::builtin::{BUILTIN_NAMES, builtin};
 use reconverge_mcml::checkpoint::CheckpointPolicy;
+#[cfg(feature = "mpi")]
+use reconverge_mcml::distributed::combine;
+use reconverge_mcml::distributed::share_of_run;
 use reconverge_mcml::limits::check_launch;
 use reconverge_mcml::mci::read_mci;
 use reconverge_mcml::{
@@ -316,6 +319,20 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<(), DynError> {
     let args = Args::parse();
+    // Under `mpirun -np N` (feature `mpi`) each process runs its share of every run's photons
+    // (`distributed::share`) and rank 0 sums the tallies, reports and writes the `.mco`:
+    // the same file, bit for bit, as one process.
+    #[cfg(feature = "mpi")]
+    let universe = mpi::initialize();
+    #[cfg(feature = "mpi")]
+    let (rank, ranks) = universe.as_ref().map_or((0, 1), |u| {
+        use mpi::traits::Communicator;
+        let w = u.world();
+        (w.rank().unsigned_abs(), w.size().unsigned_abs())
+    });
+    #[cfg(not(feature = "mpi"))]
+    let (rank, ranks) = (0u32, 1u32);
+    let root = rank == 0;
     let (runs, source, from_file): (Vec<RunInput>, String, bool) = match &args.input {
         Some(path) => (read_mci(path)?.runs, path.display().to_string(), true),
         None => {
@@ -342,8 +359,9 @@ fn real_main() -> Result<(), DynError> {
         source,
         photons: args.photons,
         seed: args.seed,
-        write_outputs: from_file,
-        output: args.output.clone(),
+        // Only rank 0 writes (and checks) output files.
+        write_outputs: from_file && root,
+        output: args.output.clone().filter(|_| root),
     };
     let planned = if f64 {
         plan::<f64>(&runs, &options)?
@@ -354,17 +372,36 @@ fn real_main() -> Result<(), DynError> {
     // Set by the simulation of a run and read by its report.
     let simd_of_last: Cell<Option<f64>> = Cell::new(None);
     let on_gpu: RefCell<Option<String>> = RefCell::new(None);
-    let simulate_one = |run: &PlannedRun| -> Result<RunResult, DynError> {
-        let name = run_label(from_file, &run.input, &args.builtin);
-        println!(
-            "{name}: {} layers, {} photons, {}, seed {} (first stream {})",
-            run.input.layers.len(),
-            run.input.photons,
-            if f64 { "f64" } else { "f32" },
-            run.streams.seed,
-            run.streams.first_photon,
-        );
-        let bar = ProgressBar::new(run.input.photons);
+    let simulate_one = |whole: &PlannedRun| -> Result<RunResult, DynError> {
+        let (input, streams) = share_of_run(&whole.input, whole.streams, rank, ranks);
+        let share = PlannedRun {
+            input,
+            streams,
+            output: None,
+        };
+        let run = &share;
+        let name = run_label(from_file, &whole.input, &args.builtin);
+        if ranks > 1 && root {
+            println!(
+                "{name}: {} photons over {ranks} processes (mpirun); rank 0's share:",
+                whole.input.photons
+            );
+        }
+        if root {
+            println!(
+                "{name}: {} layers, {} photons, {}, seed {} (first stream {})",
+                run.input.layers.len(),
+                run.input.photons,
+                if f64 { "f64" } else { "f32" },
+                run.streams.seed,
+                run.streams.first_photon,
+            );
+        }
+        let bar = if root {
+            ProgressBar::new(run.input.photons)
+        } else {
+            ProgressBar::hidden()
+        };
         bar.set_style(
             ProgressStyle::with_template("{bar:40} {pos}/{len} photons  {per_sec}  eta {eta}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -385,11 +422,31 @@ fn real_main() -> Result<(), DynError> {
             ),
         };
         bar.finish_and_clear();
+        #[cfg(feature = "mpi")]
+        if ranks > 1 {
+            use mpi::traits::Communicator;
+            let Some(world) = universe.as_ref().map(|u| u.world()) else {
+                return Err("MPI is not initialised".into());
+            };
+            let (part, simd) = match out {
+                Ok(part) => part,
+                Err(e) => {
+                    // The other processes wait for this one's tallies: stop them all.
+                    eprintln!("error on MPI rank {rank}: {e}");
+                    world.abort(2)
+                }
+            };
+            simd_of_last.set(simd);
+            return Ok(combine(&world, &whole.input, &part).unwrap_or(part));
+        }
         let (result, simd) = out?;
         simd_of_last.set(simd);
         Ok(result)
     };
     let report = |_: &PlannedRun, result: &RunResult, written: Option<&std::path::Path>| {
+        if !root {
+            return;
+        }
         println!("  Rsp = {:.6}", result.rsp);
         println!("  Rd  = {:.6}", result.rd);
         println!("  A   = {:.6}", result.a);

@@ -36,6 +36,7 @@ pub mod batch;
 pub mod builtin;
 mod cfmt;
 pub mod checkpoint;
+pub mod distributed;
 pub mod limits;
 pub mod mci;
 pub mod mco;

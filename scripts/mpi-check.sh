@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# MCML under MPI on the CPU backend: `mpirun -np 2` (and 3) of the mcml example built with
+# feature `mpi` must write the .mco one process writes, bit for bit (all but MCML's line with
+# the run's time). Installs Open MPI and libclang from Debian's packages where they are
+# missing (the mpi crate's bindings need both). Run by .ci/run; needs no GPU.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+if ! command -v mpicc > /dev/null || ! ls /usr/lib/llvm-*/lib/libclang*.so* > /dev/null 2>&1; then
+    apt-get update -q > /dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q openmpi-bin libopenmpi-dev libclang-dev > /dev/null
+fi
+target="${CARGO_TARGET_DIR:-$root/target}/mpi"
+cargo build --release --manifest-path "$root/Cargo.toml" -p reconverge-mcml --features mpi \
+    --example mcml --target-dir "$target"
+mcml="$target/release/examples/mcml"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+mpirun_() { mpirun --allow-run-as-root --oversubscribe "$@"; }
+"$mcml" --builtin skin --photons 30000 --output one.mco > one.log
+mpirun_ -np 2 "$mcml" --builtin skin --photons 30000 --output two.mco > two.log
+mpirun_ -np 3 "$mcml" --builtin skin --photons 30000 --strategy dynamic --output three.mco > three.log
+same() { cmp <(grep -v "User time" "$1") <(grep -v "User time" "$2"); }
+same one.mco two.mco
+same one.mco three.mco
+grep -q "over 2 processes" two.log
+echo "mpi check: 2 and 3 processes write the 1-process .mco bit for bit"
