@@ -67,7 +67,7 @@ pub struct Timed<T> {
 #[derive(Debug)]
 pub struct GpuContext {
     // Kept alive for the stream, module and functions, which refer to it.
-    _context: Arc<CudaContext>,
+    context: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     _module: Arc<CudaModule>,
     kernels: Vec<(KernelAttributes, CudaFunction)>,
@@ -104,6 +104,34 @@ pub(crate) fn driver(operation: &'static str) -> impl Fn(DriverError) -> GpuErro
 }
 
 impl GpuContext {
+    /// Makes this context current on the calling thread: the driver's calls that take no
+    /// stream (occupancy queries) act on the current context, so a thread other than the one
+    /// that opened it must call this first.
+    ///
+    /// # Errors
+    /// A driver error.
+    pub fn bind_to_thread(&self) -> Result<(), GpuError> {
+        self.context
+            .bind_to_thread()
+            .map_err(driver("cuCtxSetCurrent"))
+    }
+
+    /// How many CUDA devices the driver reports (0 without a driver or a device).
+    ///
+    /// # Errors
+    /// A driver error other than "no device".
+    pub fn device_count() -> Result<usize, GpuError> {
+        // SAFETY: only tries to open the library by its usual names; no CUDA call is made.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Ok(0);
+        }
+        match CudaContext::device_count() {
+            Ok(n) => Ok(usize::try_from(n).unwrap_or(0)),
+            Err(e) if e.0 == CUresult::CUDA_ERROR_NO_DEVICE => Ok(0),
+            Err(e) => Err(driver("cuInit / cuDeviceGetCount")(e)),
+        }
+    }
+
     /// Opens device `ordinal` and loads the embedded PTX ([`crate::PTX`]) with every kernel of
     /// [`crate::KERNELS`].
     ///
@@ -194,7 +222,7 @@ impl GpuContext {
         }
         let stream = context.default_stream();
         Ok(Self {
-            _context: context,
+            context,
             stream,
             _module: module,
             kernels: loaded,

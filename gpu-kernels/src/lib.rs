@@ -34,6 +34,8 @@ pub mod selftest;
 mod backend;
 #[cfg(feature = "cuda")]
 mod cuda;
+#[cfg(feature = "cuda")]
+mod nccl;
 
 pub use entry::{DeviceKernel, ENTRY_POINTS, EntryPoint, KERNELS};
 pub use error::{GpuError, LaunchShape};
@@ -42,6 +44,8 @@ pub use error::{GpuError, LaunchShape};
 pub use backend::{CudaBackend, WarmUp};
 #[cfg(feature = "cuda")]
 pub use cuda::{DeviceInfo, GpuContext, KernelAttributes, Timed};
+#[cfg(feature = "cuda")]
+pub use nccl::NcclSum;
 
 /// The PTX module built from the device crate (feature `cuda`).
 #[cfg(feature = "cuda")]

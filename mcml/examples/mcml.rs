@@ -119,6 +119,11 @@ struct Args {
     /// Seconds between two checkpoints (the end of the run is always saved).
     #[arg(long, default_value_t = 60)]
     checkpoint_every: u64,
+    /// GPUs of `--backend cuda`: `all`, or ordinals such as `0,1`. Each takes a contiguous
+    /// share of the photons; with several, NCCL sums their tallies: the same .mco, bit for
+    /// bit, as one GPU.
+    #[arg(long, default_value = "0")]
+    devices: String,
     /// Blocks of the launch: persistent threads, each running many photons. Default: 64 on
     /// the CPU; on the GPU, as many as are resident at once (SMs x blocks per SM).
     #[arg(long)]
@@ -129,6 +134,36 @@ struct Args {
 }
 
 impl Args {
+    /// The GPU ordinals `--devices` names, given the machine's `count`.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    fn device_ordinals(&self, count: usize) -> Result<Vec<usize>, String> {
+        let list: Vec<usize> = if self.devices.trim() == "all" {
+            (0..count).collect()
+        } else {
+            self.devices
+                .split(',')
+                .map(|d| {
+                    d.trim().parse().map_err(|_| {
+                        format!(
+                            "--devices {:?}: expected all or ordinals such as 0,1",
+                            self.devices
+                        )
+                    })
+                })
+                .collect::<Result<_, _>>()?
+        };
+        if let Some(bad) = list.iter().find(|&&d| d >= count) {
+            return Err(format!("--devices: no GPU {bad}; this machine has {count}"));
+        }
+        let mut sorted = list.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if sorted.len() != list.len() || list.is_empty() {
+            return Err(format!("--devices {:?}: name each GPU once", self.devices));
+        }
+        Ok(list)
+    }
+
     /// Batches, progress and checkpoint of `run`.
     fn run_options<'a>(&self, run: &PlannedRun, progress: &'a dyn Fn(u64)) -> RunOptions<'a> {
         let checkpoint = self.checkpoint.as_ref().map(|path| {
@@ -230,14 +265,18 @@ fn simulate<F: McmlFloat>(
     }
 }
 
-/// Runs one input on GPU 0 in f32; returns MCML's result and the device's name.
+/// Runs one input in f32 on the GPUs of `--devices` (each a contiguous share of the photons,
+/// in a thread of its own; tallies summed by NCCL when there are several); returns MCML's
+/// result and a description of where it ran.
 #[cfg(feature = "cuda")]
 fn simulate_cuda(
     args: &Args,
     run: &PlannedRun,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(RunResult, String), DynError> {
-    use reconverge_gpu::{CudaBackend, DeviceKernel, WarmUp};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use reconverge_gpu::{CudaBackend, DeviceKernel, GpuContext, NcclSum, WarmUp};
     use reconverge_workloads::mcml::McmlKernel;
     let Some(strategy) = args.strategy()? else {
         return Err(
@@ -245,8 +284,6 @@ fn simulate_cuda(
                 .into(),
         );
     };
-    // Each batch of photons is one launch: warm up each entry point once, not every batch.
-    let gpu = CudaBackend::new(0)?.with_warm_up(WarmUp::FirstUse);
     let entry = <McmlKernel<f32>>::entry_point(&strategy, 0).ok_or_else(|| {
         format!(
             "no CUDA entry point for MCML under {strategy:?}; compiled: {}",
@@ -257,34 +294,133 @@ fn simulate_cuda(
                 .join(", ")
         )
     })?;
-    let blocks = match args.blocks {
-        Some(b) => b,
-        None => {
-            let per_sm = gpu.gpu().max_active_blocks(entry, args.threads_per_block)?;
-            let sms = u32::try_from(gpu.gpu().device().multiprocessors).unwrap_or(1);
-            (per_sm * sms).max(1)
-        }
-    };
-    let launch = Launch::new(args.threads_per_block, blocks)?;
-    let out = run_on_backend_streams::<f32, _>(
-        &gpu,
-        &run.input,
-        run.input.photons,
-        run.streams,
-        strategy,
-        launch,
-        &args.run_options(run, progress),
-    )?;
-    report_resumed(out.resumed_photons);
-    let d = gpu.gpu().device();
-    Ok((
-        out.result,
-        format!(
-            "{} ({} blocks x {} threads, kernel time {:.3} s)",
-            d.name,
-            blocks,
+    let ordinals = args.device_ordinals(GpuContext::device_count()?)?;
+    // Each batch of photons is one launch: warm up each entry point once, not every batch.
+    // The GPUs' contexts and modules load in parallel.
+    let gpus = std::thread::scope(|scope| {
+        let loading: Vec<_> = ordinals
+            .iter()
+            .map(|&o| scope.spawn(move || CudaBackend::new(o)))
+            .collect();
+        loading
+            .into_iter()
+            .map(|h| match h.join() {
+                Ok(gpu) => gpu
+                    .map(|g| g.with_warm_up(WarmUp::FirstUse))
+                    .map_err(|e| e.to_string()),
+                Err(_) => Err("loading a GPU panicked".to_string()),
+            })
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    let n = u32::try_from(gpus.len()).unwrap_or(u32::MAX);
+    let done: Vec<AtomicU64> = gpus.iter().map(|_| AtomicU64::new(0)).collect();
+    let started = std::time::Instant::now();
+    let contexts: Vec<&GpuContext> = gpus.iter().map(|g| g.gpu()).collect();
+    let (parts, reducer) = std::thread::scope(|scope| {
+        let handles: Vec<_> = gpus
+            .iter()
+            .enumerate()
+            .map(|(k, gpu)| {
+                let done = &done;
+                scope.spawn(move || -> Result<_, String> {
+                    gpu.gpu().bind_to_thread().map_err(|e| e.to_string())?;
+                    let (input, streams) = share_of_run(&run.input, run.streams, k as u32, n);
+                    let share = PlannedRun {
+                        input,
+                        streams,
+                        output: None,
+                    };
+                    let blocks = match args.blocks {
+                        Some(b) => b,
+                        None => {
+                            let per_sm = gpu
+                                .gpu()
+                                .max_active_blocks(entry, args.threads_per_block)
+                                .map_err(|e| e.to_string())?;
+                            let sms =
+                                u32::try_from(gpu.gpu().device().multiprocessors).unwrap_or(1);
+                            (per_sm * sms).max(1)
+                        }
+                    };
+                    let launch =
+                        Launch::new(args.threads_per_block, blocks).map_err(|e| e.to_string())?;
+                    let mine = |d: u64| {
+                        done[k].store(d, Ordering::Relaxed);
+                        progress(done.iter().map(|a| a.load(Ordering::Relaxed)).sum());
+                    };
+                    let t = std::time::Instant::now();
+                    let out = run_on_backend_streams::<f32, _>(
+                        gpu,
+                        &share.input,
+                        share.input.photons,
+                        share.streams,
+                        strategy,
+                        launch,
+                        &args.run_options(&share, &mine),
+                    )
+                    .map_err(|e| e.to_string())?;
+                    Ok((out, t.elapsed(), blocks))
+                })
+            })
+            .collect();
+        // NCCL's set-up (about a second) runs here, on the thread that will reduce, while the
+        // GPUs compute.
+        let t = std::time::Instant::now();
+        let reducer = (contexts.len() > 1).then(|| NcclSum::new(&contexts));
+        let setup = t.elapsed();
+        let parts = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a GPU thread panicked".into()))
+            })
+            .collect::<Result<Vec<_>, String>>();
+        (parts, reducer.map(|r| (r, setup)))
+    });
+    let parts = parts?;
+    let mut described = Vec::new();
+    for ((out, wall, blocks), gpu) in parts.iter().zip(&gpus) {
+        report_resumed(out.resumed_photons);
+        described.push(format!(
+            "{} #{} ({} photons, {blocks} blocks x {} threads, kernel time {:.3} s, {:.3} s wall)",
+            gpu.gpu().device().name,
+            gpu.gpu().device().ordinal,
+            out.result.photons,
             args.threads_per_block,
-            out.kernel_time.as_secs_f64()
+            out.kernel_time.as_secs_f64(),
+            wall.as_secs_f64(),
+        ));
+    }
+    let Some(reducer) = reducer else {
+        let (only, _, _) = &parts[0];
+        return Ok((only.result.clone(), described.join("")));
+    };
+    let tallies: Vec<Vec<u64>> = parts
+        .iter()
+        .map(|(o, _, _)| o.result.tally.clone())
+        .collect();
+    let (reducer, setup) = reducer;
+    let t = std::time::Instant::now();
+    let tally = reducer?.sum(&contexts, &tallies)?;
+    let summed = t.elapsed();
+    let first = &parts[0].0.result;
+    let whole = RunResult::from_tally(
+        run.input.clone(),
+        run.input.photons,
+        first.seed,
+        first.rsp,
+        first.layout,
+        tally,
+        started.elapsed(),
+    );
+    Ok((
+        whole,
+        format!(
+            "{} GPUs, tallies summed by NCCL (set-up {:.3} s beside the runs, sum {:.3} s): {}",
+            parts.len(),
+            setup.as_secs_f64(),
+            summed.as_secs_f64(),
+            described.join("; ")
         ),
     ))
 }
@@ -352,6 +488,9 @@ fn real_main() -> Result<(), DynError> {
     }
     // Everything that can be refused is refused here, before the first photon.
     args.strategy()?;
+    if args.backend == BackendArg::Cpu && args.devices.trim() != "0" {
+        return Err("--devices picks GPUs: it needs --backend cuda".into());
+    }
     if let Some(blocks) = args.blocks {
         check_launch(args.threads_per_block, blocks)?;
     }
@@ -503,6 +642,17 @@ mod tests {
         assert_eq!(run_label(true, &skin, "skin"), "skin.mco");
         assert_eq!(threads_label(1), "1 thread");
         assert_eq!(threads_label(2), "2 threads");
+    }
+
+    #[test]
+    fn devices_name_existing_gpus_once() {
+        let devices = |d: &str, count| parse(&["--devices", d]).unwrap().device_ordinals(count);
+        assert_eq!(devices("all", 2), Ok(vec![0, 1]));
+        assert_eq!(devices("1, 0", 2), Ok(vec![1, 0]));
+        assert!(devices("0,2", 2).unwrap_err().contains("no GPU 2"));
+        assert!(devices("0,0", 2).is_err());
+        assert!(devices("all", 0).is_err());
+        assert!(devices("gpu0", 2).is_err());
     }
 
     #[test]

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# MCML on every GPU of one machine against one GPU, from the `mcml` binary that
+# scripts/build-device.sh puts in .device/ (feature cuda). On the GPU machine:
+#   bash scripts/multi-gpu.sh OUTDIR [PHOTONS]      (default 10^9 photons)
+# For skin and slab: one GPU, then `--devices all` (photons split, tallies summed by NCCL);
+# checks the .mco files are equal bit for bit (all but MCML's time line) and writes
+# OUTDIR/multi-gpu.md with per-GPU times and the speed-up. NCCL comes from the
+# nvidia-nccl-cu13 Python package where one is installed (its lib folder goes on
+# LD_LIBRARY_PATH). NVLink multicast stays off (NCCL_NVLS_ENABLE=0).
+set -uo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+dev="${DEV:-$root/.device}"
+out="${1:-$root/multi-gpu-results}"
+photons="${2:-1000000000}"
+mkdir -p "$out"
+export PATH="/usr/local/cuda/bin:$PATH" NCCL_NVLS_ENABLE=0
+nccl_lib="$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)"
+[[ -n "$nccl_lib" ]] && export LD_LIBRARY_PATH="$nccl_lib:${LD_LIBRARY_PATH:-}"
+cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')"
+cubin="$(mktemp -d)/kernels.cubin"
+ptxas -arch="sm_${cap:-90}" "$dev/kernels.ptx" -o "$cubin" && export RECONVERGE_GPU_CUBIN="$cubin"
+gpus="$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)"
+name="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+md="$out/multi-gpu.md"
+{
+    echo "# MCML on $gpus x $name: one GPU against all of them"
+    echo
+    echo "$(date -u +%F), \`scripts/multi-gpu.sh\`, $photons photons per run, f32, branch distribution + dynamic work; whole-process wall time of \`mcml --backend cuda\`, and each GPU's kernel time (CUDA events) and wall time from its report."
+    echo
+    echo "| input | GPUs | whole process (s) | M photons/s | speed-up | per GPU | .mco equal to 1 GPU's |"
+    echo "|---|---:|---:|---:|---:|---|---|"
+} > "$md"
+status=0
+for input in skin slab; do
+    one=""
+    for devices in 0 all; do
+        log="$out/$input-$devices.log"
+        t0=$(date +%s.%N)
+        "$dev/mcml" --backend cuda --strategy branch-distribution --dynamic-work --builtin "$input" \
+            --photons "$photons" --devices "$devices" --output "$out/$input-$devices.mco" > "$log" 2>&1
+        rc=$?
+        t1=$(date +%s.%N)
+        secs=$(python3 -c "print(f'{$t1 - $t0:.3f}')")
+        [[ $devices == 0 ]] && one=$secs
+        n=$([[ $devices == 0 ]] && echo 1 || echo "$gpus")
+        per="$(grep -o '[^:;(]*#[0-9] ([^)]*)' "$log" | sed 's/^ *//' | paste -sd ';' -)"
+        same="-"
+        if [[ $devices == all ]]; then
+            if cmp -s <(grep -v "User time" "$out/$input-0.mco") <(grep -v "User time" "$out/$input-all.mco"); then
+                same="yes"
+            else
+                same="NO"; status=1
+            fi
+        fi
+        [[ $rc == 0 ]] || { same="FAILED (rc $rc): $(tail -1 "$log")"; status=1; }
+        echo "| $input | $n | $secs | $(python3 -c "print(f'{$photons / $secs / 1e6:.1f}')") | $(python3 -c "print(f'{$one / $secs:.2f}x')") | $per | $same |" >> "$md"
+    done
+done
+rm -f "$out"/*.mco
+cat "$md"
+exit $status
