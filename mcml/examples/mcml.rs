@@ -114,7 +114,8 @@ struct Args {
 
 impl Args {
     fn batching(&self) -> Batching {
-        self.batch_photons.map_or(Batching::Adaptive, Batching::Fixed)
+        self.batch_photons
+            .map_or(Batching::Adaptive, Batching::Fixed)
     }
 
     fn strategy(&self) -> Result<Option<Strategy>, String> {

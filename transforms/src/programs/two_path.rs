@@ -109,6 +109,19 @@ impl<P: TwoPath + Copy> Kernel for TwoPathKernel<P> {
 
     const SHAPE: &'static str = "two-path branch";
 
+    // Branch path unification at 16 items per thread, the middle of seed 004 table 4's
+    // DATA_PER_THREAD values (1, 4, 16, 64).
+    const STRATEGIES: &'static [Strategy] = &[
+        Strategy::Baseline,
+        Strategy::Predication,
+        Strategy::StaticBranchResolution,
+        Strategy::BranchSplitting,
+        Strategy::ZCullMasking,
+        Strategy::BranchPathUnification {
+            items_per_thread: 16,
+        },
+    ];
+
     fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
         mode_of(strategy, 0).map(|_| match strategy {
             Strategy::BranchSplitting => 2,
