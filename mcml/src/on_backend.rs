@@ -108,6 +108,9 @@ where
 
 /// [`run_on_backend`] on the streams `streams` (see [`Streams`]), in batches as `batching`
 /// says. The input and the launch size are checked ([`crate::limits`]) before any work.
+// Every argument is an independent knob of one run that the command line and the bench set
+// one by one; bundling them into a struct would only move the same list.
+#[allow(clippy::too_many_arguments)]
 pub fn run_on_backend_streams<F, B>(
     backend: &B,
     input: &RunInput,
