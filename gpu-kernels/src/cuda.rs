@@ -357,15 +357,16 @@ impl GpuContext {
         start.elapsed_ms(&end).map_err(driver("cuEventElapsedTime"))
     }
 
-    /// Runs `warp_selftest` on `blocks` blocks of `threads_per_block` threads: every thread's
-    /// [`WARP_OUTPUTS`] values (compare with [`crate::selftest::check_warp_outputs`]).
+    /// Runs `warp_selftest` on `blocks` blocks of `threads_per_block` threads (in the order of
+    /// `Launch::new`): every thread's [`WARP_OUTPUTS`] values (compare with
+    /// [`crate::selftest::check_warp_outputs`]).
     ///
     /// # Errors
     /// A bad launch shape, an allocation or launch failure.
     pub fn warp_selftest(
         &self,
-        blocks: u32,
         threads_per_block: u32,
+        blocks: u32,
         seed: u32,
     ) -> Result<Timed<Vec<u32>>, GpuError> {
         const K: &str = "warp_selftest";
