@@ -12,9 +12,10 @@ fn main() {
 mod cuda {
     use std::path::PathBuf;
 
-    /// The architecture when `RECONVERGE_GPU_ARCH` is unset: the H100 (compute capability 9.0).
-    /// `llc` of the nightly's LLVM supports sm_90; `sm_80` PTX also JITs on an H100.
-    const DEFAULT_ARCH: &str = "sm_90";
+    // The architecture when `RECONVERGE_GPU_ARCH` is unset: the build-support crate's default
+    // (sm_90, the H100), so that the two crates cannot disagree. `sm_80` PTX also JITs on an
+    // H100.
+    use reconverge_gpu_build::DEFAULT_ARCH;
 
     /// Expands the one kernel list (`src/kernels.in`, shared with `src/lib.rs` and the device
     /// crate) to the names of its entry points. Types and strategies are parsed, never resolved.

@@ -5,21 +5,19 @@ mod common;
 use common::*;
 use reconverge_backend::Launch;
 use reconverge_cpu::CpuBackend;
-use reconverge_transforms::{ItemLoopKernel, Strategy};
+use reconverge_transforms::{ItemLoopKernel, Kernel, Strategy};
 use reconverge_workloads::synthetic::DynamicWork;
 use reconverge_workloads::synthetic::kato::DWA_BODY;
 
-fn strategies() -> [Strategy; 4] {
-    [
-        Strategy::Baseline,
-        Strategy::DynamicWorkAssignment,
-        Strategy::OcclusionQueryLoop {
-            iterations_per_pass: 1,
-        },
-        Strategy::OcclusionQueryLoop {
-            iterations_per_pass: 7,
-        },
-    ]
+/// The shape's list, and occlusion-query loops of one pass per iteration and of a period
+/// that does not divide the trip counts.
+fn strategies() -> Vec<Strategy> {
+    listed_and(
+        <ItemLoopKernel<DynamicWork>>::STRATEGIES,
+        [1, 7].map(|k| Strategy::OcclusionQueryLoop {
+            iterations_per_pass: k,
+        }),
+    )
 }
 
 #[test]

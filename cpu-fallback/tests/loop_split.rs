@@ -5,12 +5,12 @@ mod common;
 use common::*;
 use reconverge_backend::Launch;
 use reconverge_cpu::CpuBackend;
-use reconverge_transforms::{SplitLoopKernel, Strategy};
+use reconverge_transforms::{Kernel, SplitLoopKernel, Strategy};
 use reconverge_workloads::synthetic::LoopSplitBench;
 use reconverge_workloads::synthetic::loop_split::{LSPLIT_ITEM, PART_A, PART_B, PART_INSTRUCTIONS};
 
-fn strategies() -> [Strategy; 2] {
-    [Strategy::Baseline, Strategy::LoopSplitting]
+fn strategies() -> &'static [Strategy] {
+    <SplitLoopKernel<LoopSplitBench>>::STRATEGIES
 }
 
 /// Outputs equal to the scalar reference and the baseline, and the backend's counters equal
@@ -19,7 +19,7 @@ fn strategies() -> [Strategy; 2] {
 fn loop_splitting_matches_baseline_and_reference() {
     for (trips, seed) in [(0, 1), (1, 2), (7, 3), (33, 4)] {
         let w = LoopSplitBench::new(trips, seed);
-        check_all(&SplitLoopKernel(w), &strategies(), 700, &launches(), |i| {
+        check_all(&SplitLoopKernel(w), strategies(), 700, &launches(), |i| {
             w.reference(i)
         });
     }
@@ -30,7 +30,7 @@ fn loop_splitting_results_do_not_depend_on_thread_count() {
     let w = LoopSplitBench::new(9, 7);
     check_threads(
         &SplitLoopKernel(w),
-        &strategies(),
+        strategies(),
         3000,
         Launch::new(128, 9).expect("launch"),
     );
@@ -48,7 +48,7 @@ fn seed001_fig5_loop_splitting_issues_the_same_part_slots() {
     let cpu = CpuBackend::new();
     let rounds = 8u64;
     let mut all = Vec::new();
-    for s in strategies() {
+    for &s in strategies() {
         let c = cpu_run(&cpu, &k, s, 256, launch).counters.expect("counted");
         for part in [PART_A, PART_B] {
             assert_eq!(

@@ -5,17 +5,16 @@ mod common;
 use common::*;
 use reconverge_backend::Launch;
 use reconverge_cpu::CpuBackend;
-use reconverge_transforms::{FactoredBranchLoopKernel, Strategy};
+use reconverge_transforms::{FactoredBranchLoopKernel, Kernel, Strategy};
 use reconverge_workloads::synthetic::SynBrDis;
 use reconverge_workloads::synthetic::brdis::{FACTORED, SEG1, SEG2, SEG3, SEG4};
 
+/// The shape's list, and every parameter the branch-loop tests use (through `Unfactored`).
 fn strategies() -> Vec<Strategy> {
-    let mut s = vec![
-        Strategy::BranchDistribution,
-        Strategy::BranchDistributionWithDynamicWork,
-    ];
-    s.extend(loop_strategies());
-    s
+    listed_and(
+        <FactoredBranchLoopKernel<SynBrDis>>::STRATEGIES,
+        loop_strategies(),
+    )
 }
 
 #[test]

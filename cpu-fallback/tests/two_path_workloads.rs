@@ -7,27 +7,22 @@ mod common;
 use common::*;
 use reconverge_backend::Launch;
 use reconverge_cpu::CpuBackend;
-use reconverge_transforms::{Strategy, TwoPathKernel};
+use reconverge_transforms::{Kernel, Strategy, TwoPathKernel};
 use reconverge_workloads::synthetic::branch_split::{ELSE_HEAVY, IF_LIGHT};
 use reconverge_workloads::synthetic::kato::{BPU_A, BPU_B};
 use reconverge_workloads::synthetic::{
     BranchSplitBench, Gems34Branch, MaskLayout, PathUnification,
 };
 
+/// The shape's list, and branch path unification at every DATA_PER_THREAD of seed 004
+/// table 4.
 fn two_path_strategies() -> Vec<Strategy> {
-    let mut s = vec![
-        Strategy::Baseline,
-        Strategy::Predication,
-        Strategy::BranchSplitting,
-        Strategy::ZCullMasking,
-        Strategy::StaticBranchResolution,
-    ];
-    for k in [1, 4, 16, 64] {
-        s.push(Strategy::BranchPathUnification {
+    listed_and(
+        <TwoPathKernel<PathUnification>>::STRATEGIES,
+        [1, 4, 16, 64].map(|k| Strategy::BranchPathUnification {
             items_per_thread: k,
-        });
-    }
-    s
+        }),
+    )
 }
 
 #[test]

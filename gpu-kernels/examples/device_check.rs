@@ -134,8 +134,8 @@ fn selftests(rep: &mut Report, gpu: &GpuContext, sanitize: bool) -> Result<(), G
         &[(1, 32, 0), (7, 96, 5), (64, 1024, 12345)]
     };
     for &(blocks, tpb, seed) in shapes {
-        let r = gpu.warp_selftest(blocks, tpb, seed)?;
-        let checks = check_warp_outputs(&r.value, blocks, tpb, seed);
+        let r = gpu.warp_selftest(tpb, blocks, seed)?;
+        let checks = check_warp_outputs(&r.value, tpb, blocks, seed);
         slot_report(
             rep,
             &format!("warp_selftest {blocks}x{tpb} seed {seed}"),
@@ -160,7 +160,7 @@ fn selftests(rep: &mut Report, gpu: &GpuContext, sanitize: bool) -> Result<(), G
         &check_mcml_math(&xf, &r.value),
         r.kernel_ms,
     );
-    match gpu.warp_selftest(1, 48, 0) {
+    match gpu.warp_selftest(48, 1, 0) {
         Err(e @ GpuError::BadLaunch { .. }) => {
             rep.check("bad launch shape rejected", true, &format!("({e})"));
         }

@@ -135,7 +135,7 @@ impl CudaBackend {
         items: u32,
         launch: Launch,
     ) -> Result<Run<K::Output>, GpuError> {
-        let shape = LaunchShape::new(launch.blocks, launch.threads_per_block);
+        let shape = LaunchShape::new(launch.threads_per_block, launch.blocks);
         if let Err(e) = launch.validate() {
             return Err(GpuError::BadLaunch {
                 kernel: K::KERNEL_NAME.into(),

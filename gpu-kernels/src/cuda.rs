@@ -385,25 +385,26 @@ impl GpuContext {
         start.elapsed_ms(&end).map_err(driver("cuEventElapsedTime"))
     }
 
-    /// Runs `warp_selftest` on `blocks` blocks of `threads_per_block` threads: every thread's
-    /// [`WARP_OUTPUTS`] values (compare with [`crate::selftest::check_warp_outputs`]).
+    /// Runs `warp_selftest` on `blocks` blocks of `threads_per_block` threads (in the order of
+    /// `Launch::new`): every thread's [`WARP_OUTPUTS`] values (compare with
+    /// [`crate::selftest::check_warp_outputs`]).
     ///
     /// # Errors
     /// A bad launch shape, an allocation or launch failure.
     pub fn warp_selftest(
         &self,
-        blocks: u32,
         threads_per_block: u32,
+        blocks: u32,
         seed: u32,
     ) -> Result<Timed<Vec<u32>>, GpuError> {
         const K: &str = "warp_selftest";
-        let len = LaunchShape::new(blocks, threads_per_block).threads() as usize * WARP_OUTPUTS;
+        let len = LaunchShape::new(threads_per_block, blocks).threads() as usize * WARP_OUTPUTS;
         let len32 = u32::try_from(len).map_err(|_| GpuError::InvalidInput {
             kernel: K.into(),
             reason: format!("{len} outputs exceed u32 indexing"),
         })?;
         let mut out = self.zeros::<u32>(len, "warp_selftest output")?;
-        let ms = self.timed_launch(K, LaunchShape::new(blocks, threads_per_block), |s, f, c| {
+        let ms = self.timed_launch(K, LaunchShape::new(threads_per_block, blocks), |s, f, c| {
             let mut b = s.launch_builder(f);
             b.arg(&mut out).arg(&len32).arg(&seed);
             // SAFETY: the signature is `(out: *mut u32, len: u32, seed: u32)`; `out` has `len`
@@ -449,7 +450,7 @@ impl GpuContext {
         let x = self.upload(inputs, "libm inputs")?;
         let mut out = self.zeros::<T>(inputs.len() * LIBM_OUTPUTS, "libm outputs")?;
         let threads = 256;
-        let shape = LaunchShape::new(n.div_ceil(threads), threads);
+        let shape = LaunchShape::new(threads, n.div_ceil(threads));
         let ms = self.timed_launch(kernel, shape, |s, f, c| {
             let mut b = s.launch_builder(f);
             b.arg(&x).arg(&mut out).arg(&n);

@@ -6,20 +6,22 @@ use std::fmt;
 /// The shape of a kernel launch, for error messages and timing reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LaunchShape {
-    /// Blocks in the grid (x only: every kernel here is one-dimensional).
-    pub blocks: u32,
     /// Threads per block.
     pub threads_per_block: u32,
+    /// Blocks in the grid (x only: every kernel here is one-dimensional).
+    pub blocks: u32,
     /// Dynamic shared memory per block, in bytes.
     pub dynamic_shared_bytes: u32,
 }
 
 impl LaunchShape {
-    /// `blocks` blocks of `threads_per_block` threads, no dynamic shared memory.
-    pub const fn new(blocks: u32, threads_per_block: u32) -> Self {
+    /// `blocks` blocks of `threads_per_block` threads, no dynamic shared memory. The
+    /// arguments come in the order of [`reconverge_backend::Launch::new`], so that a shape and
+    /// a launch written side by side read the same.
+    pub const fn new(threads_per_block: u32, blocks: u32) -> Self {
         Self {
-            blocks,
             threads_per_block,
+            blocks,
             dynamic_shared_bytes: 0,
         }
     }
@@ -177,7 +179,7 @@ mod tests {
     fn launch_errors_name_kernel_and_shape() {
         let e = GpuError::Launch {
             kernel: "warp_selftest".into(),
-            shape: LaunchShape::new(4, 128),
+            shape: LaunchShape::new(128, 4),
             code: "CUDA_ERROR_LAUNCH_FAILED".into(),
             message: "unspecified launch failure".into(),
         };
@@ -190,8 +192,11 @@ mod tests {
 
     #[test]
     fn shapes_count_threads() {
-        assert_eq!(LaunchShape::new(3, 256).threads(), 768);
-        let mut s = LaunchShape::new(1, 32);
+        let shape = LaunchShape::new(256, 3);
+        assert_eq!((shape.threads_per_block, shape.blocks), (256, 3));
+        assert_eq!(shape.threads(), 768);
+        assert_eq!(shape.to_string(), "3 blocks x 256 threads");
+        let mut s = LaunchShape::new(32, 1);
         s.dynamic_shared_bytes = 1024;
         assert!(s.to_string().contains("1024 B dynamic"));
     }

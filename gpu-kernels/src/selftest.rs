@@ -42,7 +42,7 @@ pub const MCML_MATH_NAMES: [&str; LIBM_OUTPUTS] = [
 /// model warp; the two `block_fetch_add` slots are left 0 (their per-warp values depend on the
 /// order in which warps reach the atomic; [`check_warp_outputs`] checks them by their
 /// invariants instead).
-pub fn warp_reference(blocks: u32, threads_per_block: u32, seed: u32) -> Vec<u32> {
+pub fn warp_reference(threads_per_block: u32, blocks: u32, seed: u32) -> Vec<u32> {
     let threads = blocks as usize * threads_per_block as usize;
     let mut out = vec![0u32; threads * WARP_OUTPUTS];
     let warps_per_block = threads_per_block / WARP_SIZE;
@@ -87,11 +87,11 @@ impl SlotCheck {
 /// added (`warp_in_block + 1`) in some order, and the final counter must be their total.
 pub fn check_warp_outputs(
     gpu: &[u32],
-    blocks: u32,
     threads_per_block: u32,
+    blocks: u32,
     seed: u32,
 ) -> Vec<SlotCheck> {
-    let cpu = warp_reference(blocks, threads_per_block, seed);
+    let cpu = warp_reference(threads_per_block, blocks, seed);
     let threads = cpu.len() / WARP_OUTPUTS;
     let mut checks: Vec<SlotCheck> = WARP_OUTPUT_NAMES
         .iter()
@@ -253,7 +253,7 @@ mod tests {
     #[test]
     fn the_reference_passes_its_own_check() {
         let (blocks, tpb, seed) = (3, 96, 11);
-        let mut out = warp_reference(blocks, tpb, seed);
+        let mut out = warp_reference(tpb, blocks, seed);
         // Fill the block_fetch_add slots as a GPU could: warps in reverse order.
         for b in 0..blocks as usize {
             let warps = tpb as usize / 32;
@@ -267,17 +267,17 @@ mod tests {
                 acc += w as u32 + 1;
             }
         }
-        let checks = check_warp_outputs(&out, blocks, tpb, seed);
+        let checks = check_warp_outputs(&out, tpb, blocks, seed);
         assert!(checks.iter().all(SlotCheck::passed), "{checks:?}");
         out[5 * WARP_OUTPUTS + 2] ^= 1;
-        let checks = check_warp_outputs(&out, blocks, tpb, seed);
+        let checks = check_warp_outputs(&out, tpb, blocks, seed);
         assert_eq!(checks[2].differ, 1);
         assert_eq!(checks[2].first.map(|f| f.0), Some(5));
     }
 
     #[test]
     fn model_warp_ops_are_what_the_kernel_promises() {
-        let out = warp_reference(1, 32, 0);
+        let out = warp_reference(32, 1, 0);
         let slot = |lane: usize, j: usize| out[lane * WARP_OUTPUTS + j];
         assert_eq!(slot(7, 0), 7);
         // seed 0: lanes whose id is a multiple of 3.

@@ -268,9 +268,10 @@ fn real_main() -> Result<(), Box<dyn std::error::Error>> {
                 }
                 None => None,
             };
-            let label = strategy.map_or("scalar loop (no warps)".to_string(), |s| label(&s));
+            // Display carries every parameter, so rows that differ only in a threshold stay apart.
+            let label = strategy.map_or("scalar loop (no warps)".to_string(), |s| s.to_string());
             println!(
-                "{name:>5} {label:<40} {pps:>14.0} photons/s{}  SIMD {}  {}",
+                "{name:>5} {label:<60} {pps:>14.0} photons/s{}  SIMD {}  {}",
                 kernel_pps.map_or(String::new(), |k| format!(" ({k:.0} kernel time)")),
                 simd.map_or("   -  ".into(), |e| format!("{:5.1}%", 100.0 * e)),
                 if same {
@@ -310,27 +311,6 @@ fn real_main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("some strategy's tallies differ from the baseline's".into());
     }
     Ok(())
-}
-
-fn label(s: &Strategy) -> String {
-    match s {
-        Strategy::BranchDistributionWithDynamicWork => "branch distribution + dynamic work".into(),
-        Strategy::IterationDelayingWithDynamicWork(d) => {
-            format!("{} + dynamic work", label(&Strategy::IterationDelaying(*d)))
-        }
-        Strategy::IterationDelaying(Decision::MajorityVote { threshold, .. }) => {
-            format!("iteration delaying, majority vote {threshold}")
-        }
-        Strategy::IterationDelaying(Decision::RoundRobin {
-            num_zeros,
-            num_ones,
-            remove_idle,
-        }) => format!(
-            "iteration delaying, round robin {num_zeros}:{num_ones}{}",
-            if *remove_idle { " + idle removal" } else { "" }
-        ),
-        other => other.name().replace('-', " "),
-    }
 }
 
 fn render(rows: &[Row], device: &str, tag: &str) -> (String, String) {
@@ -386,7 +366,8 @@ fn render(rows: &[Row], device: &str, tag: &str) -> (String, String) {
         );
         let _ = writeln!(
             csv,
-            // Labels hold commas ("iteration delaying, majority vote 16"): quoted, as RFC 4180 says.
+            // Labels hold commas ("iteration delaying, majority vote, threshold 16"): quoted, as RFC
+            // 4180 says.
             "{},\"{}\",{},{:.1},{},{:.4},{},{},{},{},{}",
             r.input,
             r.strategy,

@@ -42,6 +42,14 @@ pub trait Kernel {
     /// The name of the workload's shape, for error messages.
     const SHAPE: &'static str;
 
+    /// Representative strategies that apply to this kernel, with the papers' parameters: one
+    /// of each kind the shape supports, so that benches, tests and entry-point lists can loop
+    /// over them instead of writing the list again. Every one is accepted by
+    /// [`Kernel::passes`]; parameters other than these (another threshold, another number of
+    /// items per thread) may be accepted too. The default, for kernels that do not say, is
+    /// [`Strategy::Baseline`] alone, which every kernel runs.
+    const STRATEGIES: &'static [Strategy] = &[Strategy::Baseline];
+
     /// Accumulators the workload adds to through its [`Tally`] (MCML's grids); 0 for none.
     fn tally_len(&self) -> usize {
         0

@@ -16,7 +16,11 @@
 //! | [`FactoredBranchLoop`] (seed 002 fig. 7) | [`FactoredBranchLoopKernel`] | baseline, branch distribution, dynamic work assignment, iteration delaying (via [`Unfactored`]) |
 //! | [`SplitLoop`] (seed 001 fig. 5) | [`SplitLoopKernel`] | baseline, loop splitting |
 //!
-//! Any other pair is [`StrategyError::NotApplicable`].
+//! Any other pair is [`StrategyError::NotApplicable`]. Each kernel lists representative
+//! strategies of its row, with the papers' parameters, as data in [`Kernel::STRATEGIES`]
+//! (`<BranchLoopKernel<MyWorkload>>::STRATEGIES`), and [`Strategy`]'s `Display` prints a
+//! strategy with its parameters (`iteration delaying, majority vote, threshold 8, stop when a
+//! lane finishes`).
 //!
 //! # Example: one warp, a 50/50 branch, baseline vs. branch path unification
 //!

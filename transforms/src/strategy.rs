@@ -167,6 +167,76 @@ impl Strategy {
     }
 }
 
+/// The strategy with every parameter, for people: `iteration delaying, majority vote,
+/// threshold 8, stop when a lane finishes`. Unlike [`Strategy::name`], which is short and
+/// meant for file names, two different strategies never print the same text, so tables and
+/// error messages can tell apart runs that differ only in a parameter.
+impl core::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // Composed strategies end in this suffix rather than a separate word order, so that
+        // the part they share with the plain strategy reads the same.
+        const OVER_DYNAMIC: &str = ", over dynamic work assignment";
+        match self {
+            Strategy::Baseline => f.write_str("baseline"),
+            Strategy::Predication => f.write_str("predication"),
+            Strategy::StaticBranchResolution => f.write_str("static branch resolution"),
+            Strategy::BranchSplitting => f.write_str("branch splitting"),
+            Strategy::ZCullMasking => f.write_str("z-cull masking"),
+            Strategy::LoopSplitting => f.write_str("loop splitting"),
+            Strategy::IterationDelaying(decision) => write!(f, "iteration delaying, {decision}"),
+            Strategy::IterationDelayingWithDynamicWork(decision) => {
+                write!(f, "iteration delaying, {decision}{OVER_DYNAMIC}")
+            }
+            Strategy::BranchDistribution => f.write_str("branch distribution"),
+            Strategy::BranchDistributionWithDynamicWork => {
+                write!(f, "branch distribution{OVER_DYNAMIC}")
+            }
+            Strategy::DynamicWorkAssignment => f.write_str("dynamic work assignment"),
+            Strategy::OcclusionQueryLoop {
+                iterations_per_pass,
+            } => write!(
+                f,
+                "occlusion-query loop, {iterations_per_pass} iterations per pass"
+            ),
+            Strategy::BranchPathUnification { items_per_thread } => write!(
+                f,
+                "branch path unification, {items_per_thread} items per thread"
+            ),
+        }
+    }
+}
+
+/// The decision with its parameters: `majority vote, threshold 8, stop when a lane
+/// finishes`, or `round robin 3:1, idle removal` (`num_zeros:num_ones`, else iterations first,
+/// as in seed 002 fig. 5b).
+impl core::fmt::Display for Decision {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Decision::MajorityVote {
+                threshold,
+                stop_when_a_lane_finishes,
+            } => {
+                write!(f, "majority vote, threshold {threshold}")?;
+                if *stop_when_a_lane_finishes {
+                    f.write_str(", stop when a lane finishes")?;
+                }
+                Ok(())
+            }
+            Decision::RoundRobin {
+                num_zeros,
+                num_ones,
+                remove_idle,
+            } => {
+                write!(f, "round robin {num_zeros}:{num_ones}")?;
+                if *remove_idle {
+                    f.write_str(", idle removal")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// Why a strategy cannot run a workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StrategyError {
@@ -200,8 +270,7 @@ impl core::fmt::Display for StrategyError {
             StrategyError::NotApplicable { strategy, shape } => {
                 write!(
                     f,
-                    "strategy {} does not apply to a {shape} workload",
-                    strategy.name()
+                    "strategy {strategy} does not apply to a {shape} workload"
                 )
             }
             StrategyError::InvalidParameter { name, requirement } => {

@@ -13,10 +13,21 @@ use reconverge_transforms::{
     initial_block_counters,
 };
 
-/// Every strategy a [`reconverge_transforms::BranchLoopKernel`] supports, with the papers'
-/// parameters and a few others.
+/// `listed` (a kernel's [`Kernel::STRATEGIES`]) followed by those of `extra` it lacks.
+pub fn listed_and(listed: &[Strategy], extra: impl IntoIterator<Item = Strategy>) -> Vec<Strategy> {
+    let mut s = listed.to_vec();
+    for e in extra {
+        if !s.contains(&e) {
+            s.push(e);
+        }
+    }
+    s
+}
+
+/// Every strategy a [`reconverge_transforms::BranchLoopKernel`] supports: its
+/// [`Kernel::STRATEGIES`] (the papers' parameters) and many other parameters.
 pub fn loop_strategies() -> Vec<Strategy> {
-    let mut s = vec![Strategy::Baseline, Strategy::DynamicWorkAssignment];
+    let mut s = Vec::new();
     for threshold in [1, 8, 16, 32] {
         for stop in [false, true] {
             s.push(Strategy::IterationDelaying(Decision::MajorityVote {
@@ -55,7 +66,10 @@ pub fn loop_strategies() -> Vec<Strategy> {
             },
         ));
     }
-    s
+    listed_and(
+        <reconverge_transforms::BranchLoopKernel<reconverge_workloads::synthetic::SynItDelay>>::STRATEGIES,
+        s,
+    )
 }
 
 /// Launch shapes that exercise one and many blocks, blocks with more items than threads

@@ -90,9 +90,11 @@ pub use toolchain::{Toolchain, find_toolchain};
 /// The rustc target the device crate is compiled for.
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
 
-/// The architecture used when none is given: compute capability 8.0 (A100), whose PTX the
-/// driver also compiles for every later GPU (H100 included).
-pub const DEFAULT_ARCH: &str = "sm_80";
+/// The architecture used when none is given: compute capability 9.0 (H100), the GPU the
+/// project measures on and the default of `reconverge-gpu`'s own build script, which uses
+/// this constant. PTX for sm_90 runs on sm_90 and later only; pass `.arch("sm_80")` for an
+/// A100 (sm_80 PTX the driver also compiles for every later GPU).
+pub const DEFAULT_ARCH: &str = "sm_90";
 
 /// Why the PTX could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -243,8 +245,8 @@ impl PtxBuilder {
         self
     }
 
-    /// The GPU architecture (`sm_80`, the default; `sm_90` for H100), passed as
-    /// `-C target-cpu` to rustc and `-mcpu` to `llc`.
+    /// The GPU architecture ([`DEFAULT_ARCH`], `sm_90`, unless set; `sm_80` for an A100),
+    /// passed as `-C target-cpu` to rustc and `-mcpu` to `llc`.
     pub fn arch(mut self, arch: impl Into<String>) -> Self {
         self.arch = arch.into();
         self

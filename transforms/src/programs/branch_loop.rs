@@ -5,6 +5,7 @@ use reconverge_simt::{LaneMask, Warp};
 use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{Kernel, WarpProgram, check_pass};
 use crate::programs::deal::{Assignment, Dealer, Lane};
+use crate::programs::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 use crate::scratch::Scratch;
 use crate::shape::BranchLoop;
 use crate::strategy::{Decision, Strategy, StrategyError};
@@ -41,6 +42,15 @@ impl<L: BranchLoop + Copy> Kernel for BranchLoopKernel<L> {
         Self: 'k;
 
     const SHAPE: &'static str = "branch loop";
+
+    const STRATEGIES: &'static [Strategy] = &[
+        Strategy::Baseline,
+        Strategy::DynamicWorkAssignment,
+        Strategy::IterationDelaying(PAPER_MAJORITY_VOTE),
+        Strategy::IterationDelaying(PAPER_ROUND_ROBIN),
+        Strategy::IterationDelayingWithDynamicWork(PAPER_MAJORITY_VOTE),
+        Strategy::IterationDelayingWithDynamicWork(PAPER_ROUND_ROBIN),
+    ];
 
     fn tally_len(&self) -> usize {
         self.0.tally_len()

@@ -7,6 +7,7 @@ use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{Kernel, WarpProgram, check_pass};
 use crate::programs::branch_loop::{BranchLoopKernel, BranchLoopProgram};
 use crate::programs::deal::{Assignment, Dealer, Lane};
+use crate::programs::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 use crate::scratch::Scratch;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
 use crate::strategy::{Strategy, StrategyError};
@@ -117,6 +118,17 @@ impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
         Self: 'k;
 
     const SHAPE: &'static str = "factored branch loop";
+
+    const STRATEGIES: &'static [Strategy] = &[
+        Strategy::Baseline,
+        Strategy::BranchDistribution,
+        Strategy::DynamicWorkAssignment,
+        Strategy::BranchDistributionWithDynamicWork,
+        Strategy::IterationDelaying(PAPER_MAJORITY_VOTE),
+        Strategy::IterationDelaying(PAPER_ROUND_ROBIN),
+        Strategy::IterationDelayingWithDynamicWork(PAPER_MAJORITY_VOTE),
+        Strategy::IterationDelayingWithDynamicWork(PAPER_ROUND_ROBIN),
+    ];
 
     fn tally_len(&self) -> usize {
         self.0.tally_len()

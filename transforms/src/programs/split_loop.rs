@@ -65,6 +65,8 @@ impl<L: SplitLoop + Copy> Kernel for SplitLoopKernel<L> {
 
     const SHAPE: &'static str = "split loop";
 
+    const STRATEGIES: &'static [Strategy] = &[Strategy::Baseline, Strategy::LoopSplitting];
+
     fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
         split_of(strategy).map(|_| 1)
     }

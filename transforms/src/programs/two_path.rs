@@ -109,6 +109,20 @@ impl<P: TwoPath + Copy> Kernel for TwoPathKernel<P> {
 
     const SHAPE: &'static str = "two-path branch";
 
+    // Branch path unification at 16 items per thread, one of seed 004 table 4's DATA_PER_THREAD
+    // values (1, 4, 16, 64) and the first at which it clearly gains (66.6 % useful lanes
+    // against 50 %) without needing 64 items per thread.
+    const STRATEGIES: &'static [Strategy] = &[
+        Strategy::Baseline,
+        Strategy::Predication,
+        Strategy::StaticBranchResolution,
+        Strategy::BranchSplitting,
+        Strategy::ZCullMasking,
+        Strategy::BranchPathUnification {
+            items_per_thread: 16,
+        },
+    ];
+
     fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
         mode_of(strategy, 0).map(|_| match strategy {
             Strategy::BranchSplitting => 2,
