@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Everything reconverge measures on a GPU, in one run (about 15 minutes on an H100; PARTS="check
+# Everything reconverge measures on a GPU, in one run (about 9 minutes on an H100; PARTS="check
 # mcml" and PARTS="profile reproduce benches" split it in two under 10 minutes each), from the
 # binaries scripts/build-device.sh put in .device/. Writes into OUTDIR (default ./gpu-results):
 #   device-check.tar.gz  the device check (GPU = CPU bitwise for every workload x strategy,
