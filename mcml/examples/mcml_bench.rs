@@ -22,7 +22,8 @@ use reconverge_backend::Launch;
 use reconverge_cpu::{Counting, CpuBackend};
 use reconverge_mcml::builtin::builtin;
 use reconverge_mcml::{RunInput, run_on_backend, run_with};
-use reconverge_transforms::{Decision, Strategy};
+use reconverge_transforms::{Kernel, Strategy};
+use reconverge_workloads::mcml::McmlKernel;
 
 #[derive(Parser, Debug)]
 #[command(about = "MCML photons per second for each divergence strategy")]
@@ -90,39 +91,7 @@ fn count_steps(input: &RunInput, photons: u64) -> Result<(u64, u64), String> {
 }
 
 fn strategies() -> Vec<Strategy> {
-    vec![
-        Strategy::Baseline,
-        Strategy::DynamicWorkAssignment,
-        Strategy::IterationDelaying(Decision::MajorityVote {
-            threshold: 16,
-            stop_when_a_lane_finishes: true,
-        }),
-        Strategy::IterationDelaying(Decision::RoundRobin {
-            num_zeros: 1,
-            num_ones: 1,
-            remove_idle: false,
-        }),
-        Strategy::IterationDelaying(Decision::RoundRobin {
-            num_zeros: 1,
-            num_ones: 1,
-            remove_idle: true,
-        }),
-        Strategy::BranchDistribution,
-        Strategy::BranchDistributionWithDynamicWork,
-        Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
-            threshold: 4,
-            stop_when_a_lane_finishes: true,
-        }),
-        Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
-            threshold: 8,
-            stop_when_a_lane_finishes: true,
-        }),
-        Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
-            num_zeros: 3,
-            num_ones: 1,
-            remove_idle: true,
-        }),
-    ]
+    <McmlKernel<f32> as Kernel>::STRATEGIES.to_vec()
 }
 
 /// One measured row.

@@ -4,23 +4,18 @@ use reconverge_backend::Launch;
 use reconverge_cpu::CpuBackend;
 use reconverge_mcml::builtin::builtin;
 use reconverge_mcml::{run_on_backend, run_with};
-use reconverge_transforms::{Decision, Strategy};
+use reconverge_transforms::{Decision, Kernel, Strategy};
+use reconverge_workloads::mcml::McmlKernel;
 
-fn strategies() -> [Strategy; 9] {
-    [
-        Strategy::Baseline,
-        Strategy::BranchDistribution,
-        Strategy::BranchDistributionWithDynamicWork,
-        Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
-            threshold: 4,
-            stop_when_a_lane_finishes: true,
-        }),
+/// MCML's listed strategies and a few other parameters.
+fn strategies() -> Vec<Strategy> {
+    let mut s = <McmlKernel<f32> as Kernel>::STRATEGIES.to_vec();
+    s.extend([
         Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
             num_zeros: 3,
             num_ones: 1,
             remove_idle: false,
         }),
-        Strategy::DynamicWorkAssignment,
         Strategy::IterationDelaying(Decision::MajorityVote {
             threshold: 16,
             stop_when_a_lane_finishes: false,
@@ -30,12 +25,8 @@ fn strategies() -> [Strategy; 9] {
             num_ones: 1,
             remove_idle: true,
         }),
-        Strategy::IterationDelaying(Decision::RoundRobin {
-            num_zeros: 1,
-            num_ones: 1,
-            remove_idle: false,
-        }),
-    ]
+    ]);
+    s
 }
 
 #[test]

@@ -9,8 +9,8 @@
 
 use reconverge_simt::{Region, Warp};
 use reconverge_transforms::{
-    BranchLoop, BranchLoopKernel, BranchLoopProgram, Kernel, LoopRegions, Scratch, Sink, Strategy,
-    StrategyError, Tally as WarpTally, WarpProgram, WarpTask, check_pass,
+    BranchLoop, BranchLoopKernel, BranchLoopProgram, Decision, Kernel, LoopRegions, Scratch, Sink,
+    Strategy, StrategyError, Tally as WarpTally, WarpProgram, WarpTask, check_pass,
 };
 
 use super::float::McmlFloat;
@@ -207,6 +207,44 @@ impl<F: McmlFloat> Kernel for McmlKernel<F> {
         Self: 'k;
 
     const SHAPE: &'static str = "MCML photon loop";
+
+    /// What MCML's benchmarks run: the loop strategies with seed 002's parameters (round robin
+    /// 1:1 and majority vote 16 on static lanes; 4, 8 and round robin 3:1 with idle removal
+    /// over dynamic work), and branch distribution of the boundary path (fig. 9) on static and
+    /// dynamic lanes.
+    const STRATEGIES: &'static [Strategy] = &[
+        Strategy::Baseline,
+        Strategy::DynamicWorkAssignment,
+        Strategy::IterationDelaying(Decision::MajorityVote {
+            threshold: 16,
+            stop_when_a_lane_finishes: true,
+        }),
+        Strategy::IterationDelaying(Decision::RoundRobin {
+            num_zeros: 1,
+            num_ones: 1,
+            remove_idle: false,
+        }),
+        Strategy::IterationDelaying(Decision::RoundRobin {
+            num_zeros: 1,
+            num_ones: 1,
+            remove_idle: true,
+        }),
+        Strategy::BranchDistribution,
+        Strategy::BranchDistributionWithDynamicWork,
+        Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
+            threshold: 4,
+            stop_when_a_lane_finishes: true,
+        }),
+        Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
+            threshold: 8,
+            stop_when_a_lane_finishes: true,
+        }),
+        Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
+            num_zeros: 3,
+            num_ones: 1,
+            remove_idle: true,
+        }),
+    ];
 
     fn tally_len(&self) -> usize {
         self.0.tally_len()
