@@ -189,14 +189,31 @@ pub fn save(path: &Path, checkpoint: &Checkpoint) -> Result<(), CheckpointError>
         path: path.to_path_buf(),
         source,
     };
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
+    let tmp = temporary(path);
     let mut file = std::fs::File::create(&tmp).map_err(io)?;
     file.write_all(&bytes).map_err(io)?;
     file.sync_all().map_err(io)?;
     drop(file);
     std::fs::rename(&tmp, path).map_err(io)
+}
+
+/// Checks that checkpoints can be written at `path`: creates and removes the temporary file
+/// [`save`] writes first, beside it.
+pub fn check_writable(path: &Path) -> Result<(), CheckpointError> {
+    let tmp = temporary(path);
+    std::fs::File::create(&tmp)
+        .and_then(|_| std::fs::remove_file(&tmp))
+        .map_err(|source| CheckpointError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// The temporary file [`save`] writes before renaming it over `path`.
+fn temporary(path: &Path) -> PathBuf {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    PathBuf::from(tmp)
 }
 
 /// Reads the checkpoint at `path` for the run `run` whose tally has `tally_len` counters:
@@ -358,6 +375,8 @@ mod tests {
             load(&path, &key(7), 50),
             Err(CheckpointError::Damaged { .. })
         ));
+        assert!(check_writable(&dir.path().join("no-such-dir").join("x.ckpt")).is_err());
+        assert!(check_writable(&path).is_ok());
         std::fs::write(&path, b"skin.mco: not a checkpoint").expect("write");
         assert!(matches!(
             load(&path, &key(7), 50),

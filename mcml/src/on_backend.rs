@@ -159,11 +159,16 @@ where
         8 * core::mem::size_of::<F>() as u32,
     );
     let mut done = 0u64;
-    if let Some(policy) = &options.checkpoint
-        && let Some(saved) = checkpoint::load(&policy.path, &key, tally.len())?
-    {
-        done = saved.photons_done;
-        tally = saved.tally;
+    if let Some(policy) = &options.checkpoint {
+        match checkpoint::load(&policy.path, &key, tally.len())? {
+            Some(saved) => {
+                done = saved.photons_done;
+                tally = saved.tally;
+            }
+            // Before the first photon: a checkpoint that cannot be written is refused now,
+            // not after the first batch.
+            None => checkpoint::check_writable(&policy.path)?,
+        }
     }
     let resumed_photons = done;
     let mut last_save = Instant::now();
