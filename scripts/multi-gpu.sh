@@ -56,6 +56,23 @@ for input in skin slab; do
         echo "| $input | $n | $secs | $(python3 -c "print(f'{$photons / $secs / 1e6:.1f}')") | $(python3 -c "print(f'{$one / $secs:.2f}x')") | $per | $same |" >> "$md"
     done
 done
+# Per-GPU speed-ups: the one-GPU kernel time over the slowest GPU's of the all-GPU run.
+for input in skin slab; do
+    python3 - "$out/$input-0.log" "$out/$input-all.log" "$input" >> "$md" <<'PY'
+import re, sys
+def times(path, what):
+    return [float(x) for x in re.findall(what + r" ([0-9.]+) s", open(path).read())]
+one_k, all_k = times(sys.argv[1], "kernel time"), times(sys.argv[2], "kernel time")
+one_w, all_w = times(sys.argv[1], ","), times(sys.argv[2], ",")
+if one_k and all_k:
+    print(f"\n{sys.argv[3]}: per-GPU kernel time {one_k[0]:.3f} s on one GPU, at most {max(all_k):.3f} s on each of "
+          f"{len(all_k)}: {one_k[0] / max(all_k):.2f}x", end="")
+    if one_w and all_w:
+        print(f"; per-GPU wall time {one_w[-1]:.3f} s against {max(all_w):.3f} s: {one_w[-1] / max(all_w):.2f}x.")
+    else:
+        print(".")
+PY
+done
 rm -f "$out"/*.mco
 cat "$md"
 exit $status
