@@ -19,6 +19,8 @@ for b in seed002_iteration_delaying seed002_branch_distribution; do
         | sed -n 's/.*Executable.*(\(.*\))/\1/p' | tail -1)
     cp "$exe" "$root/.device/bench_$b"
 done
+cargo build --release -p user-workload --features cuda
+cp "$CARGO_TARGET_DIR/release/user-workload" "$root/.device/"
 cp "$root/scripts/gpu-all.sh" "$root/.device/"
 # BEFORE_REV=<commit>: also build that revision's MCML tools into .device/before/, so that
 # gpu-all.sh measures before and after side by side in one run.

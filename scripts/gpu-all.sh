@@ -17,8 +17,13 @@ out="${1:-$root/gpu-results}"
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
 # PARTS picks what to run (a device call has a time limit): default all of them.
-parts=" ${PARTS:-check mcml profile reproduce benches} "
+parts=" ${PARTS:-user check mcml profile reproduce benches} "
 want() { [[ "$parts" == *" $1 "* ]]; }
+
+if want user && [[ -x "$dev/user-workload" ]]; then
+    echo "== a user's own workload (examples/user-workload): every listed strategy, GPU = CPU"
+    "$dev/user-workload" 2>&1 | tail -4
+fi
 
 if want check; then
 echo "== device check"

@@ -62,8 +62,21 @@ impl CudaBackend {
     /// # Errors
     /// [`GpuError::NoDriver`] where no CUDA driver is installed, [`GpuError::NoDevice`], or a
     /// driver or module-load error (see [`GpuContext::new`]).
+    #[cfg(feature = "cuda")]
     pub fn new(ordinal: usize) -> Result<Self, GpuError> {
         Ok(Self::from_context(GpuContext::new(ordinal)?))
+    }
+
+    /// Opens device `ordinal` with a PTX module of your own and its entry points `kernels`
+    /// (the constant `device_entries!` defines): the backend runs every kernel type whose
+    /// entry points the module has.
+    ///
+    /// # Errors
+    /// As [`GpuContext::with_ptx`].
+    pub fn with_ptx(ordinal: usize, ptx: &str, kernels: &[&str]) -> Result<Self, GpuError> {
+        Ok(Self::from_context(GpuContext::with_ptx(
+            ordinal, ptx, kernels,
+        )?))
     }
 
     /// A backend on an open context.

@@ -79,6 +79,8 @@ enum Module<'a> {
     /// PTX text, compiled by the driver's JIT.
     Ptx(&'a str),
     /// A cubin image from `ptxas`.
+    // Only the embedded module has a cubin override (`RECONVERGE_GPU_CUBIN`).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     Cubin(Vec<u8>),
 }
 
@@ -143,6 +145,7 @@ impl GpuContext {
     /// Where the environment variable `RECONVERGE_GPU_CUBIN` names a file, that file is loaded
     /// instead: a cubin that `ptxas -arch=sm_XX` made from [`crate::PTX`] for this GPU (as
     /// `device-check.sh` does), which saves the driver's JIT compilation of the PTX.
+    #[cfg(feature = "cuda")]
     pub fn new(ordinal: usize) -> Result<Self, GpuError> {
         match std::env::var_os("RECONVERGE_GPU_CUBIN") {
             Some(path) if !path.is_empty() => {

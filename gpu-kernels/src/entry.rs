@@ -61,6 +61,93 @@ pub unsafe trait DeviceKernel: Kernel + Copy + 'static {
     }
 }
 
+/// The entry points of workload `Self` run as shape kernel `K` (`BranchLoopKernel<Self>`,
+/// `TwoPathKernel<Self>`, ...) in a PTX module of your own: what makes `K` a [`DeviceKernel`]
+/// (and so runnable by [`crate::CudaBackend`] with feature `runtime`) without a newtype, since `Self` is your type.
+/// Written by [`device_entries!`](crate::device_entries) from the same list that
+/// `reconverge_device::entries!` compiles into the module.
+///
+/// # Safety
+/// As [`DeviceKernel`]: `Self` and `K::Output` are plain data with one layout on the host and
+/// the device (`#[repr(C)]`), all-zero bytes are a valid output, and every entry point named
+/// runs `K` under the strategy and pass its entry says.
+pub unsafe trait DeviceEntries<K> {
+    /// The kernel type as the list writes it.
+    const KERNEL_NAME: &'static str;
+    /// Its entry points.
+    const ENTRY_POINTS: &'static [EntryPoint];
+}
+
+/// `Shape<L>` is a [`DeviceKernel`] wherever `L` lists its entry points for it.
+macro_rules! shape_device_kernels {
+    ($($wrapper:ident: $shape:ident),* $(,)?) => {$(
+        // SAFETY: `DeviceEntries`' contract is `DeviceKernel`'s, and the wrappers are
+        // `#[repr(transparent)]` around `L`.
+        unsafe impl<L> DeviceKernel for $wrapper<L>
+        where
+            L: DeviceEntries<$wrapper<L>> + reconverge_transforms::$shape + Copy + 'static,
+        {
+            const KERNEL_NAME: &'static str = L::KERNEL_NAME;
+            const ENTRY_POINTS: &'static [EntryPoint] = L::ENTRY_POINTS;
+        }
+    )*};
+}
+shape_device_kernels!(
+    BranchLoopKernel: BranchLoop,
+    TwoPathKernel: TwoPath,
+    ItemLoopKernel: ItemLoop,
+    FactoredBranchLoopKernel: FactoredBranchLoop,
+    SplitLoopKernel: SplitLoop,
+);
+
+/// Declares, on the host, the entry points of your own PTX module from the one list that
+/// `reconverge_device::entries!` compiles on the device and `reconverge_gpu_build::entry_names!`
+/// names in `build.rs`: one [`DeviceEntries`] impl per workload and shape, and a constant with
+/// every entry point's name (what `reconverge_gpu::CudaBackend::with_ptx` loads).
+///
+/// Invoke it in the crate that defines the workloads (the impls are for your types; behind a
+/// host-only feature if that crate is also compiled for the GPU), with the shapes in scope:
+///
+/// ```text
+/// reconverge_gpu::device_entries! {
+///     pub const MY_ENTRY_POINTS;
+///     MyLoop as BranchLoopKernel {
+///         my_baseline => Strategy::Baseline,
+///         my_dynamic => Strategy::DynamicWorkAssignment,
+///     }
+/// }
+/// ```
+///
+/// The workloads must be `#[repr(C)]` plain data (see [`DeviceEntries`]); the macro's impls are
+/// `unsafe` on that promise.
+#[macro_export]
+macro_rules! device_entries {
+    (
+        $vis:vis const $names:ident;
+        $( $workload:ty as $shape:ident { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
+    ) => {
+        /// Every entry point of the list, for `GpuContext::with_ptx`.
+        $vis const $names: &[&str] = &[$($(stringify!($name),)*)*];
+        $(
+            // SAFETY: the caller's list names `#[repr(C)]` plain-data workloads (the macro's
+            // documented contract) and the device crate compiles the same list.
+            unsafe impl $crate::DeviceEntries<$shape<$workload>> for $workload {
+                const KERNEL_NAME: &'static str = concat!(stringify!($shape), "<", stringify!($workload), ">");
+                const ENTRY_POINTS: &'static [$crate::EntryPoint] = &[
+                    $($crate::EntryPoint {
+                        name: stringify!($name),
+                        kernel: concat!(stringify!($shape), "<", stringify!($workload), ">"),
+                        strategy: $strategy,
+                        pass: $crate::device_entries!(@pass $($pass)?),
+                    },)*
+                ];
+            }
+        )*
+    };
+    (@pass) => { 0 };
+    (@pass $pass:literal) => { $pass };
+}
+
 /// Expands the kernel list: [`KERNELS`], [`ENTRY_POINTS`] and one [`DeviceKernel`] impl per
 /// kernel type.
 macro_rules! reconverge_kernels {

@@ -30,21 +30,21 @@ mod entry;
 mod error;
 pub mod selftest;
 
-#[cfg(feature = "cuda")]
+#[cfg(feature = "runtime")]
 mod backend;
-#[cfg(feature = "cuda")]
+#[cfg(feature = "runtime")]
 mod cuda;
-#[cfg(feature = "cuda")]
+#[cfg(feature = "runtime")]
 mod nccl;
 
-pub use entry::{DeviceKernel, ENTRY_POINTS, EntryPoint, KERNELS};
+pub use entry::{DeviceEntries, DeviceKernel, ENTRY_POINTS, EntryPoint, KERNELS};
 pub use error::{GpuError, LaunchShape};
 
-#[cfg(feature = "cuda")]
+#[cfg(feature = "runtime")]
 pub use backend::{CudaBackend, WarmUp};
-#[cfg(feature = "cuda")]
+#[cfg(feature = "runtime")]
 pub use cuda::{DeviceInfo, GpuContext, KernelAttributes, Timed};
-#[cfg(feature = "cuda")]
+#[cfg(feature = "runtime")]
 pub use nccl::NcclSum;
 
 /// The PTX module built from the device crate (feature `cuda`).

@@ -20,75 +20,6 @@
 
 pub mod selftest;
 
-/// Generates a kernel entry point that runs one (workload, strategy) pair, so that entry points
-/// are generated rather than written by hand.
-///
-/// `warp_kernel!(NAME: KernelType => strategy_expression);` expands (on nvptx64 only) to
-///
-/// ```text
-/// #[unsafe(no_mangle)]
-/// pub unsafe extern "ptx-kernel" fn NAME(
-///     kernel: *const KernelType,            // the workload's parameters, in device memory
-///     items: u32,                           // items 0..items
-///     pass: u32,                            // pass of a multi-pass strategy
-///     out: *mut <KernelType as Kernel>::Output, // `items` outputs
-///     tally: *mut u64, tally_len: u32,      // the workload's integer accumulators
-///     scratch: *mut u32, scratch_len: u32,  // words the passes hand each other (zeroed)
-///     status: *mut u32,                     // set to 1 if the strategy cannot run
-/// )
-/// ```
-///
-/// which runs [`run_warp_program`]: each warp builds its program with
-/// [`reconverge_transforms::Kernel::program`] and calls `step` until it returns `false`.
-/// `KernelType` must implement [`reconverge_transforms::Kernel`] and have the same layout on
-/// the host and the device: `#[repr(C)]` plain data, or a one-field wrapper of it such as
-/// `BranchLoopKernel<L>` (`#[repr(transparent)]`) with `L: #[repr(C)]`. The strategy is a
-/// constant of the entry point; every block must have a multiple of 32 threads.
-///
-/// `warp_kernel!(NAME: KernelType => strategy, pass = N);` compiles pass `N` in as a constant
-/// (the `pass` argument is then ignored): each pass of a multi-pass strategy becomes a kernel
-/// of its own, with its own register count, which is what branch splitting's occupancy gain
-/// needs. [`reconverge_kernels!`] generates every entry point of the shared list this way.
-#[macro_export]
-macro_rules! warp_kernel {
-    ($name:ident : $kernel:ty => $strategy:expr) => {
-        $crate::warp_kernel!(@entry $name : $kernel => $strategy, |pass: u32| pass);
-    };
-    ($name:ident : $kernel:ty => $strategy:expr, pass = $pass:expr) => {
-        $crate::warp_kernel!(@entry $name : $kernel => $strategy, |_runtime_pass: u32| $pass);
-    };
-    (@entry $name:ident : $kernel:ty => $strategy:expr, $pass_of:expr) => {
-        #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
-        #[doc = concat!("Entry point `", stringify!($name), "`: ", stringify!($kernel), " under ", stringify!($strategy), ".")]
-        pub unsafe extern "ptx-kernel" fn $name(
-            kernel: *const $kernel,
-            items: u32,
-            pass: u32,
-            out: *mut <$kernel as $crate::reexport::Kernel>::Output,
-            tally: *mut u64,
-            tally_len: u32,
-            scratch: *mut u32,
-            scratch_len: u32,
-            status: *mut u32,
-        ) {
-            // Evaluated outside the unsafe block, so the caller's expression gets no unsafety.
-            let strategy: $crate::reexport::Strategy = $strategy;
-            // A constant pass (`pass = N`) makes each pass a kernel of its own.
-            let pass_of: fn(u32) -> u32 = $pass_of;
-            let pass = pass_of(pass);
-            // SAFETY: the host launches this entry point with pointers to device buffers of
-            // the documented sizes (reconverge-gpu's launcher checks them).
-            unsafe {
-                $crate::run_warp_program::<$kernel>(
-                    kernel, strategy, items, pass, out, tally, tally_len, scratch, scratch_len,
-                    status,
-                )
-            }
-        }
-    };
-}
-
 /// Generates the entry points of the one kernel list (`reconverge-gpu/src/kernels.in`): one
 /// [`warp_kernel!`] per entry, with its pass as a constant. The self-tests are written by hand
 /// (see the crate docs), so their names are ignored here.
@@ -99,18 +30,14 @@ macro_rules! reconverge_kernels {
         $( $kernel:ty { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
     ) => {
         $($(
-            $crate::warp_kernel!($name : $kernel => $strategy, pass = $crate::reconverge_kernels!(@pass $($pass)?));
+            reconverge_device::warp_kernel!($name : $kernel => $strategy, pass = $crate::reconverge_kernels!(@pass $($pass)?));
         )*)*
     };
     (@pass) => { 0 };
     (@pass $pass:literal) => { $pass };
 }
 
-/// What [`warp_kernel!`]'s expansion names, so that a downstream device crate needs no direct
-/// dependency on `reconverge-transforms`.
-pub mod reexport {
-    pub use reconverge_transforms::{Kernel, Strategy};
-}
+pub use reconverge_device::warp_kernel;
 
 #[cfg(target_arch = "nvptx64")]
 pub use reconverge_simt::GpuWarp;

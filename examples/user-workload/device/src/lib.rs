@@ -1,0 +1,13 @@
+//! The example's GPU entry points, one per line of `../walk/entries.in`. No panic handler and
+//! no runner of our own: `reconverge-device` has both.
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+
+#[cfg(target_arch = "nvptx64")]
+mod entry_points {
+    use reconverge_device::entries;
+    use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
+    use user_workload_walk::Walk;
+
+    include!("../../walk/entries.in");
+}

@@ -1,0 +1,123 @@
+//! A workload of a user's own — not one of the papers' — as reconverge runs it: particles that
+//! random-walk on a line until they escape or run out of steps, and that do an expensive
+//! "reaction" in each step they spend inside a trap around the origin. Which particles are in
+//! the trap changes from step to step, so a warp's lanes diverge; walks end after different
+//! numbers of steps, so a warp's lanes finish at different times.
+//!
+//! `no_std` and plain `#[repr(C)]` data, so the same code runs on the CPU backend and, compiled
+//! to PTX by this example's `build.rs`, on the GPU. The GPU entry points are listed once, in
+//! `entries.in` beside this crate.
+#![no_std]
+
+use reconverge_simt::Region;
+use reconverge_transforms::{BranchLoop, LoopRegions, Tally};
+
+/// The GPU entry points of this crate's workloads, from the one list `entries.in` (which the
+/// device crate compiles and `build.rs` names): `WALK_ENTRY_POINTS` and the `DeviceEntries`
+/// impls that let the CUDA backend run `BranchLoopKernel<Walk>`. Here, where `Walk` is
+/// defined, because the impls are for it.
+#[cfg(feature = "gpu-entries")]
+mod gpu_entries {
+    use reconverge_gpu::device_entries as entries;
+    use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
+
+    use super::Walk;
+
+    include!("../entries.in");
+}
+#[cfg(feature = "gpu-entries")]
+pub use gpu_entries::WALK_ENTRY_POINTS;
+
+/// The walk's parameters: a GPU kernel gets them by value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Walk {
+    /// Steps after which a walk stops.
+    pub max_steps: u32,
+    /// Particles with `|x| < trap` react instead of moving.
+    pub trap: u32,
+    /// Particles with `|x| >= escape` have left.
+    pub escape: u32,
+    /// Seed of every particle's random bits.
+    pub seed: u32,
+}
+
+/// One particle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Particle {
+    x: i32,
+    rng: u32,
+    steps: u32,
+    energy: u32,
+}
+
+/// xorshift32: the particle's own random bits (item `i` starts from a hash of `(seed, i)`, so
+/// no lane or strategy changes a particle's walk).
+fn next(rng: &mut u32) -> u32 {
+    let mut v = *rng;
+    v ^= v << 13;
+    v ^= v >> 17;
+    v ^= v << 5;
+    *rng = v;
+    v
+}
+
+impl BranchLoop for Walk {
+    type State = Particle;
+    /// Energy, steps and final position folded into one word.
+    type Output = u32;
+
+    fn regions(&self) -> LoopRegions {
+        LoopRegions {
+            condition: Region::new(0, "in the trap?", 2),
+            taken: Region::new(1, "react", 48),
+            not_taken: Region::new(2, "move", 6),
+            after_branch: Region::new(3, "count", 1),
+            item: Region::new(4, "launch / retire", 8),
+        }
+    }
+
+    fn start(&self, item: u32) -> Particle {
+        let h = (item ^ self.seed.rotate_left(16)).wrapping_mul(0x9E37_79B9);
+        Particle {
+            x: 0,
+            rng: h | 1,
+            steps: 0,
+            energy: 0,
+        }
+    }
+
+    fn running(&self, p: &Particle) -> bool {
+        p.steps < self.max_steps && p.x.unsigned_abs() < self.escape
+    }
+
+    fn condition(&self, p: &mut Particle) -> bool {
+        p.x.unsigned_abs() < self.trap
+    }
+
+    fn taken<T: Tally>(&self, p: &mut Particle, _: &mut T) {
+        // The reaction: a long dependent chain, much costlier than a move.
+        let mut e = p.energy ^ next(&mut p.rng);
+        for _ in 0..16 {
+            e = e.wrapping_mul(0x2545_F491).rotate_left(7) ^ 0x6A09_E667;
+        }
+        p.energy = e;
+        // A reacting particle is kicked out of the trap's centre now and then.
+        if e & 3 == 0 {
+            p.x += if e & 4 == 0 { 2 } else { -2 };
+        }
+    }
+
+    fn not_taken<T: Tally>(&self, p: &mut Particle, _: &mut T) {
+        p.x += if next(&mut p.rng) & 1 == 0 { 1 } else { -1 };
+    }
+
+    fn after_branch<T: Tally>(&self, p: &mut Particle, _: &mut T) {
+        p.steps += 1;
+    }
+
+    fn finish(&self, p: &Particle) -> u32 {
+        p.energy ^ (p.steps << 16) ^ (p.x as u32)
+    }
+}

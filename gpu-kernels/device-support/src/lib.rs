@@ -1,0 +1,127 @@
+//! The device side of reconverge's CUDA backend, for your own kernels: [`warp_kernel!`] turns
+//! a (kernel type, strategy) pair into a PTX entry point, [`entries!`] does so for a whole list,
+//! and [`run_warp_program`] is what every entry point runs. Compiled for `nvptx64-nvidia-cuda`
+//! (with `reconverge-gpu-build` from a `build.rs`); on any other target the crate is empty.
+//!
+//! It also defines the device panic handler (a `trap`, which the host reports as a failed
+//! launch naming the kernel), so a device crate that uses it defines none of its own.
+//!
+//! ```text
+//! // device/src/lib.rs of your crate (no_std, nvptx64 only)
+//! #![no_std]
+//! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+//! use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
+//! use my_workload::MyLoop;
+//! use reconverge_device::entries;
+//! include!("../../walk/entries.in"); // the list, shared with the host and build.rs:
+//! entries! {
+//!     pub const MY_ENTRY_POINTS;
+//!     MyLoop as BranchLoopKernel {
+//!         my_baseline => Strategy::Baseline,
+//!         my_dynamic => Strategy::DynamicWorkAssignment,
+//!     }
+//! }
+//! ```
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx))]
+
+/// Generates a kernel entry point that runs one (workload, strategy) pair, so that entry points
+/// are generated rather than written by hand.
+///
+/// `warp_kernel!(NAME: KernelType => strategy_expression);` expands (on nvptx64 only) to
+///
+/// ```text
+/// #[unsafe(no_mangle)]
+/// pub unsafe extern "ptx-kernel" fn NAME(
+///     kernel: *const KernelType,            // the workload's parameters, in device memory
+///     items: u32,                           // items 0..items
+///     pass: u32,                            // pass of a multi-pass strategy
+///     out: *mut <KernelType as Kernel>::Output, // `items` outputs
+///     tally: *mut u64, tally_len: u32,      // the workload's integer accumulators
+///     scratch: *mut u32, scratch_len: u32,  // words the passes hand each other (zeroed)
+///     status: *mut u32,                     // set to 1 if the strategy cannot run
+/// )
+/// ```
+///
+/// which runs [`run_warp_program`]: each warp builds its program with
+/// [`reconverge_transforms::Kernel::program`] and calls `step` until it returns `false`.
+/// `KernelType` must implement [`reconverge_transforms::Kernel`] and have the same layout on
+/// the host and the device: `#[repr(C)]` plain data, or a one-field wrapper of it such as
+/// `BranchLoopKernel<L>` (`#[repr(transparent)]`) with `L: #[repr(C)]`. The strategy is a
+/// constant of the entry point; every block must have a multiple of 32 threads.
+///
+/// `warp_kernel!(NAME: KernelType => strategy, pass = N);` compiles pass `N` in as a constant
+/// (the `pass` argument is then ignored): each pass of a multi-pass strategy becomes a kernel
+/// of its own, with its own register count, which is what branch splitting's occupancy gain
+/// needs. [`entries!`] generates the entry points of a whole list this way.
+#[macro_export]
+macro_rules! warp_kernel {
+    ($name:ident : $kernel:ty => $strategy:expr) => {
+        $crate::warp_kernel!(@entry $name : $kernel => $strategy, |pass: u32| pass);
+    };
+    ($name:ident : $kernel:ty => $strategy:expr, pass = $pass:expr) => {
+        $crate::warp_kernel!(@entry $name : $kernel => $strategy, |_runtime_pass: u32| $pass);
+    };
+    (@entry $name:ident : $kernel:ty => $strategy:expr, $pass_of:expr) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        #[doc = concat!("Entry point `", stringify!($name), "`: ", stringify!($kernel), " under ", stringify!($strategy), ".")]
+        pub unsafe extern "ptx-kernel" fn $name(
+            kernel: *const $kernel,
+            items: u32,
+            pass: u32,
+            out: *mut <$kernel as $crate::reexport::Kernel>::Output,
+            tally: *mut u64,
+            tally_len: u32,
+            scratch: *mut u32,
+            scratch_len: u32,
+            status: *mut u32,
+        ) {
+            // Evaluated outside the unsafe block, so the caller's expression gets no unsafety.
+            let strategy: $crate::reexport::Strategy = $strategy;
+            // A constant pass (`pass = N`) makes each pass a kernel of its own.
+            let pass_of: fn(u32) -> u32 = $pass_of;
+            let pass = pass_of(pass);
+            // SAFETY: the host launches this entry point with pointers to device buffers of
+            // the documented sizes (reconverge-gpu's launcher checks them).
+            unsafe {
+                $crate::run_warp_program::<$kernel>(
+                    kernel, strategy, items, pass, out, tally, tally_len, scratch, scratch_len,
+                    status,
+                )
+            }
+        }
+    };
+}
+
+/// Generates the entry points of a list of (workload, shape, strategies): for each
+/// `Workload as Shape { name [pass N] => strategy, ... }`, one [`warp_kernel!`] per entry with
+/// kernel type `Shape<Workload>` and its pass as a constant. The list starts with
+/// `pub const NAMES;`, the constant that `reconverge_gpu::device_entries!` (host) and
+/// `reconverge_gpu_build::entry_names!` (`build.rs`) define from the same list with every
+/// entry point's name; here it is ignored. Keep the list in one file and `include!` it in all
+/// three places, each with its macro imported as `entries`.
+#[macro_export]
+macro_rules! entries {
+    (
+        $vis:vis const $names:ident;
+        $( $workload:ty as $shape:ident { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
+    ) => {
+        $($(
+            $crate::warp_kernel!($name : $shape<$workload> => $strategy, pass = $crate::entries!(@pass $($pass)?));
+        )*)*
+    };
+    (@pass) => { 0 };
+    (@pass $pass:literal) => { $pass };
+}
+
+/// What [`warp_kernel!`]'s expansion names, so that a downstream device crate needs no direct
+/// dependency on `reconverge-transforms`.
+pub mod reexport {
+    pub use reconverge_transforms::{Kernel, Strategy};
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod runner;
+#[cfg(target_arch = "nvptx64")]
+pub use runner::run_warp_program;
