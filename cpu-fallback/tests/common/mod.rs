@@ -1,17 +1,13 @@
-//! Helpers shared by the workload tests: an independent reference run of the model, strategy
+//! Helpers shared by the workload tests: the reference executor's run on one thread, strategy
 //! equivalence over launch shapes, and thread-count independence.
 #![allow(dead_code)]
 
 use std::fmt::Debug;
-use std::sync::atomic::AtomicU32;
 
 use reconverge_backend::{Backend, Counters, Launch, Run};
 use reconverge_cpu::CpuBackend;
-use reconverge_simt::{BlockShared, ModelWarp, WARP_SIZE};
-use reconverge_transforms::{
-    Decision, Kernel, NoTally, PassPlan, Sink, Strategy, WarpProgram, WarpTask,
-    initial_block_counters,
-};
+use reconverge_cpu::block::{RunInOrder, run_in_order};
+use reconverge_transforms::{Decision, Kernel, Strategy};
 
 /// `listed` (a kernel's [`Kernel::STRATEGIES`]) followed by those of `extra` it lacks.
 pub fn listed_and(listed: &[Strategy], extra: impl IntoIterator<Item = Strategy>) -> Vec<Strategy> {
@@ -81,25 +77,12 @@ pub fn launches() -> Vec<Launch> {
         .collect()
 }
 
-/// A sink that checks every item is written exactly once.
-struct Collect<'a, O> {
-    out: &'a mut [Option<O>],
-}
-
-impl<O: Copy + Debug> Sink<O> for Collect<'_, O> {
-    fn put(&mut self, item: u32, value: O) {
-        let slot = self
-            .out
-            .get_mut(item as usize)
-            .unwrap_or_else(|| panic!("item {item} out of range"));
-        assert!(slot.is_none(), "item {item} written twice");
-        *slot = Some(value);
-    }
-}
-
-/// The reference model's run, stepped by hand: for each pass and block, one [`ModelWarp`]
-/// per warp sharing one [`BlockShared`], stepped round robin one loop iteration at a time (as a
-/// GPU's warps interleave), counters merged at the end. Returns the outputs and counters.
+/// The reference executor's run ([`run_in_order`]: for each pass and block, one [`ModelWarp`]
+/// per warp sharing one block's counters, stepped round robin one loop iteration at a time as
+/// a GPU's warps interleave), on one thread. Returns the outputs and counters, after checking
+/// that every item was written exactly once.
+///
+/// [`ModelWarp`]: reconverge_simt::ModelWarp
 pub fn model_run<K: Kernel>(
     kernel: &K,
     strategy: Strategy,
@@ -109,55 +92,18 @@ pub fn model_run<K: Kernel>(
 where
     K::Output: Debug,
 {
-    let passes = kernel.passes(&strategy).expect("strategy applies");
-    let mut out: Vec<Option<K::Output>> = vec![None; items as usize];
-    let mut total = Counters::new(WARP_SIZE);
-    let scratch: Vec<AtomicU32> = (0..kernel.scratch_words(&strategy, items))
-        .map(|_| AtomicU32::new(0))
-        .collect();
-    let warps = launch.threads_per_block / WARP_SIZE;
-    let mut plan = PassPlan::new(passes, kernel.repeat_last_pass_while(&strategy));
-    while let Some(pass) = plan.next_pass_in(&scratch) {
-        for block in 0..launch.blocks {
-            let shared = BlockShared::new();
-            for (i, v) in initial_block_counters(launch.threads_per_block)
-                .iter()
-                .enumerate()
-            {
-                shared.set(i, *v);
-            }
-            let mut ws: Vec<_> = (0..warps)
-                .map(|w| {
-                    let warp = ModelWarp::in_block(&shared);
-                    let task =
-                        WarpTask::new(items, launch.blocks, block, launch.threads_per_block, w);
-                    let p = kernel
-                        .program(&warp, &strategy, pass, task, &scratch)
-                        .expect("program builds");
-                    (warp, p, true)
-                })
-                .collect();
-            let mut steps = 0u64;
-            while ws.iter().any(|w| w.2) {
-                for (warp, p, alive) in ws.iter_mut() {
-                    if *alive {
-                        *alive = p.step(warp, &mut Collect { out: &mut out }, &mut NoTally);
-                    }
-                }
-                steps += 1;
-                assert!(steps < 100_000_000, "a warp never finishes");
-            }
-            for (warp, _, _) in &ws {
-                total.merge(warp.counters());
-            }
-        }
+    let options = RunInOrder {
+        counting: true,
+        step_limit: Some(100_000_000),
+    };
+    let run = run_in_order(kernel, &strategy, items, launch, options)
+        .unwrap_or_else(|e| panic!("{} on {launch:?}: {e}", strategy.name()));
+    assert_eq!(run.stray_writes, 0, "items written past the last one");
+    if let Some((item, writes)) = run.first_not_written_once() {
+        panic!("item {item} written {writes} times");
     }
-    let outputs = out
-        .into_iter()
-        .enumerate()
-        .map(|(i, o)| o.unwrap_or_else(|| panic!("item {i} never written")))
-        .collect();
-    (outputs, total)
+    let outputs = run.outputs.into_iter().flatten().collect();
+    (outputs, run.counters)
 }
 
 /// Runs on the CPU backend.
