@@ -20,7 +20,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use reconverge_backend::{Counters, Launch};
+use std::time::{Duration, Instant};
+
+use reconverge_backend::{Backend, BackendError, Counters, Launch, Run};
 use reconverge_simt::{BlockShared, ModelWarp, WARP_SIZE};
 use reconverge_transforms::{
     Kernel, PassPlan, Scratch, Sink, Strategy, StrategyError, Tally, WarpProgram, WarpTask,
@@ -183,7 +185,7 @@ impl Default for RunInOrder {
 }
 
 /// What [`run_in_order`] produced.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct InOrderRun<O> {
     /// Each item's last output (`None`: never written).
     pub outputs: Vec<Option<O>>,
@@ -197,6 +199,8 @@ pub struct InOrderRun<O> {
     pub counters: Counters,
     /// Counters of each pass, in the order the passes ran.
     pub pass_counters: Vec<Counters>,
+    /// Wall time of each pass.
+    pub pass_times: Vec<Duration>,
     /// Steps of the busiest warp of any block and pass.
     pub max_steps: u64,
 }
@@ -249,11 +253,13 @@ pub fn run_in_order<K: Kernel + ?Sized>(
     let mut tally = vec![0u64; kernel.tally_len()];
     let mut counters = Counters::new(WARP_SIZE);
     let mut pass_counters = Vec::new();
+    let mut pass_times = Vec::new();
     let mut max_steps = 0;
     // Zeroed once per run and shared by all passes: what one pass records (z-cull's mask), a
     // later one reads.
     let scratch = crate::zeroed_scratch(kernel.scratch_words(strategy, items));
     while let Some(pass) = plan.next_pass_in(&scratch) {
+        let pass_start = Instant::now();
         let mut this_pass = Counters::new(WARP_SIZE);
         for block in 0..launch.blocks {
             let mut sink = CountingSink {
@@ -277,6 +283,7 @@ pub fn run_in_order<K: Kernel + ?Sized>(
         }
         counters.merge(&this_pass);
         pass_counters.push(this_pass);
+        pass_times.push(pass_start.elapsed());
     }
     Ok(InOrderRun {
         outputs,
@@ -285,6 +292,64 @@ pub fn run_in_order<K: Kernel + ?Sized>(
         tally,
         counters,
         pass_counters,
+        pass_times,
         max_steps,
     })
+}
+
+/// [`run_in_order`] as a [`Backend`]: the reference a faster backend is compared with (see
+/// [`crate::conformance`]). It counts, and reports an item written other than once as an error.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InOrderBackend;
+
+impl<K: Kernel> Backend<K> for InOrderBackend {
+    fn name(&self) -> &'static str {
+        "in-order"
+    }
+
+    fn run(
+        &self,
+        kernel: &K,
+        strategy: Strategy,
+        items: u32,
+        launch: Launch,
+    ) -> Result<Run<K::Output>, BackendError> {
+        launch.validate()?;
+        let started = Instant::now();
+        let run =
+            run_in_order(kernel, &strategy, items, launch, RunInOrder::default()).map_err(|e| {
+                match e {
+                    BlockError::Strategy(source) => BackendError::Strategy {
+                        shape: K::SHAPE,
+                        source,
+                    },
+                    BlockError::StepLimit { .. } => device_error(e.to_string()),
+                }
+            })?;
+        if run.stray_writes > 0 {
+            return Err(device_error(format!(
+                "{} writes to items past the last one",
+                run.stray_writes
+            )));
+        }
+        if let Some((item, writes)) = run.first_not_written_once() {
+            return Err(device_error(format!("item {item} written {writes} times")));
+        }
+        let passes = run.pass_times.len();
+        Ok(Run {
+            outputs: run.outputs.into_iter().flatten().collect(),
+            tally: run.tally,
+            counters: Some(run.counters),
+            pass_times: run.pass_times,
+            elapsed: started.elapsed(),
+            occupancy: vec![None; passes],
+        })
+    }
+}
+
+fn device_error(message: String) -> BackendError {
+    BackendError::Device {
+        backend: "in-order",
+        message,
+    }
 }

@@ -1,4 +1,4 @@
-//! Helpers shared by the workload tests: the reference executor's run on one thread, strategy
+//! Helpers shared by the workload tests: conformance of every strategy and backend, strategy
 //! equivalence over launch shapes, and thread-count independence.
 #![allow(dead_code)]
 
@@ -6,7 +6,8 @@ use std::fmt::Debug;
 
 use reconverge_backend::{Backend, Counters, Launch, Run};
 use reconverge_cpu::CpuBackend;
-use reconverge_cpu::block::{RunInOrder, run_in_order};
+use reconverge_cpu::block::InOrderBackend;
+use reconverge_cpu::conformance::Check;
 use reconverge_transforms::{Decision, Kernel, Strategy};
 
 /// `listed` (a kernel's [`Kernel::STRATEGIES`]) followed by those of `extra` it lacks.
@@ -77,35 +78,6 @@ pub fn launches() -> Vec<Launch> {
         .collect()
 }
 
-/// The reference executor's run ([`run_in_order`]: for each pass and block, one [`ModelWarp`]
-/// per warp sharing one block's counters, stepped round robin one loop iteration at a time as
-/// a GPU's warps interleave), on one thread. Returns the outputs and counters, after checking
-/// that every item was written exactly once.
-///
-/// [`ModelWarp`]: reconverge_simt::ModelWarp
-pub fn model_run<K: Kernel>(
-    kernel: &K,
-    strategy: Strategy,
-    items: u32,
-    launch: Launch,
-) -> (Vec<K::Output>, Counters)
-where
-    K::Output: Debug,
-{
-    let options = RunInOrder {
-        counting: true,
-        step_limit: Some(100_000_000),
-    };
-    let run = run_in_order(kernel, &strategy, items, launch, options)
-        .unwrap_or_else(|e| panic!("{} on {launch:?}: {e}", strategy.name()));
-    assert_eq!(run.stray_writes, 0, "items written past the last one");
-    if let Some((item, writes)) = run.first_not_written_once() {
-        panic!("item {item} written {writes} times");
-    }
-    let outputs = run.outputs.into_iter().flatten().collect();
-    (outputs, run.counters)
-}
-
 /// Runs on the CPU backend.
 pub fn cpu_run<K>(
     backend: &CpuBackend,
@@ -123,8 +95,9 @@ where
         .unwrap_or_else(|e| panic!("{} on {launch:?}: {e}", strategy.name()))
 }
 
-/// For every strategy and launch shape: the CPU backend's outputs equal the baseline's (and
-/// the workload's scalar reference), and its merged counters equal the hand-stepped model's.
+/// For every strategy and launch shape: the CPU backend's outputs and tallies equal the
+/// baseline's (and the baseline's equal the workload's scalar reference), and its counters equal
+/// those of the reference executor run on one thread ([`InOrderBackend`]).
 pub fn check_all<K>(
     kernel: &K,
     strategies: &[Strategy],
@@ -143,27 +116,18 @@ pub fn check_all<K>(
             base.outputs, expected,
             "baseline vs scalar reference, {launch:?}"
         );
-        for strategy in strategies {
-            let run = cpu_run(&cpu, kernel, *strategy, items, *launch);
-            assert_eq!(
-                run.outputs,
-                base.outputs,
-                "{} vs baseline on {launch:?}",
-                strategy.name()
-            );
-            let (model_out, model_counters) = model_run(kernel, *strategy, items, *launch);
-            assert_eq!(model_out, base.outputs, "{} model outputs", strategy.name());
-            assert_eq!(
-                run.counters,
-                Some(model_counters),
-                "{} counters on {launch:?}",
-                strategy.name()
-            );
-        }
     }
+    let check = Check {
+        strategies,
+        items,
+        launches,
+        counters: true,
+    };
+    let report = check.run(kernel, &[&cpu, &InOrderBackend]);
+    assert!(report.passed(), "{report}");
 }
 
-/// Outputs and counters with one thread equal those with two.
+/// Outputs, tallies and counters with one thread equal those with two.
 pub fn check_threads<K>(kernel: &K, strategies: &[Strategy], items: u32, launch: Launch)
 where
     K: Kernel + Sync,
@@ -171,18 +135,14 @@ where
 {
     let one = CpuBackend::with_threads(1).expect("pool");
     let two = CpuBackend::with_threads(2).expect("pool");
-    for strategy in strategies {
-        let a = cpu_run(&one, kernel, *strategy, items, launch);
-        let b = cpu_run(&two, kernel, *strategy, items, launch);
-        assert_eq!(a.outputs, b.outputs, "{}: 1 vs 2 threads", strategy.name());
-        assert_eq!(a.tally, b.tally);
-        assert_eq!(
-            a.counters,
-            b.counters,
-            "{}: counters, 1 vs 2 threads",
-            strategy.name()
-        );
-    }
+    let check = Check {
+        strategies,
+        items,
+        launches: &[launch],
+        counters: true,
+    };
+    let report = check.run(kernel, &[&one, &two]);
+    assert!(report.passed(), "{report}");
 }
 
 /// Issue slots of `region`'s row.
