@@ -53,7 +53,8 @@
 //! # Ok::<(), reconverge_backend::BackendError>(())
 //! ```
 
-mod block;
+pub mod block;
+pub mod conformance;
 
 use std::sync::atomic::AtomicU32;
 use std::time::Instant;
@@ -61,7 +62,9 @@ use std::time::Instant;
 use rayon::prelude::*;
 use reconverge_backend::{Backend, BackendError, Counters, Launch, Run};
 use reconverge_simt::WARP_SIZE;
-use reconverge_transforms::{Kernel, PassPlan, Strategy, WarpTask};
+use reconverge_transforms::{Kernel, PassPlan, Sink, Strategy, WarpTask};
+
+use block::{BlockError, BlockRun, SliceTally};
 
 /// Runs kernels on the CPU with warps emulated in lockstep.
 #[derive(Debug, Default)]
@@ -120,6 +123,30 @@ impl CpuBackend {
     }
 }
 
+/// `words` scratch words, all zero.
+fn zeroed_scratch(words: usize) -> Vec<AtomicU32> {
+    (0..words).map(|_| AtomicU32::new(0)).collect()
+}
+
+/// Writes outputs into one block's slice of the output vector; items outside the block's chunk
+/// are dropped, since a block owns only its slice.
+struct BlockSink<'o, O> {
+    first_item: u32,
+    out: &'o mut [O],
+}
+
+impl<O> Sink<O> for BlockSink<'_, O> {
+    #[inline]
+    fn put(&mut self, item: u32, value: O) {
+        if let Some(slot) = item
+            .checked_sub(self.first_item)
+            .and_then(|i| self.out.get_mut(i as usize))
+        {
+            *slot = value;
+        }
+    }
+}
+
 /// The output vector cut into each block's chunk (see [`WarpTask::new`]), empty chunks included.
 fn block_slices<O>(outputs: &mut [O], items: u32, launch: Launch) -> Vec<(u32, &mut [O])> {
     let mut slices = Vec::with_capacity(launch.blocks as usize);
@@ -170,9 +197,7 @@ where
             .map_err(strategy_error)?;
         // Zeroed once per run and shared by all passes: what one pass records (z-cull's
         // mask), a later one reads.
-        let scratch: Vec<AtomicU32> = (0..kernel.scratch_words(&strategy, items))
-            .map(|_| AtomicU32::new(0))
-            .collect();
+        let scratch = zeroed_scratch(kernel.scratch_words(&strategy, items));
 
         let started = Instant::now();
         let mut outputs = vec![K::Output::default(); items as usize];
@@ -188,37 +213,54 @@ where
             // Every block runs, also those whose chunk is empty (more blocks than chunks): on a
             // GPU they start, vote once and leave, and the counters must say so too.
             let blocks = block_slices(&mut outputs, items, launch);
-            let (pass_counters, pass_tally) = self.install(|| {
-                blocks
-                    .into_par_iter()
-                    .fold(
-                        || (Counters::new(WARP_SIZE), vec![0u64; kernel.tally_len()]),
-                        |(mut c, mut t), (block, out)| {
-                            let run = block::BlockRun {
-                                kernel,
-                                strategy: &strategy,
-                                pass,
-                                items,
-                                launch,
-                                block,
-                                counting,
-                                scratch: &scratch,
-                            };
-                            run.execute(out, &mut t, &mut c);
-                            (c, t)
-                        },
-                    )
-                    .reduce(
-                        || (Counters::new(WARP_SIZE), vec![0u64; kernel.tally_len()]),
-                        |(mut c1, mut t1), (c2, t2)| {
-                            c1.merge(&c2);
-                            for (a, b) in t1.iter_mut().zip(t2) {
-                                *a += b;
-                            }
-                            (c1, t1)
-                        },
-                    )
-            });
+            let tally_len = kernel.tally_len();
+            let (pass_counters, pass_tally) = self
+                .install(|| {
+                    blocks
+                        .into_par_iter()
+                        .try_fold(
+                            || (Counters::new(WARP_SIZE), vec![0u64; tally_len]),
+                            |(mut c, mut t), (block, out)| {
+                                let first_item =
+                                    WarpTask::new(items, launch.blocks, block, 32, 0).block_start;
+                                BlockRun {
+                                    kernel,
+                                    strategy: &strategy,
+                                    pass,
+                                    items,
+                                    launch,
+                                    block,
+                                    counting,
+                                    scratch: &scratch,
+                                    step_limit: None,
+                                }
+                                .execute(
+                                    &mut BlockSink { first_item, out },
+                                    &mut SliceTally(&mut t),
+                                    &mut c,
+                                )?;
+                                Ok::<_, BlockError>((c, t))
+                            },
+                        )
+                        .try_reduce(
+                            || (Counters::new(WARP_SIZE), vec![0u64; tally_len]),
+                            |(mut c1, mut t1), (c2, t2)| {
+                                c1.merge(&c2);
+                                for (a, b) in t1.iter_mut().zip(t2) {
+                                    *a += b;
+                                }
+                                Ok((c1, t1))
+                            },
+                        )
+                })
+                .map_err(|e| match e {
+                    BlockError::Strategy(source) => strategy_error(source),
+                    // Unreachable while the backend sets no step limit; reported, not panicked on.
+                    BlockError::StepLimit { .. } => BackendError::Device {
+                        backend: "cpu",
+                        message: e.to_string(),
+                    },
+                })?;
             counters.merge(&pass_counters);
             for (a, b) in tally.iter_mut().zip(pass_tally) {
                 *a += b;

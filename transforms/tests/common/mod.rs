@@ -1,15 +1,10 @@
-//! A test-only executor: runs a [`Kernel`] on [`ModelWarp`]s, block after block, the warps of
-//! a block stepped round-robin so that block-shared counters are shared as on a GPU. (The real
-//! CPU backend lives in `cpu-fallback/`; this one exists only to test the strategies.)
+//! The strategies' test harness: runs a [`Kernel`] on the reference block executor
+//! ([`reconverge_cpu::block`]), block after block, and keeps what the tests inspect.
 #![allow(dead_code)]
 
-use std::sync::atomic::AtomicU32;
-
-use reconverge_simt::{BlockShared, Counters, ModelWarp, WARP_SIZE, Warp};
-use reconverge_transforms::{
-    Kernel, PassPlan, Sink, Strategy, StrategyError, Tally, WarpProgram, WarpTask,
-    initial_block_counters,
-};
+use reconverge_cpu::block::{RunInOrder, run_in_order};
+use reconverge_simt::{Counters, ModelWarp, Warp};
+use reconverge_transforms::{Kernel, Strategy, StrategyError};
 
 /// A launch: items split over `blocks` blocks of `threads_per_block` threads.
 #[derive(Clone, Copy, Debug)]
@@ -44,115 +39,40 @@ impl<O: Copy + PartialEq + std::fmt::Debug> Run<O> {
     }
 }
 
-struct VecSink<'a, O> {
-    outputs: &'a mut Vec<Option<O>>,
-    writes: &'a mut Vec<u32>,
-}
-
-impl<O> Sink<O> for VecSink<'_, O> {
-    fn put(&mut self, item: u32, value: O) {
-        let i = item as usize;
-        assert!(i < self.outputs.len(), "item {item} out of range");
-        self.outputs[i] = Some(value);
-        self.writes[i] += 1;
-    }
-}
-
-struct VecTally<'a>(&'a mut Vec<u64>);
-
-impl Tally for VecTally<'_> {
-    fn add(&mut self, index: u32, amount: u64) {
-        if let Some(x) = self.0.get_mut(index as usize) {
-            *x = x.wrapping_add(amount);
-        }
-    }
-}
-
 /// Runs `kernel` under `strategy`: every pass in order, every block with fresh shared
-/// counters, the warps of a block stepped round-robin until all are done.
+/// counters, the warps of a block stepped round-robin until all are done. A warp that takes
+/// more steps than any strategy needs, or a write past the last item, fails the test.
 pub fn run<K: Kernel>(
     kernel: &K,
     strategy: &Strategy,
     launch: Launch,
 ) -> Result<Run<K::Output>, StrategyError> {
-    let passes = kernel.passes(strategy)?;
-    let n = launch.items as usize;
-    let mut outputs = vec![None; n];
-    let mut writes = vec![0u32; n];
-    let mut tally = vec![0u64; kernel.tally_len()];
-    let mut counters = Counters::new(WARP_SIZE);
-    let scratch: Vec<AtomicU32> = (0..kernel.scratch_words(strategy, launch.items))
-        .map(|_| AtomicU32::new(0))
-        .collect();
-    let mut pass_counters = Vec::new();
-    let mut max_steps = 0u64;
-    let warps_per_block = launch.threads_per_block / WARP_SIZE;
-    assert!(warps_per_block >= 1 && launch.threads_per_block.is_multiple_of(WARP_SIZE));
+    assert!(
+        launch.threads_per_block >= 32 && launch.threads_per_block.is_multiple_of(32),
+        "{launch:?}"
+    );
+    let shape = reconverge_backend::Launch {
+        threads_per_block: launch.threads_per_block,
+        blocks: launch.blocks,
+    };
     // A generous bound: no strategy needs more than a few steps per item and iteration.
-    let step_limit = 64 + 4 * u64::from(launch.items) * 1000;
-    let mut plan = PassPlan::new(passes, kernel.repeat_last_pass_while(strategy));
-    while let Some(pass) = plan.next_pass_in(&scratch) {
-        let mut this_pass = Counters::new(WARP_SIZE);
-        for block in 0..launch.blocks {
-            let shared = BlockShared::new();
-            for (i, v) in initial_block_counters(launch.threads_per_block)
-                .iter()
-                .enumerate()
-            {
-                shared.set(i, *v);
-            }
-            let mut warps: Vec<ModelWarp<'_>> = (0..warps_per_block)
-                .map(|_| ModelWarp::in_block(&shared))
-                .collect();
-            let mut programs = Vec::new();
-            for (w, warp) in warps.iter().enumerate() {
-                let task = WarpTask::new(
-                    launch.items,
-                    launch.blocks,
-                    block,
-                    launch.threads_per_block,
-                    w as u32,
-                );
-                programs.push(Some(kernel.program(warp, strategy, pass, task, &scratch)?));
-            }
-            let mut steps = vec![0u64; programs.len()];
-            let mut sink = VecSink {
-                outputs: &mut outputs,
-                writes: &mut writes,
-            };
-            let mut t = VecTally(&mut tally);
-            loop {
-                let mut any = false;
-                for (w, slot) in programs.iter_mut().enumerate() {
-                    if let Some(p) = slot {
-                        if p.step(&mut warps[w], &mut sink, &mut t) {
-                            any = true;
-                            steps[w] += 1;
-                            assert!(steps[w] < step_limit, "warp {w} does not finish");
-                        } else {
-                            *slot = None;
-                        }
-                    }
-                }
-                if !any {
-                    break;
-                }
-            }
-            for (w, warp) in warps.iter().enumerate() {
-                this_pass.merge(warp.counters());
-                max_steps = max_steps.max(steps[w]);
-            }
-        }
-        counters.merge(&this_pass);
-        pass_counters.push(this_pass);
-    }
+    let options = RunInOrder {
+        counting: true,
+        step_limit: Some(64 + 4 * u64::from(launch.items) * 1000),
+    };
+    let r = match run_in_order(kernel, strategy, launch.items, shape, options) {
+        Ok(r) => r,
+        Err(reconverge_cpu::block::BlockError::Strategy(e)) => return Err(e),
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(r.stray_writes, 0, "items written past the last one");
     Ok(Run {
-        outputs,
-        writes,
-        tally,
-        counters,
-        pass_counters,
-        max_steps,
+        outputs: r.outputs,
+        writes: r.writes,
+        tally: r.tally,
+        counters: r.counters,
+        pass_counters: r.pass_counters,
+        max_steps: r.max_steps,
     })
 }
 

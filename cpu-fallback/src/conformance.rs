@@ -1,0 +1,287 @@
+//! A conformance kit: checks that every strategy of a kernel gives the baseline's results on
+//! every backend, exactly, and says where the first difference is.
+//!
+//! The strategies only move work between lanes and passes, so a strategy's outputs and
+//! tallies must equal the baseline's bit for bit (tallies are integers precisely so that the
+//! order of additions cannot matter). The kit runs the baseline once per launch shape on the
+//! first backend and compares every other (backend, strategy, launch) run against it; where
+//! two backends both count, their counters for the same strategy and launch must agree too.
+//!
+//! ```
+//! use reconverge_backend::{Backend, Launch};
+//! use reconverge_cpu::CpuBackend;
+//! use reconverge_cpu::block::InOrderBackend;
+//! use reconverge_cpu::conformance::Check;
+//! use reconverge_transforms::BranchLoopKernel;
+//! use reconverge_workloads::synthetic::SynItDelay;
+//!
+//! let kernel = BranchLoopKernel(SynItDelay::new(4, 10, 0.5, 3));
+//! let launches = [Launch::new(64, 3)?, Launch::new(128, 1)?];
+//! let (cpu, reference) = (CpuBackend::new(), InOrderBackend);
+//! let backends: [&dyn Backend<_>; 2] = [&cpu, &reference];
+//! let report = Check::listed(&kernel, 1000, &launches).run(&kernel, &backends);
+//! assert!(report.passed(), "{report}");
+//! # Ok::<(), reconverge_backend::BackendError>(())
+//! ```
+
+use std::fmt::{self, Debug, Display};
+
+use reconverge_backend::{Backend, BackendError, Counters, Launch, Run};
+use reconverge_transforms::{Kernel, Strategy};
+
+/// What to check: strategies, items and launch shapes.
+#[derive(Clone, Copy, Debug)]
+pub struct Check<'a> {
+    /// The strategies, each compared against [`Strategy::Baseline`].
+    pub strategies: &'a [Strategy],
+    /// Items of every run.
+    pub items: u32,
+    /// The launch shapes, each checked on its own.
+    pub launches: &'a [Launch],
+    /// Whether counters of the same strategy and launch must agree between the backends that
+    /// count.
+    pub counters: bool,
+}
+
+impl<'a> Check<'a> {
+    /// Every strategy the kernel lists ([`Kernel::STRATEGIES`]), with counters compared.
+    pub fn listed<K: Kernel>(_kernel: &K, items: u32, launches: &'a [Launch]) -> Self {
+        Self {
+            strategies: K::STRATEGIES,
+            items,
+            launches,
+            counters: true,
+        }
+    }
+
+    /// Runs the check of `kernel` on `backends`; the first backend's baseline is the reference.
+    /// Stops at the first difference.
+    pub fn run<K>(&self, kernel: &K, backends: &[&dyn Backend<K>]) -> Report
+    where
+        K: Kernel,
+        K::Output: PartialEq + Debug,
+    {
+        let mut runs = 0;
+        let first_difference = self.first_difference(kernel, backends, &mut runs).err();
+        Report {
+            runs,
+            first_difference,
+        }
+    }
+
+    fn first_difference<K>(
+        &self,
+        kernel: &K,
+        backends: &[&dyn Backend<K>],
+        runs: &mut usize,
+    ) -> Result<(), Difference>
+    where
+        K: Kernel,
+        K::Output: PartialEq + Debug,
+    {
+        let Some(first) = backends.first() else {
+            return Ok(());
+        };
+        for &launch in self.launches {
+            let at = |backend: &dyn Backend<K>, strategy: Strategy| Where {
+                backend: backend.name(),
+                strategy,
+                launch,
+            };
+            let baseline = first
+                .run(kernel, Strategy::Baseline, self.items, launch)
+                .map_err(|error| Difference {
+                    at: at(*first, Strategy::Baseline),
+                    what: Mismatch::Failed(error),
+                })?;
+            *runs += 1;
+            for strategy in self.strategies {
+                // The backend that counted this strategy first: the others' counters must
+                // equal its.
+                let mut counted: Option<(&'static str, Counters)> = None;
+                for (b, &backend) in backends.iter().enumerate() {
+                    let fresh;
+                    let run = if b == 0 && *strategy == Strategy::Baseline {
+                        &baseline
+                    } else {
+                        fresh = backend.run(kernel, *strategy, self.items, launch).map_err(
+                            |error| Difference {
+                                at: at(backend, *strategy),
+                                what: Mismatch::Failed(error),
+                            },
+                        )?;
+                        *runs += 1;
+                        &fresh
+                    };
+                    let wrap = |what| Difference {
+                        at: at(backend, *strategy),
+                        what,
+                    };
+                    compare_results(&baseline, run).map_err(wrap)?;
+                    if let (true, Some(got)) = (self.counters, &run.counters) {
+                        match &counted {
+                            Some((name, expected)) if expected != got => {
+                                return Err(wrap(Mismatch::Counters { reference: name }));
+                            }
+                            Some(_) => {}
+                            None => counted = Some((backend.name(), *got)),
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The first place where `run` differs from `baseline`'s outputs or tallies.
+fn compare_results<O: PartialEq + Debug>(baseline: &Run<O>, run: &Run<O>) -> Result<(), Mismatch> {
+    if baseline.outputs.len() != run.outputs.len() {
+        return Err(Mismatch::OutputCount {
+            expected: baseline.outputs.len(),
+            got: run.outputs.len(),
+        });
+    }
+    if let Some((item, (expected, got))) = (0u32..)
+        .zip(baseline.outputs.iter().zip(&run.outputs))
+        .find(|(_, (e, g))| e != g)
+    {
+        return Err(Mismatch::Output {
+            item,
+            expected: format!("{expected:?}"),
+            got: format!("{got:?}"),
+        });
+    }
+    let longest = baseline.tally.len().max(run.tally.len());
+    if let Some(index) = (0..longest).find(|&i| baseline.tally.get(i) != run.tally.get(i)) {
+        return Err(Mismatch::Tally {
+            index,
+            expected: baseline.tally.get(index).copied(),
+            got: run.tally.get(index).copied(),
+        });
+    }
+    Ok(())
+}
+
+/// What a check found.
+#[derive(Debug)]
+pub struct Report {
+    /// Runs made (the baselines included).
+    pub runs: usize,
+    /// Where the first run differed from the baseline, if one did.
+    pub first_difference: Option<Difference>,
+}
+
+impl Report {
+    /// Whether something was run and nothing differed. A check with no backend, launch or
+    /// strategy has not passed: it has compared nothing.
+    pub fn passed(&self) -> bool {
+        self.runs > 0 && self.first_difference.is_none()
+    }
+}
+
+impl Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.first_difference {
+            Some(d) => write!(f, "{d} (after {} runs)", self.runs),
+            None if self.runs == 0 => f.write_str("nothing checked: no backend or launch"),
+            None => write!(f, "{} runs agree with the baseline", self.runs),
+        }
+    }
+}
+
+/// The run where a difference showed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Where {
+    /// The backend's [`Backend::name`].
+    pub backend: &'static str,
+    /// The strategy.
+    pub strategy: Strategy,
+    /// The launch shape.
+    pub launch: Launch,
+}
+
+/// The first difference of a check: where, and what.
+#[derive(Debug)]
+pub struct Difference {
+    /// The run.
+    pub at: Where,
+    /// What differed.
+    pub what: Mismatch,
+}
+
+impl Display for Difference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Where {
+            backend,
+            strategy,
+            launch,
+        } = self.at;
+        write!(
+            f,
+            "{strategy} on {backend}, {} blocks x {} threads: {}",
+            launch.blocks, launch.threads_per_block, self.what
+        )
+    }
+}
+
+/// What differed from the baseline.
+#[derive(Debug)]
+pub enum Mismatch {
+    /// The run failed.
+    Failed(BackendError),
+    /// The run returned a different number of outputs.
+    OutputCount {
+        /// The baseline's.
+        expected: usize,
+        /// This run's.
+        got: usize,
+    },
+    /// An item's output differs (both as `Debug` prints them).
+    Output {
+        /// The item.
+        item: u32,
+        /// The baseline's output.
+        expected: String,
+        /// This run's output.
+        got: String,
+    },
+    /// An accumulator differs (`None`: past the end of that run's tally).
+    Tally {
+        /// The accumulator.
+        index: usize,
+        /// The baseline's value.
+        expected: Option<u64>,
+        /// This run's value.
+        got: Option<u64>,
+    },
+    /// The counters differ from those of another backend under the same strategy and launch.
+    Counters {
+        /// The backend whose counters this run was compared with.
+        reference: &'static str,
+    },
+}
+
+impl Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Failed(e) => write!(f, "run failed: {e}"),
+            Self::OutputCount { expected, got } => {
+                write!(f, "{got} outputs, expected {expected}")
+            }
+            Self::Output {
+                item,
+                expected,
+                got,
+            } => write!(f, "item {item}: expected {expected}, got {got}"),
+            Self::Tally {
+                index,
+                expected,
+                got,
+            } => write!(f, "tally {index}: expected {expected:?}, got {got:?}"),
+            Self::Counters { reference } => {
+                write!(f, "counters differ from the {reference} backend's")
+            }
+        }
+    }
+}
