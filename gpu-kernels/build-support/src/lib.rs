@@ -599,6 +599,29 @@ fn validate_arch(arch: &str) -> Result<(), BuildError> {
     }
 }
 
+/// The names of a list's entry points, for [`PtxBuilder::kernels`]: the list that
+/// `reconverge_device::entries!` compiles into the module and `reconverge_gpu::device_entries!`
+/// declares on the host (`pub const NAMES; Workload as Shape { name [pass N] => strategy, ... }`),
+/// read by `build.rs`. Defines the constant the list's first line names; the strategies are not
+/// evaluated here.
+///
+/// ```
+/// reconverge_gpu_build::entry_names! {
+///     const NAMES;
+///     MyLoop as BranchLoopKernel { my_baseline => Strategy::Baseline, my_split [pass 1] => Strategy::BranchSplitting }
+/// }
+/// assert_eq!(NAMES, ["my_baseline", "my_split"]);
+/// ```
+#[macro_export]
+macro_rules! entry_names {
+    (
+        $vis:vis const $names:ident;
+        $( $workload:ty as $shape:ident { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
+    ) => {
+        $vis const $names: &[&str] = &[$($(stringify!($name),)*)*];
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -650,27 +673,4 @@ mod tests {
         assert_eq!(units.len(), 1);
         assert_eq!(units[0].bitcode, deps.join("libm-0123.bc"));
     }
-}
-
-/// The names of a list's entry points, for [`PtxBuilder::kernels`]: the list that
-/// `reconverge_device::entries!` compiles into the module and `reconverge_gpu::device_entries!`
-/// declares on the host (`pub const NAMES; Workload as Shape { name [pass N] => strategy, ... }`),
-/// read by `build.rs`. Defines the constant the list's first line names; the strategies are not
-/// evaluated here.
-///
-/// ```
-/// reconverge_gpu_build::entry_names! {
-///     const NAMES;
-///     MyLoop as BranchLoopKernel { my_baseline => Strategy::Baseline, my_split [pass 1] => Strategy::BranchSplitting }
-/// }
-/// assert_eq!(NAMES, ["my_baseline", "my_split"]);
-/// ```
-#[macro_export]
-macro_rules! entry_names {
-    (
-        $vis:vis const $names:ident;
-        $( $workload:ty as $shape:ident { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
-    ) => {
-        $vis const $names: &[&str] = &[$($(stringify!($name),)*)*];
-    };
 }
