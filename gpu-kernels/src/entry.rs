@@ -63,7 +63,8 @@ pub unsafe trait DeviceKernel: Kernel + Copy + 'static {
 
 /// The entry points of workload `Self` run as shape kernel `K` (`BranchLoopKernel<Self>`,
 /// `TwoPathKernel<Self>`, ...) in a PTX module of your own: what makes `K` a [`DeviceKernel`]
-/// (and so runnable by [`crate::CudaBackend`] with feature `runtime`) without a newtype, since `Self` is your type.
+/// (and so runnable by `CudaBackend`, feature `runtime`) without a newtype, since `Self` is your
+/// type.
 /// Written by [`device_entries!`](crate::device_entries) from the same list that
 /// `reconverge_device::entries!` compiles into the module.
 ///

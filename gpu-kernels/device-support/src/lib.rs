@@ -1,6 +1,6 @@
 //! The device side of reconverge's CUDA backend, for your own kernels: [`warp_kernel!`] turns
 //! a (kernel type, strategy) pair into a PTX entry point, [`entries!`] does so for a whole list,
-//! and [`run_warp_program`] is what every entry point runs. Compiled for `nvptx64-nvidia-cuda`
+//! and `run_warp_program` (nvptx64 only) is what every entry point runs. Compiled for `nvptx64-nvidia-cuda`
 //! (with `reconverge-gpu-build` from a `build.rs`); on any other target the crate is empty.
 //!
 //! It also defines the device panic handler (a `trap`, which the host reports as a failed
@@ -43,7 +43,7 @@
 /// )
 /// ```
 ///
-/// which runs [`run_warp_program`]: each warp builds its program with
+/// which runs `run_warp_program`: each warp builds its program with
 /// [`reconverge_transforms::Kernel::program`] and calls `step` until it returns `false`.
 /// `KernelType` must implement [`reconverge_transforms::Kernel`] and have the same layout on
 /// the host and the device: `#[repr(C)]` plain data, or a one-field wrapper of it such as
