@@ -26,7 +26,7 @@ if [[ "${1:-}" == "build" ]]; then
     export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target-gpu}"
     arch="${RECONVERGE_GPU_ARCH:-sm_90}"
     RECONVERGE_GPU_ARCH="$arch" cargo build --release --manifest-path "$root/Cargo.toml" \
-        -p reconverge-gpu --features cuda --example device_check
+        -p reconverge-apps --features cuda --example device_check
     mkdir -p "$dev"
     cp "$CARGO_TARGET_DIR/release/examples/device_check" "$dev/device_check"
     strip --strip-debug "$dev/device_check" 2>/dev/null || true

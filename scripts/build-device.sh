@@ -8,7 +8,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target-gpu}"
 bash "$root/gpu-kernels/device-check.sh" build
-cargo build --release -p reconverge-mcml --features cuda --example mcml --example mcml_bench
+cargo build --release -p reconverge-apps --features cuda --example mcml --example mcml_bench
 cp "$CARGO_TARGET_DIR"/release/examples/{mcml,mcml_bench} "$root/.device/"
 if [[ -f "$root/benches/examples/reproduce.rs" ]]; then
     cargo build --release -p reconverge-benches --features cuda --example reproduce
@@ -27,8 +27,11 @@ cp "$root/scripts/gpu-all.sh" "$root/.device/"
 if [[ -n "${BEFORE_REV:-}" ]]; then
     wt="$(mktemp -d)/before"
     git -C "$root" worktree add --detach "$wt" "$BEFORE_REV"
+    # The MCML tools moved from reconverge-mcml to the apps crate; build them where they are.
+    pkg=reconverge-apps
+    [[ -d "$wt/examples/apps" ]] || pkg=reconverge-mcml
     CARGO_TARGET_DIR="$root/target-before" cargo build --release --manifest-path "$wt/Cargo.toml" \
-        -p reconverge-mcml --features cuda --example mcml_bench --example mcml
+        -p "$pkg" --features cuda --example mcml_bench --example mcml
     mkdir -p "$root/.device/before"
     cp "$root"/target-before/release/examples/{mcml,mcml_bench} "$root/.device/before/"
     cp "$(ls -t "$root"/target-before/release/build/reconverge-gpu-*/out/kernels.ptx | head -1)" \

@@ -8,7 +8,7 @@
 # published by the authors; they are not part of this repository. The script copies them into a
 # temporary folder, applies the one fix MCML 1.2.2 made that a current gcc needs (see
 # `patch_mcml12` below), and builds them with `gcc -O3`. It builds the project's `mcml` example
-# (`cargo build --release -p reconverge-mcml --example mcml --locked`, CARGO_TARGET_DIR default
+# (`cargo build --release -p reconverge-apps --example mcml --locked`, CARGO_TARGET_DIR default
 # target/; set MCML_BIN to an existing binary to skip the build) and measures, per input:
 #
 #   MCML 1.2           1 process; and 2 concurrent processes with half the photons each (MCML is
@@ -116,9 +116,9 @@ if [[ -n "${MCML_BIN:-}" ]]; then
     log "using $bin (MCML_BIN)"
 else
     target_dir="${CARGO_TARGET_DIR:-$root/target}"
-    log "cargo build --release -p reconverge-mcml --example mcml (target dir $target_dir)"
+    log "cargo build --release -p reconverge-apps --example mcml (target dir $target_dir)"
     (cd "$root" && CARGO_TARGET_DIR="$target_dir" cargo build --release --locked \
-        -p reconverge-mcml --example mcml) > "$logs/cargo-build.log" 2>&1 ||
+        -p reconverge-apps --example mcml) > "$logs/cargo-build.log" 2>&1 ||
         { tail -30 "$logs/cargo-build.log" >&2; exit 1; }
     bin="$target_dir/release/examples/mcml"
 fi

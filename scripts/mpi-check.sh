@@ -10,7 +10,7 @@ if ! command -v mpicc > /dev/null || ! ls /usr/lib/llvm-*/lib/libclang*.so* > /d
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q openmpi-bin libopenmpi-dev libclang-dev > /dev/null
 fi
 target="${CARGO_TARGET_DIR:-$root/target}/mpi"
-cargo build --release --manifest-path "$root/Cargo.toml" -p reconverge-mcml --features mpi \
+cargo build --release --manifest-path "$root/Cargo.toml" -p reconverge-apps --features mpi \
     --example mcml --target-dir "$target"
 mcml="$target/release/examples/mcml"
 work="$(mktemp -d)"
