@@ -12,7 +12,7 @@
 //!   ([`Registers`], from `ptxas -v`), the occupancy gained or lost;
 //! - the recommended strategy ([`Advice::recommended`]) and a table (`Display`).
 //!
-//! [`tune`] searches one parameterised strategy's parameters ([`Family`]: the majority-vote
+//! [`tune()`] searches one parameterised strategy's parameters ([`Family`]: the majority-vote
 //! threshold, the round-robin cycle, items per thread, iterations per pass) with a coarse grid
 //! refined around the best point, and [`grid`] evaluates every point, for comparison.
 //!
@@ -562,3 +562,8 @@ impl fmt::Display for Advice {
         )
     }
 }
+
+/// Runs the README's example as a doctest so it cannot drift from the code.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -307,10 +307,7 @@ pub fn tune<K: Kernel + ?Sized>(
             *s = (*s / 2).max(1);
         }
         // Hill-climb at this step: move to the best neighbour while one is strictly better.
-        loop {
-            let Some((centre, centre_speedup)) = search.best.clone() else {
-                break;
-            };
+        while let Some((centre, centre_speedup)) = search.best.clone() {
             let offsets: Vec<Vec<i64>> = steps
                 .iter()
                 .map(|&s| vec![-i64::from(s), 0, i64::from(s)])
