@@ -8,6 +8,10 @@ use reconverge_workloads::synthetic::{DynamicWork, SynItDelay};
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 fn check(tuned: &reconverge_advisor::Tuned, full: &reconverge_advisor::Tuned, what: &str) {
+    eprintln!(
+        "{what}: tuner {} {:.4}x in {} runs; grid {} {:.4}x in {} runs",
+        tuned.best, tuned.speedup, tuned.model_runs, full.best, full.speedup, full.model_runs
+    );
     assert!(
         tuned.speedup >= 0.97 * full.speedup,
         "{what}: tuner {} ({}) vs grid {} ({})",
