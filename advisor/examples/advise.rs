@@ -10,8 +10,9 @@
 use std::error::Error;
 
 use clap::{Parser, ValueEnum};
-use reconverge_advisor::{Family, Options, advise, tune};
+use reconverge_advisor::{Family, Options, Registers, advise, tune};
 use reconverge_backend::Launch;
+use reconverge_occupancy::Device;
 use reconverge_transforms::{
     BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, Kernel, TwoPathKernel,
 };
@@ -56,6 +57,17 @@ struct Args {
     /// Cost of each launch beyond the baseline's, as a fraction of the baseline's time.
     #[arg(long, default_value_t = 0.01)]
     launch_overhead: f64,
+    /// GPU whose occupancy to model (`h100`, `8800gtx`, ...), with `--baseline-registers`.
+    #[arg(long, requires = "baseline_registers")]
+    device: Option<String>,
+    /// Registers per thread of the baseline's kernel (`ptxas -v`).
+    #[arg(long, requires = "device")]
+    baseline_registers: Option<u32>,
+    /// Registers per thread of a strategy's passes, as `NAME=R1[,R2...]` with the strategy's
+    /// short name (`branch-splitting=24,32`); repeatable. Every listed strategy of that name
+    /// gets them.
+    #[arg(long = "registers", requires = "device")]
+    strategy_registers: Vec<String>,
     /// Also tune every parameterised strategy on the model.
     #[arg(long)]
     tune: bool,
@@ -137,6 +149,7 @@ fn run<K: Kernel>(kernel: &K, a: &Args, blocks: u32) -> Result<(), Box<dyn Error
     let launch = Launch::new(a.threads_per_block, blocks)?;
     let options = Options {
         launch_overhead: a.launch_overhead,
+        registers: registers::<K>(a)?,
         ..Options::default()
     };
     let advice = advise(kernel, a.items, launch, &options)?;
@@ -157,4 +170,39 @@ fn run<K: Kernel>(kernel: &K, a: &Args, blocks: u32) -> Result<(), Box<dyn Error
         }
     }
     Ok(())
+}
+
+/// The occupancy input of `--device`, `--baseline-registers` and `--registers`.
+fn registers<K: Kernel>(a: &Args) -> Result<Option<Registers>, Box<dyn Error>> {
+    let (Some(device), Some(baseline)) = (&a.device, a.baseline_registers) else {
+        return Ok(None);
+    };
+    let arch = *Device::lookup(device)?.limits()?;
+    let mut strategies = Vec::new();
+    for spec in &a.strategy_registers {
+        let (name, values) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("--registers {spec}: expected NAME=R1[,R2...]"))?;
+        let values = values
+            .split(',')
+            .map(|v| v.trim().parse::<u32>())
+            .collect::<Result<Vec<u32>, _>>()
+            .map_err(|e| format!("--registers {spec}: {e}"))?;
+        let matching: Vec<_> = K::STRATEGIES
+            .iter()
+            .filter(|s| s.name() == name.trim())
+            .collect();
+        if matching.is_empty() {
+            return Err(format!(
+                "--registers {spec}: no strategy of this workload is named {name}"
+            )
+            .into());
+        }
+        strategies.extend(matching.into_iter().map(|&s| (s, values.clone())));
+    }
+    Ok(Some(Registers {
+        arch,
+        baseline,
+        strategies,
+    }))
 }

@@ -152,3 +152,15 @@ pub fn profile<K: Kernel + ?Sized>(
         warp_counters,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Stats;
+
+    #[test]
+    fn stats_of_values_and_of_none() {
+        let s = Stats::of([3.0, 1.0, 2.0]);
+        assert_eq!((s.count, s.min, s.mean, s.max), (3, 1.0, 2.0, 3.0));
+        assert_eq!(Stats::of([]), Stats::default());
+    }
+}
