@@ -33,8 +33,8 @@
 //!
 //! What the model does not see: memory traffic (a strategy's scratch loads and stores count as
 //! the instructions they declare, not as their latency), latency hiding beyond the occupancy
-//! ratio, and the cost of the atomics and shuffles beyond their declared regions. On a GPU, the
-//! issue 15 results page compares these predictions with measurements.
+//! ratio, and the cost of the atomics and shuffles beyond their declared regions. The predictions
+//! have not yet been compared with GPU measurements (issue 15 asks for that page).
 //!
 //! # Example
 //!
