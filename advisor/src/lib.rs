@@ -1,0 +1,569 @@
+//! Which divergence strategy should I use? An advisor that predicts each strategy's speedup
+//! from the reference SIMT model, and a tuner that searches their parameters on the model.
+//!
+//! [`advise`] runs a kernel's baseline and every strategy it lists ([`Kernel::STRATEGIES`], or
+//! a list of your own with [`advise_strategies`]) on a sample of items on the CPU model, with
+//! counters on, and returns an [`Advice`]:
+//!
+//! - the baseline's measured divergence ([`Divergence`]): SIMD efficiency overall and per
+//!   region, and per-warp statistics (loop iterations per warp, SIMD efficiency per warp);
+//! - each strategy's predicted speedup over the baseline with its reasons ([`Prediction`]):
+//!   issue slots saved, extra launches, and, where you give registers per entry point
+//!   ([`Registers`], from `ptxas -v`), the occupancy gained or lost;
+//! - the recommended strategy ([`Advice::recommended`]) and a table (`Display`).
+//!
+//! [`tune()`] searches one parameterised strategy's parameters ([`Family`]: the majority-vote
+//! threshold, the round-robin cycle, items per thread, iterations per pass) with a coarse grid
+//! refined around the best point, and [`grid`] evaluates every point, for comparison.
+//!
+//! # The model, and its assumptions
+//!
+//! The time of one launch is taken as its issue slots (instructions issued by all warps, each
+//! region weighted by the instruction cost it declares) divided by its occupancy relative to
+//! the baseline's (the assumption of branch splitting's eq. 1, Carrillo et al.: a kernel's
+//! time scales with `ρ_min / ρ_i`); without [`Registers`] every launch runs at the baseline's
+//! occupancy. Every launch beyond the baseline's count costs
+//! [`Options::launch_overhead`] times the baseline's time (default 1 %: a launch and its host
+//! round trip, a few microseconds, next to a kernel of about a millisecond; set it for your
+//! sizes). So
+//!
+//! ```text
+//! speedup = T_base / (Σ_launches slots_i · ρ_base / ρ_i  +  extra_launches · overhead · T_base)
+//! ```
+//!
+//! What the model does not see: memory traffic (a strategy's scratch loads and stores count as
+//! the instructions they declare, not as their latency), latency hiding beyond the occupancy
+//! ratio, and the cost of the atomics and shuffles beyond their declared regions. The predictions
+//! have not yet been compared with GPU measurements (issue 15 asks for that page).
+//!
+//! # Example
+//!
+//! ```
+//! use reconverge_advisor::{Options, advise};
+//! use reconverge_backend::Launch;
+//! use reconverge_transforms::{ItemLoopKernel, Strategy};
+//! use reconverge_workloads::synthetic::DynamicWork;
+//!
+//! // Seed 004's loop with trip counts from 1 to 64: lanes of a warp wait for its longest item.
+//! let kernel = ItemLoopKernel(DynamicWork::new(8, 64, 1));
+//! let advice = advise(&kernel, 2048, Launch::new(128, 4)?, &Options::default())?;
+//! assert!(advice.baseline.simd_efficiency < 0.7);
+//! assert_eq!(advice.recommended().strategy, Strategy::DynamicWorkAssignment);
+//! println!("{advice}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod profile;
+pub mod tune;
+
+use std::fmt;
+
+use reconverge_backend::Launch;
+use reconverge_occupancy::{
+    ArchLimits, KernelResources, LaunchConfig, OccupancyError, calculate_occupancy,
+};
+use reconverge_simt::Counters;
+use reconverge_transforms::{Kernel, Strategy, StrategyError};
+
+pub use profile::{Profile, Stats, profile};
+pub use tune::{Family, Tuned, grid, tune};
+
+/// Why the advisor could not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum AdviseError {
+    /// A sample of no items says nothing.
+    #[error("the sample has no items")]
+    NoItems,
+    /// The launch shape is impossible.
+    #[error(transparent)]
+    Launch(#[from] reconverge_backend::BackendError),
+    /// An option is out of range.
+    #[error("option {name} = {value} must be {requirement}")]
+    InvalidOption {
+        /// The option.
+        name: &'static str,
+        /// Its value.
+        value: f64,
+        /// What it must satisfy.
+        requirement: &'static str,
+    },
+    /// The strategy cannot run on this kernel (or a parameter is out of range).
+    #[error("{strategy} on a {shape} workload: {source}")]
+    Strategy {
+        /// The strategy.
+        strategy: Strategy,
+        /// The kernel's shape.
+        shape: &'static str,
+        /// Why.
+        source: StrategyError,
+    },
+    /// A warp ran more steps than [`Options::step_limit`]: a workload that never finishes.
+    #[error("{strategy}: warp {warp} of block {block} has not finished after {steps} steps")]
+    StepLimit {
+        /// The strategy.
+        strategy: Strategy,
+        /// The block.
+        block: u32,
+        /// The warp within its block.
+        warp: u32,
+        /// Steps taken.
+        steps: u64,
+    },
+    /// The registers given cannot launch on the architecture.
+    #[error("occupancy of {registers} registers per thread: {source}")]
+    Occupancy {
+        /// Registers per thread asked for.
+        registers: u32,
+        /// What the calculator said.
+        source: OccupancyError,
+    },
+    /// A kernel at these registers fits no block on an SM.
+    #[error("{registers} registers per thread leave no room for a block of {threads} threads")]
+    NoOccupancy {
+        /// Registers per thread.
+        registers: u32,
+        /// Threads per block.
+        threads: u32,
+    },
+    /// The tuner was given an empty range.
+    #[error("parameter range of {family} is empty ({lo}..={hi})")]
+    EmptyRange {
+        /// The family.
+        family: &'static str,
+        /// Lower end.
+        lo: u32,
+        /// Upper end.
+        hi: u32,
+    },
+}
+
+/// Registers per thread of each entry point (from `ptxas -v` or `cudaFuncGetAttributes`), so
+/// that the prediction includes occupancy. Optional: without it the advisor assumes every
+/// launch runs at the baseline's occupancy. Shared memory is not modelled.
+#[derive(Clone, Debug)]
+pub struct Registers {
+    /// The GPU's architecture row (`Device::lookup("h100")?.limits()?`).
+    pub arch: ArchLimits,
+    /// Registers per thread of the baseline's kernel.
+    pub baseline: u32,
+    /// Registers per thread of each pass of a strategy's kernels (one value: every pass). A
+    /// strategy not listed is assumed to run at the baseline's occupancy.
+    pub strategies: Vec<(Strategy, Vec<u32>)>,
+}
+
+/// How the advisor models time (see the crate docs for the formula).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Cost of each launch beyond the baseline's, as a fraction of the baseline's time
+    /// (finite, at least 0). Default 0.01.
+    pub launch_overhead: f64,
+    /// Registers per entry point, for occupancy; `None` (default): occupancy not modelled.
+    pub registers: Option<Registers>,
+    /// Steps after which a warp is taken as never finishing. Default 2^32.
+    pub step_limit: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            launch_overhead: 0.01,
+            registers: None,
+            step_limit: 1 << 32,
+        }
+    }
+}
+
+impl Options {
+    fn validate(&self) -> Result<(), AdviseError> {
+        if !(self.launch_overhead.is_finite() && self.launch_overhead >= 0.0) {
+            return Err(AdviseError::InvalidOption {
+                name: "launch_overhead",
+                value: self.launch_overhead,
+                requirement: "finite and at least 0",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One region of the baseline, as measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegionDivergence {
+    /// The region's name.
+    pub name: &'static str,
+    /// Times a warp issued it.
+    pub issues: u64,
+    /// Issue slots (issues times the region's cost).
+    pub issue_slots: u64,
+    /// Useful lanes per issued lane-slot, 0 to 1 (0 for a region that costs nothing).
+    pub simd_efficiency: f64,
+}
+
+/// The baseline's measured divergence.
+#[derive(Clone, Debug)]
+pub struct Divergence {
+    /// SIMD efficiency over all regions, 0 to 1.
+    pub simd_efficiency: f64,
+    /// Each region that issued, by region id.
+    pub regions: Vec<RegionDivergence>,
+    /// Loop iterations per warp (the warp's trip count: its slowest lane's).
+    pub warp_steps: Stats,
+    /// SIMD efficiency per warp (warps that issued).
+    pub warp_simd_efficiency: Stats,
+    /// The counters themselves.
+    pub counters: Counters,
+}
+
+impl Divergence {
+    fn of(profile: &Profile) -> Self {
+        let c = &profile.counters;
+        let width = f64::from(c.warp_width.max(1));
+        let regions = c
+            .regions
+            .iter()
+            .filter(|r| r.issues > 0)
+            .map(|r| RegionDivergence {
+                name: r.name,
+                issues: r.issues,
+                issue_slots: r.issue_slots,
+                simd_efficiency: r.average_active_threads_per_warp() / width,
+            })
+            .collect();
+        Self {
+            simd_efficiency: c.simd_efficiency(),
+            regions,
+            warp_steps: Stats::of(profile.warp_steps.iter().map(|&s| s as f64)),
+            warp_simd_efficiency: Stats::of(
+                profile
+                    .warp_counters
+                    .iter()
+                    .filter(|c| c.issue_slots() > 0)
+                    .map(Counters::simd_efficiency),
+            ),
+            counters: *c,
+        }
+    }
+}
+
+/// One strategy's predicted speedup over the baseline, and why.
+#[derive(Clone, Debug)]
+pub struct Prediction {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// Issue slots of all its launches.
+    pub issue_slots: u64,
+    /// SIMD efficiency over all its regions.
+    pub simd_efficiency: f64,
+    /// Baseline issue slots over this strategy's: the speedup from issue slots alone.
+    pub slot_speedup: f64,
+    /// Launches it took on the sample (repeated passes included).
+    pub launches: u32,
+    /// Launches beyond the baseline's.
+    pub extra_launches: u32,
+    /// Occupancy of each launch, where [`Registers`] gave this strategy's registers.
+    pub occupancy: Option<Vec<f64>>,
+    /// The predicted speedup over the baseline (see the crate docs).
+    pub speedup: f64,
+    /// The model run it was predicted from.
+    pub profile: Profile,
+}
+
+impl Prediction {
+    /// One line on why: the terms of the prediction that differ from 1.
+    pub fn reason(&self) -> String {
+        let mut parts = vec![format!("issue slots x{:.3}", self.slot_speedup)];
+        if self.extra_launches > 0 {
+            parts.push(format!("+{} launch(es)", self.extra_launches));
+        }
+        if let Some(occ) = &self.occupancy {
+            let occ: Vec<String> = occ.iter().map(|o| format!("{:.0} %", o * 100.0)).collect();
+            parts.push(format!("occupancy {}", occ.join(" / ")));
+        }
+        parts.join(", ")
+    }
+}
+
+/// What the advisor found: see the crate docs.
+#[derive(Clone, Debug)]
+pub struct Advice {
+    /// The kernel's shape.
+    pub shape: &'static str,
+    /// Items of the sample.
+    pub items: u32,
+    /// The sample's launch.
+    pub launch: Launch,
+    /// Occupancy of the baseline, where [`Registers`] were given.
+    pub baseline_occupancy: Option<f64>,
+    /// The baseline's measured divergence.
+    pub baseline: Divergence,
+    /// Every strategy that ran, baseline first, in the order asked.
+    pub predictions: Vec<Prediction>,
+    /// Strategies asked for that do not apply to the kernel, with the reason.
+    pub skipped: Vec<(Strategy, StrategyError)>,
+    recommended: usize,
+}
+
+impl Advice {
+    /// The strategy with the highest predicted speedup; on a tie, the one listed first (the
+    /// baseline before any other: the simpler code wins).
+    pub fn recommended(&self) -> &Prediction {
+        &self.predictions[self.recommended]
+    }
+
+    /// The prediction of `strategy`, if it ran.
+    pub fn prediction(&self, strategy: &Strategy) -> Option<&Prediction> {
+        self.predictions.iter().find(|p| p.strategy == *strategy)
+    }
+}
+
+/// [`advise_strategies`] over the kernel's own list, [`Kernel::STRATEGIES`].
+pub fn advise<K: Kernel + ?Sized>(
+    kernel: &K,
+    items: u32,
+    launch: Launch,
+    options: &Options,
+) -> Result<Advice, AdviseError> {
+    advise_strategies(kernel, items, launch, K::STRATEGIES, options)
+}
+
+/// Runs the baseline and every strategy of `strategies` over items `0..items` with `launch` on
+/// the model and predicts their speedups (see the crate docs). Strategies that do not apply to
+/// the kernel are listed in [`Advice::skipped`]; a bad parameter of one that does is an error.
+pub fn advise_strategies<K: Kernel + ?Sized>(
+    kernel: &K,
+    items: u32,
+    launch: Launch,
+    strategies: &[Strategy],
+    options: &Options,
+) -> Result<Advice, AdviseError> {
+    let baseline = Baseline::measure(kernel, items, launch, options)?;
+    let mut predictions = vec![baseline.predict(baseline.profile.clone(), options)?];
+    let mut skipped = Vec::new();
+    for &strategy in strategies {
+        if strategy == Strategy::Baseline || predictions.iter().any(|p| p.strategy == strategy) {
+            continue;
+        }
+        match kernel.passes(&strategy) {
+            Err(e @ StrategyError::NotApplicable { .. }) => skipped.push((strategy, e)),
+            _ => {
+                let run = profile(kernel, strategy, items, launch, options.step_limit)?;
+                predictions.push(baseline.predict(run, options)?);
+            }
+        }
+    }
+    // Strictly greater only, so that on a tie the earlier (simpler) strategy stays.
+    let mut recommended = 0;
+    for (i, p) in predictions.iter().enumerate() {
+        if p.speedup > predictions[recommended].speedup {
+            recommended = i;
+        }
+    }
+    Ok(Advice {
+        shape: K::SHAPE,
+        items,
+        launch,
+        baseline_occupancy: baseline.occupancy,
+        baseline: Divergence::of(&baseline.profile),
+        predictions,
+        skipped,
+        recommended,
+    })
+}
+
+/// The baseline's run, against which strategies are predicted (shared by the advisor and the
+/// tuner).
+pub(crate) struct Baseline {
+    pub(crate) profile: Profile,
+    occupancy: Option<f64>,
+    launch: Launch,
+}
+
+impl Baseline {
+    pub(crate) fn measure<K: Kernel + ?Sized>(
+        kernel: &K,
+        items: u32,
+        launch: Launch,
+        options: &Options,
+    ) -> Result<Self, AdviseError> {
+        options.validate()?;
+        launch.validate()?;
+        if items == 0 {
+            return Err(AdviseError::NoItems);
+        }
+        let occupancy = match &options.registers {
+            Some(r) => Some(occupancy_of(&r.arch, launch, r.baseline)?),
+            None => None,
+        };
+        Ok(Self {
+            profile: profile(
+                kernel,
+                Strategy::Baseline,
+                items,
+                launch,
+                options.step_limit,
+            )?,
+            occupancy,
+            launch,
+        })
+    }
+
+    pub(crate) fn predict(
+        &self,
+        run: Profile,
+        options: &Options,
+    ) -> Result<Prediction, AdviseError> {
+        let base_slots = self.profile.counters.issue_slots() as f64;
+        let slots = run.counters.issue_slots();
+        // Registers per launch, where both the baseline's and this strategy's are known.
+        let registers = options.registers.as_ref().and_then(|r| {
+            r.strategies
+                .iter()
+                .find(|(s, _)| *s == run.strategy)
+                .map(|(_, regs)| regs.as_slice())
+                .or((run.strategy == Strategy::Baseline)
+                    .then_some(std::slice::from_ref(&r.baseline)))
+                .map(|regs| (r, regs))
+        });
+        let (occupancy, time) = match (self.occupancy, registers) {
+            (Some(base_occ), Some((r, regs))) if !regs.is_empty() => {
+                let mut occ = Vec::with_capacity(run.launches.len());
+                let mut time = 0.0;
+                for (pass, counters) in &run.launches {
+                    let reg = regs[(*pass as usize).min(regs.len() - 1)];
+                    let o = occupancy_of(&r.arch, self.launch, reg)?;
+                    occ.push(o);
+                    time += counters.issue_slots() as f64 * base_occ / o;
+                }
+                (Some(occ), time)
+            }
+            _ => (None, slots as f64),
+        };
+        let launches = run.launches.len() as u32;
+        let extra_launches = launches.saturating_sub(self.profile.launches.len() as u32);
+        let overhead = f64::from(extra_launches) * options.launch_overhead * base_slots;
+        Ok(Prediction {
+            strategy: run.strategy,
+            issue_slots: slots,
+            simd_efficiency: run.counters.simd_efficiency(),
+            slot_speedup: ratio(base_slots, slots as f64),
+            launches,
+            extra_launches,
+            occupancy,
+            speedup: ratio(base_slots, time + overhead),
+            profile: run,
+        })
+    }
+}
+
+/// A run that issued nothing took no time: infinitely fast against any work, equal against
+/// none.
+fn ratio(base: f64, time: f64) -> f64 {
+    if time > 0.0 {
+        base / time
+    } else if base > 0.0 {
+        f64::INFINITY
+    } else {
+        1.0
+    }
+}
+
+fn occupancy_of(arch: &ArchLimits, launch: Launch, registers: u32) -> Result<f64, AdviseError> {
+    let o = calculate_occupancy(
+        arch,
+        &KernelResources::new(launch.threads_per_block, registers),
+        &LaunchConfig::default(),
+    )
+    .map_err(|source| AdviseError::Occupancy { registers, source })?;
+    if o.occupancy > 0.0 {
+        Ok(o.occupancy)
+    } else {
+        Err(AdviseError::NoOccupancy {
+            registers,
+            threads: launch.threads_per_block,
+        })
+    }
+}
+
+impl fmt::Display for Advice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = &self.baseline;
+        writeln!(
+            f,
+            "{} workload, {} items, {} blocks x {} threads",
+            self.shape, self.items, self.launch.blocks, self.launch.threads_per_block
+        )?;
+        writeln!(
+            f,
+            "baseline: SIMD efficiency {:.1} %; per warp {:.1} / {:.1} / {:.1} % (min / mean / max); loop iterations per warp {:.0} / {:.1} / {:.0}",
+            b.simd_efficiency * 100.0,
+            b.warp_simd_efficiency.min * 100.0,
+            b.warp_simd_efficiency.mean * 100.0,
+            b.warp_simd_efficiency.max * 100.0,
+            b.warp_steps.min,
+            b.warp_steps.mean,
+            b.warp_steps.max,
+        )?;
+        let name_width = b
+            .regions
+            .iter()
+            .map(|r| r.name.len())
+            .max()
+            .unwrap_or(0)
+            .max(6);
+        writeln!(
+            f,
+            "{:<name_width$} {:>12} {:>10}",
+            "region", "issue slots", "SIMD eff."
+        )?;
+        for r in &b.regions {
+            // A region that costs nothing has no lane-slots to be efficient with.
+            let efficiency = if r.issue_slots == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.1} %", r.simd_efficiency * 100.0)
+            };
+            writeln!(
+                f,
+                "{:<name_width$} {:>12} {:>10}",
+                r.name, r.issue_slots, efficiency
+            )?;
+        }
+        writeln!(f)?;
+        let names: Vec<String> = self
+            .predictions
+            .iter()
+            .map(|p| p.strategy.to_string())
+            .collect();
+        let width = names.iter().map(String::len).max().unwrap_or(0).max(8);
+        writeln!(
+            f,
+            "  {:<width$} {:>9} {:>12} {:>10}  why",
+            "strategy", "predicted", "issue slots", "SIMD eff."
+        )?;
+        for (i, (p, name)) in self.predictions.iter().zip(&names).enumerate() {
+            let mark = if i == self.recommended { "*" } else { " " };
+            writeln!(
+                f,
+                "{mark} {name:<width$} {:>8.3}x {:>12} {:>8.1} %  {}",
+                p.speedup,
+                p.issue_slots,
+                p.simd_efficiency * 100.0,
+                p.reason()
+            )?;
+        }
+        for (s, e) in &self.skipped {
+            writeln!(f, " {s}: skipped ({e})")?;
+        }
+        write!(
+            f,
+            "recommended: {} ({:.3}x predicted)",
+            self.recommended().strategy,
+            self.recommended().speedup
+        )
+    }
+}
+
+/// Runs the README's example as a doctest so it cannot drift from the code.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
