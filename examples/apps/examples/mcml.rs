@@ -62,6 +62,38 @@ enum StrategyArg {
     RoundRobinIdleRemoval,
     /// Branch distribution of the boundary path's up/down branch (seed 002 fig. 9).
     BranchDistribution,
+    /// The advisor picks (reconverge-advisor): every strategy of MCML's list runs on a sample
+    /// of the run's photons on the CPU model, and the one predicted fastest runs the run (on
+    /// `--backend cuda`, among those with GPU entry points).
+    Auto,
+}
+
+/// Photons of the sample `--strategy auto` advises on.
+const AUTO_SAMPLE_PHOTONS: u32 = 2048;
+
+/// `--strategy auto`: the advisor's pick for `run` among `candidates`, said on stdout.
+fn auto_strategy(run: &PlannedRun, candidates: &[Strategy]) -> Result<Strategy, DynError> {
+    use reconverge_advisor::{Options, advise_strategies};
+    use reconverge_workloads::mcml::{McmlKernel, McmlLoop};
+    let kernel = McmlKernel(McmlLoop {
+        params: run.input.params::<f32>().map_err(|e| e.to_string())?,
+        seed: run.streams.seed,
+        first_photon: run.streams.first_photon,
+    });
+    let sample = u32::try_from(run.input.photons)
+        .unwrap_or(u32::MAX)
+        .clamp(1, AUTO_SAMPLE_PHOTONS);
+    // Persistent lanes running a few photons each, as the real run's lanes do.
+    let launch = Launch::new(64, 4)?;
+    let advice = advise_strategies(&kernel, sample, launch, candidates, &Options::default())?;
+    let pick = advice.recommended();
+    println!(
+        "  --strategy auto: {} (predicted {:.2}x the baseline on {sample} photons of the model: {})",
+        pick.strategy,
+        pick.speedup,
+        pick.reason()
+    );
+    Ok(pick.strategy)
 }
 
 #[derive(Parser, Debug)]
@@ -187,6 +219,11 @@ impl Args {
 
     fn strategy(&self) -> Result<Option<Strategy>, String> {
         let (num_zeros, num_ones) = self.cycle;
+        if self.strategy == StrategyArg::Auto && self.dynamic_work {
+            return Err(
+                "--strategy auto weighs dynamic work assignment itself: drop --dynamic-work".into(),
+            );
+        }
         let delaying = |decision| {
             if self.dynamic_work {
                 Strategy::IterationDelayingWithDynamicWork(decision)
@@ -199,6 +236,8 @@ impl Args {
         }
         Ok(match self.strategy {
             StrategyArg::Scalar => None,
+            // Resolved per run by `auto_strategy`; the baseline stands in for the checks.
+            StrategyArg::Auto => Some(Strategy::Baseline),
             StrategyArg::Baseline if self.dynamic_work => Some(Strategy::DynamicWorkAssignment),
             StrategyArg::Baseline => Some(Strategy::Baseline),
             StrategyArg::Dynamic => Some(Strategy::DynamicWorkAssignment),
@@ -248,6 +287,13 @@ fn simulate<F: McmlFloat>(
             None,
         )),
         Some(strategy) => {
+            let strategy = if args.strategy == StrategyArg::Auto {
+                use reconverge_transforms::Kernel;
+                use reconverge_workloads::mcml::McmlKernel;
+                auto_strategy(run, <McmlKernel<f32> as Kernel>::STRATEGIES)?
+            } else {
+                strategy
+            };
             let launch = Launch::new(args.threads_per_block, args.blocks.unwrap_or(64))?;
             let cpu = CpuBackend::new();
             let out = run_on_backend_streams::<F, _>(
@@ -283,6 +329,11 @@ fn simulate_cuda(
             "--strategy scalar runs on the CPU only; pick a warp strategy for --backend cuda"
                 .into(),
         );
+    };
+    let strategy = if args.strategy == StrategyArg::Auto {
+        auto_strategy(run, &<McmlKernel<f32>>::strategies())?
+    } else {
+        strategy
     };
     let entry = <McmlKernel<f32>>::entry_point(&strategy, 0).ok_or_else(|| {
         format!(
@@ -666,6 +717,32 @@ mod tests {
         assert!(devices("0,0", 2).is_err());
         assert!(devices("all", 0).is_err());
         assert!(devices("gpu0", 2).is_err());
+    }
+
+    /// `--strategy auto` picks one of MCML's strategies from the advisor, and on the skin
+    /// model not the baseline: dynamic work assignment's gain is large there (1.25x on an
+    /// H100, docs/results/mcml).
+    #[test]
+    fn auto_picks_a_listed_strategy_that_beats_the_baseline_on_skin() {
+        use reconverge_transforms::Kernel;
+        use reconverge_workloads::mcml::McmlKernel;
+        let mut input = reconverge_mcml::builtin::skin();
+        input.photons = 512;
+        let run = PlannedRun {
+            input,
+            streams: reconverge_mcml::Streams::new(1),
+            output: None,
+        };
+        let list = <McmlKernel<f32> as Kernel>::STRATEGIES;
+        let pick = auto_strategy(&run, list).unwrap();
+        assert!(list.contains(&pick));
+        assert_ne!(pick, Strategy::Baseline);
+        assert!(
+            parse(&["--strategy", "auto", "--dynamic-work"])
+                .unwrap()
+                .strategy()
+                .is_err()
+        );
     }
 
     #[test]
