@@ -49,8 +49,8 @@ impl NcclSum {
     /// # Errors
     /// [`GpuError::Driver`] for a count or lengths that do not match, and for a CUDA or NCCL
     /// error.
-    pub fn sum(&self, contexts: &[&GpuContext], parts: &[Vec<u64>]) -> Result<Vec<u64>, GpuError> {
-        let len = parts.first().map_or(0, Vec::len);
+    pub fn sum(&self, contexts: &[&GpuContext], parts: &[&[u64]]) -> Result<Vec<u64>, GpuError> {
+        let len = parts.first().map_or(0, |p| p.len());
         if contexts.len() != self.comms.len()
             || parts.len() != self.comms.len()
             || parts.iter().any(|p| p.len() != len)

@@ -115,9 +115,7 @@ mod tests {
         for rank in 0..3 {
             let (mine, s) = share_of_run(&input, streams, rank, 3);
             let part = crate::run_streams::<f32>(&mine, mine.photons, s, None).expect("share");
-            for (a, b) in sum.iter_mut().zip(&part.tally) {
-                *a = a.wrapping_add(*b);
-            }
+            crate::add_tally(&mut sum, &part.tally);
         }
         assert_eq!(sum, whole.tally);
     }

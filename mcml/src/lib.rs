@@ -49,5 +49,5 @@ pub use on_backend::{
     BATCH_PHOTONS, BackendRun, BackendRunError, Batching, RunOptions, run_on_backend,
     run_on_backend_streams,
 };
-pub use result::RunResult;
+pub use result::{RunResult, add_tally};
 pub use runner::{CHUNK_PHOTONS, RunError, Streams, run, run_streams, run_with};

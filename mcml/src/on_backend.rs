@@ -196,9 +196,7 @@ where
                 photons_done: done,
                 source,
             })?;
-        for (a, b) in tally.iter_mut().zip(&run.tally) {
-            *a = a.wrapping_add(*b);
-        }
+        crate::add_tally(&mut tally, &run.tally);
         if let Some(c) = run.counters {
             counters
                 .get_or_insert_with(|| Counters::new(c.warp_width))

@@ -242,3 +242,12 @@ impl RunResult {
         self.a(self.layout.transmitted_offset())
     }
 }
+
+/// Adds the integer tallies `from` to `into`, counter by counter, modulo 2^64 as every tally
+/// accumulates: the parts of a run split over batches, threads, processes or GPUs sum to the
+/// tallies of the whole run, bit for bit, in any order.
+pub fn add_tally(into: &mut [u64], from: &[u64]) {
+    for (a, b) in into.iter_mut().zip(from) {
+        *a = a.wrapping_add(*b);
+    }
+}

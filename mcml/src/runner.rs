@@ -112,9 +112,7 @@ pub fn run_streams<F: McmlFloat>(
         .reduce(
             || vec![0u64; len],
             |mut a, b| {
-                for (x, y) in a.iter_mut().zip(&b) {
-                    *x = x.wrapping_add(*y);
-                }
+                crate::add_tally(&mut a, &b);
                 a
             },
         );

@@ -446,10 +446,7 @@ fn simulate_cuda(
         let (only, _, _) = &parts[0];
         return Ok((only.result.clone(), described.join("")));
     };
-    let tallies: Vec<Vec<u64>> = parts
-        .iter()
-        .map(|(o, _, _)| o.result.tally.clone())
-        .collect();
+    let tallies: Vec<&[u64]> = parts.iter().map(|(o, _, _)| &o.result.tally[..]).collect();
     let (reducer, setup) = reducer;
     let t = std::time::Instant::now();
     // The runs are done: a missing or failing NCCL must not lose them. Integer sums are the
@@ -466,9 +463,7 @@ fn simulate_cuda(
         Err(e) => {
             let mut sum = vec![0u64; tallies[0].len()];
             for part in &tallies {
-                for (a, b) in sum.iter_mut().zip(part) {
-                    *a = a.wrapping_add(*b);
-                }
+                reconverge_mcml::add_tally(&mut sum, part);
             }
             (sum, format!("tallies summed on the host ({e})"))
         }

@@ -53,13 +53,11 @@ struct Args {
     count_steps: Option<u64>,
 }
 
-/// Boundary and interaction steps of photons `0..photons` (seed 1), MCML's loop as in
-/// `simulate_photon`, on all cores (photon `i`'s life depends on `(seed, i)` only).
+/// Boundary and interaction steps of photons `0..photons` (seed 1), as `simulate_photon`
+/// counts them, on all cores (photon `i`'s life depends on `(seed, i)` only).
 fn count_steps(input: &RunInput, photons: u64) -> Result<(u64, u64), String> {
     use rayon::prelude::*;
-    use reconverge_workloads::mcml::{
-        SliceTally, alive, boundary, interact, launch, prepare_step, roulette,
-    };
+    use reconverge_workloads::mcml::{SliceTally, simulate_photon};
     let params = input.params::<f32>().map_err(|e| e.to_string())?;
     let chunk = 4096u64;
     let counts = (0..photons.div_ceil(chunk))
@@ -70,21 +68,9 @@ fn count_steps(input: &RunInput, photons: u64) -> Result<(u64, u64), String> {
                 layout: params.layout(),
                 data: &mut tally,
             };
-            let (mut hits, mut interactions) = (0u64, 0u64);
-            for i in c * chunk..((c + 1) * chunk).min(photons) {
-                let mut p = launch(&params, 1, i);
-                while alive(&p) {
-                    if prepare_step(&params, &mut p) {
-                        hits += 1;
-                        boundary(&params, &mut p, &mut sink);
-                    } else {
-                        interactions += 1;
-                        interact(&params, &mut p, &mut sink);
-                    }
-                    roulette(&params, &mut p, &mut sink);
-                }
-            }
-            (hits, interactions)
+            (c * chunk..((c + 1) * chunk).min(photons))
+                .map(|i| simulate_photon(&params, 1, i, &mut sink))
+                .fold((0, 0), |(b, n), s| (b + s.boundary, n + s.interaction))
         })
         .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     Ok(counts)

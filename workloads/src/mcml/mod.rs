@@ -21,7 +21,7 @@ pub use params::{
     ROULETTE_CHANCE, ROULETTE_THRESHOLD,
 };
 pub use photon::{
-    Photon, alive, boundary, boundary_distributed, fresnel, interact, launch, prepare_step,
+    Photon, Steps, alive, boundary, boundary_distributed, fresnel, interact, launch, prepare_step,
     roulette, simulate_photon, spin_theta,
 };
 pub use tally::{SliceTally, Tally, TallyBin, TallyLayout};

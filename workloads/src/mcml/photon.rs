@@ -36,7 +36,7 @@
 //! memory traffic that bounds GPU MCML codes) into register adds.
 
 use super::float::McmlFloat;
-use super::params::{HenyeyGreenstein, McmlParams};
+use super::params::{HenyeyGreenstein, Layer, McmlParams};
 use super::tally::{Tally, TallyBin};
 use crate::rng::StreamRng;
 
@@ -111,12 +111,15 @@ pub fn alive<F>(photon: &Photon<F>) -> bool {
 /// `uz ≠ 0`.
 #[inline(always)]
 fn distance_to_boundary<F: McmlFloat>(params: &McmlParams<F>, p: &Photon<F>) -> F {
-    let l = params.layer(p.layer);
-    if p.uz > F::zero() {
-        (l.z1 - p.z) / p.uz
-    } else {
-        (l.z0 - p.z) / p.uz
-    }
+    depth_to_face(params.layer(p.layer), p) / p.uz
+}
+
+/// `z` of the face the photon is heading for, minus its `z`: the distance to it along z, with
+/// the sign of `uz`.
+#[inline(always)]
+fn depth_to_face<F: McmlFloat>(l: &Layer<F>, p: &Photon<F>) -> F {
+    let face = if p.uz > F::zero() { l.z1 } else { l.z0 };
+    face - p.z
 }
 
 /// Samples the step (or reuses `sleft`) and returns whether it reaches a layer boundary: the
@@ -145,7 +148,7 @@ pub fn prepare_step<F: McmlFloat>(params: &McmlParams<F>, photon: &mut Photon<F>
     // with `dl_b = Δz / uz` is `s·uz > Δz` (or `<` for `uz < 0`).
     let uz = photon.uz;
     if uz != F::zero() {
-        let dz = if uz > F::zero() { l.z1 } else { l.z0 } - photon.z;
+        let dz = depth_to_face(&l, photon);
         let su = photon.s * uz;
         let beyond = if uz > F::zero() { su > dz } else { su < dz };
         if beyond {
@@ -467,21 +470,36 @@ fn flush_absorbed<F, T: Tally>(photon: &mut Photon<F>, tally: &mut T) {
     }
 }
 
-/// One whole photon life, the scalar MCML loop (specular excluded: the caller adds `Rsp`).
+/// The steps of one photon life, by path (the denominator of a profiler's instructions per
+/// step).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Steps {
+    /// Steps that reached a layer boundary.
+    pub boundary: u64,
+    /// Steps that ended inside a layer (drop and spin).
+    pub interaction: u64,
+}
+
+/// One whole photon life, the scalar MCML loop (specular excluded: the caller adds `Rsp`);
+/// returns its steps.
 #[inline]
 pub fn simulate_photon<F: McmlFloat, T: Tally>(
     params: &McmlParams<F>,
     seed: u64,
     photon_index: u64,
     tally: &mut T,
-) {
+) -> Steps {
     let mut p = launch(params, seed, photon_index);
+    let mut steps = Steps::default();
     while alive(&p) {
         if prepare_step(params, &mut p) {
+            steps.boundary += 1;
             boundary(params, &mut p, tally);
         } else {
+            steps.interaction += 1;
             interact(params, &mut p, tally);
         }
         roulette(params, &mut p, tally);
     }
+    steps
 }
