@@ -41,13 +41,6 @@ pub trait McmlFloat:
     const COSZERO: Self;
     /// `trunc(self)` clamped into `0 ..= n - 1`: MCML's grid index with the overflow bin last.
     fn bin_index(self, n: u32) -> u32;
-    /// Natural logarithm from the `libm` crate, on every target.
-    ///
-    /// Not `Float::ln`: when any crate of a build turns on `num-traits`' `std` feature (test
-    /// and bench dependencies do), `Float::ln` becomes the platform's `logf`, whose last bit
-    /// may differ from the GPU's. The transcendental functions here always call `libm`, the
-    /// same code the GPU runs. (`sqrt` is correctly rounded everywhere and needs no such care.)
-    fn ln_shared(self) -> Self;
     /// Cosine and sine of `2π · self`, for a fraction of a turn `self` in `[0, 1)`: the
     /// azimuth of a scattering (MCML's `Spin`, `ψ = 2π ξ`).
     ///
@@ -61,7 +54,11 @@ pub trait McmlFloat:
     /// kernel would otherwise carry for arguments MCML never passes; plain f32 arithmetic keeps
     /// CPU and GPU bit-identical.
     fn cos_sin_turns(self) -> (Self, Self);
-    /// Arc cosine from the `libm` crate (see [`McmlFloat::ln_shared`]).
+    /// Arc cosine from the `libm` crate, on every target.
+    ///
+    /// Not `Float::acos`: when any crate of a build turns on `num-traits`' `std` feature (test
+    /// and bench dependencies do), `Float::acos` becomes the platform's `acosf`, whose last bit
+    /// may differ from the GPU's. `libm` is the same code on both sides.
     fn acos_shared(self) -> Self;
     /// The correctly rounded square root (IEEE 754 `squareRoot`), from the hardware: `sqrt.rn`
     /// on the GPU, `sqrtss`/`sqrtpd` on x86-64, `libm` (hardware where it has an arch path,
@@ -258,10 +255,6 @@ impl McmlFloat for f32 {
         neg_ln_draw_f32(rng.next_u32())
     }
     #[inline(always)]
-    fn ln_shared(self) -> Self {
-        libm::logf(self)
-    }
-    #[inline(always)]
     fn cos_sin_turns(self) -> (Self, Self) {
         // θ = 2π t = (π/2)(n + r): quadrant n, remainder r in [-1/2, 1/2] (x = r π/2 within
         // ±π/4). `q + 0.5` may round at a quadrant's edge; `q - n` stays exact either way.
@@ -349,10 +342,6 @@ impl McmlFloat for f64 {
     #[inline(always)]
     fn neg_ln_uniform<R: RngCore>(rng: &mut R) -> Self {
         -libm::log(u64_to_f64_oc(rng.next_u64()))
-    }
-    #[inline(always)]
-    fn ln_shared(self) -> Self {
-        libm::log(self)
     }
     #[inline(always)]
     fn cos_sin_turns(self) -> (Self, Self) {

@@ -7,7 +7,8 @@
 //!   strategies can drive it (seed 002, fig. 8 and 9).
 //! - [`Tally`]: integer fixed-point scoring ([`FIXED_ONE`] = one packet), so sums do not depend
 //!   on accumulation order, thread count or backend.
-//! - [`McmlFloat`]: f32 or f64; transcendentals come from `libm` for identical bits everywhere.
+//! - [`McmlFloat`]: f32 or f64; the same math on the CPU and the GPU: IEEE operations, own
+//!   polynomials (f32 logarithm and azimuth) and `libm`, for identical bits everywhere.
 
 mod float;
 mod params;
