@@ -24,8 +24,8 @@
 //!
 //! Arithmetic is chosen for bit-identical results on the CPU and the GPU at GPU speed: only
 //! operations whose result IEEE 754 fixes (add, mul, div, the correctly rounded
-//! [`McmlFloat::sqrt_rn`]) or the same own code on both sides (the azimuth's polynomials,
-//! `libm`'s logarithm). Divisions by per-layer and per-grid constants are multiplications by
+//! [`McmlFloat::sqrt_rn`]) or the same own code on both sides (the polynomials of the f32
+//! logarithm and azimuth, `libm` for f64 and the exit angle). Divisions by per-layer and per-grid constants are multiplications by
 //! reciprocals the host computes once ([`Layer::inv_mut`], [`Grid::inv_dz`], ...), as GPU-MCML
 //! does; a division costs about ten instructions on a GPU.
 //!
