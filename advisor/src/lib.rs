@@ -53,6 +53,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod measured;
 pub mod profile;
 pub mod tune;
 
@@ -65,6 +66,7 @@ use reconverge_occupancy::{
 use reconverge_simt::Counters;
 use reconverge_transforms::{Kernel, Strategy, StrategyError};
 
+pub use measured::{Halving, MeasuredTuning, Timing, backend_time, grid_measured, tune_measured};
 pub use profile::{Profile, Stats, profile};
 pub use tune::{Family, Tuned, grid, tune};
 
@@ -125,6 +127,17 @@ pub enum AdviseError {
         /// Threads per block.
         threads: u32,
     },
+    /// A timed run failed (for another reason than the backend not having the strategy).
+    #[error("timing {strategy}: {source}")]
+    Measure {
+        /// The strategy timed.
+        strategy: Strategy,
+        /// What the backend said.
+        source: reconverge_backend::BackendError,
+    },
+    /// No candidate could run on the backend.
+    #[error("none of the candidates can run on this backend")]
+    NothingRan,
     /// The tuner was given an empty range.
     #[error("parameter range of {family} is empty ({lo}..={hi})")]
     EmptyRange {
