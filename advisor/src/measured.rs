@@ -221,7 +221,7 @@ pub fn tune_measured(
         }
         timings.extend_from_slice(&round);
         // Stable: among equal times the earlier candidate stays ahead.
-        round.sort_by(|a, b| a.time.cmp(&b.time));
+        round.sort_by_key(|t| t.time);
         let next = if sample == items {
             1
         } else {
