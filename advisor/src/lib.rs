@@ -53,6 +53,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod accuracy;
 pub mod measured;
 pub mod profile;
 pub mod tune;
