@@ -8,8 +8,9 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target-gpu}"
 bash "$root/gpu-kernels/device-check.sh" build
-cargo build --release -p reconverge-apps --features cuda --example mcml --example mcml_bench
-cp "$CARGO_TARGET_DIR"/release/examples/{mcml,mcml_bench} "$root/.device/"
+cargo build --release -p reconverge-apps --features cuda --example mcml --example mcml_bench \
+    --example advise
+cp "$CARGO_TARGET_DIR"/release/examples/{mcml,mcml_bench,advise} "$root/.device/"
 if [[ -f "$root/benches/examples/reproduce.rs" ]]; then
     cargo build --release -p reconverge-benches --features cuda --example reproduce
     cp "$CARGO_TARGET_DIR/release/examples/reproduce" "$root/.device/"

@@ -10,6 +10,7 @@
 #                        goes (ncu, when installed)
 #   results.tar.gz       the papers' experiments (reproduce tool), if built
 #   bench-*.txt          criterion benches with the CUDA backend
+#   tune.tar.gz          the measured tuner against the full grid (SYN-ITDELAY, MCML skin/slab)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dev="$root/.device"
@@ -17,7 +18,7 @@ out="${1:-$root/gpu-results}"
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
 # PARTS picks what to run (a device call has a time limit): default all of them.
-parts=" ${PARTS:-user check mcml profile reproduce benches} "
+parts=" ${PARTS:-user check mcml profile reproduce benches tune} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 
 if want user && [[ -x "$dev/user-workload" ]]; then
@@ -115,4 +116,24 @@ want benches && for b in seed002_iteration_delaying seed002_branch_distribution;
     timeout 120 "$dev/bench_$b" --bench --warm-up-time 0.3 --measurement-time 1 > "$out/bench-$b.txt" 2>&1
     grep -E "time:" "$out/bench-$b.txt" | head -8
 done
+if want tune && [[ -x "$dev/advise" ]]; then
+    echo "== the measured tuner (successive halving) against timing every compiled strategy"
+    mkdir -p "$out/tune"
+    run_tune() {
+        local label=$1; shift
+        "$dev/advise" "$@" --backend cuda --tune-measured --budget 0.08 > "$out/tune/$label.txt" 2>&1
+        sed -n "s/^TUNE | /| $label | /p" "$out/tune/$label.txt"
+    }
+    {
+        echo "| workload | device | grid's best | its ms | tuner's pick | its ms (grid run) | pick / best | grid GPU ms | tuner GPU ms | tuner / grid |"
+        echo "|---|---|---|---:|---|---:|---:|---:|---:|---:|"
+        for f in 0.1 0.3 0.5 0.7 0.9; do
+            run_tune "syn-itdelay-f$f" syn-itdelay --f $f --measure-items 1048576 --min-items 65536
+        done
+        run_tune mcml-skin mcml-skin --items 2048 --measure-items 100000000 --min-items 1000000
+        run_tune mcml-slab mcml-slab --items 2048 --measure-items 100000000 --min-items 1000000
+    } > "$out/tune/tuner-vs-grid.md"
+    cat "$out/tune/tuner-vs-grid.md"
+    tar -czf "$out/tune.tar.gz" -C "$out" tune && rm -rf "$out/tune"
+fi
 ls -la "$out"
