@@ -33,7 +33,9 @@ fn tiny_run_writes_every_page() {
         only: Vec::new(),
     })
     .expect("reproduce runs");
-    assert_eq!(summary.pages.len(), PAGES.len());
+    // Every page, and the advisor's page beside them.
+    assert_eq!(summary.pages.len(), PAGES.len() + 1);
+    check_advisor_page(&out);
     assert_eq!(PAPER_NUMBERS.len(), PAGES.len());
     for (name, number) in PAPER_NUMBERS {
         assert!(PAGES.contains(name), "{name} is not a page");
@@ -75,4 +77,40 @@ fn tiny_run_writes_every_page() {
     }
     assert!(dir.join("README.md").is_file(), "top-level index");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The advisor's page (issue 15): a prediction beside a measurement for every strategy of every
+/// measured setting, the baseline at 1 in both, and at least 40 settings.
+fn check_advisor_page(out: &std::path::Path) {
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("advisor-predicted-vs-measured.json"))
+            .expect("advisor page"),
+    )
+    .expect("valid JSON");
+    let rows = json["page"]["table"]["rows"].as_array().expect("rows");
+    let mut settings = std::collections::HashSet::new();
+    for row in rows {
+        let (experiment, setting, strategy) = (
+            row[0].as_str().expect("experiment"),
+            row[1].as_str().expect("setting"),
+            row[2].as_str().expect("strategy"),
+        );
+        let predicted = row[3].as_f64().expect("predicted is a number");
+        let measured = row[4].as_f64().expect("measured is a number");
+        assert!(
+            predicted > 0.0 && measured > 0.0,
+            "{experiment} {setting} {strategy}"
+        );
+        if strategy == "baseline" {
+            assert_eq!((predicted, measured), (1.0, 1.0), "{experiment} {setting}");
+        }
+        settings.insert((experiment, setting));
+    }
+    assert!(settings.len() >= 40, "{} settings", settings.len());
+    let experiments: std::collections::HashSet<_> = settings.iter().map(|s| s.0).collect();
+    assert!(experiments.len() >= 8, "{experiments:?}");
+    assert!(
+        experiments.iter().any(|e| e.contains("mcml")),
+        "{experiments:?}"
+    );
 }

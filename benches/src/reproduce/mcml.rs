@@ -7,12 +7,12 @@
 
 use reconverge_backend::{Counters, Launch, Strategy};
 use reconverge_mcml::{RunInput, builtin, run_on_backend};
-use reconverge_workloads::mcml::MCML_REGIONS;
+use reconverge_workloads::mcml::{MCML_REGIONS, McmlKernel, McmlLoop};
 use serde_json::Value;
 
 use super::experiments::FULL_MCML_PHOTONS;
 use super::page::{Page, Plot, Table, fmt_num, num, text};
-use super::{Ctx, median, resident_blocks};
+use super::{Ctx, Meas, Probe, median, resident_blocks};
 use crate::{label, majority_vote, round_robin};
 
 fn scaled_skin(factor: f64) -> RunInput {
@@ -79,6 +79,43 @@ fn refine_factor(
 }
 
 /// The MCML page.
+/// The advisor's prediction for this input, on 2,048 photons of the model with persistent lanes
+/// (as `mcml --strategy auto`), beside the measured medians.
+fn record_advice(
+    ctx: &Ctx,
+    setting: String,
+    input: &RunInput,
+    strategies: &[Strategy],
+    medians: &[f64],
+    errors: &[Option<String>],
+) {
+    let Ok(params) = input.params::<f32>() else {
+        return;
+    };
+    let kernel = McmlKernel(McmlLoop {
+        params,
+        seed: 1,
+        first_photon: 0,
+    });
+    let measured: Vec<Meas> = strategies
+        .iter()
+        .zip(medians)
+        .zip(errors)
+        .map(|((&s, &median_s), error)| Meas {
+            strategy: Some(s),
+            median_s,
+            error: error.clone(),
+            registers: ctx.timing.registers(&kernel, s),
+            ..Meas::default()
+        })
+        .collect();
+    let Ok(launch) = Launch::new(64, 4) else {
+        return;
+    };
+    ctx.advisor
+        .record(setting, &kernel, 2048, launch, strategies, &measured);
+}
+
 pub fn mcml(ctx: &Ctx) -> Page {
     let mut page = Page::new(
         "seed002-mcml-strategies",
@@ -184,6 +221,12 @@ pub fn mcml(ctx: &Ctx) -> Page {
         }
         let med: Vec<f64> = times.iter_mut().map(|v| median(v)).collect();
         let model_photons = calib_photons;
+        let setting = format!(
+            "skin, thicknesses x {}, boundary steps {:.1} %",
+            fmt_num(k),
+            100.0 * fr
+        );
+        record_advice(ctx, setting, &input, &strategies, &med, &errors);
         for (j, &s) in strategies.iter().enumerate() {
             let ok = errors[j].is_none() && med[j] > 0.0;
             let sp = (ok && med[0] > 0.0).then(|| med[0] / med[j]);

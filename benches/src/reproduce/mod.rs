@@ -12,6 +12,7 @@
 //! the same configuration at a smaller size; registers and occupancy come from the driver where
 //! the backend has one ([`Probe`]) and read "n/a (CPU)" otherwise.
 
+pub mod advisor;
 mod experiments;
 mod mcml;
 pub mod page;
@@ -136,6 +137,26 @@ pub fn device_name(backend: &Bench) -> String {
     )
 }
 
+/// The device's occupancy limits, where registers are measured (the GPU).
+#[cfg(not(feature = "cuda"))]
+pub fn device_arch(_backend: &Bench) -> Option<reconverge_occupancy::ArchLimits> {
+    None
+}
+
+/// The device's occupancy limits, from its compute capability.
+#[cfg(feature = "cuda")]
+pub fn device_arch(backend: &Bench) -> Option<reconverge_occupancy::ArchLimits> {
+    let d = backend.gpu().device();
+    reconverge_occupancy::ArchLimits::for_compute_capability(
+        reconverge_occupancy::ComputeCapability::new(
+            u32::try_from(d.major).ok()?,
+            u32::try_from(d.minor).ok()?,
+        ),
+    )
+    .ok()
+    .copied()
+}
+
 /// Blocks of `threads_per_block` that fill the device once (persistent-thread launches).
 #[cfg(not(feature = "cuda"))]
 pub fn resident_blocks(_backend: &Bench, _threads_per_block: u32) -> u32 {
@@ -239,6 +260,8 @@ pub struct Ctx {
     pub scale: Scale,
     /// Device, date, command.
     pub prov: Provenance,
+    /// The advisor's prediction of every measured setting (issue 15's page).
+    pub advisor: advisor::AdvisorLog,
 }
 
 impl Ctx {
@@ -258,7 +281,7 @@ impl Ctx {
         model_launch: Launch,
     ) -> Vec<Meas>
     where
-        K: Kernel + Sync,
+        K: Kernel + Sync + std::fmt::Debug,
         K::Output: Default + Send + Sync + PartialEq,
         Bench: Backend<K> + Probe<K>,
     {
@@ -318,6 +341,14 @@ impl Ctx {
             m.pass_s = passes[i].iter_mut().map(|v| median(v)).collect();
             m.wall_s = median(&mut walls[i]);
         }
+        self.advisor.record(
+            format!("{model_kernel:?}"),
+            model_kernel,
+            model_items,
+            model_launch,
+            strategies,
+            &out,
+        );
         out
     }
 }
@@ -408,6 +439,7 @@ pub fn run(opts: &Options) -> std::io::Result<Summary> {
         ),
     };
     let ctx = Ctx {
+        advisor: advisor::AdvisorLog::new(device_arch(&timing)),
         timing,
         model: CpuBackend::new().counting(Counting::On),
         scale: opts.scale,
@@ -422,6 +454,7 @@ pub fn run(opts: &Options) -> std::io::Result<Summary> {
         }
         let t0 = Instant::now();
         eprintln!("[reproduce] {name} ...");
+        ctx.advisor.begin(name);
         for mut page in experiments::build(&ctx, name) {
             page.write(&opts.out, &ctx.prov)?;
             written.push(page);
@@ -429,6 +462,9 @@ pub fn run(opts: &Options) -> std::io::Result<Summary> {
         timings.push((name, t0.elapsed()));
         eprintln!("[reproduce] {name}: {:.1} s", t0.elapsed().as_secs_f64());
     }
+    let mut advisor_page = ctx.advisor.page(ctx.advisor.arch.is_some());
+    advisor_page.write(&opts.out, &ctx.prov)?;
+    written.push(advisor_page);
     write_index(&opts.out, &ctx.prov, &written, started.elapsed())?;
     if let Some(parent) = opts.out.parent() {
         write_top_index(parent)?;

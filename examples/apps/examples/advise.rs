@@ -61,8 +61,10 @@ mod gpu {
     pub fn registers<K: GpuKernel>(gpu: &CudaBackend) -> Result<Option<Registers>, DynError> {
         let d = gpu.gpu().device();
         let arch = *reconverge_occupancy::ArchLimits::for_compute_capability(
-            u32::try_from(d.major)?,
-            u32::try_from(d.minor)?,
+            reconverge_occupancy::ComputeCapability::new(
+                u32::try_from(d.major)?,
+                u32::try_from(d.minor)?,
+            ),
         )?;
         let per_pass = |s: &Strategy| -> Vec<u32> {
             (0..)
