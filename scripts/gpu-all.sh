@@ -13,7 +13,7 @@
 #   tune.tar.gz          the measured tuner against the full grid (SYN-ITDELAY, MCML skin/slab)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-dev="$root/.device"
+dev="${DEVICE_DIR:-$root/.device}"
 out="${1:-$root/gpu-results}"
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
