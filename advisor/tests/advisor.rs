@@ -197,6 +197,54 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
     let eq1 = branch_splitting_speedup(t, &branches, 16.0 / 24.0, 0.02 * t)?;
     assert!((p.speedup - eq1).abs() < 1e-12, "{} vs {eq1}", p.speedup);
     assert_eq!(p.extra_launches, 1);
+    // Saturating at half occupancy, both kernels (2/3 and 1) count as 1/2: eq. 1 with every
+    // ρ equal, the split paying only its slots and its launch.
+    let saturating = Options {
+        saturating_occupancy: Some(0.5),
+        ..options.clone()
+    };
+    let s = advise_strategies(
+        &kernel,
+        4096,
+        launch,
+        &[Strategy::BranchSplitting],
+        &saturating,
+    )?;
+    let ps = s
+        .prediction(&Strategy::BranchSplitting)
+        .ok_or("branch splitting ran")?;
+    let flat: Vec<BranchProfile> = branches
+        .iter()
+        .map(|b| BranchProfile {
+            occupancy: 0.5,
+            ..*b
+        })
+        .collect();
+    let eq1_flat = branch_splitting_speedup(t, &flat, 0.5, 0.02 * t)?;
+    assert!(
+        (ps.speedup - eq1_flat).abs() < 1e-12,
+        "{} vs {eq1_flat}",
+        ps.speedup
+    );
+    assert!(ps.speedup < p.speedup);
+    // At 0.9 only the split's full-occupancy pass is capped.
+    let capped = Options {
+        saturating_occupancy: Some(0.9),
+        ..options.clone()
+    };
+    let c = advise_strategies(&kernel, 4096, launch, &[Strategy::BranchSplitting], &capped)?;
+    let pc = c.prediction(&Strategy::BranchSplitting).ok_or("ran")?;
+    assert!(ps.speedup < pc.speedup && pc.speedup < p.speedup);
+    for bad in [0.0, -0.5, 1.5, f64::NAN] {
+        let o = Options {
+            saturating_occupancy: Some(bad),
+            ..options.clone()
+        };
+        assert!(matches!(
+            advise_strategies(&kernel, 64, launch, &[Strategy::Baseline], &o),
+            Err(AdviseError::InvalidOption { .. })
+        ));
+    }
     // Without registers, the same split only pays: a second launch and the decision twice.
     let plain = advise_strategies(
         &kernel,
