@@ -128,7 +128,7 @@ if want tune && [[ -x "$dev/advise" ]]; then
         echo "| workload | device | grid's best | its ms | tuner's pick | its ms (grid run) | pick / best | grid GPU ms | tuner GPU ms | tuner / grid |"
         echo "|---|---|---|---:|---|---:|---:|---:|---:|---:|"
         for f in 0.1 0.3 0.5 0.7 0.9; do
-            run_tune "syn-itdelay-f$f" syn-itdelay --f $f --measure-items 1048576 --min-items 65536
+            run_tune "syn-itdelay-f$f" syn-itdelay --f $f --measure-items 16777216 --min-items 262144
         done
         run_tune mcml-skin mcml-skin --items 2048 --measure-items 100000000 --min-items 1000000
         run_tune mcml-slab mcml-slab --items 2048 --measure-items 100000000 --min-items 1000000
