@@ -89,21 +89,23 @@
 
 pub mod io;
 pub mod kernel;
-pub mod programs;
 pub mod scratch;
 pub mod shape;
+pub mod shapes;
+pub mod strategies;
 pub mod strategy;
 
 pub use io::{Discard, NoTally, Sink, Tally, WarpTask};
 pub use kernel::{Kernel, PassPlan, WarpProgram, check_pass, initial_block_counters};
-pub use programs::{
-    Assignment, BranchLoopKernel, BranchLoopProgram, DealtProgram, FactoredBranchLoopKernel,
-    FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram, Lane, PassLoopProgram,
-    SplitLoopKernel, SplitLoopProgram, TwoPathKernel, TwoPathProgram, Unfactored,
-};
 pub use scratch::{DecisionMask, ItemSlots, Scratch};
 pub use shape::{
     BranchLoop, FactoredBranchLoop, FactoredRegions, ItemLoop, ItemLoopRegions, LoopRegions,
     SplitLoop, SplitLoopRegions, TwoPath, TwoPathRegions,
 };
+pub use shapes::{
+    BranchLoopKernel, BranchLoopProgram, DealtProgram, FactoredBranchLoopKernel,
+    FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram, SplitLoopKernel, SplitLoopProgram,
+    TwoPathKernel, TwoPathProgram, Unfactored,
+};
+pub use strategies::{Assignment, Lane, PassLoopProgram};
 pub use strategy::{Decision, Strategy, StrategyError};

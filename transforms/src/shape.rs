@@ -319,178 +319,83 @@ pub trait SplitLoop {
 
 // A reference to a workload is the same workload: kernels hand their programs a borrow, so a
 // program never copies the workload's parameters (on the GPU they stay in global memory,
-// where a by-value copy would spill dynamically indexed tables to local memory).
-
-impl<L: BranchLoop + ?Sized> BranchLoop for &L {
-    type State = L::State;
-    type Output = L::Output;
-    #[inline(always)]
-    fn regions(&self) -> LoopRegions {
-        (**self).regions()
-    }
-    #[inline(always)]
-    fn tally_len(&self) -> usize {
-        (**self).tally_len()
-    }
-    #[inline(always)]
-    fn start(&self, item: u32) -> L::State {
-        (**self).start(item)
-    }
-    #[inline(always)]
-    fn running(&self, state: &L::State) -> bool {
-        (**self).running(state)
-    }
-    #[inline(always)]
-    fn condition(&self, state: &mut L::State) -> bool {
-        (**self).condition(state)
-    }
-    #[inline(always)]
-    fn taken<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
-        (**self).taken(state, tally)
-    }
-    #[inline(always)]
-    fn not_taken<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
-        (**self).not_taken(state, tally)
-    }
-    #[inline(always)]
-    fn after_branch<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
-        (**self).after_branch(state, tally)
-    }
-    #[inline(always)]
-    fn finish(&self, state: &L::State) -> L::Output {
-        (**self).finish(state)
-    }
+// where a by-value copy would spill dynamically indexed tables to local memory). The impls are
+// generated from each trait's method list, so a method added to a trait cannot be left
+// unforwarded (the impl would not compile without it).
+macro_rules! forward_through_ref {
+    ($shape:ident { $(type $assoc:ident;)* $(fn $method:ident $(<$g:ident: $bound:ident>)?
+        (&self $(, $arg:ident: $ty:ty)*) $(-> $ret:ty)?;)* }) => {
+        impl<L: $shape + ?Sized> $shape for &L {
+            $(type $assoc = L::$assoc;)*
+            $(
+                #[inline(always)]
+                fn $method $(<$g: $bound>)? (&self $(, $arg: $ty)*) $(-> $ret)? {
+                    (**self).$method($($arg),*)
+                }
+            )*
+        }
+    };
 }
 
-impl<L: TwoPath + ?Sized> TwoPath for &L {
-    type Output = L::Output;
-    #[inline(always)]
-    fn regions(&self) -> TwoPathRegions {
-        (**self).regions()
-    }
-    #[inline(always)]
-    fn decide(&self, item: u32) -> bool {
-        (**self).decide(item)
-    }
-    #[inline(always)]
-    fn path_a(&self, item: u32) -> L::Output {
-        (**self).path_a(item)
-    }
-    #[inline(always)]
-    fn path_b(&self, item: u32) -> L::Output {
-        (**self).path_b(item)
-    }
-}
+forward_through_ref!(BranchLoop {
+    type State;
+    type Output;
+    fn regions(&self) -> LoopRegions;
+    fn tally_len(&self) -> usize;
+    fn start(&self, item: u32) -> L::State;
+    fn running(&self, state: &L::State) -> bool;
+    fn condition(&self, state: &mut L::State) -> bool;
+    fn taken<T: Tally>(&self, state: &mut L::State, tally: &mut T);
+    fn not_taken<T: Tally>(&self, state: &mut L::State, tally: &mut T);
+    fn after_branch<T: Tally>(&self, state: &mut L::State, tally: &mut T);
+    fn finish(&self, state: &L::State) -> L::Output;
+});
 
-impl<L: ItemLoop + ?Sized> ItemLoop for &L {
-    type State = L::State;
-    type Output = L::Output;
-    #[inline(always)]
-    fn regions(&self) -> ItemLoopRegions {
-        (**self).regions()
-    }
-    #[inline(always)]
-    fn tally_len(&self) -> usize {
-        (**self).tally_len()
-    }
-    #[inline(always)]
-    fn start(&self, item: u32) -> L::State {
-        (**self).start(item)
-    }
-    #[inline(always)]
-    fn running(&self, state: &L::State) -> bool {
-        (**self).running(state)
-    }
-    #[inline(always)]
-    fn body<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
-        (**self).body(state, tally)
-    }
-    #[inline(always)]
-    fn finish(&self, state: &L::State) -> L::Output {
-        (**self).finish(state)
-    }
-}
+forward_through_ref!(TwoPath {
+    type Output;
+    fn regions(&self) -> TwoPathRegions;
+    fn decide(&self, item: u32) -> bool;
+    fn path_a(&self, item: u32) -> L::Output;
+    fn path_b(&self, item: u32) -> L::Output;
+});
 
-impl<L: FactoredBranchLoop + ?Sized> FactoredBranchLoop for &L {
-    type State = L::State;
-    type Output = L::Output;
-    #[inline(always)]
-    fn regions(&self) -> FactoredRegions {
-        (**self).regions()
-    }
-    #[inline(always)]
-    fn tally_len(&self) -> usize {
-        (**self).tally_len()
-    }
-    #[inline(always)]
-    fn start(&self, item: u32) -> L::State {
-        (**self).start(item)
-    }
-    #[inline(always)]
-    fn running(&self, state: &L::State) -> bool {
-        (**self).running(state)
-    }
-    #[inline(always)]
-    fn condition(&self, state: &mut L::State) -> bool {
-        (**self).condition(state)
-    }
-    #[inline(always)]
-    fn prologue<T: Tally>(&self, taken: bool, state: &mut L::State, tally: &mut T) {
-        (**self).prologue(taken, state, tally)
-    }
-    #[inline(always)]
-    fn factored<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
-        (**self).factored(state, tally)
-    }
-    #[inline(always)]
-    fn epilogue<T: Tally>(&self, taken: bool, state: &mut L::State, tally: &mut T) {
-        (**self).epilogue(taken, state, tally)
-    }
-    #[inline(always)]
-    fn after_branch<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
-        (**self).after_branch(state, tally)
-    }
-    #[inline(always)]
-    fn finish(&self, state: &L::State) -> L::Output {
-        (**self).finish(state)
-    }
-}
+forward_through_ref!(ItemLoop {
+    type State;
+    type Output;
+    fn regions(&self) -> ItemLoopRegions;
+    fn tally_len(&self) -> usize;
+    fn start(&self, item: u32) -> L::State;
+    fn running(&self, state: &L::State) -> bool;
+    fn body<T: Tally>(&self, state: &mut L::State, tally: &mut T);
+    fn finish(&self, state: &L::State) -> L::Output;
+});
 
-impl<L: SplitLoop + ?Sized> SplitLoop for &L {
-    type A = L::A;
-    type B = L::B;
-    type Carry = L::Carry;
-    type Output = L::Output;
-    #[inline(always)]
-    fn regions(&self) -> SplitLoopRegions {
-        (**self).regions()
-    }
-    #[inline(always)]
-    fn trips(&self, item: u32) -> u32 {
-        (**self).trips(item)
-    }
-    #[inline(always)]
-    fn start_a(&self, item: u32) -> L::A {
-        (**self).start_a(item)
-    }
-    #[inline(always)]
-    fn start_b(&self, item: u32) -> L::B {
-        (**self).start_b(item)
-    }
-    #[inline(always)]
-    fn part_a(&self, a: &mut L::A, i: u32) {
-        (**self).part_a(a, i)
-    }
-    #[inline(always)]
-    fn part_b(&self, b: &mut L::B, i: u32) {
-        (**self).part_b(b, i)
-    }
-    #[inline(always)]
-    fn finish_a(&self, a: &L::A) -> L::Carry {
-        (**self).finish_a(a)
-    }
-    #[inline(always)]
-    fn finish(&self, carry: &L::Carry, b: &L::B) -> L::Output {
-        (**self).finish(carry, b)
-    }
-}
+forward_through_ref!(FactoredBranchLoop {
+    type State;
+    type Output;
+    fn regions(&self) -> FactoredRegions;
+    fn tally_len(&self) -> usize;
+    fn start(&self, item: u32) -> L::State;
+    fn running(&self, state: &L::State) -> bool;
+    fn condition(&self, state: &mut L::State) -> bool;
+    fn prologue<T: Tally>(&self, taken: bool, state: &mut L::State, tally: &mut T);
+    fn factored<T: Tally>(&self, state: &mut L::State, tally: &mut T);
+    fn epilogue<T: Tally>(&self, taken: bool, state: &mut L::State, tally: &mut T);
+    fn after_branch<T: Tally>(&self, state: &mut L::State, tally: &mut T);
+    fn finish(&self, state: &L::State) -> L::Output;
+});
+
+forward_through_ref!(SplitLoop {
+    type A;
+    type B;
+    type Carry;
+    type Output;
+    fn regions(&self) -> SplitLoopRegions;
+    fn trips(&self, item: u32) -> u32;
+    fn start_a(&self, item: u32) -> L::A;
+    fn start_b(&self, item: u32) -> L::B;
+    fn part_a(&self, a: &mut L::A, i: u32);
+    fn part_b(&self, b: &mut L::B, i: u32);
+    fn finish_a(&self, a: &L::A) -> L::Carry;
+    fn finish(&self, carry: &L::Carry, b: &L::B) -> L::Output;
+});

@@ -1,15 +1,16 @@
-//! Strategies for a loop whose branch paths share factorable code ([`FactoredBranchLoop`]:
-//! seed 002 fig. 7, SYN-BRDIS).
+//! A loop whose branch paths share factorable code ([`FactoredBranchLoop`]: seed 002 fig. 7,
+//! SYN-BRDIS): its kernel, its baseline and the [`Unfactored`] adapter. Branch distribution's
+//! iteration lives in [`crate::strategies::branch_distribution`].
 
 use reconverge_simt::{LaneMask, Region, Warp};
 
 use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{Kernel, WarpProgram, check_pass};
-use crate::programs::branch_loop::{BranchLoopKernel, BranchLoopProgram};
-use crate::programs::deal::{Assignment, Dealer, Lane};
-use crate::programs::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 use crate::scratch::Scratch;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
+use crate::shapes::branch_loop::{BranchLoopKernel, BranchLoopProgram};
+use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
+use crate::strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 use crate::strategy::{Strategy, StrategyError};
 
 /// A [`FactoredBranchLoop`] workload as a [`Kernel`]. Every strategy takes one pass.
@@ -103,7 +104,8 @@ enum Inner<W: Warp, L: FactoredBranchLoop> {
     Adapted(BranchLoopProgram<W, Unfactored<L>>),
 }
 
-struct Direct<W: Warp, L: FactoredBranchLoop> {
+/// The factored loop run as written (baseline, dynamic work) or with its paths distributed.
+pub(crate) struct Direct<W: Warp, L: FactoredBranchLoop> {
     workload: L,
     distribute: bool,
     dealer: Dealer,
@@ -187,7 +189,13 @@ impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
 }
 
 impl<W: Warp, L: FactoredBranchLoop> Direct<W, L> {
-    fn prologue<T: Tally>(&mut self, warp: &mut W, taken: bool, mask: LaneMask, tally: &mut T) {
+    pub(crate) fn prologue<T: Tally>(
+        &mut self,
+        warp: &mut W,
+        taken: bool,
+        mask: LaneMask,
+        tally: &mut T,
+    ) {
         let w = &self.workload;
         let r = w.regions();
         let region = if taken {
@@ -200,14 +208,20 @@ impl<W: Warp, L: FactoredBranchLoop> Direct<W, L> {
         });
     }
 
-    fn factored<T: Tally>(&mut self, warp: &mut W, mask: LaneMask, tally: &mut T) {
+    pub(crate) fn factored<T: Tally>(&mut self, warp: &mut W, mask: LaneMask, tally: &mut T) {
         let w = &self.workload;
         warp.branch(w.regions().factored, mask, &mut self.lanes, |l| {
             w.factored(&mut l.state, tally)
         });
     }
 
-    fn epilogue<T: Tally>(&mut self, warp: &mut W, taken: bool, mask: LaneMask, tally: &mut T) {
+    pub(crate) fn epilogue<T: Tally>(
+        &mut self,
+        warp: &mut W,
+        taken: bool,
+        mask: LaneMask,
+        tally: &mut T,
+    ) {
         let w = &self.workload;
         let r = w.regions();
         let region = if taken {
@@ -226,20 +240,12 @@ impl<W: Warp, L: FactoredBranchLoop> Direct<W, L> {
         sink: &mut S,
         tally: &mut T,
     ) -> bool {
-        let w = &self.workload;
-        let r = w.regions();
-        let live = self.dealer.retire_and_refill(
-            warp,
-            r.item,
-            &mut self.lanes,
-            |s| !w.running(s),
-            |s| w.finish(s),
-            |item| w.start(item),
-            sink,
-        );
+        let live = retire_and_refill!(self, warp, sink);
         if live == 0 {
             return false;
         }
+        let w = &self.workload;
+        let r = w.regions();
         warp.branch(r.condition, live, &mut self.lanes, |l| {
             l.cond = w.condition(&mut l.state)
         });
@@ -247,12 +253,7 @@ impl<W: Warp, L: FactoredBranchLoop> Direct<W, L> {
         let taken = warp.ballot(live, cond);
         let not_taken = live & !taken;
         if self.distribute {
-            // Fig. 7b: divergent prologues, the factored code once for all, divergent epilogues.
-            self.prologue(warp, true, taken, tally);
-            self.prologue(warp, false, not_taken, tally);
-            self.factored(warp, live, tally);
-            self.epilogue(warp, true, taken, tally);
-            self.epilogue(warp, false, not_taken, tally);
+            self.distributed_paths(warp, taken, not_taken, tally);
         } else {
             // Fig. 7a: each path in full, the factored code issued once per path.
             for (path, mask) in [(true, taken), (false, not_taken)] {

@@ -1,14 +1,19 @@
-//! Strategies for a loop with one divergent branch ([`BranchLoop`], seed 002 fig. 4).
+//! A loop with one divergent branch ([`BranchLoop`], seed 002 fig. 4): its kernel and its
+//! baseline. Iteration delaying's code and state live in
+//! [`crate::strategies::iteration_delaying`], the dealing of items in
+//! [`crate::strategies::dynamic_work_assignment`].
 
 use reconverge_simt::{LaneMask, Warp};
 
 use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{Kernel, WarpProgram, check_pass};
-use crate::programs::deal::{Assignment, Dealer, Lane};
-use crate::programs::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 use crate::scratch::Scratch;
 use crate::shape::BranchLoop;
-use crate::strategy::{Decision, Strategy, StrategyError};
+use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
+use crate::strategies::iteration_delaying::{
+    Delaying, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision,
+};
+use crate::strategy::{Strategy, StrategyError};
 
 /// A [`BranchLoop`] workload as a [`Kernel`]. Supports [`Strategy::Baseline`],
 /// [`Strategy::IterationDelaying`] and [`Strategy::DynamicWorkAssignment`], each in one pass.
@@ -16,22 +21,13 @@ use crate::strategy::{Decision, Strategy, StrategyError};
 #[repr(transparent)]
 pub struct BranchLoopKernel<L>(pub L);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    Baseline,
-    Delaying(Decision),
-}
-
 /// One warp running a [`BranchLoop`].
 pub struct BranchLoopProgram<W: Warp, L: BranchLoop> {
     workload: L,
-    mode: Mode,
     dealer: Dealer,
     lanes: W::V<Lane<L::State>>,
-    /// Iterations the warp has run (round robin's position in its period).
-    iteration: u32,
-    /// Majority vote's anti-starvation rule can turn delaying off for good.
-    delaying: bool,
+    /// Iteration delaying's state; `None` runs both paths in every iteration.
+    delaying: Option<Delaying>,
 }
 
 impl<L: BranchLoop + Copy> Kernel for BranchLoopKernel<L> {
@@ -73,39 +69,23 @@ impl<L: BranchLoop + Copy> Kernel for BranchLoopKernel<L> {
     }
 }
 
-fn mode_of(strategy: &Strategy) -> Result<(Mode, Assignment), StrategyError> {
+fn mode_of(strategy: &Strategy) -> Result<(Option<Delaying>, Assignment), StrategyError> {
     match *strategy {
-        Strategy::Baseline => Ok((Mode::Baseline, Assignment::Static)),
-        Strategy::DynamicWorkAssignment => Ok((Mode::Baseline, Assignment::Dynamic)),
+        Strategy::Baseline => Ok((None, Assignment::Static)),
+        Strategy::DynamicWorkAssignment => Ok((None, Assignment::Dynamic)),
         Strategy::IterationDelaying(decision) => {
             check_decision(decision)?;
-            Ok((Mode::Delaying(decision), Assignment::Static))
+            Ok((Some(Delaying::new(decision)), Assignment::Static))
         }
         Strategy::IterationDelayingWithDynamicWork(decision) => {
             check_decision(decision)?;
-            Ok((Mode::Delaying(decision), Assignment::Dynamic))
+            Ok((Some(Delaying::new(decision)), Assignment::Dynamic))
         }
         other => Err(StrategyError::NotApplicable {
             strategy: other,
             shape: "branch loop",
         }),
     }
-}
-
-fn check_decision(decision: Decision) -> Result<(), StrategyError> {
-    if let Decision::RoundRobin {
-        num_zeros,
-        num_ones,
-        ..
-    } = decision
-        && (num_zeros == 0 || num_ones == 0)
-    {
-        return Err(StrategyError::InvalidParameter {
-            name: "num_zeros, num_ones",
-            requirement: "both at least 1, or one path would never run",
-        });
-    }
-    Ok(())
 }
 
 impl<W: Warp, L: BranchLoop + Copy> BranchLoopProgram<W, L> {
@@ -118,21 +98,25 @@ impl<W: Warp, L: BranchLoop + Copy> BranchLoopProgram<W, L> {
         strategy: &Strategy,
         task: WarpTask,
     ) -> Result<Self, StrategyError> {
-        let (mode, assignment) = mode_of(strategy)?;
-        Ok(Self::new(warp, workload, mode, assignment, task))
+        let (delaying, assignment) = mode_of(strategy)?;
+        Ok(Self::new(warp, workload, delaying, assignment, task))
     }
 }
 
 impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
-    fn new(warp: &W, workload: L, mode: Mode, assignment: Assignment, task: WarpTask) -> Self {
+    fn new(
+        warp: &W,
+        workload: L,
+        delaying: Option<Delaying>,
+        assignment: Assignment,
+        task: WarpTask,
+    ) -> Self {
         let (dealer, lanes) = Dealer::first(warp, task, assignment, |item| workload.start(item));
         Self {
             workload,
-            mode,
             dealer,
             lanes,
-            iteration: 0,
-            delaying: true,
+            delaying,
         }
     }
 
@@ -142,7 +126,7 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
         let w = &self.workload;
         // Without delaying every live lane ran the previous iteration, so none holds a
         // condition: no vote needed (one fewer per iteration on the hot loop).
-        let need = if matches!(self.mode, Mode::Baseline) {
+        let need = if self.delaying.is_none() {
             live
         } else {
             let need = warp.map_ref(&self.lanes, |l| !l.has_cond);
@@ -178,41 +162,6 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
             l.has_cond = false;
         });
     }
-
-    /// The direction of a delayed iteration, never one that no lane of `live` wants (an
-    /// iteration nobody runs would make no progress).
-    fn direction(
-        &mut self,
-        warp: &mut W,
-        decision: Decision,
-        live: LaneMask,
-        want: LaneMask,
-    ) -> bool {
-        let n_taken = want.count_ones();
-        match decision {
-            Decision::MajorityVote { threshold, .. } => n_taken >= threshold,
-            Decision::RoundRobin {
-                num_zeros,
-                num_ones,
-                remove_idle,
-            } => {
-                let period = num_zeros.saturating_add(num_ones).max(1);
-                let position = self.iteration % period;
-                let dir = position >= num_zeros;
-                if remove_idle {
-                    // cond_for_all ? __any(cond) : __all(cond), one vote (fig. 5b).
-                    let cond = warp.map_ref(&self.lanes, |l| l.cond);
-                    if dir {
-                        warp.any(live, cond)
-                    } else {
-                        warp.all(live, cond)
-                    }
-                } else {
-                    dir
-                }
-            }
-        }
-    }
 }
 
 impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
@@ -224,47 +173,24 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
         sink: &mut S,
         tally: &mut T,
     ) -> bool {
-        let w = &self.workload;
-        let live = self.dealer.retire_and_refill(
-            warp,
-            w.regions().item,
-            &mut self.lanes,
-            |s| !w.running(s),
-            |s| w.finish(s),
-            |item| w.start(item),
-            sink,
-        );
+        let live = retire_and_refill!(self, warp, sink);
         if live == 0 {
             return false;
         }
-        if let Mode::Delaying(Decision::MajorityVote {
-            stop_when_a_lane_finishes: true,
-            ..
-        }) = self.mode
-            && live != self.dealer.started
-        {
-            self.delaying = false;
-        }
         let want = self.conditions(warp, live);
-        match self.mode {
-            Mode::Delaying(decision) if self.delaying => {
-                let mut dir = self.direction(warp, decision, live, want);
-                let mut runs = if dir { want } else { live & !want };
-                if runs == 0 && matches!(decision, Decision::MajorityVote { .. }) {
-                    // A threshold above the lanes still live would otherwise idle forever.
-                    dir = !dir;
-                    runs = live & !runs & if dir { want } else { !want };
-                }
-                self.run_path(warp, dir, runs, tally);
-                self.after_branch(warp, runs, tally);
-            }
-            _ => {
-                self.run_path(warp, true, want, tally);
-                self.run_path(warp, false, live & !want, tally);
-                self.after_branch(warp, live, tally);
-            }
+        let started = self.dealer.started;
+        let delayed = match &mut self.delaying {
+            Some(d) => d.path(warp, &self.lanes, live, started, want),
+            None => None,
+        };
+        if let Some((dir, runs)) = delayed {
+            self.run_path(warp, dir, runs, tally);
+            self.after_branch(warp, runs, tally);
+        } else {
+            self.run_path(warp, true, want, tally);
+            self.run_path(warp, false, live & !want, tally);
+            self.after_branch(warp, live, tally);
         }
-        self.iteration = self.iteration.wrapping_add(1);
         true
     }
 }
