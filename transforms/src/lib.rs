@@ -31,12 +31,12 @@
 //! ```
 //! use reconverge_simt::{ModelWarp, Region};
 //! use reconverge_transforms::{
-//!     Kernel, NoTally, Sink, Strategy, TwoPath, TwoPathKernel, TwoPathRegions, WarpProgram,
-//!     WarpTask,
+//!     Kernel, NoTally, Sink, Strategy, TwoPath, TwoPathKernel, TwoPathRegion, TwoPathRegions,
+//!     WarpProgram, WarpTask,
 //! };
 //!
-//! const A: Region = Region::new(1, "path A", 100);
-//! const B: Region = Region::new(2, "path B", 100);
+//! const A: Region = TwoPathRegion::PathA.region("path A", 100);
+//! const B: Region = TwoPathRegion::PathB.region("path B", 100);
 //!
 //! #[derive(Clone, Copy)]
 //! struct Pairs;
@@ -44,10 +44,10 @@
 //!     type Output = u32;
 //!     fn regions(&self) -> TwoPathRegions {
 //!         TwoPathRegions {
-//!             decide: Region::new(0, "decide", 1),
+//!             decide: TwoPathRegion::Decide.region("decide", 1),
 //!             path_a: A,
 //!             path_b: B,
-//!             item: Region::new(3, "item", 1),
+//!             item: TwoPathRegion::Item.region("item", 1),
 //!         }
 //!     }
 //!     fn decide(&self, item: u32) -> bool { (item / 2) % 2 == 0 }
@@ -99,8 +99,9 @@ pub use io::{Discard, NoTally, Sink, Tally, WarpTask};
 pub use kernel::{Kernel, PassPlan, WarpProgram, check_pass, initial_block_counters};
 pub use scratch::{DecisionMask, ItemSlots, Scratch};
 pub use shape::{
-    BranchLoop, FactoredBranchLoop, FactoredRegions, ItemLoop, ItemLoopRegions, LoopRegions,
-    SplitLoop, SplitLoopRegions, TwoPath, TwoPathRegions,
+    BranchLoop, FactoredBranchLoop, FactoredRegion, FactoredRegions, ItemLoop, ItemLoopRegion,
+    ItemLoopRegions, LoopRegion, LoopRegions, SplitLoop, SplitLoopRegion, SplitLoopRegions,
+    TwoPath, TwoPathRegion, TwoPathRegions,
 };
 pub use shapes::{
     BranchLoopKernel, BranchLoopProgram, DealtProgram, FactoredBranchLoopKernel,

@@ -9,7 +9,106 @@ use reconverge_simt::Region;
 
 use crate::io::Tally;
 
-/// The regions of a [`BranchLoop`], with the costs the workload declares.
+/// Declares a shape's region rows: an enum whose variants, in the order of the shape's regions
+/// struct, are the counter rows of those regions. A workload builds its regions from these
+/// (`LoopRegion::Taken.region("boundary", 90)`) and never writes an id, so two regions of a
+/// workload cannot share a row, nor share one with the strategies' own regions, whose rows come
+/// after [`reconverge_simt::MAX_REGIONS`].
+macro_rules! region_rows {
+    ($(#[$doc:meta])* $rows:ident { $($(#[$row_doc:meta])* $row:ident,)* }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        pub enum $rows {
+            $($(#[$row_doc])* $row,)*
+        }
+
+        impl $rows {
+            /// This row's region: a name for reports and the instructions of one issue.
+            pub const fn region(self, name: &'static str, cost: u32) -> Region {
+                Region::new(self as u8, name, cost)
+            }
+        }
+    };
+}
+
+region_rows!(
+    /// The counter rows of a [`BranchLoop`]'s regions ([`LoopRegions`]' fields, in order).
+    LoopRegion {
+        /// [`LoopRegions::condition`].
+        Condition,
+        /// [`LoopRegions::taken`].
+        Taken,
+        /// [`LoopRegions::not_taken`].
+        NotTaken,
+        /// [`LoopRegions::after_branch`].
+        AfterBranch,
+        /// [`LoopRegions::item`].
+        Item,
+    }
+);
+
+region_rows!(
+    /// The counter rows of a [`TwoPath`]'s regions ([`TwoPathRegions`]' fields, in order).
+    TwoPathRegion {
+        /// [`TwoPathRegions::decide`].
+        Decide,
+        /// [`TwoPathRegions::path_a`].
+        PathA,
+        /// [`TwoPathRegions::path_b`].
+        PathB,
+        /// [`TwoPathRegions::item`].
+        Item,
+    }
+);
+
+region_rows!(
+    /// The counter rows of an [`ItemLoop`]'s regions ([`ItemLoopRegions`]' fields, in order).
+    ItemLoopRegion {
+        /// [`ItemLoopRegions::body`].
+        Body,
+        /// [`ItemLoopRegions::item`].
+        Item,
+    }
+);
+
+region_rows!(
+    /// The counter rows of a [`FactoredBranchLoop`]'s regions ([`FactoredRegions`]' fields, in
+    /// order).
+    FactoredRegion {
+        /// [`FactoredRegions::condition`].
+        Condition,
+        /// [`FactoredRegions::prologue_taken`].
+        PrologueTaken,
+        /// [`FactoredRegions::prologue_not_taken`].
+        PrologueNotTaken,
+        /// [`FactoredRegions::factored`].
+        Factored,
+        /// [`FactoredRegions::epilogue_taken`].
+        EpilogueTaken,
+        /// [`FactoredRegions::epilogue_not_taken`].
+        EpilogueNotTaken,
+        /// [`FactoredRegions::after_branch`].
+        AfterBranch,
+        /// [`FactoredRegions::item`].
+        Item,
+    }
+);
+
+region_rows!(
+    /// The counter rows of a [`SplitLoop`]'s regions ([`SplitLoopRegions`]' fields, in order).
+    SplitLoopRegion {
+        /// [`SplitLoopRegions::part_a`].
+        PartA,
+        /// [`SplitLoopRegions::part_b`].
+        PartB,
+        /// [`SplitLoopRegions::item`].
+        Item,
+    }
+);
+
+/// The regions of a [`BranchLoop`], with the costs the workload declares; each field's row is
+/// the [`LoopRegion`] of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LoopRegions {
     /// Computing the branch condition (seed 002 fig. 5a line 5).
@@ -66,7 +165,8 @@ pub trait BranchLoop {
     fn finish(&self, state: &Self::State) -> Self::Output;
 }
 
-/// The regions of a [`TwoPath`] workload, with the costs the workload declares.
+/// The regions of a [`TwoPath`] workload, with the costs the workload declares; each field's
+/// row is the [`TwoPathRegion`] of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TwoPathRegions {
     /// Computing an item's decision (`branch(i)` of seed 004 fig. 9, the decision mask of
@@ -117,7 +217,7 @@ pub trait TwoPath {
     fn path_b(&self, item: u32) -> Self::Output;
 }
 
-/// The regions of an [`ItemLoop`].
+/// The regions of an [`ItemLoop`]; each field's row is the [`ItemLoopRegion`] of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ItemLoopRegions {
     /// One iteration of the loop body (`function()` of seed 004 fig. 4, `// work` of seed 002
@@ -170,7 +270,8 @@ pub trait ItemLoop {
     fn finish(&self, state: &Self::State) -> Self::Output;
 }
 
-/// The regions of a [`FactoredBranchLoop`] (seed 002 fig. 7).
+/// The regions of a [`FactoredBranchLoop`] (seed 002 fig. 7); each field's row is the
+/// [`FactoredRegion`] of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FactoredRegions {
     /// Computing the branch condition (fig. 7 lines 2–3).
@@ -245,7 +346,8 @@ pub trait FactoredBranchLoop {
     fn finish(&self, state: &Self::State) -> Self::Output;
 }
 
-/// The regions of a [`SplitLoop`] (seed 001 fig. 5).
+/// The regions of a [`SplitLoop`] (seed 001 fig. 5); each field's row is the
+/// [`SplitLoopRegion`] of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SplitLoopRegions {
     /// One iteration of the body's first part (fig. 5a: the operations on `ptr1`, `ptr2`).

@@ -7,11 +7,12 @@ use common::{Launch, draw, mix, run};
 use proptest::prelude::*;
 use reconverge_simt::Region;
 use reconverge_transforms::{
-    Decision, ItemLoop, ItemLoopKernel, ItemLoopRegions, Strategy, StrategyError, Tally,
+    Decision, ItemLoop, ItemLoopKernel, ItemLoopRegion, ItemLoopRegions, Strategy, StrategyError,
+    Tally,
 };
 
-const BODY: Region = Region::new(0, "function()", 1);
-const ITEM: Region = Region::new(1, "preparation/settlement", 1);
+const BODY: Region = ItemLoopRegion::Body.region("function()", 1);
+const ITEM: Region = ItemLoopRegion::Item.region("preparation/settlement", 1);
 
 #[derive(Clone, Copy, Debug)]
 struct Work {

@@ -7,12 +7,12 @@ use common::{Launch, draw, mix, run};
 use proptest::prelude::*;
 use reconverge_simt::Region;
 use reconverge_transforms::{
-    SplitLoop, SplitLoopKernel, SplitLoopRegions, Strategy, StrategyError,
+    SplitLoop, SplitLoopKernel, SplitLoopRegion, SplitLoopRegions, Strategy, StrategyError,
 };
 
-const PART_A: Region = Region::new(0, "ptr1, ptr2", 3);
-const PART_B: Region = Region::new(1, "ptr3, ptr4", 5);
-const ITEM: Region = Region::new(2, "item", 1);
+const PART_A: Region = SplitLoopRegion::PartA.region("ptr1, ptr2", 3);
+const PART_B: Region = SplitLoopRegion::PartB.region("ptr3, ptr4", 5);
+const ITEM: Region = SplitLoopRegion::Item.region("item", 1);
 
 #[derive(Clone, Copy, Debug)]
 struct Work {

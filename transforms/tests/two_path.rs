@@ -9,13 +9,13 @@ use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
 use reconverge_simt::Region;
 use reconverge_transforms::{
-    Decision, Strategy, StrategyError, TwoPath, TwoPathKernel, TwoPathRegions,
+    Decision, Strategy, StrategyError, TwoPath, TwoPathKernel, TwoPathRegion, TwoPathRegions,
 };
 
-const DECIDE: Region = Region::new(0, "decide", 1);
-const PATH_A: Region = Region::new(1, "path A", 100);
-const PATH_B: Region = Region::new(2, "path B", 100);
-const ITEM: Region = Region::new(3, "item", 1);
+const DECIDE: Region = TwoPathRegion::Decide.region("decide", 1);
+const PATH_A: Region = TwoPathRegion::PathA.region("path A", 100);
+const PATH_B: Region = TwoPathRegion::PathB.region("path B", 100);
+const ITEM: Region = TwoPathRegion::Item.region("item", 1);
 
 /// How a workload decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,8 +8,8 @@
 //! issues the factored code once instead of twice: speedup `2(1 + R)/(2 + R)` with `R` the
 //! factored code's share.
 //!
-//! Measured ([docs/results/h100-reproduce/seed002-fig12-branch-distribution.md](../../../docs/results/h100-reproduce/seed002-fig12-branch-distribution.md),
-//! [docs/results/mcml/README.md](../../../docs/results/mcml/README.md)): on an H100's SYN-BRDIS
+//! Measured (`docs/results/h100-reproduce/seed002-fig12-branch-distribution.md`,
+//! `docs/results/mcml/README.md`): on an H100's SYN-BRDIS
 //! the measured speedup is a median 0.927 of the theoretical one (the paper: about 0.90), range
 //! 0.775–1.106; on MCML's boundary path (fig. 9) 1.04x on skin and 1.01x on slab, 1.29x on skin
 //! with dynamic work assignment.

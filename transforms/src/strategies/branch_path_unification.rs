@@ -7,8 +7,8 @@
 //! does the same for path B. A lane moves to its next group when both counters have passed the
 //! group's end. With more items per thread, more lanes find an item of each path per round.
 //!
-//! Measured ([docs/results/h100-reproduce/seed004-table4-path-execution-rate.md](../../../docs/results/h100-reproduce/seed004-table4-path-execution-rate.md),
-//! [seed004-tables2-3-fig14-path-unification.md](../../../docs/results/h100-reproduce/seed004-tables2-3-fig14-path-unification.md)):
+//! Measured (`docs/results/h100-reproduce/seed004-table4-path-execution-rate.md`,
+//! `docs/results/h100-reproduce/seed004-tables2-3-fig14-path-unification.md`):
 //! the model's rate of lanes running a path is 50.0, 51.7, 66.9 and 79.1 % for 1, 4, 16 and 64
 //! items per thread (the paper: 50.0, 51.8, 66.6, 79.5 %); on an H100, at LOOP = 100 and 64
 //! items per thread, the unified kernel takes 0.335x the baseline's time.

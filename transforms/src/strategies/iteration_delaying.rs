@@ -8,9 +8,9 @@
 //! taken iterations, fig. 5b). Fewer iterations run both paths half-empty; the price is a vote
 //! per iteration.
 //!
-//! Measured ([docs/results/h100-reproduce/seed002-fig10-iteration-delaying-vs-r.md](../../../docs/results/h100-reproduce/seed002-fig10-iteration-delaying-vs-r.md),
-//! [seed002-table1-decision-parameters.md](../../../docs/results/h100-reproduce/seed002-table1-decision-parameters.md),
-//! [docs/results/mcml/README.md](../../../docs/results/mcml/README.md)): on an H100's SYN-ITDELAY
+//! Measured (`docs/results/h100-reproduce/seed002-fig10-iteration-delaying-vs-r.md`,
+//! `docs/results/h100-reproduce/seed002-table1-decision-parameters.md`,
+//! `docs/results/mcml/README.md`): on an H100's SYN-ITDELAY
 //! at r = 8 majority vote is 1.017x the baseline and round robin 1.079x; the best threshold is 8
 //! with the stop rule at 1.090x (the paper: 1.15x); on MCML it loses (majority vote 16 at
 //! 0.85x on skin, 0.75x on slab).

@@ -7,7 +7,7 @@
 //! Finished items are masked out of later passes (the book's z-culled fragments), so a pass
 //! issues work only for windows that still have some.
 //!
-//! Measured ([docs/results/h100-reproduce/gems34-3-occlusion-query-loop.md](../../../docs/results/h100-reproduce/gems34-3-occlusion-query-loop.md)):
+//! Measured (`docs/results/h100-reproduce/gems34-3-occlusion-query-loop.md`):
 //! on an H100 with one iteration per pass a 32-trip loop takes 32 passes, 8.224x the one-kernel
 //! loop's kernel time and 2.752x its wall time, with eight 1.110x and 1.063x: launches and state round trips cost more than
 //! the divergence they avoid.

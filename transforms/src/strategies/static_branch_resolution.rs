@@ -12,7 +12,7 @@
 //! with every lane busy; at the end it flushes the two partial queues. The cost is a vote and
 //! up to two shuffles per window, and at most two partially filled issues per path and warp.
 //!
-//! Measured ([docs/results/h100-reproduce/gems34-fig34-1-zcull.md](../../../docs/results/h100-reproduce/gems34-fig34-1-zcull.md)):
+//! Measured (`docs/results/h100-reproduce/gems34-fig34-1-zcull.md`):
 //! on an H100 at p = 0.5 it runs the random condition at 0.683x predication's time, where
 //! z-cull masking, which cannot regroup items, takes 1.263x.
 

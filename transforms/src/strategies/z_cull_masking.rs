@@ -7,7 +7,7 @@
 //! issues no path at all, as the hardware's z-cull rejects a whole tile: the gain needs a
 //! spatially coherent condition.
 //!
-//! Measured ([docs/results/h100-reproduce/gems34-fig34-1-zcull.md](../../../docs/results/h100-reproduce/gems34-fig34-1-zcull.md)):
+//! Measured (`docs/results/h100-reproduce/gems34-fig34-1-zcull.md`):
 //! on an H100 at p = 0.05 the culled passes take 0.088 ms with a random condition and 0.050 ms
 //! with a coherent one, against predication's 0.075 / 0.072 ms; with the mask pass 0.121 /
 //! 0.081 ms.

@@ -7,10 +7,10 @@
 //! random stream, so neither the strategy nor the lane that runs a photon changes its life:
 //! every strategy and backend produces the same tallies, bit for bit.
 
-use reconverge_simt::{Region, Warp};
+use reconverge_simt::Warp;
 use reconverge_transforms::{
-    BranchLoop, BranchLoopKernel, BranchLoopProgram, Decision, Kernel, LoopRegions, Scratch, Sink,
-    Strategy, StrategyError, Tally as WarpTally, WarpProgram, WarpTask, check_pass,
+    BranchLoop, BranchLoopKernel, BranchLoopProgram, Decision, Kernel, LoopRegion, LoopRegions,
+    Scratch, Sink, Strategy, StrategyError, Tally as WarpTally, WarpProgram, WarpTask, check_pass,
 };
 
 use super::float::McmlFloat;
@@ -23,11 +23,11 @@ use super::tally::{Tally, TallyBin};
 /// Issue costs of the photon loop's regions, in instructions of the f32 path as compiled for
 /// sm_90 (approximate: they weight the model's SIMD efficiency, they do not change results).
 pub const MCML_REGIONS: LoopRegions = LoopRegions {
-    condition: Region::new(0, "step size (ln)", 40),
-    taken: Region::new(1, "boundary: hop, Fresnel, cross or reflect", 90),
-    not_taken: Region::new(2, "interaction: hop, drop, spin", 110),
-    after_branch: Region::new(3, "roulette", 8),
-    item: Region::new(4, "launch / retire photon", 30),
+    condition: LoopRegion::Condition.region("step size (ln)", 40),
+    taken: LoopRegion::Taken.region("boundary: hop, Fresnel, cross or reflect", 90),
+    not_taken: LoopRegion::NotTaken.region("interaction: hop, drop, spin", 110),
+    after_branch: LoopRegion::AfterBranch.region("roulette", 8),
+    item: LoopRegion::Item.region("launch / retire photon", 30),
 };
 
 /// MCML over photons `0..n` with one seed: a [`BranchLoop`] whose state is a [`Photon`].
