@@ -1,7 +1,6 @@
 //! A loop with one divergent branch ([`BranchLoop`], seed 002 fig. 4): its kernel and its
-//! baseline. Iteration delaying's code and state live in
-//! [`crate::strategies::iteration_delaying`], the dealing of items in
-//! [`crate::strategies::dynamic_work_assignment`].
+//! baseline. Iteration delaying's decisions live in [`crate::strategies::iteration_delaying`],
+//! the dealing of items in [`crate::strategies::dynamic_work_assignment`].
 
 use reconverge_simt::{LaneMask, Warp};
 
@@ -11,9 +10,9 @@ use crate::scratch::Scratch;
 use crate::shape::BranchLoop;
 use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
 use crate::strategies::iteration_delaying::{
-    Delaying, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision,
+    PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_path, stops,
 };
-use crate::strategy::{Strategy, StrategyError};
+use crate::strategy::{Decision, Strategy, StrategyError};
 
 /// A [`BranchLoop`] workload as a [`Kernel`]. Supports [`Strategy::Baseline`],
 /// [`Strategy::IterationDelaying`] and [`Strategy::DynamicWorkAssignment`], each in one pass.
@@ -21,13 +20,22 @@ use crate::strategy::{Strategy, StrategyError};
 #[repr(transparent)]
 pub struct BranchLoopKernel<L>(pub L);
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Baseline,
+    Delaying(Decision),
+}
+
 /// One warp running a [`BranchLoop`].
 pub struct BranchLoopProgram<W: Warp, L: BranchLoop> {
     workload: L,
+    mode: Mode,
     dealer: Dealer,
     lanes: W::V<Lane<L::State>>,
-    /// Iteration delaying's state; `None` runs both paths in every iteration.
-    delaying: Option<Delaying>,
+    /// Iterations the warp has run (round robin's position in its period).
+    iteration: u32,
+    /// Majority vote's anti-starvation rule can turn delaying off for good.
+    delaying: bool,
 }
 
 impl<L: BranchLoop + Copy> Kernel for BranchLoopKernel<L> {
@@ -69,17 +77,17 @@ impl<L: BranchLoop + Copy> Kernel for BranchLoopKernel<L> {
     }
 }
 
-fn mode_of(strategy: &Strategy) -> Result<(Option<Delaying>, Assignment), StrategyError> {
+fn mode_of(strategy: &Strategy) -> Result<(Mode, Assignment), StrategyError> {
     match *strategy {
-        Strategy::Baseline => Ok((None, Assignment::Static)),
-        Strategy::DynamicWorkAssignment => Ok((None, Assignment::Dynamic)),
+        Strategy::Baseline => Ok((Mode::Baseline, Assignment::Static)),
+        Strategy::DynamicWorkAssignment => Ok((Mode::Baseline, Assignment::Dynamic)),
         Strategy::IterationDelaying(decision) => {
             check_decision(decision)?;
-            Ok((Some(Delaying::new(decision)), Assignment::Static))
+            Ok((Mode::Delaying(decision), Assignment::Static))
         }
         Strategy::IterationDelayingWithDynamicWork(decision) => {
             check_decision(decision)?;
-            Ok((Some(Delaying::new(decision)), Assignment::Dynamic))
+            Ok((Mode::Delaying(decision), Assignment::Dynamic))
         }
         other => Err(StrategyError::NotApplicable {
             strategy: other,
@@ -98,25 +106,21 @@ impl<W: Warp, L: BranchLoop + Copy> BranchLoopProgram<W, L> {
         strategy: &Strategy,
         task: WarpTask,
     ) -> Result<Self, StrategyError> {
-        let (delaying, assignment) = mode_of(strategy)?;
-        Ok(Self::new(warp, workload, delaying, assignment, task))
+        let (mode, assignment) = mode_of(strategy)?;
+        Ok(Self::new(warp, workload, mode, assignment, task))
     }
 }
 
 impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
-    fn new(
-        warp: &W,
-        workload: L,
-        delaying: Option<Delaying>,
-        assignment: Assignment,
-        task: WarpTask,
-    ) -> Self {
+    fn new(warp: &W, workload: L, mode: Mode, assignment: Assignment, task: WarpTask) -> Self {
         let (dealer, lanes) = Dealer::first(warp, task, assignment, |item| workload.start(item));
         Self {
             workload,
+            mode,
             dealer,
             lanes,
-            delaying,
+            iteration: 0,
+            delaying: true,
         }
     }
 
@@ -126,7 +130,7 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
         let w = &self.workload;
         // Without delaying every live lane ran the previous iteration, so none holds a
         // condition: no vote needed (one fewer per iteration on the hot loop).
-        let need = if self.delaying.is_none() {
+        let need = if matches!(self.mode, Mode::Baseline) {
             live
         } else {
             let need = warp.map_ref(&self.lanes, |l| !l.has_cond);
@@ -177,20 +181,26 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
         if live == 0 {
             return false;
         }
-        let want = self.conditions(warp, live);
-        let started = self.dealer.started;
-        let delayed = match &mut self.delaying {
-            Some(d) => d.path(warp, &self.lanes, live, started, want),
-            None => None,
-        };
-        if let Some((dir, runs)) = delayed {
-            self.run_path(warp, dir, runs, tally);
-            self.after_branch(warp, runs, tally);
-        } else {
-            self.run_path(warp, true, want, tally);
-            self.run_path(warp, false, live & !want, tally);
-            self.after_branch(warp, live, tally);
+        if let Mode::Delaying(decision) = self.mode
+            && stops(decision, live, self.dealer.started)
+        {
+            self.delaying = false;
         }
+        let want = self.conditions(warp, live);
+        match self.mode {
+            Mode::Delaying(decision) if self.delaying => {
+                let (dir, runs) =
+                    delayed_path(warp, &self.lanes, decision, self.iteration, live, want);
+                self.run_path(warp, dir, runs, tally);
+                self.after_branch(warp, runs, tally);
+            }
+            _ => {
+                self.run_path(warp, true, want, tally);
+                self.run_path(warp, false, live & !want, tally);
+                self.after_branch(warp, live, tally);
+            }
+        }
+        self.iteration = self.iteration.wrapping_add(1);
         true
     }
 }

@@ -52,91 +52,69 @@ pub(crate) fn check_decision(decision: Decision) -> Result<(), StrategyError> {
     Ok(())
 }
 
-/// A warp's iteration-delaying state.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Delaying {
-    decision: Decision,
-    /// Iterations the warp has run (round robin's position in its period).
-    iteration: u32,
-    /// Majority vote's anti-starvation rule can turn delaying off for good.
-    on: bool,
-}
-
-impl Delaying {
-    pub const fn new(decision: Decision) -> Self {
-        Self {
-            decision,
-            iteration: 0,
-            on: true,
-        }
-    }
-
-    /// The path this iteration runs and the lanes that run it, given the lanes `live` that
-    /// have an item (of the `started` that received one) and those of them that `want` the
-    /// taken path; `None` once delaying is off (the iteration runs both paths).
-    pub fn path<W: Warp, S: Copy>(
-        &mut self,
-        warp: &mut W,
-        lanes: &W::V<Lane<S>>,
-        live: LaneMask,
-        started: LaneMask,
-        want: LaneMask,
-    ) -> Option<(bool, LaneMask)> {
-        let iteration = self.iteration;
-        self.iteration = iteration.wrapping_add(1);
-        if let Decision::MajorityVote {
+/// Majority vote's anti-starvation rule (`stop_when_a_lane_finishes`): whether delaying stops
+/// for good now that the lanes `live` no longer include every lane that `started`.
+pub(crate) fn stops(decision: Decision, live: LaneMask, started: LaneMask) -> bool {
+    matches!(
+        decision,
+        Decision::MajorityVote {
             stop_when_a_lane_finishes: true,
             ..
-        } = self.decision
-            && live != started
-        {
-            self.on = false;
         }
-        if !self.on {
-            return None;
-        }
-        let mut dir = self.direction(warp, lanes, iteration, live, want);
-        let mut runs = if dir { want } else { live & !want };
-        if runs == 0 && matches!(self.decision, Decision::MajorityVote { .. }) {
-            // A threshold above the lanes still live would otherwise idle forever.
-            dir = !dir;
-            runs = live & !runs & if dir { want } else { !want };
-        }
-        Some((dir, runs))
-    }
+    ) && live != started
+}
 
-    /// The direction of a delayed iteration, never one that no lane of `live` wants (an
-    /// iteration nobody runs would make no progress).
-    fn direction<W: Warp, S: Copy>(
-        &self,
-        warp: &mut W,
-        lanes: &W::V<Lane<S>>,
-        iteration: u32,
-        live: LaneMask,
-        want: LaneMask,
-    ) -> bool {
-        let n_taken = want.count_ones();
-        match self.decision {
-            Decision::MajorityVote { threshold, .. } => n_taken >= threshold,
-            Decision::RoundRobin {
-                num_zeros,
-                num_ones,
-                remove_idle,
-            } => {
-                let period = num_zeros.saturating_add(num_ones).max(1);
-                let position = iteration % period;
-                let dir = position >= num_zeros;
-                if remove_idle {
-                    // cond_for_all ? __any(cond) : __all(cond), one vote (fig. 5b).
-                    let cond = warp.map_ref(lanes, |l| l.cond);
-                    if dir {
-                        warp.any(live, cond)
-                    } else {
-                        warp.all(live, cond)
-                    }
+/// The path the warp's `iteration`-th iteration runs and the lanes that run it, given the
+/// lanes `live` that have an item and those of them that `want` the taken path.
+pub(crate) fn delayed_path<W: Warp, S: Copy>(
+    warp: &mut W,
+    lanes: &W::V<Lane<S>>,
+    decision: Decision,
+    iteration: u32,
+    live: LaneMask,
+    want: LaneMask,
+) -> (bool, LaneMask) {
+    let mut dir = direction(warp, lanes, decision, iteration, live, want);
+    let mut runs = if dir { want } else { live & !want };
+    if runs == 0 && matches!(decision, Decision::MajorityVote { .. }) {
+        // A threshold above the lanes still live would otherwise idle forever.
+        dir = !dir;
+        runs = live & !runs & if dir { want } else { !want };
+    }
+    (dir, runs)
+}
+
+/// The direction of a delayed iteration, never one that no lane of `live` wants (an iteration
+/// nobody runs would make no progress).
+fn direction<W: Warp, S: Copy>(
+    warp: &mut W,
+    lanes: &W::V<Lane<S>>,
+    decision: Decision,
+    iteration: u32,
+    live: LaneMask,
+    want: LaneMask,
+) -> bool {
+    let n_taken = want.count_ones();
+    match decision {
+        Decision::MajorityVote { threshold, .. } => n_taken >= threshold,
+        Decision::RoundRobin {
+            num_zeros,
+            num_ones,
+            remove_idle,
+        } => {
+            let period = num_zeros.saturating_add(num_ones).max(1);
+            let position = iteration % period;
+            let dir = position >= num_zeros;
+            if remove_idle {
+                // cond_for_all ? __any(cond) : __all(cond), one vote (fig. 5b).
+                let cond = warp.map_ref(lanes, |l| l.cond);
+                if dir {
+                    warp.any(live, cond)
                 } else {
-                    dir
+                    warp.all(live, cond)
                 }
+            } else {
+                dir
             }
         }
     }
