@@ -25,6 +25,48 @@ pub trait WarpProgram<W: Warp> {
     ) -> bool;
 }
 
+/// Implements [`WarpProgram`] for an enum whose variants each hold one program (one per
+/// strategy family of a kernel): `step` steps the variant's program. Attributes before `impl`
+/// go on `step` (MCML's programs ask for `#[inline(always)]`).
+///
+/// ```
+/// # use reconverge_simt::Warp;
+/// # use reconverge_transforms::{BranchLoop, BranchLoopProgram, warp_program_enum};
+/// /// One workload's warp, as written or through an adapter.
+/// pub enum Either<W: Warp, L: BranchLoop> {
+///     AsWritten(BranchLoopProgram<W, L>),
+///     Adapted(BranchLoopProgram<W, L>),
+/// }
+/// warp_program_enum!(impl<W, L: BranchLoop> for Either -> L::Output { AsWritten, Adapted });
+/// ```
+#[macro_export]
+macro_rules! warp_program_enum {
+    (
+        $(#[$attr:meta])*
+        impl<$($lt:lifetime,)* W $(, $param:ident: $bound:path)*> for $name:ident -> $output:ty {
+            $($variant:ident),+ $(,)?
+        }
+    ) => {
+        impl<$($lt,)* W: reconverge_simt::Warp $(, $param: $bound)*> $crate::WarpProgram<W>
+            for $name<$($lt,)* W $(, $param)*>
+        {
+            type Output = $output;
+
+            $(#[$attr])*
+            fn step<S: $crate::Sink<$output>, T: $crate::Tally>(
+                &mut self,
+                warp: &mut W,
+                sink: &mut S,
+                tally: &mut T,
+            ) -> bool {
+                match self {
+                    $(Self::$variant(program) => program.step(warp, sink, tally),)+
+                }
+            }
+        }
+    };
+}
+
 /// A workload in one of the shapes of [`crate::shape`], ready to run under a strategy.
 ///
 /// A strategy may need several passes (one kernel launch each on the GPU: branch splitting

@@ -16,6 +16,12 @@
 //! | [`FactoredBranchLoop`] (seed 002 fig. 7) | [`FactoredBranchLoopKernel`] | baseline, branch distribution, dynamic work assignment, iteration delaying (via [`Unfactored`]) |
 //! | [`SplitLoop`] (seed 001 fig. 5) | [`SplitLoopKernel`] | baseline, loop splitting |
 //!
+//! Each technique's code lives in one module of [`strategies`], named as its paper names it
+//! and opening with the paper, the mechanism and the effect measured on an H100 (the README's
+//! table maps technique → module → paper → results page); each shape's kernel, baseline and
+//! dispatch live in [`shapes`]. A workload builds its regions from its shape's row list
+//! ([`LoopRegion`], [`TwoPathRegion`], …), so the shape numbers them.
+//!
 //! Any other pair is [`StrategyError::NotApplicable`]. Each kernel lists representative
 //! strategies of its row, with the papers' parameters, as data in [`Kernel::STRATEGIES`]
 //! (`<BranchLoopKernel<MyWorkload>>::STRATEGIES`), and [`Strategy`]'s `Display` prints a

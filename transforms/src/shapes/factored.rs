@@ -5,7 +5,7 @@
 use reconverge_simt::{LaneMask, Region, Warp};
 
 use crate::io::{Sink, Tally, WarpTask};
-use crate::kernel::{Kernel, WarpProgram, check_pass};
+use crate::kernel::{Kernel, check_pass};
 use crate::scratch::Scratch;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
 use crate::shapes::branch_loop::{BranchLoopKernel, BranchLoopProgram};
@@ -95,17 +95,20 @@ impl<L: FactoredBranchLoop> BranchLoop for Unfactored<L> {
 }
 
 /// One warp running a [`FactoredBranchLoop`].
-pub struct FactoredBranchLoopProgram<W: Warp, L: FactoredBranchLoop> {
-    inner: Inner<W, L>,
-}
-
-enum Inner<W: Warp, L: FactoredBranchLoop> {
-    Direct(Direct<W, L>),
+pub enum FactoredBranchLoopProgram<W: Warp, L: FactoredBranchLoop> {
+    /// Baseline, branch distribution, dynamic work assignment: the factored loop itself.
+    Direct(DirectProgram<W, L>),
+    /// Iteration delaying, through [`Unfactored`].
     Adapted(BranchLoopProgram<W, Unfactored<L>>),
 }
 
+crate::warp_program_enum!(impl<W, L: FactoredBranchLoop> for FactoredBranchLoopProgram -> L::Output {
+    Direct,
+    Adapted,
+});
+
 /// The factored loop run as written (baseline, dynamic work) or with its paths distributed.
-pub(crate) struct Direct<W: Warp, L: FactoredBranchLoop> {
+pub struct DirectProgram<W: Warp, L: FactoredBranchLoop> {
     workload: L,
     distribute: bool,
     dealer: Dealer,
@@ -165,30 +168,30 @@ impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
         let direct = |distribute: bool, assignment: Assignment| {
             let (dealer, lanes) =
                 Dealer::first(warp, task, assignment, |item| workload.start(item));
-            Inner::Direct(Direct {
+            FactoredBranchLoopProgram::Direct(DirectProgram {
                 workload,
                 distribute,
                 dealer,
                 lanes,
             })
         };
-        let inner = match strategy {
+        let program = match strategy {
             Strategy::Baseline => direct(false, Assignment::Static),
             Strategy::BranchDistribution => direct(true, Assignment::Static),
             Strategy::BranchDistributionWithDynamicWork => direct(true, Assignment::Dynamic),
             Strategy::DynamicWorkAssignment => direct(false, Assignment::Dynamic),
-            _ => Inner::Adapted(BranchLoopProgram::for_strategy(
+            _ => FactoredBranchLoopProgram::Adapted(BranchLoopProgram::for_strategy(
                 warp,
                 Unfactored(workload),
                 strategy,
                 task,
             )?),
         };
-        Ok(FactoredBranchLoopProgram { inner })
+        Ok(program)
     }
 }
 
-impl<W: Warp, L: FactoredBranchLoop> Direct<W, L> {
+impl<W: Warp, L: FactoredBranchLoop> DirectProgram<W, L> {
     pub(crate) fn prologue<T: Tally>(
         &mut self,
         warp: &mut W,
@@ -267,21 +270,5 @@ impl<W: Warp, L: FactoredBranchLoop> Direct<W, L> {
             w.after_branch(&mut l.state, tally)
         });
         true
-    }
-}
-
-impl<W: Warp, L: FactoredBranchLoop> WarpProgram<W> for FactoredBranchLoopProgram<W, L> {
-    type Output = L::Output;
-
-    fn step<S: Sink<L::Output>, T: Tally>(
-        &mut self,
-        warp: &mut W,
-        sink: &mut S,
-        tally: &mut T,
-    ) -> bool {
-        match &mut self.inner {
-            Inner::Direct(d) => d.step(warp, sink, tally),
-            Inner::Adapted(p) => p.step(warp, sink, tally),
-        }
     }
 }

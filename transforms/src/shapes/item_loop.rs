@@ -5,7 +5,7 @@
 use reconverge_simt::Warp;
 
 use crate::io::{Sink, Tally, WarpTask};
-use crate::kernel::{Kernel, WarpProgram, check_pass};
+use crate::kernel::{Kernel, check_pass};
 use crate::scratch::Scratch;
 use crate::shape::ItemLoop;
 use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
@@ -157,21 +157,10 @@ fn mode_of(strategy: &Strategy) -> Result<Mode, StrategyError> {
     }
 }
 
-impl<W: Warp, L: ItemLoop> WarpProgram<W> for ItemLoopProgram<'_, W, L> {
-    type Output = L::Output;
-
-    fn step<S: Sink<L::Output>, T: Tally>(
-        &mut self,
-        warp: &mut W,
-        sink: &mut S,
-        tally: &mut T,
-    ) -> bool {
-        match self {
-            ItemLoopProgram::Dealt(p) => p.step(warp, sink, tally),
-            ItemLoopProgram::Passes(p) => p.step(warp, sink, tally),
-        }
-    }
-}
+crate::warp_program_enum!(impl<'s, W, L: ItemLoop> for ItemLoopProgram -> L::Output {
+    Dealt,
+    Passes,
+});
 
 impl<W: Warp, L: ItemLoop> DealtProgram<W, L> {
     fn step<S: Sink<L::Output>, T: Tally>(

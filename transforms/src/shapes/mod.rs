@@ -9,7 +9,9 @@ pub mod split_loop;
 pub mod two_path;
 
 pub use branch_loop::{BranchLoopKernel, BranchLoopProgram};
-pub use factored::{FactoredBranchLoopKernel, FactoredBranchLoopProgram, Unfactored};
+pub use factored::{
+    DirectProgram, FactoredBranchLoopKernel, FactoredBranchLoopProgram, Unfactored,
+};
 pub use item_loop::{DealtProgram, ItemLoopKernel, ItemLoopProgram};
 pub use split_loop::{SplitLoopKernel, SplitLoopProgram};
 pub use two_path::{TwoPathKernel, TwoPathProgram};

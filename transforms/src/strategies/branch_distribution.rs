@@ -18,9 +18,9 @@ use reconverge_simt::{LaneMask, Warp};
 
 use crate::io::Tally;
 use crate::shape::FactoredBranchLoop;
-use crate::shapes::factored::Direct;
+use crate::shapes::factored::DirectProgram;
 
-impl<W: Warp, L: FactoredBranchLoop> Direct<W, L> {
+impl<W: Warp, L: FactoredBranchLoop> DirectProgram<W, L> {
     /// Fig. 7b: divergent prologues, the factored code once for all, divergent epilogues.
     pub(crate) fn distributed_paths<T: Tally>(
         &mut self,

@@ -56,12 +56,6 @@ fn below(lane: u32) -> LaneMask {
     1u32.checked_shl(lane).unwrap_or(0).wrapping_sub(1)
 }
 
-/// The slot of queue A (`a`) or B in a lane's slots.
-#[inline]
-fn slot(slots: &mut QueueSlots, a: bool) -> &mut u32 {
-    if a { &mut slots.qa } else { &mut slots.qb }
-}
-
 impl<W: Warp, P: TwoPath> Compaction<W, P> {
     pub fn new(warp: &W, workload: P, task: WarpTask) -> Self {
         let empty = QueueSlots { qa: 0, qb: 0 };
@@ -101,7 +95,11 @@ impl<W: Warp, P: TwoPath> Compaction<W, P> {
         // Filling the slots `n..first_end` is one register write per lane: free bookkeeping.
         p.lanes = warp.zip_with(p.lanes, incoming, |mut l, v| {
             if l.lane >= n && l.lane < first_end {
-                *slot(&mut l.own, a) = v;
+                if a {
+                    l.own.qa = v;
+                } else {
+                    l.own.qb = v;
+                }
             }
             l
         });
@@ -116,7 +114,11 @@ impl<W: Warp, P: TwoPath> Compaction<W, P> {
             let rest = total.saturating_sub(width);
             p.lanes = warp.zip_with(p.lanes, incoming, |mut l, v| {
                 if l.lane < rest {
-                    *slot(&mut l.own, a) = v;
+                    if a {
+                        l.own.qa = v;
+                    } else {
+                        l.own.qb = v;
+                    }
                 }
                 l
             });

@@ -10,7 +10,7 @@
 use reconverge_simt::Warp;
 use reconverge_transforms::{
     BranchLoop, BranchLoopKernel, BranchLoopProgram, Decision, Kernel, LoopRegion, LoopRegions,
-    Scratch, Sink, Strategy, StrategyError, Tally as WarpTally, WarpProgram, WarpTask, check_pass,
+    Scratch, Strategy, StrategyError, Tally as WarpTally, WarpTask, check_pass,
 };
 
 use super::float::McmlFloat;
@@ -182,22 +182,10 @@ pub enum McmlProgram<'k, W: Warp, F: McmlFloat> {
     Distributed(BranchLoopProgram<W, DistributedBoundary<'k, F>>),
 }
 
-impl<W: Warp, F: McmlFloat> WarpProgram<W> for McmlProgram<'_, W, F> {
-    type Output = ();
-
+reconverge_transforms::warp_program_enum!(
     #[inline(always)]
-    fn step<S: Sink<()>, T: WarpTally>(
-        &mut self,
-        warp: &mut W,
-        sink: &mut S,
-        tally: &mut T,
-    ) -> bool {
-        match self {
-            McmlProgram::AsWritten(p) => p.step(warp, sink, tally),
-            McmlProgram::Distributed(p) => p.step(warp, sink, tally),
-        }
-    }
-}
+    impl<'k, W, F: McmlFloat> for McmlProgram -> () { AsWritten, Distributed }
+);
 
 impl<F: McmlFloat> Kernel for McmlKernel<F> {
     type Output = ();
