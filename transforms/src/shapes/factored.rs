@@ -192,30 +192,41 @@ impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
 }
 
 impl<W: Warp, L: FactoredBranchLoop> DirectProgram<W, L> {
-    pub(crate) fn prologue<T: Tally>(
+    /// Runs the prologue (`prologue`) or the epilogue of the path `taken` for the lanes of
+    /// `mask`.
+    fn path_end<T: Tally>(
         &mut self,
         warp: &mut W,
+        prologue: bool,
         taken: bool,
         mask: LaneMask,
         tally: &mut T,
     ) {
         let w = &self.workload;
         let r = w.regions();
-        let region = if taken {
-            r.prologue_taken
-        } else {
-            r.prologue_not_taken
+        let region = match (prologue, taken) {
+            (true, true) => r.prologue_taken,
+            (true, false) => r.prologue_not_taken,
+            (false, true) => r.epilogue_taken,
+            (false, false) => r.epilogue_not_taken,
         };
         warp.branch(region, mask, &mut self.lanes, |l| {
-            w.prologue(taken, &mut l.state, tally)
+            if prologue {
+                w.prologue(taken, &mut l.state, tally)
+            } else {
+                w.epilogue(taken, &mut l.state, tally)
+            }
         });
     }
 
-    pub(crate) fn factored<T: Tally>(&mut self, warp: &mut W, mask: LaneMask, tally: &mut T) {
-        let w = &self.workload;
-        warp.branch(w.regions().factored, mask, &mut self.lanes, |l| {
-            w.factored(&mut l.state, tally)
-        });
+    pub(crate) fn prologue<T: Tally>(
+        &mut self,
+        warp: &mut W,
+        taken: bool,
+        mask: LaneMask,
+        t: &mut T,
+    ) {
+        self.path_end(warp, true, taken, mask, t);
     }
 
     pub(crate) fn epilogue<T: Tally>(
@@ -223,17 +234,15 @@ impl<W: Warp, L: FactoredBranchLoop> DirectProgram<W, L> {
         warp: &mut W,
         taken: bool,
         mask: LaneMask,
-        tally: &mut T,
+        t: &mut T,
     ) {
+        self.path_end(warp, false, taken, mask, t);
+    }
+
+    pub(crate) fn factored<T: Tally>(&mut self, warp: &mut W, mask: LaneMask, tally: &mut T) {
         let w = &self.workload;
-        let r = w.regions();
-        let region = if taken {
-            r.epilogue_taken
-        } else {
-            r.epilogue_not_taken
-        };
-        warp.branch(region, mask, &mut self.lanes, |l| {
-            w.epilogue(taken, &mut l.state, tally)
+        warp.branch(w.regions().factored, mask, &mut self.lanes, |l| {
+            w.factored(&mut l.state, tally)
         });
     }
 

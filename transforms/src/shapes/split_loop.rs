@@ -44,7 +44,7 @@ pub(crate) struct SplitLane {
     item: u32,
     has: bool,
     /// Iterations of the item (0 without one).
-    pub trips: u32,
+    trips: u32,
 }
 
 /// One warp running a [`SplitLoop`].
@@ -120,6 +120,28 @@ fn fresh<L: SplitLoop>(w: &L, item: u32, task: WarpTask) -> SplitLane {
     }
 }
 
+/// Runs a round's loop: `body(warp, live, i)` runs iteration `i` in the lanes `live` that have
+/// more than `i` trips, while any lane has one (a vote per iteration and one for the exit).
+/// `i` is warp-uniform: every lane starts its item at the round's start.
+#[inline(always)]
+pub(crate) fn trip_loop<W: Warp>(
+    warp: &mut W,
+    all: LaneMask,
+    lanes: &W::V<SplitLane>,
+    mut body: impl FnMut(&mut W, LaneMask, u32),
+) {
+    let mut i = 0u32;
+    loop {
+        let want = warp.map_ref(lanes, |l| i < l.trips);
+        let live = warp.ballot(all, want);
+        if live == 0 {
+            return;
+        }
+        body(warp, live, i);
+        i += 1;
+    }
+}
+
 impl<W: Warp, L: SplitLoop> WarpProgram<W> for SplitLoopProgram<W, L> {
     type Output = L::Output;
 
@@ -144,17 +166,10 @@ impl<W: Warp, L: SplitLoop> WarpProgram<W> for SplitLoopProgram<W, L> {
             // Fig. 5a: both parts in one loop, both states live to its end.
             let mut a = warp.map(valid, |i| w.start_a(i));
             let mut b = warp.map(valid, |i| w.start_b(i));
-            let mut i = 0u32;
-            loop {
-                let want = warp.map_ref(lanes, |l| i < l.trips);
-                let live = warp.ballot(all, want);
-                if live == 0 {
-                    break;
-                }
+            trip_loop(warp, all, lanes, |warp, live, i| {
                 warp.branch(r.part_a, live, &mut a, |a| w.part_a(a, i));
                 warp.branch(r.part_b, live, &mut b, |b| w.part_b(b, i));
-                i += 1;
-            }
+            });
             let carry = warp.map_ref(&a, |a| w.finish_a(a));
             warp.zip_with(carry, b, |c, b| w.finish(&c, &b))
         };

@@ -65,7 +65,8 @@ pub(crate) fn stops(decision: Decision, live: LaneMask, started: LaneMask) -> bo
 }
 
 /// The path the warp's `iteration`-th iteration runs and the lanes that run it, given the
-/// lanes `live` that have an item and those of them that `want` the taken path.
+/// lanes `live` that have an item and those of them that `want` the taken path. Never a path
+/// that no lane of `live` wants: an iteration nobody runs would make no progress.
 pub(crate) fn delayed_path<W: Warp, S: Copy>(
     warp: &mut W,
     lanes: &W::V<Lane<S>>,
@@ -74,29 +75,8 @@ pub(crate) fn delayed_path<W: Warp, S: Copy>(
     live: LaneMask,
     want: LaneMask,
 ) -> (bool, LaneMask) {
-    let mut dir = direction(warp, lanes, decision, iteration, live, want);
-    let mut runs = if dir { want } else { live & !want };
-    if runs == 0 && matches!(decision, Decision::MajorityVote { .. }) {
-        // A threshold above the lanes still live would otherwise idle forever.
-        dir = !dir;
-        runs = live & !runs & if dir { want } else { !want };
-    }
-    (dir, runs)
-}
-
-/// The direction of a delayed iteration, never one that no lane of `live` wants (an iteration
-/// nobody runs would make no progress).
-fn direction<W: Warp, S: Copy>(
-    warp: &mut W,
-    lanes: &W::V<Lane<S>>,
-    decision: Decision,
-    iteration: u32,
-    live: LaneMask,
-    want: LaneMask,
-) -> bool {
-    let n_taken = want.count_ones();
-    match decision {
-        Decision::MajorityVote { threshold, .. } => n_taken >= threshold,
+    let mut dir = match decision {
+        Decision::MajorityVote { threshold, .. } => want.count_ones() >= threshold,
         Decision::RoundRobin {
             num_zeros,
             num_ones,
@@ -117,5 +97,12 @@ fn direction<W: Warp, S: Copy>(
                 dir
             }
         }
+    };
+    let mut runs = if dir { want } else { live & !want };
+    if runs == 0 && matches!(decision, Decision::MajorityVote { .. }) {
+        // A threshold above the lanes still live would otherwise idle forever.
+        dir = !dir;
+        runs = live & !runs & if dir { want } else { !want };
     }
+    (dir, runs)
 }

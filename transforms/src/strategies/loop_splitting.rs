@@ -14,34 +14,10 @@
 
 use core::hint::black_box;
 
-use reconverge_simt::{LaneMask, Region, Warp};
+use reconverge_simt::{LaneMask, Warp};
 
 use crate::shape::SplitLoop;
-use crate::shapes::split_loop::SplitLane;
-
-/// Runs one part's loop for a round: iteration `i` of `part` in the lanes with more than `i`
-/// trips, while any lane has one (a vote per iteration and one for the exit). `i` is
-/// warp-uniform: every lane starts its item at the round's start.
-#[inline(always)]
-fn part_loop<W: Warp, S: Copy>(
-    warp: &mut W,
-    all: LaneMask,
-    lanes: &W::V<SplitLane>,
-    region: Region,
-    state: &mut W::V<S>,
-    mut part: impl FnMut(&mut S, u32),
-) {
-    let mut i = 0u32;
-    loop {
-        let want = warp.map_ref(lanes, |l| i < l.trips);
-        let live = warp.ballot(all, want);
-        if live == 0 {
-            return;
-        }
-        warp.branch(region, live, state, |s| part(s, i));
-        i += 1;
-    }
-}
+use crate::shapes::split_loop::{SplitLane, trip_loop};
 
 /// Fig. 5b, one round: loop A to its end, keep only A's carry, then loop B; the outputs of the
 /// lanes' items (`valid`: each lane's item, or a valid stand-in).
@@ -55,7 +31,9 @@ pub(crate) fn split_round<W: Warp, L: SplitLoop>(
 ) -> W::V<L::Output> {
     let r = w.regions();
     let mut a = warp.map(valid, |i| w.start_a(i));
-    part_loop(warp, all, lanes, r.part_a, &mut a, |a, i| w.part_a(a, i));
+    trip_loop(warp, all, lanes, |warp, live, i| {
+        warp.branch(r.part_a, live, &mut a, |a| w.part_a(a, i))
+    });
     // `black_box` keeps the carry computed here, where loop A ends. Its only use is the
     // output's store, which is conditional (lane has an item, item in range), and without the
     // barrier LLVM's machine sinking moves `finish_a` past loop B into that store, keeping
@@ -64,6 +42,8 @@ pub(crate) fn split_round<W: Warp, L: SplitLoop>(
     // 8-byte local-memory store and load per round.
     let carry = warp.map_ref(&a, |a| black_box(w.finish_a(a)));
     let mut b = warp.map(valid, |i| w.start_b(i));
-    part_loop(warp, all, lanes, r.part_b, &mut b, |b, i| w.part_b(b, i));
+    trip_loop(warp, all, lanes, |warp, live, i| {
+        warp.branch(r.part_b, live, &mut b, |b| w.part_b(b, i))
+    });
     warp.zip_with(carry, b, |c, b| w.finish(&c, &b))
 }
