@@ -160,11 +160,7 @@ fn block_slices<O>(outputs: &mut [O], items: u32, launch: Launch) -> Vec<(u32, &
     slices
 }
 
-impl<K> Backend<K> for CpuBackend
-where
-    K: Kernel + Sync,
-    K::Output: Default + Send + Sync,
-{
+impl<K: Kernel + Sync> Backend<K> for CpuBackend {
     fn name(&self) -> &'static str {
         "cpu"
     }

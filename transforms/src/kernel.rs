@@ -73,8 +73,9 @@ macro_rules! warp_program_enum {
 /// runs one per path). Passes run in order; every item's output is written by exactly one
 /// pass, and outputs never depend on the pass split, the strategy or the launch shape.
 pub trait Kernel {
-    /// What each item produces.
-    type Output: Copy;
+    /// What each item produces. Backends allocate one per item with `Default` (the CPU
+    /// backend's buffer, the GPU backend's host copy) and fill them from several threads.
+    type Output: Copy + Default + Send + Sync;
     /// The per-warp program of one pass. It borrows the kernel, so a program never copies
     /// the workload's parameters.
     type Program<'k, W: Warp>: WarpProgram<W, Output = Self::Output>

@@ -140,8 +140,9 @@ pub struct LoopRegions {
 pub trait BranchLoop {
     /// What a lane carries through the loop.
     type State: Copy;
-    /// What an item produces.
-    type Output: Copy;
+    /// What an item produces. Backends allocate one per item with `Default` and fill them
+    /// from several threads, hence the bounds.
+    type Output: Copy + Default + Send + Sync;
 
     /// The regions and their costs.
     fn regions(&self) -> LoopRegions;
@@ -204,8 +205,9 @@ pub struct TwoPathRegions {
 /// Outputs never depend on the strategy: `decide`, `path_a` and `path_b` must be pure
 /// functions of the item (and the workload's parameters).
 pub trait TwoPath {
-    /// What an item produces.
-    type Output: Copy;
+    /// What an item produces. Backends allocate one per item with `Default` and fill them
+    /// from several threads, hence the bounds.
+    type Output: Copy + Default + Send + Sync;
 
     /// The regions and their costs.
     fn regions(&self) -> TwoPathRegions;
@@ -251,8 +253,9 @@ pub struct ItemLoopRegions {
 pub trait ItemLoop {
     /// What a lane carries through the loop.
     type State: Copy;
-    /// What an item produces.
-    type Output: Copy;
+    /// What an item produces. Backends allocate one per item with `Default` and fill them
+    /// from several threads, hence the bounds.
+    type Output: Copy + Default + Send + Sync;
 
     /// The regions and their costs.
     fn regions(&self) -> ItemLoopRegions;
@@ -319,8 +322,9 @@ pub struct FactoredRegions {
 pub trait FactoredBranchLoop {
     /// What a lane carries through the loop.
     type State: Copy;
-    /// What an item produces.
-    type Output: Copy;
+    /// What an item produces. Backends allocate one per item with `Default` and fill them
+    /// from several threads, hence the bounds.
+    type Output: Copy + Default + Send + Sync;
 
     /// The regions and their costs.
     fn regions(&self) -> FactoredRegions;
@@ -398,8 +402,9 @@ pub trait SplitLoop {
     /// What the output needs of part A's finished state ([`finish_a`](Self::finish_a)): the
     /// only part of A that stays live during loop B.
     type Carry: Copy;
-    /// What an item produces.
-    type Output: Copy;
+    /// What an item produces. Backends allocate one per item with `Default` and fill them
+    /// from several threads, hence the bounds.
+    type Output: Copy + Default + Send + Sync;
 
     /// The regions and their costs.
     fn regions(&self) -> SplitLoopRegions;
