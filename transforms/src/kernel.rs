@@ -26,8 +26,9 @@ pub trait WarpProgram<W: Warp> {
 }
 
 /// Implements [`WarpProgram`] for an enum whose variants each hold one program (one per
-/// strategy family of a kernel): `step` steps the variant's program. Attributes before `impl`
-/// go on `step` (MCML's programs ask for `#[inline(always)]`).
+/// strategy family of a kernel): `step` runs the call after the variant list on the variant's
+/// program, with the names it gives the program and `step`'s warp, sink and tally. Attributes
+/// before `impl` go on `step` (MCML's programs ask for `#[inline(always)]`).
 ///
 /// ```
 /// # use reconverge_simt::Warp;
@@ -37,7 +38,10 @@ pub trait WarpProgram<W: Warp> {
 ///     AsWritten(BranchLoopProgram<W, L>),
 ///     Adapted(BranchLoopProgram<W, L>),
 /// }
-/// warp_program_enum!(impl<W, L: BranchLoop> for Either -> L::Output { AsWritten, Adapted });
+/// warp_program_enum!(
+///     impl<W, L: BranchLoop> for Either -> L::Output { AsWritten, Adapted }
+///     |program, warp, sink, tally| program.step(warp, sink, tally)
+/// );
 /// ```
 #[macro_export]
 macro_rules! warp_program_enum {
@@ -46,6 +50,7 @@ macro_rules! warp_program_enum {
         impl<$($lt:lifetime,)* W $(, $param:ident: $bound:path)*> for $name:ident -> $output:ty {
             $($variant:ident),+ $(,)?
         }
+        |$program:ident, $warp:ident, $sink:ident, $tally:ident| $call:expr
     ) => {
         impl<$($lt,)* W: reconverge_simt::Warp $(, $param: $bound)*> $crate::WarpProgram<W>
             for $name<$($lt,)* W $(, $param)*>
@@ -55,12 +60,12 @@ macro_rules! warp_program_enum {
             $(#[$attr])*
             fn step<S: $crate::Sink<$output>, T: $crate::Tally>(
                 &mut self,
-                warp: &mut W,
-                sink: &mut S,
-                tally: &mut T,
+                $warp: &mut W,
+                $sink: &mut S,
+                $tally: &mut T,
             ) -> bool {
                 match self {
-                    $(Self::$variant(program) => program.step(warp, sink, tally),)+
+                    $(Self::$variant($program) => $call,)+
                 }
             }
         }

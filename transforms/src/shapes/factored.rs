@@ -102,10 +102,10 @@ pub enum FactoredBranchLoopProgram<W: Warp, L: FactoredBranchLoop> {
     Adapted(BranchLoopProgram<W, Unfactored<L>>),
 }
 
-crate::warp_program_enum!(impl<W, L: FactoredBranchLoop> for FactoredBranchLoopProgram -> L::Output {
-    Direct,
-    Adapted,
-});
+crate::warp_program_enum!(
+    impl<W, L: FactoredBranchLoop> for FactoredBranchLoopProgram -> L::Output { Direct, Adapted }
+    |program, warp, sink, tally| program.step(warp, sink, tally)
+);
 
 /// The factored loop run as written (baseline, dynamic work) or with its paths distributed.
 pub struct DirectProgram<W: Warp, L: FactoredBranchLoop> {

@@ -157,10 +157,10 @@ fn mode_of(strategy: &Strategy) -> Result<Mode, StrategyError> {
     }
 }
 
-crate::warp_program_enum!(impl<'s, W, L: ItemLoop> for ItemLoopProgram -> L::Output {
-    Dealt,
-    Passes,
-});
+crate::warp_program_enum!(
+    impl<'s, W, L: ItemLoop> for ItemLoopProgram -> L::Output { Dealt, Passes }
+    |program, warp, sink, tally| program.step(warp, sink, tally)
+);
 
 impl<W: Warp, L: ItemLoop> DealtProgram<W, L> {
     fn step<S: Sink<L::Output>, T: Tally>(

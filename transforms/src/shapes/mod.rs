@@ -14,4 +14,4 @@ pub use factored::{
 };
 pub use item_loop::{DealtProgram, ItemLoopKernel, ItemLoopProgram};
 pub use split_loop::{SplitLoopKernel, SplitLoopProgram};
-pub use two_path::{TwoPathKernel, TwoPathProgram};
+pub use two_path::{TwoPathBaseline, TwoPathKernel, TwoPathProgram};

@@ -4,14 +4,14 @@
 
 use reconverge_simt::{LaneMask, Warp};
 
-use crate::io::{Sink, Tally, WarpTask};
-use crate::kernel::{Kernel, WarpProgram, check_pass};
+use crate::io::{Sink, WarpTask};
+use crate::kernel::{Kernel, check_pass};
 use crate::scratch::{DecisionMask, Scratch};
 use crate::shape::TwoPath;
-use crate::strategies::branch_path_unification::Unification;
-use crate::strategies::branch_splitting::Splitting;
+use crate::strategies::branch_path_unification::BranchPathUnification;
+use crate::strategies::branch_splitting::BranchSplitting;
 use crate::strategies::predication::Predication;
-use crate::strategies::static_branch_resolution::Compaction;
+use crate::strategies::static_branch_resolution::StaticBranchResolution;
 use crate::strategies::z_cull_masking::{ZCullMask, ZCullPath};
 use crate::strategy::{Strategy, StrategyError};
 
@@ -134,34 +134,57 @@ impl<W: Warp, P: TwoPath, X: Copy> PathWarp<W, P, X> {
             });
         }
     }
+}
 
+/// One warp running a [`TwoPath`] workload under one strategy: the program of one pass of
+/// the strategy's technique.
+pub enum TwoPathProgram<'s, W: Warp, P: TwoPath> {
+    /// [`Strategy::Baseline`].
+    Baseline(TwoPathBaseline<W, P>),
+    /// [`Strategy::Predication`].
+    Predication(Predication<W, P>),
+    /// A pass of [`Strategy::BranchSplitting`].
+    BranchSplitting(BranchSplitting<W, P>),
+    /// [`Strategy::ZCullMasking`]'s mask pass.
+    ZCullMask(ZCullMask<'s, W, P>),
+    /// A path pass of [`Strategy::ZCullMasking`].
+    ZCullPath(ZCullPath<'s, W, P>),
+    /// [`Strategy::StaticBranchResolution`].
+    StaticBranchResolution(StaticBranchResolution<W, P>),
+    /// [`Strategy::BranchPathUnification`].
+    BranchPathUnification(BranchPathUnification<W, P>),
+}
+
+crate::warp_program_enum!(
+    impl<'s, W, P: TwoPath> for TwoPathProgram -> P::Output {
+        Baseline,
+        Predication,
+        BranchSplitting,
+        ZCullMask,
+        ZCullPath,
+        StaticBranchResolution,
+        BranchPathUnification,
+    }
+    |program, warp, sink, _tally| program.step(warp, sink)
+);
+
+/// One warp of [`Strategy::Baseline`] on a [`TwoPath`].
+pub struct TwoPathBaseline<W: Warp, P: TwoPath>(PathWarp<W, P, ()>);
+
+impl<W: Warp, P: TwoPath> TwoPathBaseline<W, P> {
     /// The code as written: per item, `decide`, then each path for the lanes that take it.
-    fn step_baseline<S: Sink<P::Output>>(&mut self, warp: &mut W, sink: &mut S) -> bool {
-        let live = self.live(warp);
+    fn step<S: Sink<P::Output>>(&mut self, warp: &mut W, sink: &mut S) -> bool {
+        let p = &mut self.0;
+        let live = p.live(warp);
         if live == 0 {
             return false;
         }
-        let want = self.decide(warp, live);
-        self.run_path(warp, true, want, |l| l.item, sink);
-        self.run_path(warp, false, live & !want, |l| l.item, sink);
-        self.advance(warp, live);
+        let want = p.decide(warp, live);
+        p.run_path(warp, true, want, |l| l.item, sink);
+        p.run_path(warp, false, live & !want, |l| l.item, sink);
+        p.advance(warp, live);
         true
     }
-}
-
-/// One warp running a [`TwoPath`] workload under one strategy.
-pub struct TwoPathProgram<'s, W: Warp, P: TwoPath> {
-    technique: Technique<'s, W, P>,
-}
-
-enum Technique<'s, W: Warp, P: TwoPath> {
-    Baseline(PathWarp<W, P, ()>),
-    Predication(Predication<W, P>),
-    Splitting(Splitting<W, P>),
-    ZCullMask(ZCullMask<'s, W, P>),
-    ZCullPath(ZCullPath<'s, W, P>),
-    Compaction(Compaction<W, P>),
-    Unification(Unification<W, P>),
 }
 
 /// Which program a strategy's pass runs.
@@ -228,16 +251,23 @@ impl<P: TwoPath + Copy> Kernel for TwoPathKernel<P> {
         check_pass(pass, self.passes(strategy)?)?;
         let w = &self.0;
         let mask = DecisionMask::new(scratch);
-        let technique = match mode_of(strategy, pass)? {
-            Mode::Baseline => Technique::Baseline(PathWarp::block_stride(warp, w, task, ())),
-            Mode::Predication => Technique::Predication(Predication::new(warp, w, task)),
-            Mode::Split(a) => Technique::Splitting(Splitting::new(warp, w, task, a)),
-            Mode::ZMask => Technique::ZCullMask(ZCullMask::new(warp, w, task, mask)),
-            Mode::ZPath(a) => Technique::ZCullPath(ZCullPath::new(warp, w, task, mask, a)),
-            Mode::Compact => Technique::Compaction(Compaction::new(warp, w, task)),
-            Mode::Unify(n) => Technique::Unification(Unification::new(warp, w, task, n)),
-        };
-        Ok(TwoPathProgram { technique })
+        Ok(match mode_of(strategy, pass)? {
+            Mode::Baseline => {
+                TwoPathProgram::Baseline(TwoPathBaseline(PathWarp::block_stride(warp, w, task, ())))
+            }
+            Mode::Predication => TwoPathProgram::Predication(Predication::new(warp, w, task)),
+            Mode::Split(a) => {
+                TwoPathProgram::BranchSplitting(BranchSplitting::new(warp, w, task, a))
+            }
+            Mode::ZMask => TwoPathProgram::ZCullMask(ZCullMask::new(warp, w, task, mask)),
+            Mode::ZPath(a) => TwoPathProgram::ZCullPath(ZCullPath::new(warp, w, task, mask, a)),
+            Mode::Compact => {
+                TwoPathProgram::StaticBranchResolution(StaticBranchResolution::new(warp, w, task))
+            }
+            Mode::Unify(n) => {
+                TwoPathProgram::BranchPathUnification(BranchPathUnification::new(warp, w, task, n))
+            }
+        })
     }
 }
 
@@ -265,26 +295,5 @@ fn mode_of(strategy: &Strategy, pass: u32) -> Result<Mode, StrategyError> {
             strategy: other,
             shape: "two-path branch",
         }),
-    }
-}
-
-impl<W: Warp, P: TwoPath> WarpProgram<W> for TwoPathProgram<'_, W, P> {
-    type Output = P::Output;
-
-    fn step<S: Sink<P::Output>, T: Tally>(
-        &mut self,
-        warp: &mut W,
-        sink: &mut S,
-        _tally: &mut T,
-    ) -> bool {
-        match &mut self.technique {
-            Technique::Baseline(p) => p.step_baseline(warp, sink),
-            Technique::Predication(p) => p.step(warp, sink),
-            Technique::Splitting(p) => p.step(warp, sink),
-            Technique::ZCullMask(p) => p.step(warp),
-            Technique::ZCullPath(p) => p.step(warp, sink),
-            Technique::Compaction(p) => p.step(warp, sink),
-            Technique::Unification(p) => p.step(warp, sink),
-        }
     }
 }

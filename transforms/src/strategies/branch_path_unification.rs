@@ -31,13 +31,13 @@ pub(crate) struct Group {
 }
 
 /// One warp of [`crate::Strategy::BranchPathUnification`] on a [`TwoPath`].
-pub(crate) struct Unification<W: Warp, P: TwoPath> {
+pub struct BranchPathUnification<W: Warp, P: TwoPath> {
     warp: PathWarp<W, P, Group>,
     items_per_thread: u32,
 }
 
-impl<W: Warp, P: TwoPath> Unification<W, P> {
-    pub fn new(warp: &W, workload: P, task: WarpTask, items_per_thread: u32) -> Self {
+impl<W: Warp, P: TwoPath> BranchPathUnification<W, P> {
+    pub(crate) fn new(warp: &W, workload: P, task: WarpTask, items_per_thread: u32) -> Self {
         let n = items_per_thread;
         let warp = PathWarp::new(warp, workload, task, |thread| {
             let first = task.block_start.saturating_add(thread.saturating_mul(n));
@@ -86,7 +86,7 @@ impl<W: Warp, P: TwoPath> Unification<W, P> {
         warp.ballot(live, found)
     }
 
-    pub fn step<S: Sink<P::Output>>(&mut self, warp: &mut W, sink: &mut S) -> bool {
+    pub(crate) fn step<S: Sink<P::Output>>(&mut self, warp: &mut W, sink: &mut S) -> bool {
         let live = self.warp.live(warp);
         if live == 0 {
             return false;

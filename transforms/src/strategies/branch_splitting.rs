@@ -19,21 +19,21 @@ use crate::shape::TwoPath;
 use crate::shapes::two_path::PathWarp;
 
 /// One warp of one pass of [`crate::Strategy::BranchSplitting`] on a [`TwoPath`].
-pub(crate) struct Splitting<W: Warp, P: TwoPath> {
+pub struct BranchSplitting<W: Warp, P: TwoPath> {
     warp: PathWarp<W, P, ()>,
     /// The pass runs path A (`true`) or path B.
     a: bool,
 }
 
-impl<W: Warp, P: TwoPath> Splitting<W, P> {
-    pub fn new(warp: &W, workload: P, task: WarpTask, a: bool) -> Self {
+impl<W: Warp, P: TwoPath> BranchSplitting<W, P> {
+    pub(crate) fn new(warp: &W, workload: P, task: WarpTask, a: bool) -> Self {
         Self {
             warp: PathWarp::block_stride(warp, workload, task, ()),
             a,
         }
     }
 
-    pub fn step<S: Sink<P::Output>>(&mut self, warp: &mut W, sink: &mut S) -> bool {
+    pub(crate) fn step<S: Sink<P::Output>>(&mut self, warp: &mut W, sink: &mut S) -> bool {
         one_path(&mut self.warp, warp, self.a, sink, |p, warp, live| {
             p.decide(warp, live)
         })

@@ -24,19 +24,19 @@ pub(crate) struct BothResults<O> {
 }
 
 /// One warp of [`crate::Strategy::Predication`] on a [`TwoPath`].
-pub(crate) struct Predication<W: Warp, P: TwoPath> {
+pub struct Predication<W: Warp, P: TwoPath> {
     warp: PathWarp<W, P, BothResults<P::Output>>,
 }
 
 impl<W: Warp, P: TwoPath> Predication<W, P> {
-    pub fn new(warp: &W, workload: P, task: WarpTask) -> Self {
+    pub(crate) fn new(warp: &W, workload: P, task: WarpTask) -> Self {
         let none = BothResults { a: None, b: None };
         Self {
             warp: PathWarp::block_stride(warp, workload, task, none),
         }
     }
 
-    pub fn step<S: Sink<P::Output>>(&mut self, warp: &mut W, sink: &mut S) -> bool {
+    pub(crate) fn step<S: Sink<P::Output>>(&mut self, warp: &mut W, sink: &mut S) -> bool {
         let p = &mut self.warp;
         let live = p.live(warp);
         if live == 0 {

@@ -30,7 +30,7 @@ pub(crate) struct QueueSlots {
 }
 
 /// One warp of [`crate::Strategy::StaticBranchResolution`] on a [`TwoPath`].
-pub(crate) struct Compaction<W: Warp, P: TwoPath> {
+pub struct StaticBranchResolution<W: Warp, P: TwoPath> {
     warp: PathWarp<W, P, QueueSlots>,
     /// Items in queue A and queue B (slots `0..na` and `0..nb`).
     na: u32,
@@ -56,8 +56,8 @@ fn below(lane: u32) -> LaneMask {
     1u32.checked_shl(lane).unwrap_or(0).wrapping_sub(1)
 }
 
-impl<W: Warp, P: TwoPath> Compaction<W, P> {
-    pub fn new(warp: &W, workload: P, task: WarpTask) -> Self {
+impl<W: Warp, P: TwoPath> StaticBranchResolution<W, P> {
+    pub(crate) fn new(warp: &W, workload: P, task: WarpTask) -> Self {
         let empty = QueueSlots { qa: 0, qb: 0 };
         Self {
             warp: PathWarp::block_stride(warp, workload, task, empty),
@@ -133,7 +133,7 @@ impl<W: Warp, P: TwoPath> Compaction<W, P> {
         }
     }
 
-    pub fn step<S: Sink<P::Output>>(&mut self, warp: &mut W, sink: &mut S) -> bool {
+    pub(crate) fn step<S: Sink<P::Output>>(&mut self, warp: &mut W, sink: &mut S) -> bool {
         if self.flushed {
             return false;
         }

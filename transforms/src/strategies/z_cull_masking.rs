@@ -22,20 +22,20 @@ use crate::strategies::branch_splitting::one_path;
 
 /// One warp of z-cull masking's pass 0 (Gems listing 34-1: the pass that writes the depth
 /// mask).
-pub(crate) struct ZCullMask<'s, W: Warp, P: TwoPath> {
+pub struct ZCullMask<'s, W: Warp, P: TwoPath> {
     warp: PathWarp<W, P, ()>,
     mask: DecisionMask<'s>,
 }
 
 impl<'s, W: Warp, P: TwoPath> ZCullMask<'s, W, P> {
-    pub fn new(warp: &W, workload: P, task: WarpTask, mask: DecisionMask<'s>) -> Self {
+    pub(crate) fn new(warp: &W, workload: P, task: WarpTask, mask: DecisionMask<'s>) -> Self {
         Self {
             warp: PathWarp::block_stride(warp, workload, task, ()),
             mask,
         }
     }
 
-    pub fn step(&mut self, warp: &mut W) -> bool {
+    pub(crate) fn step<S: Sink<P::Output>>(&mut self, warp: &mut W, _sink: &mut S) -> bool {
         let p = &mut self.warp;
         let live = p.live(warp);
         if live == 0 {
@@ -56,14 +56,20 @@ impl<'s, W: Warp, P: TwoPath> ZCullMask<'s, W, P> {
 
 /// One warp of z-cull masking's pass 1 (path A) or 2 (path B): each lane loads its mask bit
 /// instead of evaluating `decide`.
-pub(crate) struct ZCullPath<'s, W: Warp, P: TwoPath> {
+pub struct ZCullPath<'s, W: Warp, P: TwoPath> {
     warp: PathWarp<W, P, ()>,
     mask: DecisionMask<'s>,
     a: bool,
 }
 
 impl<'s, W: Warp, P: TwoPath> ZCullPath<'s, W, P> {
-    pub fn new(warp: &W, workload: P, task: WarpTask, mask: DecisionMask<'s>, a: bool) -> Self {
+    pub(crate) fn new(
+        warp: &W,
+        workload: P,
+        task: WarpTask,
+        mask: DecisionMask<'s>,
+        a: bool,
+    ) -> Self {
         Self {
             warp: PathWarp::block_stride(warp, workload, task, ()),
             mask,
@@ -71,7 +77,7 @@ impl<'s, W: Warp, P: TwoPath> ZCullPath<'s, W, P> {
         }
     }
 
-    pub fn step<S: Sink<P::Output>>(&mut self, warp: &mut W, sink: &mut S) -> bool {
+    pub(crate) fn step<S: Sink<P::Output>>(&mut self, warp: &mut W, sink: &mut S) -> bool {
         let mask = self.mask;
         one_path(&mut self.warp, warp, self.a, sink, |p, warp, live| {
             warp.branch(Region::EXCHANGE, live, &mut p.lanes, |l| {

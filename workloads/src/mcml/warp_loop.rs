@@ -185,6 +185,7 @@ pub enum McmlProgram<'k, W: Warp, F: McmlFloat> {
 reconverge_transforms::warp_program_enum!(
     #[inline(always)]
     impl<'k, W, F: McmlFloat> for McmlProgram -> () { AsWritten, Distributed }
+    |program, warp, sink, tally| program.step(warp, sink, tally)
 );
 
 impl<F: McmlFloat> Kernel for McmlKernel<F> {
