@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Launch, draw, mix, run};
+use common::{Launch, draw, launches, mix, run};
 use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
 use reconverge_simt::Region;
@@ -166,12 +166,9 @@ proptest! {
         max_trips in 0u32..30,
         percent_taken in 0u32..=100,
         s in strategy(),
-        items in 0u32..600,
-        blocks in 1u32..6,
-        warps in 1u32..5,
+        l in launches(600, 6),
     ) {
         let k = FactoredBranchLoopKernel(Work { seed, max_trips, syn_brdis: false, percent_taken });
-        let l = Launch { items, blocks, threads_per_block: 32 * warps };
         let base = run(&k, &Strategy::Baseline, l).unwrap();
         base.assert_complete();
         let r = run(&k, &s, l).unwrap();
