@@ -101,6 +101,14 @@ pub mod shapes;
 pub mod strategies;
 pub mod strategy;
 
+/// The former home of the per-warp programs, kept so that paths written against it still
+/// resolve: kernels and baselines now live in [`shapes`], techniques in [`strategies`].
+#[deprecated(note = "use `shapes` (kernels, baselines) or `strategies` (techniques)")]
+pub mod programs {
+    pub use crate::shapes::*;
+    pub use crate::strategies::{Assignment, Lane, PassLoopProgram};
+}
+
 pub use io::{Discard, NoTally, Sink, Tally, WarpTask};
 pub use kernel::{Kernel, PassPlan, WarpProgram, check_pass, initial_block_counters};
 pub use scratch::{DecisionMask, ItemSlots, Scratch};
