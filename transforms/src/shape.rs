@@ -32,6 +32,48 @@ macro_rules! region_rows {
     };
 }
 
+/// Declares a shape trait and its implementation for `&L`, which forwards every method to `L`:
+/// kernels hand their programs a borrow, so a program never copies the workload's parameters
+/// (on the GPU they stay in global memory, where a by-value copy would spill dynamically
+/// indexed tables to local memory). The forwarding is generated from the trait's own item
+/// list, so no method can be declared and not forwarded.
+macro_rules! shape_trait {
+    ($(#[$attr:meta])* pub trait $shape:ident { $($item:tt)* }) => {
+        $(#[$attr])*
+        pub trait $shape { $($item)* }
+
+        shape_trait!(@forward $shape [] $($item)*);
+    };
+    // Each rule below takes the trait's next item and adds its forwarding to the list.
+    (@forward $shape:ident [$($done:tt)*]) => {
+        impl<L: $shape + ?Sized> $shape for &L { $($done)* }
+    };
+    (@forward $shape:ident [$($done:tt)*] #[$attr:meta] $($rest:tt)*) => {
+        shape_trait!(@forward $shape [$($done)*] $($rest)*);
+    };
+    (@forward $shape:ident [$($done:tt)*]
+        type $assoc:ident: $bound:ident $(+ $more:ident)*; $($rest:tt)*) => {
+        shape_trait!(@forward $shape [$($done)* type $assoc = L::$assoc;] $($rest)*);
+    };
+    // A method with a default body: the body is not forwarded, the call is.
+    (@forward $shape:ident [$($done:tt)*] $(#[$attr:meta])*
+        fn $method:ident $(<$generic:ident: $generic_bound:ident>)? (&self $(, $arg:ident: $ty:ty)*)
+            $(-> $ret:ty)? { $($default:tt)* } $($rest:tt)*) => {
+        shape_trait!(@forward $shape [$($done)*] fn $method $(<$generic: $generic_bound>)?
+            (&self $(, $arg: $ty)*) $(-> $ret)?; $($rest)*);
+    };
+    (@forward $shape:ident [$($done:tt)*]
+        fn $method:ident $(<$generic:ident: $generic_bound:ident>)? (&self $(, $arg:ident: $ty:ty)*)
+            $(-> $ret:ty)?; $($rest:tt)*) => {
+        shape_trait!(@forward $shape [$($done)*
+            #[inline(always)]
+            fn $method $(<$generic: $generic_bound>)? (&self $(, $arg: $ty)*) $(-> $ret)? {
+                (**self).$method($($arg),*)
+            }
+        ] $($rest)*);
+    };
+}
+
 region_rows!(
     /// The counter rows of a [`BranchLoop`]'s regions ([`LoopRegions`]' fields, in order).
     LoopRegion {
@@ -123,6 +165,7 @@ pub struct LoopRegions {
     pub item: Region,
 }
 
+shape_trait! {
 /// A loop whose body holds one divergent two-path branch and non-branch code:
 ///
 /// ```text
@@ -165,6 +208,7 @@ pub trait BranchLoop {
     /// The output of a finished item.
     fn finish(&self, state: &Self::State) -> Self::Output;
 }
+}
 
 /// The regions of a [`TwoPath`] workload, with the costs the workload declares; each field's
 /// row is the [`TwoPathRegion`] of the same name.
@@ -181,6 +225,7 @@ pub struct TwoPathRegions {
     pub item: Region,
 }
 
+shape_trait! {
 /// A per-item two-path branch, with no loop around it:
 ///
 /// ```text
@@ -218,6 +263,7 @@ pub trait TwoPath {
     /// Path B's output for `item`.
     fn path_b(&self, item: u32) -> Self::Output;
 }
+}
 
 /// The regions of an [`ItemLoop`]; each field's row is the [`ItemLoopRegion`] of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,6 +276,7 @@ pub struct ItemLoopRegions {
     pub item: Region,
 }
 
+shape_trait! {
 /// A loop with a data-dependent trip count and no branch inside:
 ///
 /// ```text
@@ -272,6 +319,7 @@ pub trait ItemLoop {
     /// The output of a finished item.
     fn finish(&self, state: &Self::State) -> Self::Output;
 }
+}
 
 /// The regions of a [`FactoredBranchLoop`] (seed 002 fig. 7); each field's row is the
 /// [`FactoredRegion`] of the same name.
@@ -295,6 +343,7 @@ pub struct FactoredRegions {
     pub item: Region,
 }
 
+shape_trait! {
 /// A loop whose two branch paths share a factorable middle (seed 002 fig. 7a, SYN-BRDIS):
 ///
 /// ```text
@@ -349,6 +398,7 @@ pub trait FactoredBranchLoop {
     /// The output of a finished item.
     fn finish(&self, state: &Self::State) -> Self::Output;
 }
+}
 
 /// The regions of a [`SplitLoop`] (seed 001 fig. 5); each field's row is the
 /// [`SplitLoopRegion`] of the same name.
@@ -362,6 +412,7 @@ pub struct SplitLoopRegions {
     pub item: Region,
 }
 
+shape_trait! {
 /// A loop of `trips(item)` iterations whose body has two independent parts (seed 001 fig. 5a):
 ///
 /// ```text
@@ -423,86 +474,4 @@ pub trait SplitLoop {
     /// The output of a finished item, from part A's carry and part B's final state.
     fn finish(&self, carry: &Self::Carry, b: &Self::B) -> Self::Output;
 }
-
-// A reference to a workload is the same workload: kernels hand their programs a borrow, so a
-// program never copies the workload's parameters (on the GPU they stay in global memory,
-// where a by-value copy would spill dynamically indexed tables to local memory). The impls are
-// generated from each trait's method list, so a method added to a trait cannot be left
-// unforwarded (the impl would not compile without it).
-macro_rules! forward_through_ref {
-    ($shape:ident { $(type $assoc:ident;)* $(fn $method:ident $(<$g:ident: $bound:ident>)?
-        (&self $(, $arg:ident: $ty:ty)*) $(-> $ret:ty)?;)* }) => {
-        impl<L: $shape + ?Sized> $shape for &L {
-            $(type $assoc = L::$assoc;)*
-            $(
-                #[inline(always)]
-                fn $method $(<$g: $bound>)? (&self $(, $arg: $ty)*) $(-> $ret)? {
-                    (**self).$method($($arg),*)
-                }
-            )*
-        }
-    };
 }
-
-forward_through_ref!(BranchLoop {
-    type State;
-    type Output;
-    fn regions(&self) -> LoopRegions;
-    fn tally_len(&self) -> usize;
-    fn start(&self, item: u32) -> L::State;
-    fn running(&self, state: &L::State) -> bool;
-    fn condition(&self, state: &mut L::State) -> bool;
-    fn taken<T: Tally>(&self, state: &mut L::State, tally: &mut T);
-    fn not_taken<T: Tally>(&self, state: &mut L::State, tally: &mut T);
-    fn after_branch<T: Tally>(&self, state: &mut L::State, tally: &mut T);
-    fn finish(&self, state: &L::State) -> L::Output;
-});
-
-forward_through_ref!(TwoPath {
-    type Output;
-    fn regions(&self) -> TwoPathRegions;
-    fn decide(&self, item: u32) -> bool;
-    fn path_a(&self, item: u32) -> L::Output;
-    fn path_b(&self, item: u32) -> L::Output;
-});
-
-forward_through_ref!(ItemLoop {
-    type State;
-    type Output;
-    fn regions(&self) -> ItemLoopRegions;
-    fn tally_len(&self) -> usize;
-    fn start(&self, item: u32) -> L::State;
-    fn running(&self, state: &L::State) -> bool;
-    fn body<T: Tally>(&self, state: &mut L::State, tally: &mut T);
-    fn finish(&self, state: &L::State) -> L::Output;
-});
-
-forward_through_ref!(FactoredBranchLoop {
-    type State;
-    type Output;
-    fn regions(&self) -> FactoredRegions;
-    fn tally_len(&self) -> usize;
-    fn start(&self, item: u32) -> L::State;
-    fn running(&self, state: &L::State) -> bool;
-    fn condition(&self, state: &mut L::State) -> bool;
-    fn prologue<T: Tally>(&self, taken: bool, state: &mut L::State, tally: &mut T);
-    fn factored<T: Tally>(&self, state: &mut L::State, tally: &mut T);
-    fn epilogue<T: Tally>(&self, taken: bool, state: &mut L::State, tally: &mut T);
-    fn after_branch<T: Tally>(&self, state: &mut L::State, tally: &mut T);
-    fn finish(&self, state: &L::State) -> L::Output;
-});
-
-forward_through_ref!(SplitLoop {
-    type A;
-    type B;
-    type Carry;
-    type Output;
-    fn regions(&self) -> SplitLoopRegions;
-    fn trips(&self, item: u32) -> u32;
-    fn start_a(&self, item: u32) -> L::A;
-    fn start_b(&self, item: u32) -> L::B;
-    fn part_a(&self, a: &mut L::A, i: u32);
-    fn part_b(&self, b: &mut L::B, i: u32);
-    fn finish_a(&self, a: &L::A) -> L::Carry;
-    fn finish(&self, carry: &L::Carry, b: &L::B) -> L::Output;
-});
