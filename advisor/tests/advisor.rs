@@ -12,7 +12,7 @@ use reconverge_occupancy::models::{
 use reconverge_simt::{Counters, Region};
 use reconverge_transforms::{
     BranchLoop, BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Kernel,
-    LoopRegions, Strategy, StrategyError, Tally, TwoPathKernel,
+    LoopRegion, LoopRegions, Strategy, StrategyError, Tally, TwoPathKernel,
 };
 use reconverge_workloads::synthetic::{BranchSplitBench, DynamicWork, MaskLayout, SynBrDis, brdis};
 
@@ -27,8 +27,8 @@ fn slots_of(c: &Counters, regions: &[Region]) -> u64 {
 }
 
 // Seed 002 fig. 2: three threads, three iterations, paths of 100 FMA; everything else free.
-const TAKEN: Region = Region::new(1, "taken (100 FMA)", 100);
-const NOT_TAKEN: Region = Region::new(2, "not taken (100 FMA)", 100);
+const TAKEN: Region = LoopRegion::Taken.region("taken (100 FMA)", 100);
+const NOT_TAKEN: Region = LoopRegion::NotTaken.region("not taken (100 FMA)", 100);
 
 #[derive(Clone, Copy)]
 struct Fig2;
@@ -43,11 +43,11 @@ impl BranchLoop for Fig2 {
     type Output = u32;
     fn regions(&self) -> LoopRegions {
         LoopRegions {
-            condition: Region::new(0, "condition", 0),
+            condition: LoopRegion::Condition.region("condition", 0),
             taken: TAKEN,
             not_taken: NOT_TAKEN,
-            after_branch: Region::new(3, "after", 0),
-            item: Region::new(4, "item", 0),
+            after_branch: LoopRegion::AfterBranch.region("after", 0),
+            item: LoopRegion::Item.region("item", 0),
         }
     }
     fn start(&self, item: u32) -> (u32, usize) {

@@ -12,8 +12,7 @@
 //! ```
 //! use reconverge_backend::{Backend, Launch};
 //! use reconverge_cpu::CpuBackend;
-//! use reconverge_simt::Region;
-//! use reconverge_transforms::{BranchLoop, BranchLoopKernel, Decision, LoopRegions, Strategy, Tally};
+//! use reconverge_transforms::{BranchLoop, BranchLoopKernel, Decision, LoopRegion, LoopRegions, Strategy, Tally};
 //!
 //! /// Item i counts down from i % 7, adding 3 on odd steps and 5 on even ones.
 //! #[derive(Clone, Copy)]
@@ -24,11 +23,11 @@
 //!     type Output = u32;
 //!     fn regions(&self) -> LoopRegions {
 //!         LoopRegions {
-//!             condition: Region::new(0, "condition", 1),
-//!             taken: Region::new(1, "odd", 10),
-//!             not_taken: Region::new(2, "even", 10),
-//!             after_branch: Region::new(3, "decrement", 1),
-//!             item: Region::new(4, "item", 2),
+//!             condition: LoopRegion::Condition.region("condition", 1),
+//!             taken: LoopRegion::Taken.region("odd", 10),
+//!             not_taken: LoopRegion::NotTaken.region("even", 10),
+//!             after_branch: LoopRegion::AfterBranch.region("decrement", 1),
+//!             item: LoopRegion::Item.region("item", 2),
 //!         }
 //!     }
 //!     fn start(&self, item: u32) -> (u32, u32) { (item % 7, 0) }
@@ -161,11 +160,7 @@ fn block_slices<O>(outputs: &mut [O], items: u32, launch: Launch) -> Vec<(u32, &
     slices
 }
 
-impl<K> Backend<K> for CpuBackend
-where
-    K: Kernel + Sync,
-    K::Output: Default + Send + Sync,
-{
+impl<K: Kernel + Sync> Backend<K> for CpuBackend {
     fn name(&self) -> &'static str {
         "cpu"
     }

@@ -4,9 +4,8 @@
 use reconverge_backend::{Backend, Launch};
 use reconverge_cpu::CpuBackend;
 use reconverge_cpu::block::{BlockError, RunInOrder, run_in_order};
-use reconverge_simt::Region;
 use reconverge_transforms::{
-    BranchLoop, BranchLoopKernel, Kernel, LoopRegions, Strategy, StrategyError, Tally,
+    BranchLoop, BranchLoopKernel, Kernel, LoopRegion, LoopRegions, Strategy, StrategyError, Tally,
 };
 use reconverge_workloads::synthetic::SynItDelay;
 
@@ -22,11 +21,11 @@ impl BranchLoop for Spin {
     type Output = u32;
     fn regions(&self) -> LoopRegions {
         LoopRegions {
-            condition: Region::new(0, "condition", 1),
-            taken: Region::new(1, "taken", 1),
-            not_taken: Region::new(2, "not taken", 1),
-            after_branch: Region::new(3, "after", 1),
-            item: Region::new(4, "item", 1),
+            condition: LoopRegion::Condition.region("condition", 1),
+            taken: LoopRegion::Taken.region("taken", 1),
+            not_taken: LoopRegion::NotTaken.region("not taken", 1),
+            after_branch: LoopRegion::AfterBranch.region("after", 1),
+            item: LoopRegion::Item.region("item", 1),
         }
     }
     fn start(&self, item: u32) -> u32 {

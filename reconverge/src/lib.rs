@@ -30,8 +30,9 @@ pub mod prelude {
     pub use reconverge_simt::Region;
     pub use reconverge_transforms::{
         BranchLoop, BranchLoopKernel, Decision, FactoredBranchLoop, FactoredBranchLoopKernel,
-        FactoredRegions, ItemLoop, ItemLoopKernel, ItemLoopRegions, Kernel, LoopRegions, SplitLoop,
-        SplitLoopKernel, SplitLoopRegions, Strategy, StrategyError, Tally, TwoPath, TwoPathKernel,
+        FactoredRegion, FactoredRegions, ItemLoop, ItemLoopKernel, ItemLoopRegion, ItemLoopRegions,
+        Kernel, LoopRegion, LoopRegions, SplitLoop, SplitLoopKernel, SplitLoopRegion,
+        SplitLoopRegions, Strategy, StrategyError, Tally, TwoPath, TwoPathKernel, TwoPathRegion,
         TwoPathRegions,
     };
 }

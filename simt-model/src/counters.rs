@@ -2,9 +2,14 @@
 
 use crate::Region;
 
-/// Rows in the per-region counter table. The two highest ids are reserved for
-/// [`Region::VOTE`] and [`Region::EXCHANGE`].
+/// Counter rows a workload's regions may use: ids `0..MAX_REGIONS`, numbered by the workload's
+/// shape. The regions the strategies add ([`Region::EXCHANGE`], [`Region::VOTE`]) have rows of
+/// their own after these, so no workload region can share a row with them.
 pub const MAX_REGIONS: usize = 16;
+
+/// Rows of the strategies' own regions, after the workload's: [`Region::EXCHANGE`] and
+/// [`Region::VOTE`].
+pub const STRATEGY_REGIONS: usize = 2;
 
 /// Counts of one code region.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -52,8 +57,9 @@ impl RegionCounters {
 pub struct Counters {
     /// Lanes per warp of the model that counted (the denominator of SIMD efficiency).
     pub warp_width: u32,
-    /// Per-region rows, indexed by [`Region::id`].
-    pub regions: [RegionCounters; MAX_REGIONS],
+    /// Per-region rows, indexed by [`Region::id`]: the workload's [`MAX_REGIONS`], then the
+    /// strategies' [`STRATEGY_REGIONS`].
+    pub regions: [RegionCounters; MAX_REGIONS + STRATEGY_REGIONS],
     /// Sum over all regions, including those whose id is out of the table.
     pub total: RegionCounters,
 }
@@ -69,7 +75,7 @@ impl Counters {
         };
         Self {
             warp_width,
-            regions: [ZERO; MAX_REGIONS],
+            regions: [ZERO; MAX_REGIONS + STRATEGY_REGIONS],
             total: RegionCounters {
                 name: "total",
                 ..ZERO

@@ -58,7 +58,7 @@ mod warp;
 #[cfg(target_arch = "nvptx64")]
 mod gpu;
 
-pub use counters::{Counters, MAX_REGIONS, RegionCounters};
+pub use counters::{Counters, MAX_REGIONS, RegionCounters, STRATEGY_REGIONS};
 pub use mask::{LaneMask, WARP_SIZE, full_mask, lanes};
 pub use model::{BlockShared, ModelWarp};
 pub use region::Region;

@@ -4,8 +4,11 @@
 ///
 /// The workload declares what one issue of the region costs, in instructions ("100 FMA" is a
 /// cost of 100), so that model counts can be compared with the papers' instruction counts.
-/// The id indexes the counter table and must be below [`crate::MAX_REGIONS`]; ids at or above
-/// it are counted in the totals only.
+/// The id indexes the counter table. A workload's regions take ids below
+/// [`crate::MAX_REGIONS`], assigned by its shape (the shape traits of `reconverge-transforms`
+/// declare their regions' rows); the strategies' own regions ([`Region::VOTE`],
+/// [`Region::EXCHANGE`]) have the rows after those, and ids past the table are counted in the
+/// totals only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Region {
     /// Index of this region's row in [`crate::Counters`].
@@ -28,7 +31,7 @@ impl Region {
     }
 
     /// Warp votes (`ballot`, `any`, `all`) issued by strategies: one instruction each.
-    pub const VOTE: Region = Region::new(crate::MAX_REGIONS as u8 - 1, "vote", 1);
+    pub const VOTE: Region = Region::new(crate::MAX_REGIONS as u8 + 1, "vote", 1);
     /// Shuffles and block-shared atomics issued by strategies: one instruction each.
-    pub const EXCHANGE: Region = Region::new(crate::MAX_REGIONS as u8 - 2, "exchange", 1);
+    pub const EXCHANGE: Region = Region::new(crate::MAX_REGIONS as u8, "exchange", 1);
 }

@@ -25,14 +25,62 @@ pub trait WarpProgram<W: Warp> {
     ) -> bool;
 }
 
+/// Implements [`WarpProgram`] for an enum whose variants each hold one program (one per
+/// strategy family of a kernel): `step` runs the call after the variant list on the variant's
+/// program, with the names it gives the program and `step`'s warp, sink and tally. Attributes
+/// before `impl` go on `step` (MCML's programs ask for `#[inline(always)]`).
+///
+/// ```
+/// # use reconverge_simt::Warp;
+/// # use reconverge_transforms::{BranchLoop, BranchLoopProgram, warp_program_enum};
+/// /// One workload's warp, as written or through an adapter.
+/// pub enum Either<W: Warp, L: BranchLoop> {
+///     AsWritten(BranchLoopProgram<W, L>),
+///     Adapted(BranchLoopProgram<W, L>),
+/// }
+/// warp_program_enum!(
+///     impl<W, L: BranchLoop> for Either -> L::Output { AsWritten, Adapted }
+///     |program, warp, sink, tally| program.step(warp, sink, tally)
+/// );
+/// ```
+#[macro_export]
+macro_rules! warp_program_enum {
+    (
+        $(#[$attr:meta])*
+        impl<$($lt:lifetime,)* W $(, $param:ident: $bound:path)*> for $name:ident -> $output:ty {
+            $($variant:ident),+ $(,)?
+        }
+        |$program:ident, $warp:ident, $sink:ident, $tally:ident| $call:expr
+    ) => {
+        impl<$($lt,)* W: reconverge_simt::Warp $(, $param: $bound)*> $crate::WarpProgram<W>
+            for $name<$($lt,)* W $(, $param)*>
+        {
+            type Output = $output;
+
+            $(#[$attr])*
+            fn step<S: $crate::Sink<$output>, T: $crate::Tally>(
+                &mut self,
+                $warp: &mut W,
+                $sink: &mut S,
+                $tally: &mut T,
+            ) -> bool {
+                match self {
+                    $(Self::$variant($program) => $call,)+
+                }
+            }
+        }
+    };
+}
+
 /// A workload in one of the shapes of [`crate::shape`], ready to run under a strategy.
 ///
 /// A strategy may need several passes (one kernel launch each on the GPU: branch splitting
 /// runs one per path). Passes run in order; every item's output is written by exactly one
 /// pass, and outputs never depend on the pass split, the strategy or the launch shape.
 pub trait Kernel {
-    /// What each item produces.
-    type Output: Copy;
+    /// What each item produces. Backends allocate one per item with `Default` (the CPU
+    /// backend's buffer, the GPU backend's host copy) and fill them from several threads.
+    type Output: Copy + Default + Send + Sync;
     /// The per-warp program of one pass. It borrows the kernel, so a program never copies
     /// the workload's parameters.
     type Program<'k, W: Warp>: WarpProgram<W, Output = Self::Output>

@@ -16,6 +16,12 @@
 //! | [`FactoredBranchLoop`] (seed 002 fig. 7) | [`FactoredBranchLoopKernel`] | baseline, branch distribution, dynamic work assignment, iteration delaying (via [`Unfactored`]) |
 //! | [`SplitLoop`] (seed 001 fig. 5) | [`SplitLoopKernel`] | baseline, loop splitting |
 //!
+//! Each technique's code lives in one module of [`strategies`], named as its paper names it
+//! and opening with the paper, the mechanism and the effect measured on an H100 (the README's
+//! table maps technique → module → paper → results page); each shape's kernel, baseline and
+//! dispatch live in [`shapes`]. A workload builds its regions from its shape's row list
+//! ([`LoopRegion`], [`TwoPathRegion`], …), so the shape numbers them.
+//!
 //! Any other pair is [`StrategyError::NotApplicable`]. Each kernel lists representative
 //! strategies of its row, with the papers' parameters, as data in [`Kernel::STRATEGIES`]
 //! (`<BranchLoopKernel<MyWorkload>>::STRATEGIES`), and [`Strategy`]'s `Display` prints a
@@ -31,12 +37,12 @@
 //! ```
 //! use reconverge_simt::{ModelWarp, Region};
 //! use reconverge_transforms::{
-//!     Kernel, NoTally, Sink, Strategy, TwoPath, TwoPathKernel, TwoPathRegions, WarpProgram,
-//!     WarpTask,
+//!     Kernel, NoTally, Sink, Strategy, TwoPath, TwoPathKernel, TwoPathRegion, TwoPathRegions,
+//!     WarpProgram, WarpTask,
 //! };
 //!
-//! const A: Region = Region::new(1, "path A", 100);
-//! const B: Region = Region::new(2, "path B", 100);
+//! const A: Region = TwoPathRegion::PathA.region("path A", 100);
+//! const B: Region = TwoPathRegion::PathB.region("path B", 100);
 //!
 //! #[derive(Clone, Copy)]
 //! struct Pairs;
@@ -44,10 +50,10 @@
 //!     type Output = u32;
 //!     fn regions(&self) -> TwoPathRegions {
 //!         TwoPathRegions {
-//!             decide: Region::new(0, "decide", 1),
+//!             decide: TwoPathRegion::Decide.region("decide", 1),
 //!             path_a: A,
 //!             path_b: B,
-//!             item: Region::new(3, "item", 1),
+//!             item: TwoPathRegion::Item.region("item", 1),
 //!         }
 //!     }
 //!     fn decide(&self, item: u32) -> bool { (item / 2) % 2 == 0 }
@@ -89,21 +95,32 @@
 
 pub mod io;
 pub mod kernel;
-pub mod programs;
 pub mod scratch;
 pub mod shape;
+pub mod shapes;
+pub mod strategies;
 pub mod strategy;
+
+/// The former home of the per-warp programs, kept so that paths written against it still
+/// resolve: kernels and baselines now live in [`shapes`], techniques in [`strategies`].
+#[deprecated(note = "use `shapes` (kernels, baselines) or `strategies` (techniques)")]
+pub mod programs {
+    pub use crate::shapes::*;
+    pub use crate::strategies::{Assignment, Lane, PassLoopProgram};
+}
 
 pub use io::{Discard, NoTally, Sink, Tally, WarpTask};
 pub use kernel::{Kernel, PassPlan, WarpProgram, check_pass, initial_block_counters};
-pub use programs::{
-    Assignment, BranchLoopKernel, BranchLoopProgram, DealtProgram, FactoredBranchLoopKernel,
-    FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram, Lane, PassLoopProgram,
-    SplitLoopKernel, SplitLoopProgram, TwoPathKernel, TwoPathProgram, Unfactored,
-};
 pub use scratch::{DecisionMask, ItemSlots, Scratch};
 pub use shape::{
-    BranchLoop, FactoredBranchLoop, FactoredRegions, ItemLoop, ItemLoopRegions, LoopRegions,
-    SplitLoop, SplitLoopRegions, TwoPath, TwoPathRegions,
+    BranchLoop, FactoredBranchLoop, FactoredRegion, FactoredRegions, ItemLoop, ItemLoopRegion,
+    ItemLoopRegions, LoopRegion, LoopRegions, SplitLoop, SplitLoopRegion, SplitLoopRegions,
+    TwoPath, TwoPathRegion, TwoPathRegions,
 };
+pub use shapes::{
+    BranchLoopKernel, BranchLoopProgram, DealtProgram, FactoredBranchLoopKernel,
+    FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram, SplitLoopKernel, SplitLoopProgram,
+    TwoPathKernel, TwoPathProgram, Unfactored,
+};
+pub use strategies::{Assignment, Lane, PassLoopProgram};
 pub use strategy::{Decision, Strategy, StrategyError};

@@ -9,7 +9,148 @@ use reconverge_simt::Region;
 
 use crate::io::Tally;
 
-/// The regions of a [`BranchLoop`], with the costs the workload declares.
+/// Declares a shape's region rows: an enum whose variants, in the order of the shape's regions
+/// struct, are the counter rows of those regions. A workload builds its regions from these
+/// (`LoopRegion::Taken.region("boundary", 90)`) and never writes an id, so two regions of a
+/// workload cannot share a row, nor share one with the strategies' own regions, whose rows come
+/// after [`reconverge_simt::MAX_REGIONS`].
+macro_rules! region_rows {
+    ($(#[$doc:meta])* $rows:ident { $($(#[$row_doc:meta])* $row:ident,)* }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        pub enum $rows {
+            $($(#[$row_doc])* $row,)*
+        }
+
+        impl $rows {
+            /// This row's region: a name for reports and the instructions of one issue.
+            pub const fn region(self, name: &'static str, cost: u32) -> Region {
+                Region::new(self as u8, name, cost)
+            }
+        }
+    };
+}
+
+/// Declares a shape trait and its implementation for `&L`, which forwards every method to `L`:
+/// kernels hand their programs a borrow, so a program never copies the workload's parameters
+/// (on the GPU they stay in global memory, where a by-value copy would spill dynamically
+/// indexed tables to local memory). The forwarding is generated from the trait's own item
+/// list, so no method can be declared and not forwarded.
+macro_rules! shape_trait {
+    ($(#[$attr:meta])* pub trait $shape:ident { $($item:tt)* }) => {
+        $(#[$attr])*
+        pub trait $shape { $($item)* }
+
+        shape_trait!(@forward $shape [] $($item)*);
+    };
+    // Each rule below takes the trait's next item and adds its forwarding to the list.
+    (@forward $shape:ident [$($done:tt)*]) => {
+        impl<L: $shape + ?Sized> $shape for &L { $($done)* }
+    };
+    (@forward $shape:ident [$($done:tt)*] #[$attr:meta] $($rest:tt)*) => {
+        shape_trait!(@forward $shape [$($done)*] $($rest)*);
+    };
+    (@forward $shape:ident [$($done:tt)*]
+        type $assoc:ident: $bound:ident $(+ $more:ident)*; $($rest:tt)*) => {
+        shape_trait!(@forward $shape [$($done)* type $assoc = L::$assoc;] $($rest)*);
+    };
+    // A method with a default body: the body is not forwarded, the call is.
+    (@forward $shape:ident [$($done:tt)*] $(#[$attr:meta])*
+        fn $method:ident $(<$generic:ident: $generic_bound:ident>)? (&self $(, $arg:ident: $ty:ty)*)
+            $(-> $ret:ty)? { $($default:tt)* } $($rest:tt)*) => {
+        shape_trait!(@forward $shape [$($done)*] fn $method $(<$generic: $generic_bound>)?
+            (&self $(, $arg: $ty)*) $(-> $ret)?; $($rest)*);
+    };
+    (@forward $shape:ident [$($done:tt)*]
+        fn $method:ident $(<$generic:ident: $generic_bound:ident>)? (&self $(, $arg:ident: $ty:ty)*)
+            $(-> $ret:ty)?; $($rest:tt)*) => {
+        shape_trait!(@forward $shape [$($done)*
+            #[inline(always)]
+            fn $method $(<$generic: $generic_bound>)? (&self $(, $arg: $ty)*) $(-> $ret)? {
+                (**self).$method($($arg),*)
+            }
+        ] $($rest)*);
+    };
+}
+
+region_rows!(
+    /// The counter rows of a [`BranchLoop`]'s regions ([`LoopRegions`]' fields, in order).
+    LoopRegion {
+        /// [`LoopRegions::condition`].
+        Condition,
+        /// [`LoopRegions::taken`].
+        Taken,
+        /// [`LoopRegions::not_taken`].
+        NotTaken,
+        /// [`LoopRegions::after_branch`].
+        AfterBranch,
+        /// [`LoopRegions::item`].
+        Item,
+    }
+);
+
+region_rows!(
+    /// The counter rows of a [`TwoPath`]'s regions ([`TwoPathRegions`]' fields, in order).
+    TwoPathRegion {
+        /// [`TwoPathRegions::decide`].
+        Decide,
+        /// [`TwoPathRegions::path_a`].
+        PathA,
+        /// [`TwoPathRegions::path_b`].
+        PathB,
+        /// [`TwoPathRegions::item`].
+        Item,
+    }
+);
+
+region_rows!(
+    /// The counter rows of an [`ItemLoop`]'s regions ([`ItemLoopRegions`]' fields, in order).
+    ItemLoopRegion {
+        /// [`ItemLoopRegions::body`].
+        Body,
+        /// [`ItemLoopRegions::item`].
+        Item,
+    }
+);
+
+region_rows!(
+    /// The counter rows of a [`FactoredBranchLoop`]'s regions ([`FactoredRegions`]' fields, in
+    /// order).
+    FactoredRegion {
+        /// [`FactoredRegions::condition`].
+        Condition,
+        /// [`FactoredRegions::prologue_taken`].
+        PrologueTaken,
+        /// [`FactoredRegions::prologue_not_taken`].
+        PrologueNotTaken,
+        /// [`FactoredRegions::factored`].
+        Factored,
+        /// [`FactoredRegions::epilogue_taken`].
+        EpilogueTaken,
+        /// [`FactoredRegions::epilogue_not_taken`].
+        EpilogueNotTaken,
+        /// [`FactoredRegions::after_branch`].
+        AfterBranch,
+        /// [`FactoredRegions::item`].
+        Item,
+    }
+);
+
+region_rows!(
+    /// The counter rows of a [`SplitLoop`]'s regions ([`SplitLoopRegions`]' fields, in order).
+    SplitLoopRegion {
+        /// [`SplitLoopRegions::part_a`].
+        PartA,
+        /// [`SplitLoopRegions::part_b`].
+        PartB,
+        /// [`SplitLoopRegions::item`].
+        Item,
+    }
+);
+
+/// The regions of a [`BranchLoop`], with the costs the workload declares; each field's row is
+/// the [`LoopRegion`] of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LoopRegions {
     /// Computing the branch condition (seed 002 fig. 5a line 5).
@@ -24,6 +165,7 @@ pub struct LoopRegions {
     pub item: Region,
 }
 
+shape_trait! {
 /// A loop whose body holds one divergent two-path branch and non-branch code:
 ///
 /// ```text
@@ -41,8 +183,9 @@ pub struct LoopRegions {
 pub trait BranchLoop {
     /// What a lane carries through the loop.
     type State: Copy;
-    /// What an item produces.
-    type Output: Copy;
+    /// What an item produces. Backends allocate one per item with `Default` and fill them
+    /// from several threads, hence the bounds.
+    type Output: Copy + Default + Send + Sync;
 
     /// The regions and their costs.
     fn regions(&self) -> LoopRegions;
@@ -65,8 +208,10 @@ pub trait BranchLoop {
     /// The output of a finished item.
     fn finish(&self, state: &Self::State) -> Self::Output;
 }
+}
 
-/// The regions of a [`TwoPath`] workload, with the costs the workload declares.
+/// The regions of a [`TwoPath`] workload, with the costs the workload declares; each field's
+/// row is the [`TwoPathRegion`] of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TwoPathRegions {
     /// Computing an item's decision (`branch(i)` of seed 004 fig. 9, the decision mask of
@@ -80,6 +225,7 @@ pub struct TwoPathRegions {
     pub item: Region,
 }
 
+shape_trait! {
 /// A per-item two-path branch, with no loop around it:
 ///
 /// ```text
@@ -104,8 +250,9 @@ pub struct TwoPathRegions {
 /// Outputs never depend on the strategy: `decide`, `path_a` and `path_b` must be pure
 /// functions of the item (and the workload's parameters).
 pub trait TwoPath {
-    /// What an item produces.
-    type Output: Copy;
+    /// What an item produces. Backends allocate one per item with `Default` and fill them
+    /// from several threads, hence the bounds.
+    type Output: Copy + Default + Send + Sync;
 
     /// The regions and their costs.
     fn regions(&self) -> TwoPathRegions;
@@ -116,8 +263,9 @@ pub trait TwoPath {
     /// Path B's output for `item`.
     fn path_b(&self, item: u32) -> Self::Output;
 }
+}
 
-/// The regions of an [`ItemLoop`].
+/// The regions of an [`ItemLoop`]; each field's row is the [`ItemLoopRegion`] of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ItemLoopRegions {
     /// One iteration of the loop body (`function()` of seed 004 fig. 4, `// work` of seed 002
@@ -128,6 +276,7 @@ pub struct ItemLoopRegions {
     pub item: Region,
 }
 
+shape_trait! {
 /// A loop with a data-dependent trip count and no branch inside:
 ///
 /// ```text
@@ -151,8 +300,9 @@ pub struct ItemLoopRegions {
 pub trait ItemLoop {
     /// What a lane carries through the loop.
     type State: Copy;
-    /// What an item produces.
-    type Output: Copy;
+    /// What an item produces. Backends allocate one per item with `Default` and fill them
+    /// from several threads, hence the bounds.
+    type Output: Copy + Default + Send + Sync;
 
     /// The regions and their costs.
     fn regions(&self) -> ItemLoopRegions;
@@ -169,8 +319,10 @@ pub trait ItemLoop {
     /// The output of a finished item.
     fn finish(&self, state: &Self::State) -> Self::Output;
 }
+}
 
-/// The regions of a [`FactoredBranchLoop`] (seed 002 fig. 7).
+/// The regions of a [`FactoredBranchLoop`] (seed 002 fig. 7); each field's row is the
+/// [`FactoredRegion`] of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FactoredRegions {
     /// Computing the branch condition (fig. 7 lines 2–3).
@@ -191,6 +343,7 @@ pub struct FactoredRegions {
     pub item: Region,
 }
 
+shape_trait! {
 /// A loop whose two branch paths share a factorable middle (seed 002 fig. 7a, SYN-BRDIS):
 ///
 /// ```text
@@ -218,8 +371,9 @@ pub struct FactoredRegions {
 pub trait FactoredBranchLoop {
     /// What a lane carries through the loop.
     type State: Copy;
-    /// What an item produces.
-    type Output: Copy;
+    /// What an item produces. Backends allocate one per item with `Default` and fill them
+    /// from several threads, hence the bounds.
+    type Output: Copy + Default + Send + Sync;
 
     /// The regions and their costs.
     fn regions(&self) -> FactoredRegions;
@@ -244,8 +398,10 @@ pub trait FactoredBranchLoop {
     /// The output of a finished item.
     fn finish(&self, state: &Self::State) -> Self::Output;
 }
+}
 
-/// The regions of a [`SplitLoop`] (seed 001 fig. 5).
+/// The regions of a [`SplitLoop`] (seed 001 fig. 5); each field's row is the
+/// [`SplitLoopRegion`] of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SplitLoopRegions {
     /// One iteration of the body's first part (fig. 5a: the operations on `ptr1`, `ptr2`).
@@ -256,6 +412,7 @@ pub struct SplitLoopRegions {
     pub item: Region,
 }
 
+shape_trait! {
 /// A loop of `trips(item)` iterations whose body has two independent parts (seed 001 fig. 5a):
 ///
 /// ```text
@@ -296,8 +453,9 @@ pub trait SplitLoop {
     /// What the output needs of part A's finished state ([`finish_a`](Self::finish_a)): the
     /// only part of A that stays live during loop B.
     type Carry: Copy;
-    /// What an item produces.
-    type Output: Copy;
+    /// What an item produces. Backends allocate one per item with `Default` and fill them
+    /// from several threads, hence the bounds.
+    type Output: Copy + Default + Send + Sync;
 
     /// The regions and their costs.
     fn regions(&self) -> SplitLoopRegions;
@@ -316,181 +474,4 @@ pub trait SplitLoop {
     /// The output of a finished item, from part A's carry and part B's final state.
     fn finish(&self, carry: &Self::Carry, b: &Self::B) -> Self::Output;
 }
-
-// A reference to a workload is the same workload: kernels hand their programs a borrow, so a
-// program never copies the workload's parameters (on the GPU they stay in global memory,
-// where a by-value copy would spill dynamically indexed tables to local memory).
-
-impl<L: BranchLoop + ?Sized> BranchLoop for &L {
-    type State = L::State;
-    type Output = L::Output;
-    #[inline(always)]
-    fn regions(&self) -> LoopRegions {
-        (**self).regions()
-    }
-    #[inline(always)]
-    fn tally_len(&self) -> usize {
-        (**self).tally_len()
-    }
-    #[inline(always)]
-    fn start(&self, item: u32) -> L::State {
-        (**self).start(item)
-    }
-    #[inline(always)]
-    fn running(&self, state: &L::State) -> bool {
-        (**self).running(state)
-    }
-    #[inline(always)]
-    fn condition(&self, state: &mut L::State) -> bool {
-        (**self).condition(state)
-    }
-    #[inline(always)]
-    fn taken<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
-        (**self).taken(state, tally)
-    }
-    #[inline(always)]
-    fn not_taken<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
-        (**self).not_taken(state, tally)
-    }
-    #[inline(always)]
-    fn after_branch<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
-        (**self).after_branch(state, tally)
-    }
-    #[inline(always)]
-    fn finish(&self, state: &L::State) -> L::Output {
-        (**self).finish(state)
-    }
-}
-
-impl<L: TwoPath + ?Sized> TwoPath for &L {
-    type Output = L::Output;
-    #[inline(always)]
-    fn regions(&self) -> TwoPathRegions {
-        (**self).regions()
-    }
-    #[inline(always)]
-    fn decide(&self, item: u32) -> bool {
-        (**self).decide(item)
-    }
-    #[inline(always)]
-    fn path_a(&self, item: u32) -> L::Output {
-        (**self).path_a(item)
-    }
-    #[inline(always)]
-    fn path_b(&self, item: u32) -> L::Output {
-        (**self).path_b(item)
-    }
-}
-
-impl<L: ItemLoop + ?Sized> ItemLoop for &L {
-    type State = L::State;
-    type Output = L::Output;
-    #[inline(always)]
-    fn regions(&self) -> ItemLoopRegions {
-        (**self).regions()
-    }
-    #[inline(always)]
-    fn tally_len(&self) -> usize {
-        (**self).tally_len()
-    }
-    #[inline(always)]
-    fn start(&self, item: u32) -> L::State {
-        (**self).start(item)
-    }
-    #[inline(always)]
-    fn running(&self, state: &L::State) -> bool {
-        (**self).running(state)
-    }
-    #[inline(always)]
-    fn body<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
-        (**self).body(state, tally)
-    }
-    #[inline(always)]
-    fn finish(&self, state: &L::State) -> L::Output {
-        (**self).finish(state)
-    }
-}
-
-impl<L: FactoredBranchLoop + ?Sized> FactoredBranchLoop for &L {
-    type State = L::State;
-    type Output = L::Output;
-    #[inline(always)]
-    fn regions(&self) -> FactoredRegions {
-        (**self).regions()
-    }
-    #[inline(always)]
-    fn tally_len(&self) -> usize {
-        (**self).tally_len()
-    }
-    #[inline(always)]
-    fn start(&self, item: u32) -> L::State {
-        (**self).start(item)
-    }
-    #[inline(always)]
-    fn running(&self, state: &L::State) -> bool {
-        (**self).running(state)
-    }
-    #[inline(always)]
-    fn condition(&self, state: &mut L::State) -> bool {
-        (**self).condition(state)
-    }
-    #[inline(always)]
-    fn prologue<T: Tally>(&self, taken: bool, state: &mut L::State, tally: &mut T) {
-        (**self).prologue(taken, state, tally)
-    }
-    #[inline(always)]
-    fn factored<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
-        (**self).factored(state, tally)
-    }
-    #[inline(always)]
-    fn epilogue<T: Tally>(&self, taken: bool, state: &mut L::State, tally: &mut T) {
-        (**self).epilogue(taken, state, tally)
-    }
-    #[inline(always)]
-    fn after_branch<T: Tally>(&self, state: &mut L::State, tally: &mut T) {
-        (**self).after_branch(state, tally)
-    }
-    #[inline(always)]
-    fn finish(&self, state: &L::State) -> L::Output {
-        (**self).finish(state)
-    }
-}
-
-impl<L: SplitLoop + ?Sized> SplitLoop for &L {
-    type A = L::A;
-    type B = L::B;
-    type Carry = L::Carry;
-    type Output = L::Output;
-    #[inline(always)]
-    fn regions(&self) -> SplitLoopRegions {
-        (**self).regions()
-    }
-    #[inline(always)]
-    fn trips(&self, item: u32) -> u32 {
-        (**self).trips(item)
-    }
-    #[inline(always)]
-    fn start_a(&self, item: u32) -> L::A {
-        (**self).start_a(item)
-    }
-    #[inline(always)]
-    fn start_b(&self, item: u32) -> L::B {
-        (**self).start_b(item)
-    }
-    #[inline(always)]
-    fn part_a(&self, a: &mut L::A, i: u32) {
-        (**self).part_a(a, i)
-    }
-    #[inline(always)]
-    fn part_b(&self, b: &mut L::B, i: u32) {
-        (**self).part_b(b, i)
-    }
-    #[inline(always)]
-    fn finish_a(&self, a: &L::A) -> L::Carry {
-        (**self).finish_a(a)
-    }
-    #[inline(always)]
-    fn finish(&self, carry: &L::Carry, b: &L::B) -> L::Output {
-        (**self).finish(carry, b)
-    }
 }

@@ -3,27 +3,27 @@
 
 mod common;
 
-use common::{Launch, draw, mix, run};
+use common::{Launch, draw, launches, mix, run};
 use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
 use reconverge_simt::Region;
 use reconverge_transforms::{
-    Decision, FactoredBranchLoop, FactoredBranchLoopKernel, FactoredRegions, Strategy,
-    StrategyError, Tally,
+    Decision, FactoredBranchLoop, FactoredBranchLoopKernel, FactoredRegion, FactoredRegions,
+    Strategy, StrategyError, Tally,
 };
 
 // SYN-BRDIS costs: code segments of 20 FMA; the factored code self-updates M values 2N times.
 const N: u32 = 4;
 const M: u32 = 5;
 const F: u32 = 2 * N * M;
-const PRO_T: Region = Region::new(0, "code_segment_1", 20);
-const PRO_N: Region = Region::new(1, "code_segment_2", 20);
-const FACT: Region = Region::new(2, "code_factored_out", F);
-const EPI_T: Region = Region::new(3, "code_segment_3", 20);
-const EPI_N: Region = Region::new(4, "code_segment_4", 20);
-const COND: Region = Region::new(5, "condition", 0);
-const AFTER: Region = Region::new(6, "after", 0);
-const ITEM: Region = Region::new(7, "item", 0);
+const PRO_T: Region = FactoredRegion::PrologueTaken.region("code_segment_1", 20);
+const PRO_N: Region = FactoredRegion::PrologueNotTaken.region("code_segment_2", 20);
+const FACT: Region = FactoredRegion::Factored.region("code_factored_out", F);
+const EPI_T: Region = FactoredRegion::EpilogueTaken.region("code_segment_3", 20);
+const EPI_N: Region = FactoredRegion::EpilogueNotTaken.region("code_segment_4", 20);
+const COND: Region = FactoredRegion::Condition.region("condition", 0);
+const AFTER: Region = FactoredRegion::AfterBranch.region("after", 0);
+const ITEM: Region = FactoredRegion::Item.region("item", 0);
 const PATHS: [Region; 5] = [PRO_T, PRO_N, FACT, EPI_T, EPI_N];
 
 #[derive(Clone, Copy, Debug)]
@@ -166,12 +166,9 @@ proptest! {
         max_trips in 0u32..30,
         percent_taken in 0u32..=100,
         s in strategy(),
-        items in 0u32..600,
-        blocks in 1u32..6,
-        warps in 1u32..5,
+        l in launches(600, 6),
     ) {
         let k = FactoredBranchLoopKernel(Work { seed, max_trips, syn_brdis: false, percent_taken });
-        let l = Launch { items, blocks, threads_per_block: 32 * warps };
         let base = run(&k, &Strategy::Baseline, l).unwrap();
         base.assert_complete();
         let r = run(&k, &s, l).unwrap();

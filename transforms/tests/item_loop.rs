@@ -3,15 +3,16 @@
 
 mod common;
 
-use common::{Launch, draw, mix, run};
+use common::{Launch, draw, launches, mix, run};
 use proptest::prelude::*;
 use reconverge_simt::Region;
 use reconverge_transforms::{
-    Decision, ItemLoop, ItemLoopKernel, ItemLoopRegions, Strategy, StrategyError, Tally,
+    Decision, ItemLoop, ItemLoopKernel, ItemLoopRegion, ItemLoopRegions, Strategy, StrategyError,
+    Tally,
 };
 
-const BODY: Region = Region::new(0, "function()", 1);
-const ITEM: Region = Region::new(1, "preparation/settlement", 1);
+const BODY: Region = ItemLoopRegion::Body.region("function()", 1);
+const ITEM: Region = ItemLoopRegion::Item.region("preparation/settlement", 1);
 
 #[derive(Clone, Copy, Debug)]
 struct Work {
@@ -74,12 +75,9 @@ proptest! {
     fn dynamic_work_assignment_matches_the_baseline(
         seed in any::<u64>(),
         max_trips in 0u32..60,
-        items in 0u32..900,
-        blocks in 1u32..6,
-        warps in 1u32..5,
+        l in launches(900, 6),
     ) {
         let k = ItemLoopKernel(Work { seed, max_trips, hand: false });
-        let l = Launch { items, blocks, threads_per_block: 32 * warps };
         let base = run(&k, &Strategy::Baseline, l).unwrap();
         base.assert_complete();
         let dyn_ = run(&k, &Strategy::DynamicWorkAssignment, l).unwrap();
@@ -100,14 +98,11 @@ proptest! {
     fn occlusion_query_loop_matches_the_baseline(
         seed in any::<u64>(),
         max_trips in 0u32..60,
-        items in 0u32..900,
-        blocks in 1u32..6,
-        warps in 1u32..5,
+        l in launches(900, 6),
         k in 1u32..20,
     ) {
         let w = Work { seed, max_trips, hand: false };
         let kernel = ItemLoopKernel(w);
-        let l = Launch { items, blocks, threads_per_block: 32 * warps };
         let base = run(&kernel, &Strategy::Baseline, l).unwrap();
         let oq = run(&kernel, &Strategy::OcclusionQueryLoop { iterations_per_pass: k }, l).unwrap();
         oq.assert_complete();
@@ -115,7 +110,7 @@ proptest! {
         prop_assert_eq!(&oq.tally, &base.tally);
         let slots = |r: &common::Run<u64>| r.counters.region(BODY).map_or(0, |x| x.active_lane_slots);
         prop_assert_eq!(slots(&oq), slots(&base));
-        let longest = (0..items).map(|i| w.start(i).left).max().unwrap_or(0);
+        let longest = (0..l.items).map(|i| w.start(i).left).max().unwrap_or(0);
         prop_assert_eq!(oq.pass_counters.len() as u32, longest.div_ceil(k).max(1));
     }
 }

@@ -3,12 +3,12 @@
 
 use reconverge_simt::{ModelWarp, Region};
 use reconverge_transforms::{
-    BranchLoop, BranchLoopKernel, Decision, Discard, Kernel, LoopRegions, NoTally, Strategy, Tally,
-    WarpProgram, WarpTask,
+    BranchLoop, BranchLoopKernel, Decision, Discard, Kernel, LoopRegion, LoopRegions, NoTally,
+    Strategy, Tally, WarpProgram, WarpTask,
 };
 
-const TAKEN: Region = Region::new(1, "taken (100 FMA)", 100);
-const NOT_TAKEN: Region = Region::new(2, "not taken (100 FMA)", 100);
+const TAKEN: Region = LoopRegion::Taken.region("taken (100 FMA)", 100);
+const NOT_TAKEN: Region = LoopRegion::NotTaken.region("not taken (100 FMA)", 100);
 
 /// Three threads, three iterations each; `T` is true (taken).
 #[derive(Clone, Copy)]
@@ -27,11 +27,11 @@ impl BranchLoop for Pattern {
 
     fn regions(&self) -> LoopRegions {
         LoopRegions {
-            condition: Region::new(0, "condition", 0),
+            condition: LoopRegion::Condition.region("condition", 0),
             taken: TAKEN,
             not_taken: NOT_TAKEN,
-            after_branch: Region::new(3, "after", 0),
-            item: Region::new(4, "item", 0),
+            after_branch: LoopRegion::AfterBranch.region("after", 0),
+            item: LoopRegion::Item.region("item", 0),
         }
     }
     fn start(&self, item: u32) -> Thread {

@@ -3,16 +3,16 @@
 
 mod common;
 
-use common::{Launch, draw, mix, run};
+use common::{Launch, draw, launches, mix, run};
 use proptest::prelude::*;
 use reconverge_simt::Region;
 use reconverge_transforms::{
-    SplitLoop, SplitLoopKernel, SplitLoopRegions, Strategy, StrategyError,
+    SplitLoop, SplitLoopKernel, SplitLoopRegion, SplitLoopRegions, Strategy, StrategyError,
 };
 
-const PART_A: Region = Region::new(0, "ptr1, ptr2", 3);
-const PART_B: Region = Region::new(1, "ptr3, ptr4", 5);
-const ITEM: Region = Region::new(2, "item", 1);
+const PART_A: Region = SplitLoopRegion::PartA.region("ptr1, ptr2", 3);
+const PART_B: Region = SplitLoopRegion::PartB.region("ptr3, ptr4", 5);
+const ITEM: Region = SplitLoopRegion::Item.region("item", 1);
 
 #[derive(Clone, Copy, Debug)]
 struct Work {
@@ -82,17 +82,14 @@ proptest! {
     fn loop_splitting_matches_the_fused_loop(
         seed in any::<u64>(),
         max_trips in 0u32..40,
-        items in 0u32..800,
-        blocks in 1u32..6,
-        warps in 1u32..5,
+        l in launches(800, 6),
     ) {
         let k = SplitLoopKernel(Work { seed, max_trips, hand: false });
-        let l = Launch { items, blocks, threads_per_block: 32 * warps };
         let fused = run(&k, &Strategy::Baseline, l).unwrap();
         fused.assert_complete();
         let split = run(&k, &Strategy::LoopSplitting, l).unwrap();
         split.assert_complete();
-        let expected: Vec<_> = (0..items).map(|i| Some(k.0.reference(i))).collect();
+        let expected: Vec<_> = (0..l.items).map(|i| Some(k.0.reference(i))).collect();
         prop_assert_eq!(&fused.outputs, &expected);
         prop_assert_eq!(&split.outputs, &fused.outputs);
         // Same instructions: each part issued max-trip-count times per round in both.

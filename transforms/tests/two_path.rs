@@ -4,18 +4,18 @@
 
 mod common;
 
-use common::{Launch, draw, run};
+use common::{Launch, draw, launches, run};
 use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
 use reconverge_simt::Region;
 use reconverge_transforms::{
-    Decision, Strategy, StrategyError, TwoPath, TwoPathKernel, TwoPathRegions,
+    Decision, Strategy, StrategyError, TwoPath, TwoPathKernel, TwoPathRegion, TwoPathRegions,
 };
 
-const DECIDE: Region = Region::new(0, "decide", 1);
-const PATH_A: Region = Region::new(1, "path A", 100);
-const PATH_B: Region = Region::new(2, "path B", 100);
-const ITEM: Region = Region::new(3, "item", 1);
+const DECIDE: Region = TwoPathRegion::Decide.region("decide", 1);
+const PATH_A: Region = TwoPathRegion::PathA.region("path A", 100);
+const PATH_B: Region = TwoPathRegion::PathB.region("path B", 100);
+const ITEM: Region = TwoPathRegion::Item.region("item", 1);
 
 /// How a workload decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,16 +125,13 @@ proptest! {
         seed in any::<u64>(),
         pattern in pattern(),
         s in strategy(),
-        items in 0u32..700,
-        blocks in 1u32..7,
-        warps in 1u32..5,
+        l in launches(700, 7),
     ) {
         let w = Work::new(seed, pattern);
         let k = TwoPathKernel(w);
-        let l = launch(items, blocks, 32 * warps);
         let base = run(&k, &Strategy::Baseline, l).unwrap();
         base.assert_complete();
-        prop_assert_eq!(&base.outputs, &expected(&w, items));
+        prop_assert_eq!(&base.outputs, &expected(&w, l.items));
         let r = run(&k, &s, l).unwrap();
         r.assert_complete();
         prop_assert_eq!(&r.outputs, &base.outputs);

@@ -88,7 +88,6 @@ pub fn cpu_run<K>(
 ) -> Run<K::Output>
 where
     K: Kernel + Sync,
-    K::Output: Default + Send + Sync,
 {
     backend
         .run(kernel, strategy, items, launch)
@@ -106,7 +105,7 @@ pub fn check_all<K>(
     reference: impl Fn(u32) -> K::Output,
 ) where
     K: Kernel + Sync,
-    K::Output: Default + Send + Sync + PartialEq + Debug,
+    K::Output: PartialEq + Debug,
 {
     let cpu = CpuBackend::new();
     let expected: Vec<K::Output> = (0..items).map(reference).collect();
@@ -131,7 +130,7 @@ pub fn check_all<K>(
 pub fn check_threads<K>(kernel: &K, strategies: &[Strategy], items: u32, launch: Launch)
 where
     K: Kernel + Sync,
-    K::Output: Default + Send + Sync + PartialEq + Debug,
+    K::Output: PartialEq + Debug,
 {
     let one = CpuBackend::with_threads(1).expect("pool");
     let two = CpuBackend::with_threads(2).expect("pool");

@@ -14,6 +14,20 @@ pub struct Launch {
     pub threads_per_block: u32,
 }
 
+/// The launches the property tests sweep: up to `max_items - 1` items over 1 to
+/// `max_blocks - 1` blocks of 1 to 4 warps.
+pub fn launches(
+    max_items: u32,
+    max_blocks: u32,
+) -> impl proptest::strategy::Strategy<Value = Launch> {
+    use proptest::strategy::Strategy as _;
+    (0..max_items, 1..max_blocks, 1u32..5).prop_map(|(items, blocks, warps)| Launch {
+        items,
+        blocks,
+        threads_per_block: 32 * warps,
+    })
+}
+
 /// What a run produced.
 #[derive(Debug)]
 pub struct Run<O> {

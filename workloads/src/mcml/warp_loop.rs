@@ -7,10 +7,10 @@
 //! random stream, so neither the strategy nor the lane that runs a photon changes its life:
 //! every strategy and backend produces the same tallies, bit for bit.
 
-use reconverge_simt::{Region, Warp};
+use reconverge_simt::Warp;
 use reconverge_transforms::{
-    BranchLoop, BranchLoopKernel, BranchLoopProgram, Decision, Kernel, LoopRegions, Scratch, Sink,
-    Strategy, StrategyError, Tally as WarpTally, WarpProgram, WarpTask, check_pass,
+    BranchLoop, BranchLoopKernel, BranchLoopProgram, Decision, Kernel, LoopRegion, LoopRegions,
+    Scratch, Strategy, StrategyError, Tally as WarpTally, WarpTask, check_pass,
 };
 
 use super::float::McmlFloat;
@@ -23,11 +23,11 @@ use super::tally::{Tally, TallyBin};
 /// Issue costs of the photon loop's regions, in instructions of the f32 path as compiled for
 /// sm_90 (approximate: they weight the model's SIMD efficiency, they do not change results).
 pub const MCML_REGIONS: LoopRegions = LoopRegions {
-    condition: Region::new(0, "step size (ln)", 40),
-    taken: Region::new(1, "boundary: hop, Fresnel, cross or reflect", 90),
-    not_taken: Region::new(2, "interaction: hop, drop, spin", 110),
-    after_branch: Region::new(3, "roulette", 8),
-    item: Region::new(4, "launch / retire photon", 30),
+    condition: LoopRegion::Condition.region("step size (ln)", 40),
+    taken: LoopRegion::Taken.region("boundary: hop, Fresnel, cross or reflect", 90),
+    not_taken: LoopRegion::NotTaken.region("interaction: hop, drop, spin", 110),
+    after_branch: LoopRegion::AfterBranch.region("roulette", 8),
+    item: LoopRegion::Item.region("launch / retire photon", 30),
 };
 
 /// MCML over photons `0..n` with one seed: a [`BranchLoop`] whose state is a [`Photon`].
@@ -182,22 +182,11 @@ pub enum McmlProgram<'k, W: Warp, F: McmlFloat> {
     Distributed(BranchLoopProgram<W, DistributedBoundary<'k, F>>),
 }
 
-impl<W: Warp, F: McmlFloat> WarpProgram<W> for McmlProgram<'_, W, F> {
-    type Output = ();
-
+reconverge_transforms::warp_program_enum!(
     #[inline(always)]
-    fn step<S: Sink<()>, T: WarpTally>(
-        &mut self,
-        warp: &mut W,
-        sink: &mut S,
-        tally: &mut T,
-    ) -> bool {
-        match self {
-            McmlProgram::AsWritten(p) => p.step(warp, sink, tally),
-            McmlProgram::Distributed(p) => p.step(warp, sink, tally),
-        }
-    }
-}
+    impl<'k, W, F: McmlFloat> for McmlProgram -> () { AsWritten, Distributed }
+    |program, warp, sink, tally| program.step(warp, sink, tally)
+);
 
 impl<F: McmlFloat> Kernel for McmlKernel<F> {
     type Output = ();

@@ -27,7 +27,7 @@
 //! instruction each as the region costs count them; the output is the element's final value.
 
 use reconverge_simt::Region;
-use reconverge_transforms::{TwoPath, TwoPathRegions};
+use reconverge_transforms::{TwoPath, TwoPathRegion, TwoPathRegions};
 
 use super::{happens, item_hash, probability_to_q16, q16_to_probability};
 
@@ -42,13 +42,13 @@ pub enum MaskLayout {
 }
 
 /// Computing the element's decision (reading the mask).
-pub const DECIDE: Region = Region::new(0, "read decision mask", 2);
+pub const DECIDE: Region = TwoPathRegion::Decide.region("read decision mask", 2);
 /// The light if branch; its cost is set to `light`.
-pub const IF_LIGHT: Region = Region::new(1, "if branch (light)", 0);
+pub const IF_LIGHT: Region = TwoPathRegion::PathA.region("if branch (light)", 0);
 /// The heavy else branch; its cost is set to `heavy`.
-pub const ELSE_HEAVY: Region = Region::new(2, "else branch (heavy)", 0);
+pub const ELSE_HEAVY: Region = TwoPathRegion::PathB.region("else branch (heavy)", 0);
 /// Load and store of the element.
-pub const ITEM: Region = Region::new(3, "load / store", 2);
+pub const ITEM: Region = TwoPathRegion::Item.region("load / store", 2);
 
 /// The branch-splitting benchmark's parameters (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -47,7 +47,7 @@
 
 use rand_core::RngCore;
 use reconverge_simt::Region;
-use reconverge_transforms::{FactoredBranchLoop, FactoredRegions, Tally};
+use reconverge_transforms::{FactoredBranchLoop, FactoredRegion, FactoredRegions, Tally};
 
 use super::item_mwc;
 use crate::rng::{Mwc64, u32_to_f32_oc};
@@ -58,21 +58,24 @@ pub const MAX_M: usize = 20;
 pub const SEGMENT: u32 = 20;
 
 /// Random number generation and the condition (19 PTX + 2).
-pub const CONDITION: Region = Region::new(0, "MWC random val, (item + i) & 1", 21);
+pub const CONDITION: Region =
+    FactoredRegion::Condition.region("MWC random val, (item + i) & 1", 21);
 /// code_segment_1.
-pub const SEG1: Region = Region::new(1, "code_segment_1 (20 FMA)", SEGMENT);
+pub const SEG1: Region = FactoredRegion::PrologueTaken.region("code_segment_1 (20 FMA)", SEGMENT);
 /// code_segment_2.
-pub const SEG2: Region = Region::new(2, "code_segment_2 (20 FMA)", SEGMENT);
+pub const SEG2: Region =
+    FactoredRegion::PrologueNotTaken.region("code_segment_2 (20 FMA)", SEGMENT);
 /// code_factored_out; its cost is set to `2NM`.
-pub const FACTORED: Region = Region::new(3, "code_factored_out (2NM FMA)", 0);
+pub const FACTORED: Region = FactoredRegion::Factored.region("code_factored_out (2NM FMA)", 0);
 /// code_segment_3.
-pub const SEG3: Region = Region::new(4, "code_segment_3 (20 FMA)", SEGMENT);
+pub const SEG3: Region = FactoredRegion::EpilogueTaken.region("code_segment_3 (20 FMA)", SEGMENT);
 /// code_segment_4.
-pub const SEG4: Region = Region::new(5, "code_segment_4 (20 FMA)", SEGMENT);
+pub const SEG4: Region =
+    FactoredRegion::EpilogueNotTaken.region("code_segment_4 (20 FMA)", SEGMENT);
 /// The running sum and the loop increment.
-pub const AFTER: Region = Region::new(6, "sum, ++i", 2);
+pub const AFTER: Region = FactoredRegion::AfterBranch.region("sum, ++i", 2);
 /// Seeding and storing.
-pub const ITEM: Region = Region::new(7, "seed / store", 8);
+pub const ITEM: Region = FactoredRegion::Item.region("seed / store", 8);
 
 /// SYN-BRDIS's parameters (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -24,18 +24,18 @@
 //! relatives static branch resolution and branch splitting.
 
 use reconverge_simt::Region;
-use reconverge_transforms::{TwoPath, TwoPathRegions};
+use reconverge_transforms::{TwoPath, TwoPathRegion, TwoPathRegions};
 
 use super::{happens, item_hash, probability_to_q16, q16_to_probability};
 
 /// Evaluating the condition.
-pub const DECIDE: Region = Region::new(0, "condition", 2);
+pub const DECIDE: Region = TwoPathRegion::Decide.region("condition", 2);
 /// The expensive taken path; its cost is set to `work`.
-pub const WORK: Region = Region::new(1, "taken: expensive shading", 0);
+pub const WORK: Region = TwoPathRegion::PathA.region("taken: expensive shading", 0);
 /// The cheap not-taken path; its cost is set to `cheap`.
-pub const CHEAP: Region = Region::new(2, "not taken: write constant", 0);
+pub const CHEAP: Region = TwoPathRegion::PathB.region("not taken: write constant", 0);
 /// Writing the output.
-pub const ITEM: Region = Region::new(3, "store", 1);
+pub const ITEM: Region = TwoPathRegion::Item.region("store", 1);
 
 /// The experiment's parameters (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

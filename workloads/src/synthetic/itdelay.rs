@@ -39,7 +39,7 @@
 
 use rand_core::RngCore;
 use reconverge_simt::Region;
-use reconverge_transforms::{BranchLoop, LoopRegions, Tally};
+use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, Tally};
 
 use super::{Q16, item_mwc, probability_to_q16, q16_to_probability};
 use crate::rng::Mwc64;
@@ -49,15 +49,15 @@ use crate::rng::Mwc64;
 pub const NON_BRANCH_INSTRUCTIONS: u32 = 20;
 
 /// The generator's region: 19 instructions as the paper counts them.
-pub const CONDITION: Region = Region::new(0, "MWC random number", 19);
+pub const CONDITION: Region = LoopRegion::Condition.region("MWC random number", 19);
 /// The taken path ("code segment 1"); its cost is set to `2N`.
-pub const TAKEN: Region = Region::new(1, "taken: N FMA pairs", 0);
+pub const TAKEN: Region = LoopRegion::Taken.region("taken: N FMA pairs", 0);
 /// The not-taken path ("code segment 2"); its cost is set to `2N`.
-pub const NOT_TAKEN: Region = Region::new(2, "not taken: N FMA pairs", 0);
+pub const NOT_TAKEN: Region = LoopRegion::NotTaken.region("not taken: N FMA pairs", 0);
 /// The loop's own bookkeeping (`++i`).
-pub const LOOP: Region = Region::new(3, "loop increment", 1);
+pub const LOOP: Region = LoopRegion::AfterBranch.region("loop increment", 1);
 /// Seeding an item's generator and storing its result.
-pub const ITEM: Region = Region::new(4, "seed / store", 8);
+pub const ITEM: Region = LoopRegion::Item.region("seed / store", 8);
 
 /// SYN-ITDELAY's parameters (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,9 @@
 //! backend). Region costs count three instructions per step (multiply, add, and).
 
 use reconverge_simt::Region;
-use reconverge_transforms::{ItemLoop, ItemLoopRegions, Tally, TwoPath, TwoPathRegions};
+use reconverge_transforms::{
+    ItemLoop, ItemLoopRegion, ItemLoopRegions, Tally, TwoPath, TwoPathRegion, TwoPathRegions,
+};
 
 use super::item_hash;
 
@@ -36,9 +38,9 @@ pub fn function_a(mut tmp: u32, loop_num: u32) -> u32 {
 // ---- Dynamic work assignment (fig. 11 / A-1) ----------------------------------------------
 
 /// One call of `function` (`LOOP_NUM` steps) and the trip-count decrement.
-pub const DWA_BODY: Region = Region::new(0, "function (LOOP_NUM steps)", 0);
+pub const DWA_BODY: Region = ItemLoopRegion::Body.region("function (LOOP_NUM steps)", 0);
 /// Loading the element, `preparation()`, storing the result.
-pub const DWA_ITEM: Region = Region::new(1, "load / store", 4);
+pub const DWA_ITEM: Region = ItemLoopRegion::Item.region("load / store", 4);
 
 /// Fig. A-1's kernel: element `i` has a trip count `input_val` (1 to `max_trips`, random per
 /// element, as the paper's `input_array`), starts with `num = input_val` and runs
@@ -129,13 +131,13 @@ impl ItemLoop for DynamicWork {
 // ---- Branch path unification (fig. 13 / A-2) ----------------------------------------------
 
 /// Reading `length_ary[i] & 0x4`.
-pub const BPU_DECIDE: Region = Region::new(0, "length_ary[i] & 4", 2);
+pub const BPU_DECIDE: Region = TwoPathRegion::Decide.region("length_ary[i] & 4", 2);
 /// functionA; its cost is set to `3 · LOOP`.
-pub const BPU_A: Region = Region::new(1, "functionA (LOOP steps)", 0);
+pub const BPU_A: Region = TwoPathRegion::PathA.region("functionA (LOOP steps)", 0);
 /// functionB; its cost is set to `3 · LOOP`.
-pub const BPU_B: Region = Region::new(2, "functionB (LOOP steps)", 0);
+pub const BPU_B: Region = TwoPathRegion::PathB.region("functionB (LOOP steps)", 0);
 /// Storing the output.
-pub const BPU_ITEM: Region = Region::new(3, "store", 1);
+pub const BPU_ITEM: Region = TwoPathRegion::Item.region("store", 1);
 
 /// Fig. A-2's kernel: element `i` takes functionA when bit 2 of its random `length_ary[i]` is
 /// set (probability 1/2), functionB otherwise, each `LOOP` steps starting from `tmp = i`.

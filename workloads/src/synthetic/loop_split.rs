@@ -14,7 +14,7 @@
 //! strategy and backend (wrapping integer arithmetic only).
 
 use reconverge_simt::Region;
-use reconverge_transforms::{SplitLoop, SplitLoopRegions};
+use reconverge_transforms::{SplitLoop, SplitLoopRegion, SplitLoopRegions};
 
 use super::item_hash;
 
@@ -22,11 +22,11 @@ use super::item_hash;
 pub const ACCUMULATORS: usize = 12;
 
 /// One iteration of part A (fig. 5a: the operations on `ptr1`, `ptr2`).
-pub const PART_A: Region = Region::new(0, "part A (ptr1, ptr2)", 0);
+pub const PART_A: Region = SplitLoopRegion::PartA.region("part A (ptr1, ptr2)", 0);
 /// One iteration of part B (the operations on `ptr3`, `ptr4`).
-pub const PART_B: Region = Region::new(1, "part B (ptr3, ptr4)", 0);
+pub const PART_B: Region = SplitLoopRegion::PartB.region("part B (ptr3, ptr4)", 0);
 /// Starting an item and storing its output.
-pub const LSPLIT_ITEM: Region = Region::new(2, "start / store", 4);
+pub const LSPLIT_ITEM: Region = SplitLoopRegion::Item.region("start / store", 4);
 
 /// Instructions of one iteration of a part: deriving the iteration's value (multiply, xor)
 /// and four per accumulator (add, xor, rotate, multiply).

@@ -9,8 +9,7 @@
 //! `entries.in` beside this crate.
 #![no_std]
 
-use reconverge_simt::Region;
-use reconverge_transforms::{BranchLoop, LoopRegions, Tally};
+use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, Tally};
 
 /// The GPU entry points of this crate's workloads, from the one list `entries.in` (which the
 /// device crate compiles and `build.rs` names): `WALK_ENTRY_POINTS` and the `DeviceEntries`
@@ -70,11 +69,11 @@ impl BranchLoop for Walk {
 
     fn regions(&self) -> LoopRegions {
         LoopRegions {
-            condition: Region::new(0, "in the trap?", 2),
-            taken: Region::new(1, "react", 48),
-            not_taken: Region::new(2, "move", 6),
-            after_branch: Region::new(3, "count", 1),
-            item: Region::new(4, "launch / retire", 8),
+            condition: LoopRegion::Condition.region("in the trap?", 2),
+            taken: LoopRegion::Taken.region("react", 48),
+            not_taken: LoopRegion::NotTaken.region("move", 6),
+            after_branch: LoopRegion::AfterBranch.region("count", 1),
+            item: LoopRegion::Item.region("launch / retire", 8),
         }
     }
 

@@ -1,15 +1,16 @@
-//! Strategies for a loop whose branch paths share factorable code ([`FactoredBranchLoop`]:
-//! seed 002 fig. 7, SYN-BRDIS).
+//! A loop whose branch paths share factorable code ([`FactoredBranchLoop`]: seed 002 fig. 7,
+//! SYN-BRDIS): its kernel, its baseline and the [`Unfactored`] adapter. Branch distribution's
+//! iteration lives in [`crate::strategies::branch_distribution`].
 
 use reconverge_simt::{LaneMask, Region, Warp};
 
 use crate::io::{Sink, Tally, WarpTask};
-use crate::kernel::{Kernel, WarpProgram, check_pass};
-use crate::programs::branch_loop::{BranchLoopKernel, BranchLoopProgram};
-use crate::programs::deal::{Assignment, Dealer, Lane};
-use crate::programs::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
+use crate::kernel::{Kernel, check_pass};
 use crate::scratch::Scratch;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
+use crate::shapes::branch_loop::{BranchLoopKernel, BranchLoopProgram};
+use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
+use crate::strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 use crate::strategy::{Strategy, StrategyError};
 
 /// A [`FactoredBranchLoop`] workload as a [`Kernel`]. Every strategy takes one pass.
@@ -94,16 +95,20 @@ impl<L: FactoredBranchLoop> BranchLoop for Unfactored<L> {
 }
 
 /// One warp running a [`FactoredBranchLoop`].
-pub struct FactoredBranchLoopProgram<W: Warp, L: FactoredBranchLoop> {
-    inner: Inner<W, L>,
-}
-
-enum Inner<W: Warp, L: FactoredBranchLoop> {
-    Direct(Direct<W, L>),
+pub enum FactoredBranchLoopProgram<W: Warp, L: FactoredBranchLoop> {
+    /// Baseline, branch distribution, dynamic work assignment: the factored loop itself.
+    Direct(DirectProgram<W, L>),
+    /// Iteration delaying, through [`Unfactored`].
     Adapted(BranchLoopProgram<W, Unfactored<L>>),
 }
 
-struct Direct<W: Warp, L: FactoredBranchLoop> {
+crate::warp_program_enum!(
+    impl<W, L: FactoredBranchLoop> for FactoredBranchLoopProgram -> L::Output { Direct, Adapted }
+    |program, warp, sink, tally| program.step(warp, sink, tally)
+);
+
+/// The factored loop run as written (baseline, dynamic work) or with its paths distributed.
+pub struct DirectProgram<W: Warp, L: FactoredBranchLoop> {
     workload: L,
     distribute: bool,
     dealer: Dealer,
@@ -163,60 +168,81 @@ impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
         let direct = |distribute: bool, assignment: Assignment| {
             let (dealer, lanes) =
                 Dealer::first(warp, task, assignment, |item| workload.start(item));
-            Inner::Direct(Direct {
+            FactoredBranchLoopProgram::Direct(DirectProgram {
                 workload,
                 distribute,
                 dealer,
                 lanes,
             })
         };
-        let inner = match strategy {
+        let program = match strategy {
             Strategy::Baseline => direct(false, Assignment::Static),
             Strategy::BranchDistribution => direct(true, Assignment::Static),
             Strategy::BranchDistributionWithDynamicWork => direct(true, Assignment::Dynamic),
             Strategy::DynamicWorkAssignment => direct(false, Assignment::Dynamic),
-            _ => Inner::Adapted(BranchLoopProgram::for_strategy(
+            _ => FactoredBranchLoopProgram::Adapted(BranchLoopProgram::for_strategy(
                 warp,
                 Unfactored(workload),
                 strategy,
                 task,
             )?),
         };
-        Ok(FactoredBranchLoopProgram { inner })
+        Ok(program)
     }
 }
 
-impl<W: Warp, L: FactoredBranchLoop> Direct<W, L> {
-    fn prologue<T: Tally>(&mut self, warp: &mut W, taken: bool, mask: LaneMask, tally: &mut T) {
+impl<W: Warp, L: FactoredBranchLoop> DirectProgram<W, L> {
+    /// Runs the prologue (`prologue`) or the epilogue of the path `taken` for the lanes of
+    /// `mask`.
+    fn path_end<T: Tally>(
+        &mut self,
+        warp: &mut W,
+        prologue: bool,
+        taken: bool,
+        mask: LaneMask,
+        tally: &mut T,
+    ) {
         let w = &self.workload;
         let r = w.regions();
-        let region = if taken {
-            r.prologue_taken
-        } else {
-            r.prologue_not_taken
+        let region = match (prologue, taken) {
+            (true, true) => r.prologue_taken,
+            (true, false) => r.prologue_not_taken,
+            (false, true) => r.epilogue_taken,
+            (false, false) => r.epilogue_not_taken,
         };
         warp.branch(region, mask, &mut self.lanes, |l| {
-            w.prologue(taken, &mut l.state, tally)
+            if prologue {
+                w.prologue(taken, &mut l.state, tally)
+            } else {
+                w.epilogue(taken, &mut l.state, tally)
+            }
         });
     }
 
-    fn factored<T: Tally>(&mut self, warp: &mut W, mask: LaneMask, tally: &mut T) {
+    pub(crate) fn prologue<T: Tally>(
+        &mut self,
+        warp: &mut W,
+        taken: bool,
+        mask: LaneMask,
+        t: &mut T,
+    ) {
+        self.path_end(warp, true, taken, mask, t);
+    }
+
+    pub(crate) fn epilogue<T: Tally>(
+        &mut self,
+        warp: &mut W,
+        taken: bool,
+        mask: LaneMask,
+        t: &mut T,
+    ) {
+        self.path_end(warp, false, taken, mask, t);
+    }
+
+    pub(crate) fn factored<T: Tally>(&mut self, warp: &mut W, mask: LaneMask, tally: &mut T) {
         let w = &self.workload;
         warp.branch(w.regions().factored, mask, &mut self.lanes, |l| {
             w.factored(&mut l.state, tally)
-        });
-    }
-
-    fn epilogue<T: Tally>(&mut self, warp: &mut W, taken: bool, mask: LaneMask, tally: &mut T) {
-        let w = &self.workload;
-        let r = w.regions();
-        let region = if taken {
-            r.epilogue_taken
-        } else {
-            r.epilogue_not_taken
-        };
-        warp.branch(region, mask, &mut self.lanes, |l| {
-            w.epilogue(taken, &mut l.state, tally)
         });
     }
 
@@ -226,20 +252,12 @@ impl<W: Warp, L: FactoredBranchLoop> Direct<W, L> {
         sink: &mut S,
         tally: &mut T,
     ) -> bool {
-        let w = &self.workload;
-        let r = w.regions();
-        let live = self.dealer.retire_and_refill(
-            warp,
-            r.item,
-            &mut self.lanes,
-            |s| !w.running(s),
-            |s| w.finish(s),
-            |item| w.start(item),
-            sink,
-        );
+        let live = retire_and_refill!(self, warp, sink);
         if live == 0 {
             return false;
         }
+        let w = &self.workload;
+        let r = w.regions();
         warp.branch(r.condition, live, &mut self.lanes, |l| {
             l.cond = w.condition(&mut l.state)
         });
@@ -247,12 +265,7 @@ impl<W: Warp, L: FactoredBranchLoop> Direct<W, L> {
         let taken = warp.ballot(live, cond);
         let not_taken = live & !taken;
         if self.distribute {
-            // Fig. 7b: divergent prologues, the factored code once for all, divergent epilogues.
-            self.prologue(warp, true, taken, tally);
-            self.prologue(warp, false, not_taken, tally);
-            self.factored(warp, live, tally);
-            self.epilogue(warp, true, taken, tally);
-            self.epilogue(warp, false, not_taken, tally);
+            self.distributed_paths(warp, taken, not_taken, tally);
         } else {
             // Fig. 7a: each path in full, the factored code issued once per path.
             for (path, mask) in [(true, taken), (false, not_taken)] {
@@ -266,21 +279,5 @@ impl<W: Warp, L: FactoredBranchLoop> Direct<W, L> {
             w.after_branch(&mut l.state, tally)
         });
         true
-    }
-}
-
-impl<W: Warp, L: FactoredBranchLoop> WarpProgram<W> for FactoredBranchLoopProgram<W, L> {
-    type Output = L::Output;
-
-    fn step<S: Sink<L::Output>, T: Tally>(
-        &mut self,
-        warp: &mut W,
-        sink: &mut S,
-        tally: &mut T,
-    ) -> bool {
-        match &mut self.inner {
-            Inner::Direct(d) => d.step(warp, sink, tally),
-            Inner::Adapted(p) => p.step(warp, sink, tally),
-        }
     }
 }

@@ -1,14 +1,14 @@
-//! Loop splitting for a loop whose body has two independent parts ([`SplitLoop`]: seed 001
-//! fig. 5).
+//! A loop whose body has two independent parts ([`SplitLoop`]: seed 001 fig. 5): its kernel and
+//! its baseline, the fused loop. Loop splitting's round lives in
+//! [`crate::strategies::loop_splitting`].
 
-use core::hint::black_box;
-
-use reconverge_simt::{LaneMask, Region, Warp};
+use reconverge_simt::{LaneMask, Warp};
 
 use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{Kernel, WarpProgram, check_pass};
 use crate::scratch::Scratch;
 use crate::shape::SplitLoop;
+use crate::strategies::loop_splitting::split_round;
 use crate::strategy::{Strategy, StrategyError};
 
 /// A [`SplitLoop`] workload as a [`Kernel`]. Supports [`Strategy::Baseline`] (fig. 5a, the
@@ -40,7 +40,7 @@ pub struct SplitLoopKernel<L>(pub L);
 /// A lane's item of the current round; the parts' states live only inside
 /// [`WarpProgram::step`].
 #[derive(Clone, Copy, Debug)]
-struct SplitLane {
+pub(crate) struct SplitLane {
     item: u32,
     has: bool,
     /// Iterations of the item (0 without one).
@@ -120,17 +120,15 @@ fn fresh<L: SplitLoop>(w: &L, item: u32, task: WarpTask) -> SplitLane {
     }
 }
 
-/// Runs one part's loop for a round: iteration `i` of `part` in the lanes with more than `i`
-/// trips, while any lane has one (a vote per iteration and one for the exit). `i` is
-/// warp-uniform: every lane starts its item at the round's start.
+/// Runs a round's loop: `body(warp, live, i)` runs iteration `i` in the lanes `live` that have
+/// more than `i` trips, while any lane has one (a vote per iteration and one for the exit).
+/// `i` is warp-uniform: every lane starts its item at the round's start.
 #[inline(always)]
-fn part_loop<W: Warp, S: Copy>(
+pub(crate) fn trip_loop<W: Warp>(
     warp: &mut W,
     all: LaneMask,
     lanes: &W::V<SplitLane>,
-    region: Region,
-    state: &mut W::V<S>,
-    mut part: impl FnMut(&mut S, u32),
+    mut body: impl FnMut(&mut W, LaneMask, u32),
 ) {
     let mut i = 0u32;
     loop {
@@ -139,7 +137,7 @@ fn part_loop<W: Warp, S: Copy>(
         if live == 0 {
             return;
         }
-        warp.branch(region, live, state, |s| part(s, i));
+        body(warp, live, i);
         i += 1;
     }
 }
@@ -163,34 +161,15 @@ impl<W: Warp, L: SplitLoop> WarpProgram<W> for SplitLoopProgram<W, L> {
         let last = task.block_end.saturating_sub(1);
         let valid = warp.map_ref(lanes, |l| l.item.min(last));
         let out = if self.split {
-            // Fig. 5b: loop A to its end, keep only A's carry, then loop B.
-            let mut a = warp.map(valid, |i| w.start_a(i));
-            part_loop(warp, all, lanes, r.part_a, &mut a, |a, i| w.part_a(a, i));
-            // `black_box` keeps the carry computed here, where loop A ends. Its only use is
-            // the output's store, which is conditional (lane has an item, item in range), and
-            // without the barrier LLVM's machine sinking moves `finish_a` past loop B into
-            // that store, keeping part A's whole state live through loop B (sm_90 PTX of
-            // `LoopSplitBench` when this was written: split 35 registers, fused 36; with the
-            // barrier split 31). The price is one 8-byte local-memory store and load per round.
-            let carry = warp.map_ref(&a, |a| black_box(w.finish_a(a)));
-            let mut b = warp.map(valid, |i| w.start_b(i));
-            part_loop(warp, all, lanes, r.part_b, &mut b, |b, i| w.part_b(b, i));
-            warp.zip_with(carry, b, |c, b| w.finish(&c, &b))
+            split_round(warp, all, lanes, w, valid)
         } else {
             // Fig. 5a: both parts in one loop, both states live to its end.
             let mut a = warp.map(valid, |i| w.start_a(i));
             let mut b = warp.map(valid, |i| w.start_b(i));
-            let mut i = 0u32;
-            loop {
-                let want = warp.map_ref(lanes, |l| i < l.trips);
-                let live = warp.ballot(all, want);
-                if live == 0 {
-                    break;
-                }
+            trip_loop(warp, all, lanes, |warp, live, i| {
                 warp.branch(r.part_a, live, &mut a, |a| w.part_a(a, i));
                 warp.branch(r.part_b, live, &mut b, |b| w.part_b(b, i));
-                i += 1;
-            }
+            });
             let carry = warp.map_ref(&a, |a| w.finish_a(a));
             warp.zip_with(carry, b, |c, b| w.finish(&c, &b))
         };

@@ -1,14 +1,15 @@
-//! Strategies for a loop with a data-dependent trip count ([`ItemLoop`]: seed 004 fig. 1/4,
-//! seed 002 fig. 1c).
+//! A loop with a data-dependent trip count ([`ItemLoop`]: seed 004 fig. 1/4, seed 002 fig. 1c):
+//! its kernel and its baseline. Dynamic work assignment and the occlusion-query loop live in
+//! [`crate::strategies`].
 
 use reconverge_simt::Warp;
 
 use crate::io::{Sink, Tally, WarpTask};
-use crate::kernel::{Kernel, WarpProgram, check_pass};
-use crate::programs::deal::{Assignment, Dealer, Lane};
-use crate::programs::pass_loop::{PassLoopLayout, PassLoopProgram};
+use crate::kernel::{Kernel, check_pass};
 use crate::scratch::Scratch;
 use crate::shape::ItemLoop;
+use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
+use crate::strategies::occlusion_query_loop::{PassLoopLayout, PassLoopProgram};
 use crate::strategy::{Strategy, StrategyError};
 
 /// An [`ItemLoop`] workload as a [`Kernel`]. Supports, each in one pass:
@@ -156,21 +157,10 @@ fn mode_of(strategy: &Strategy) -> Result<Mode, StrategyError> {
     }
 }
 
-impl<W: Warp, L: ItemLoop> WarpProgram<W> for ItemLoopProgram<'_, W, L> {
-    type Output = L::Output;
-
-    fn step<S: Sink<L::Output>, T: Tally>(
-        &mut self,
-        warp: &mut W,
-        sink: &mut S,
-        tally: &mut T,
-    ) -> bool {
-        match self {
-            ItemLoopProgram::Dealt(p) => p.step(warp, sink, tally),
-            ItemLoopProgram::Passes(p) => p.step(warp, sink, tally),
-        }
-    }
-}
+crate::warp_program_enum!(
+    impl<'s, W, L: ItemLoop> for ItemLoopProgram -> L::Output { Dealt, Passes }
+    |program, warp, sink, tally| program.step(warp, sink, tally)
+);
 
 impl<W: Warp, L: ItemLoop> DealtProgram<W, L> {
     fn step<S: Sink<L::Output>, T: Tally>(
@@ -179,19 +169,11 @@ impl<W: Warp, L: ItemLoop> DealtProgram<W, L> {
         sink: &mut S,
         tally: &mut T,
     ) -> bool {
-        let w = &self.workload;
-        let live = self.dealer.retire_and_refill(
-            warp,
-            w.regions().item,
-            &mut self.lanes,
-            |s| !w.running(s),
-            |s| w.finish(s),
-            |item| w.start(item),
-            sink,
-        );
+        let live = retire_and_refill!(self, warp, sink);
         if live == 0 {
             return false;
         }
+        let w = &self.workload;
         warp.branch(w.regions().body, live, &mut self.lanes, |l| {
             w.body(&mut l.state, tally)
         });

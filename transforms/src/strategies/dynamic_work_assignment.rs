@@ -1,4 +1,17 @@
-//! Dealing items to lanes: the static block-stride order or a block-shared counter.
+//! Dynamic work assignment: Kato, Suda & Tamada, fig. 5 (seed 004); with a branch strategy on
+//! top, the setting of Han & Abdelrahman §4.2.2's MCML runs (seed 002).
+//!
+//! A lane whose item finishes does not wait for the warp's slowest lane: it takes the next
+//! unclaimed item of its block from a block-shared counter, one warp-aggregated atomic per
+//! refill. Loops of data-dependent length then keep their lanes busy until the block's items
+//! run out. The baseline's static block-stride order is dealt by the same code
+//! ([`Assignment::Static`]), so every loop shape retires and refills its lanes here.
+//!
+//! Measured (`docs/results/mcml/README.md`,
+//! `docs/results/h100-reproduce/seed004-table1-fig12-dynamic-work-assignment.md`):
+//! on an H100, MCML runs 1.25x the baseline on skin and 1.53x on slab (1.29x on skin with
+//! branch distribution); at seed 004's LOOP_NUM = 1 the dynamic kernel takes 0.999x the
+//! baseline's time (the paper: 1.733x, the atomic refill costing more than the work).
 
 use reconverge_simt::{LaneMask, Region, Warp};
 
@@ -138,3 +151,21 @@ impl Dealer {
         }
     }
 }
+
+/// [`Dealer::retire_and_refill`] for a loop program with fields `workload` (a loop shape:
+/// `regions().item`, `running`, `finish`, `start`), `dealer` and `lanes`.
+macro_rules! retire_and_refill {
+    ($program:expr, $warp:expr, $sink:expr) => {{
+        let w = &$program.workload;
+        $program.dealer.retire_and_refill(
+            $warp,
+            w.regions().item,
+            &mut $program.lanes,
+            |s| !w.running(s),
+            |s| w.finish(s),
+            |item| w.start(item),
+            $sink,
+        )
+    }};
+}
+pub(crate) use retire_and_refill;

@@ -1,13 +1,17 @@
-//! Strategies for a loop with one divergent branch ([`BranchLoop`], seed 002 fig. 4).
+//! A loop with one divergent branch ([`BranchLoop`], seed 002 fig. 4): its kernel and its
+//! baseline. Iteration delaying's decisions live in [`crate::strategies::iteration_delaying`],
+//! the dealing of items in [`crate::strategies::dynamic_work_assignment`].
 
 use reconverge_simt::{LaneMask, Warp};
 
 use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{Kernel, WarpProgram, check_pass};
-use crate::programs::deal::{Assignment, Dealer, Lane};
-use crate::programs::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 use crate::scratch::Scratch;
 use crate::shape::BranchLoop;
+use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
+use crate::strategies::iteration_delaying::{
+    PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_path, stops,
+};
 use crate::strategy::{Decision, Strategy, StrategyError};
 
 /// A [`BranchLoop`] workload as a [`Kernel`]. Supports [`Strategy::Baseline`],
@@ -92,22 +96,6 @@ fn mode_of(strategy: &Strategy) -> Result<(Mode, Assignment), StrategyError> {
     }
 }
 
-fn check_decision(decision: Decision) -> Result<(), StrategyError> {
-    if let Decision::RoundRobin {
-        num_zeros,
-        num_ones,
-        ..
-    } = decision
-        && (num_zeros == 0 || num_ones == 0)
-    {
-        return Err(StrategyError::InvalidParameter {
-            name: "num_zeros, num_ones",
-            requirement: "both at least 1, or one path would never run",
-        });
-    }
-    Ok(())
-}
-
 impl<W: Warp, L: BranchLoop + Copy> BranchLoopProgram<W, L> {
     /// The program of `strategy` for one warp, over `workload` taken by value: usually a
     /// reference, or a small view over one (an adapter such as MCML's branch-distributed
@@ -178,41 +166,6 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
             l.has_cond = false;
         });
     }
-
-    /// The direction of a delayed iteration, never one that no lane of `live` wants (an
-    /// iteration nobody runs would make no progress).
-    fn direction(
-        &mut self,
-        warp: &mut W,
-        decision: Decision,
-        live: LaneMask,
-        want: LaneMask,
-    ) -> bool {
-        let n_taken = want.count_ones();
-        match decision {
-            Decision::MajorityVote { threshold, .. } => n_taken >= threshold,
-            Decision::RoundRobin {
-                num_zeros,
-                num_ones,
-                remove_idle,
-            } => {
-                let period = num_zeros.saturating_add(num_ones).max(1);
-                let position = self.iteration % period;
-                let dir = position >= num_zeros;
-                if remove_idle {
-                    // cond_for_all ? __any(cond) : __all(cond), one vote (fig. 5b).
-                    let cond = warp.map_ref(&self.lanes, |l| l.cond);
-                    if dir {
-                        warp.any(live, cond)
-                    } else {
-                        warp.all(live, cond)
-                    }
-                } else {
-                    dir
-                }
-            }
-        }
-    }
 }
 
 impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
@@ -224,37 +177,20 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
         sink: &mut S,
         tally: &mut T,
     ) -> bool {
-        let w = &self.workload;
-        let live = self.dealer.retire_and_refill(
-            warp,
-            w.regions().item,
-            &mut self.lanes,
-            |s| !w.running(s),
-            |s| w.finish(s),
-            |item| w.start(item),
-            sink,
-        );
+        let live = retire_and_refill!(self, warp, sink);
         if live == 0 {
             return false;
         }
-        if let Mode::Delaying(Decision::MajorityVote {
-            stop_when_a_lane_finishes: true,
-            ..
-        }) = self.mode
-            && live != self.dealer.started
+        if let Mode::Delaying(decision) = self.mode
+            && stops(decision, live, self.dealer.started)
         {
             self.delaying = false;
         }
         let want = self.conditions(warp, live);
         match self.mode {
             Mode::Delaying(decision) if self.delaying => {
-                let mut dir = self.direction(warp, decision, live, want);
-                let mut runs = if dir { want } else { live & !want };
-                if runs == 0 && matches!(decision, Decision::MajorityVote { .. }) {
-                    // A threshold above the lanes still live would otherwise idle forever.
-                    dir = !dir;
-                    runs = live & !runs & if dir { want } else { !want };
-                }
+                let (dir, runs) =
+                    delayed_path(warp, &self.lanes, decision, self.iteration, live, want);
                 self.run_path(warp, dir, runs, tally);
                 self.after_branch(warp, runs, tally);
             }

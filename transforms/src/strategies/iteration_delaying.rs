@@ -1,0 +1,108 @@
+//! Iteration delaying: Han & Abdelrahman, "Reducing Branch Divergence in GPU Programs"
+//! (GPGPU-4, 2011), §3.1, figs. 2–5 (seed 002).
+//!
+//! In a loop whose body holds a divergent branch, each iteration runs only *one* path: the
+//! lanes that want the other path keep their computed condition and wait for a later iteration
+//! in which the warp picks their path. The warp picks by majority vote (the taken path when at
+//! least `threshold` lanes want it, fig. 5a) or by round robin (a fixed cycle of not-taken and
+//! taken iterations, fig. 5b). Fewer iterations run both paths half-empty; the price is a vote
+//! per iteration.
+//!
+//! Measured (`docs/results/h100-reproduce/seed002-fig10-iteration-delaying-vs-r.md`,
+//! `docs/results/h100-reproduce/seed002-table1-decision-parameters.md`,
+//! `docs/results/mcml/README.md`): on an H100's SYN-ITDELAY
+//! at r = 8 majority vote is 1.017x the baseline and round robin 1.079x; the best threshold is 8
+//! with the stop rule at 1.090x (the paper: 1.15x); on MCML it loses (majority vote 16 at
+//! 0.85x on skin, 0.75x on slab).
+
+use reconverge_simt::{LaneMask, Warp};
+
+use crate::strategies::dynamic_work_assignment::Lane;
+use crate::strategy::{Decision, StrategyError};
+
+/// Seed 002's majority vote with the threshold of its table 1's best setting (8 of 32 lanes)
+/// and the anti-starvation stop, shared by the shapes that run iteration delaying.
+pub(crate) const PAPER_MAJORITY_VOTE: Decision = Decision::MajorityVote {
+    threshold: 8,
+    stop_when_a_lane_finishes: true,
+};
+
+/// Seed 002 fig. 5b's round robin: three else iterations, then one if iteration (a 75 %
+/// cycle), with idle removal.
+pub(crate) const PAPER_ROUND_ROBIN: Decision = Decision::RoundRobin {
+    num_zeros: 3,
+    num_ones: 1,
+    remove_idle: true,
+};
+
+/// Rejects a round robin that would never run one of the paths.
+pub(crate) fn check_decision(decision: Decision) -> Result<(), StrategyError> {
+    if let Decision::RoundRobin {
+        num_zeros,
+        num_ones,
+        ..
+    } = decision
+        && (num_zeros == 0 || num_ones == 0)
+    {
+        return Err(StrategyError::InvalidParameter {
+            name: "num_zeros, num_ones",
+            requirement: "both at least 1, or one path would never run",
+        });
+    }
+    Ok(())
+}
+
+/// Majority vote's anti-starvation rule (`stop_when_a_lane_finishes`): whether delaying stops
+/// for good now that the lanes `live` no longer include every lane that `started`.
+pub(crate) fn stops(decision: Decision, live: LaneMask, started: LaneMask) -> bool {
+    matches!(
+        decision,
+        Decision::MajorityVote {
+            stop_when_a_lane_finishes: true,
+            ..
+        }
+    ) && live != started
+}
+
+/// The path the warp's `iteration`-th iteration runs and the lanes that run it, given the
+/// lanes `live` that have an item and those of them that `want` the taken path. Never a path
+/// that no lane of `live` wants: an iteration nobody runs would make no progress.
+pub(crate) fn delayed_path<W: Warp, S: Copy>(
+    warp: &mut W,
+    lanes: &W::V<Lane<S>>,
+    decision: Decision,
+    iteration: u32,
+    live: LaneMask,
+    want: LaneMask,
+) -> (bool, LaneMask) {
+    let mut dir = match decision {
+        Decision::MajorityVote { threshold, .. } => want.count_ones() >= threshold,
+        Decision::RoundRobin {
+            num_zeros,
+            num_ones,
+            remove_idle,
+        } => {
+            let period = num_zeros.saturating_add(num_ones).max(1);
+            let position = iteration % period;
+            let dir = position >= num_zeros;
+            if remove_idle {
+                // cond_for_all ? __any(cond) : __all(cond), one vote (fig. 5b).
+                let cond = warp.map_ref(lanes, |l| l.cond);
+                if dir {
+                    warp.any(live, cond)
+                } else {
+                    warp.all(live, cond)
+                }
+            } else {
+                dir
+            }
+        }
+    };
+    let mut runs = if dir { want } else { live & !want };
+    if runs == 0 && matches!(decision, Decision::MajorityVote { .. }) {
+        // A threshold above the lanes still live would otherwise idle forever.
+        dir = !dir;
+        runs = live & !runs & if dir { want } else { !want };
+    }
+    (dir, runs)
+}
