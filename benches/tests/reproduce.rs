@@ -1,7 +1,7 @@
 //! The reproduce command at tiny scale: every expected page is written, with its CSV, JSON
 //! and SVG, and every page names the device and carries the paper's number.
 
-use reconverge_benches::reproduce::{Options, PAGES, Scale, run};
+use reconverge_benches::reproduce::{Error, Options, Scale, pages, run};
 
 /// A number (or phrase) from the paper that each page must quote.
 const PAPER_NUMBERS: &[(&str, &str)] = &[
@@ -33,10 +33,11 @@ fn tiny_run_writes_every_page() {
         only: Vec::new(),
     })
     .expect("reproduce runs");
-    assert_eq!(summary.pages.len(), PAGES.len());
-    assert_eq!(PAPER_NUMBERS.len(), PAGES.len());
+    let all: Vec<&str> = pages().collect();
+    assert_eq!(summary.pages, all, "every registered page, in order");
+    assert_eq!(PAPER_NUMBERS.len(), all.len());
     for (name, number) in PAPER_NUMBERS {
-        assert!(PAGES.contains(name), "{name} is not a page");
+        assert!(all.contains(name), "{name} is not a page");
         for ext in ["md", "csv", "json", "svg"] {
             let f = out.join(format!("{name}.{ext}"));
             assert!(f.is_file(), "missing {}", f.display());
@@ -67,7 +68,7 @@ fn tiny_run_writes_every_page() {
         std::fs::read_to_string(out.join("seed001-fig05-loop-splitting.csv")).expect("csv");
     assert_eq!(ls_csv.lines().count(), 4, "3 trip counts + header");
     let index = std::fs::read_to_string(out.join("README.md")).expect("index");
-    for name in PAGES {
+    for name in &all {
         assert!(
             index.contains(&format!("({name}.md)")),
             "index lacks {name}"
@@ -75,4 +76,38 @@ fn tiny_run_writes_every_page() {
     }
     assert!(dir.join("README.md").is_file(), "top-level index");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_unknown_page_is_an_error_naming_it_and_the_pages() {
+    let dir = std::env::temp_dir().join(format!(
+        "reconverge-reproduce-unknown-{}",
+        std::process::id()
+    ));
+    let err = run(&Options {
+        out: dir.join("cpu"),
+        scale: Scale::TINY,
+        command: "reproduce --only seed009 (test)".into(),
+        only: vec!["seed002-fig10".into(), "seed009".into()],
+    })
+    .expect_err("seed009 is no page");
+    let Error::UnknownPage(e) = &err else {
+        panic!("expected UnknownPage, got {err:?}");
+    };
+    assert_eq!(e.name, "seed009");
+    assert_eq!(e.known, pages().collect::<Vec<_>>());
+    let message = err.to_string();
+    assert!(message.contains("\"seed009\""), "{message}");
+    assert!(
+        message.contains("gems34-3-occlusion-query-loop"),
+        "{message}"
+    );
+    assert!(!dir.exists(), "nothing is written for a bad selection");
+}
+
+#[test]
+fn a_page_written_with_another_is_selected_by_its_own_name() {
+    let e = reconverge_benches::reproduce::registry::select(&["table4".into()]).expect("known");
+    assert_eq!(e.len(), 1);
+    assert!(e[0].pages.contains(&"seed004-table4-path-execution-rate"));
 }

@@ -12,9 +12,13 @@
 //! the same configuration at a smaller size; registers and occupancy come from the driver where
 //! the backend has one ([`Probe`]) and read "n/a (CPU)" otherwise.
 
-mod experiments;
-mod mcml;
+mod common;
+mod gems34;
 pub mod page;
+pub mod registry;
+mod seed001;
+mod seed002;
+mod seed004;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -24,6 +28,7 @@ use reconverge_cpu::{Counting, CpuBackend};
 
 use crate::Bench;
 pub use page::{Page, Plot, Provenance, Table};
+pub use registry::{EXPERIMENTS, Experiment, Paper, UnknownPage, pages};
 
 /// How big the run is. Sizes in `experiments` are the GPU sizes (chosen so that every
 /// experiment together runs in a few minutes on an H100); the CPU divides them.
@@ -331,7 +336,8 @@ pub struct Options {
     pub scale: Scale,
     /// The command line to print on every page.
     pub command: String,
-    /// Only experiments whose page name contains one of these (empty: all).
+    /// Only experiments with a page whose name contains one of these (empty: all); a name
+    /// that no page contains is an [`UnknownPage`] error.
     pub only: Vec<String>,
 }
 
@@ -344,23 +350,16 @@ pub struct Summary {
     pub elapsed: Duration,
 }
 
-/// The page names [`run`] writes, in order (each as `.md`, `.csv`, `.json`, `.svg`).
-pub const PAGES: &[&str] = &[
-    "seed001-fig08-branch-splitting-linear",
-    "seed001-fig10-branch-splitting-random",
-    "seed001-fig05-loop-splitting",
-    "seed002-fig10-iteration-delaying-vs-r",
-    "seed002-fig11-iteration-delaying-vs-f",
-    "seed002-table1-decision-parameters",
-    "seed002-fig12-branch-distribution",
-    "seed002-mcml-strategies",
-    "seed004-table1-fig12-dynamic-work-assignment",
-    "seed004-tables2-3-fig14-path-unification",
-    "seed004-table4-path-execution-rate",
-    "gems34-fig34-1-zcull",
-    "gems34-fig34-2-branching",
-    "gems34-3-occlusion-query-loop",
-];
+/// Why [`run`] stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A `--only` name matches no page.
+    #[error(transparent)]
+    UnknownPage(#[from] UnknownPage),
+    /// Writing a page or an index failed.
+    #[error("writing the results: {0}")]
+    Io(#[from] std::io::Error),
+}
 
 /// UTC "YYYY-MM-DD HH:MM UTC" of now.
 pub fn utc_now() -> String {
@@ -388,7 +387,8 @@ pub fn utc_now() -> String {
 }
 
 /// Runs every experiment (or those of `opts.only`) and writes the pages and the index.
-pub fn run(opts: &Options) -> std::io::Result<Summary> {
+pub fn run(opts: &Options) -> Result<Summary, Error> {
+    let experiments = registry::select(&opts.only)?;
     let started = Instant::now();
     std::fs::create_dir_all(&opts.out)?;
     let timing = crate::timing_backend(0);
@@ -413,20 +413,15 @@ pub fn run(opts: &Options) -> std::io::Result<Summary> {
         scale: opts.scale,
         prov,
     };
-    let wanted = |name: &str| opts.only.is_empty() || opts.only.iter().any(|o| name.contains(o));
     let mut written = Vec::new();
-    let mut timings = Vec::new();
-    for &name in PAGES {
-        if !wanted(name) {
-            continue;
-        }
+    for e in experiments {
+        let name = e.pages.join(" + ");
         let t0 = Instant::now();
         eprintln!("[reproduce] {name} ...");
-        for mut page in experiments::build(&ctx, name) {
+        for mut page in (e.build)(&ctx) {
             page.write(&opts.out, &ctx.prov)?;
             written.push(page);
         }
-        timings.push((name, t0.elapsed()));
         eprintln!("[reproduce] {name}: {:.1} s", t0.elapsed().as_secs_f64());
     }
     write_index(&opts.out, &ctx.prov, &written, started.elapsed())?;

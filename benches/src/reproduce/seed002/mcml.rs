@@ -10,10 +10,12 @@ use reconverge_mcml::{RunInput, builtin, run_on_backend};
 use reconverge_workloads::mcml::MCML_REGIONS;
 use serde_json::Value;
 
-use super::experiments::FULL_MCML_PHOTONS;
-use super::page::{Page, Plot, Table, fmt_num, num, text};
-use super::{Ctx, median, resident_blocks};
+use crate::reproduce::page::{Page, Plot, Table, fmt_num, num, text};
+use crate::reproduce::{Ctx, median, resident_blocks};
 use crate::{label, majority_vote, round_robin};
+
+/// MCML: photons per (input, strategy).
+pub const FULL_MCML_PHOTONS: u64 = 1 << 22;
 
 fn scaled_skin(factor: f64) -> RunInput {
     let mut input = builtin::skin();
