@@ -15,6 +15,7 @@
 mod common;
 mod gems34;
 pub mod page;
+pub mod paper;
 pub mod registry;
 mod seed001;
 mod seed002;

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::common::{BLOCK, SINCE_VOLTA, f, launch, pct, x2};
 use super::page::{Page, Plot, Table, fmt_num, num, text};
+use super::paper::{PaperTable, Row, Source};
 use super::registry::{Experiment, Paper};
 use super::{Ctx, Meas};
 use crate::label;
@@ -38,6 +39,224 @@ pub const TABLES2_4_FIG14: Experiment = Experiment {
     ],
     paper: Paper::KatoSudaTamada,
     build: bpu,
+};
+
+/// A row of table 1: LOOP_NUM and the kernel's time before and after dynamic work
+/// assignment.
+pub struct AssignmentRow {
+    /// Steps of `function`.
+    pub loop_num: u32,
+    /// Before, seconds.
+    pub before_s: f64,
+    /// After, seconds.
+    pub after_s: f64,
+}
+
+impl Row for AssignmentRow {
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.loop_num.to_string(),
+            self.before_s.to_string(),
+            self.after_s.to_string(),
+            format!("{:.3}", self.after_s / self.before_s),
+        ]
+    }
+}
+
+/// Table 1 (fig. 12 plots its ratio).
+const TABLE1_PAPER: PaperTable<'static, AssignmentRow> = PaperTable {
+    source: Source {
+        paper: Paper::KatoSudaTamada,
+        item: "table 1",
+        location: "experiment of fig. A-1",
+    },
+    columns: &["LOOP_NUM", "before (s)", "after (s)", "after / before"],
+    rows: &[
+        AssignmentRow {
+            loop_num: 1,
+            before_s: 0.003578,
+            after_s: 0.006199,
+        },
+        AssignmentRow {
+            loop_num: 2,
+            before_s: 0.004829,
+            after_s: 0.006539,
+        },
+        AssignmentRow {
+            loop_num: 4,
+            before_s: 0.005982,
+            after_s: 0.007417,
+        },
+        AssignmentRow {
+            loop_num: 8,
+            before_s: 0.010972,
+            after_s: 0.011640,
+        },
+        AssignmentRow {
+            loop_num: 16,
+            before_s: 0.021037,
+            after_s: 0.020873,
+        },
+        AssignmentRow {
+            loop_num: 32,
+            before_s: 0.044515,
+            after_s: 0.044844,
+        },
+        AssignmentRow {
+            loop_num: 64,
+            before_s: 0.085638,
+            after_s: 0.081224,
+        },
+        AssignmentRow {
+            loop_num: 128,
+            before_s: 0.172095,
+            after_s: 0.153413,
+        },
+        AssignmentRow {
+            loop_num: 256,
+            before_s: 0.327804,
+            after_s: 0.301698,
+        },
+        AssignmentRow {
+            loop_num: 512,
+            before_s: 0.655889,
+            after_s: 0.593056,
+        },
+    ],
+    transposed: false,
+};
+
+/// A cell pair of tables 2 and 3: LOOP and DATA_PER_THREAD with the time before (table 2)
+/// and after (table 3) branch path unification.
+pub struct UnificationRow {
+    /// Steps of functionA / functionB.
+    pub loop_count: u32,
+    /// Elements per thread of the enhanced kernel.
+    pub data_per_thread: u32,
+    /// Table 2, seconds.
+    pub before_s: f64,
+    /// Table 3, seconds.
+    pub after_s: f64,
+}
+
+impl Row for UnificationRow {
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.loop_count.to_string(),
+            self.data_per_thread.to_string(),
+            self.before_s.to_string(),
+            self.after_s.to_string(),
+            format!("{:.2}", self.before_s / self.after_s),
+        ]
+    }
+}
+
+const fn unification(
+    loop_count: u32,
+    data_per_thread: u32,
+    before_s: f64,
+    after_s: f64,
+) -> UnificationRow {
+    UnificationRow {
+        loop_count,
+        data_per_thread,
+        before_s,
+        after_s,
+    }
+}
+
+/// Tables 2 and 3, side by side (fig. 14 plots their ratio).
+const TABLES2_3_PAPER: PaperTable<'static, UnificationRow> = PaperTable {
+    source: Source {
+        paper: Paper::KatoSudaTamada,
+        item: "tables 2 and 3, fig. 14",
+        location: "experiment of fig. A-2",
+    },
+    columns: &[
+        "LOOP",
+        "DATA_PER_THREAD",
+        "before (s), table 2",
+        "after (s), table 3",
+        "before / after (fig. 14)",
+    ],
+    rows: &[
+        unification(1, 1, 0.000041, 0.000038),
+        unification(1, 4, 0.000052, 0.000040),
+        unification(1, 16, 0.000174, 0.000043),
+        unification(1, 64, 0.001356, 0.000059),
+        unification(10, 1, 0.000043, 0.000035),
+        unification(10, 4, 0.000055, 0.000042),
+        unification(10, 16, 0.000172, 0.000049),
+        unification(10, 64, 0.001353, 0.000078),
+        unification(100, 1, 0.000058, 0.000041),
+        unification(100, 4, 0.000087, 0.000054),
+        unification(100, 16, 0.000240, 0.000105),
+        unification(100, 64, 0.001449, 0.000303),
+        unification(1000, 1, 0.000144, 0.000142),
+        unification(1000, 4, 0.000404, 0.000384),
+        unification(1000, 16, 0.001364, 0.001338),
+        unification(1000, 64, 0.004465, 0.005165),
+        unification(10000, 1, 0.001015, 0.001119),
+        unification(10000, 4, 0.004047, 0.003426),
+        unification(10000, 16, 0.013259, 0.012963),
+        unification(10000, 64, 0.043370, 0.051003),
+    ],
+    transposed: false,
+};
+
+/// The paper's before / after at (LOOP, DATA_PER_THREAD).
+fn unification_speedup(loop_count: u32, data_per_thread: u32) -> Option<f64> {
+    TABLES2_3_PAPER
+        .rows
+        .iter()
+        .find(|r| r.loop_count == loop_count && r.data_per_thread == data_per_thread)
+        .map(|r| r.before_s / r.after_s)
+}
+
+/// A column of table 4: DATA_PER_THREAD and the rate of lanes executing the branch path.
+pub struct ExecutionRateRow {
+    /// Elements per thread.
+    pub data_per_thread: u32,
+    /// Lanes on the path, percent.
+    pub rate_percent: f64,
+}
+
+impl Row for ExecutionRateRow {
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.data_per_thread.to_string(),
+            format!("{:.1} %", self.rate_percent),
+        ]
+    }
+}
+
+/// Table 4 (the paper prints it sideways).
+const TABLE4_PAPER: PaperTable<'static, ExecutionRateRow> = PaperTable {
+    source: Source {
+        paper: Paper::KatoSudaTamada,
+        item: "table 4",
+        location: "experiment of fig. A-2",
+    },
+    columns: &["DATA_PER_THREAD", "execution rate of the branch path"],
+    rows: &[
+        ExecutionRateRow {
+            data_per_thread: 1,
+            rate_percent: 50.0,
+        },
+        ExecutionRateRow {
+            data_per_thread: 4,
+            rate_percent: 51.8,
+        },
+        ExecutionRateRow {
+            data_per_thread: 16,
+            rate_percent: 66.6,
+        },
+        ExecutionRateRow {
+            data_per_thread: 64,
+            rate_percent: 79.5,
+        },
+    ],
+    transposed: true,
 };
 
 /// Seed 004 A-1's timed size: elements and blocks of `BLOCK` threads with
@@ -80,25 +299,10 @@ fn dwa(ctx: &Ctx) -> Page {
     page.setup = format!(
         "{items} elements, {blocks} blocks of {BLOCK} threads ({DWA_ITEMS_PER_THREAD} elements per thread), each element runs `function` (LOOP_NUM steps of tmp = 0xffff & (tmp*tmp + tmp)) 1–{max_trips} times; static block-stride assignment (baseline) vs a block-shared atomic counter."
     );
-    let paper: [(u32, f64, f64); 10] = [
-        (1, 0.003578, 0.006199),
-        (2, 0.004829, 0.006539),
-        (4, 0.005982, 0.007417),
-        (8, 0.010972, 0.011640),
-        (16, 0.021037, 0.020873),
-        (32, 0.044515, 0.044844),
-        (64, 0.085638, 0.081224),
-        (128, 0.172095, 0.153413),
-        (256, 0.327804, 0.301698),
-        (512, 0.655889, 0.593056),
-    ];
-    let mut p =
-        String::from("| LOOP_NUM | before (s) | after (s) | after / before |\n|---|---|---|---|\n");
-    for (n, b, a) in paper {
-        p.push_str(&format!("| {n} | {b} | {a} | {:.3} |\n", a / b));
-    }
-    p.push_str("\nFig. 12 plots after / before; the enhanced kernel is slower up to LOOP_NUM = 8 and ~10 % faster from 64 on (0.904 at 512).\n");
-    page.paper = p;
+    page.paper = format!(
+        "{}\nFig. 12 plots after / before; the enhanced kernel is slower up to LOOP_NUM = 8 and ~10 % faster from 64 on (0.904 at 512).\n",
+        TABLE1_PAPER.markdown()
+    );
     let mut table = Table::new(&[
         "LOOP_NUM",
         "paper after/before",
@@ -116,7 +320,12 @@ fn dwa(ctx: &Ctx) -> Page {
     let strategies = [Strategy::Baseline, Strategy::DynamicWorkAssignment];
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     let mut res = Vec::new();
-    for (n, b, a) in paper {
+    for &AssignmentRow {
+        loop_num: n,
+        before_s: b,
+        after_s: a,
+    } in TABLE1_PAPER.rows
+    {
         let (_, _, m) = measure_dwa(ctx, DynamicWork::new(n, max_trips, 1), &strategies);
         let r = x2(m[1].ms(), m[0].ms());
         ours.push((f64::from(n).log2(), r.unwrap_or(f64::NAN)));
@@ -177,20 +386,6 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
         items_per_thread: k,
     }));
     let loops = [1u32, 10, 100, 1000, 10000];
-    let t2: [[f64; 4]; 5] = [
-        [0.000041, 0.000052, 0.000174, 0.001356],
-        [0.000043, 0.000055, 0.000172, 0.001353],
-        [0.000058, 0.000087, 0.000240, 0.001449],
-        [0.000144, 0.000404, 0.001364, 0.004465],
-        [0.001015, 0.004047, 0.013259, 0.043370],
-    ];
-    let t3: [[f64; 4]; 5] = [
-        [0.000038, 0.000040, 0.000043, 0.000059],
-        [0.000035, 0.000042, 0.000049, 0.000078],
-        [0.000041, 0.000054, 0.000105, 0.000303],
-        [0.000142, 0.000384, 0.001338, 0.005165],
-        [0.001119, 0.003426, 0.012963, 0.051003],
-    ];
     let mut page = Page::new(
         "seed004-tables2-3-fig14-path-unification",
         "Seed 004 tables 2–3 / fig. 14: branch path unification against LOOP and DATA_PER_THREAD",
@@ -200,20 +395,7 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
         "{items} elements; functionA or functionB (LOOP steps each) on bit 2 of a random value; one launch with threads for DATA_PER_THREAD = 64 ({} blocks of {BLOCK}) for every strategy; the baseline (before) is the same kernel for every DATA_PER_THREAD column, so its time is repeated across the row. LOOP = 1 … 10,000.",
         lp(items).blocks
     );
-    let mut p = String::from(
-        "| LOOP | DATA_PER_THREAD | before (s), table 2 | after (s), table 3 | before / after (fig. 14) |\n|---|---|---|---|---|\n",
-    );
-    for (i, l) in loops.iter().enumerate() {
-        for (j, d) in dpts.iter().enumerate() {
-            p.push_str(&format!(
-                "| {l} | {d} | {} | {} | {:.2} |\n",
-                t2[i][j],
-                t3[i][j],
-                t2[i][j] / t3[i][j]
-            ));
-        }
-    }
-    page.paper = p;
+    page.paper = TABLES2_3_PAPER.markdown();
     let mut table = Table::new(&[
         "LOOP",
         "DATA_PER_THREAD",
@@ -230,7 +412,7 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
     let mut plot = Plot::new("log10 LOOP", "speedup (before / after)");
     let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 4];
     let mut results = Vec::new();
-    for (i, &l) in loops.iter().enumerate() {
+    for &l in &loops {
         // LOOP = 10,000 only where the run is not scaled down to nothing (GPU and CPU quick).
         if l == 10_000 && ctx.scale.divisor > 64 {
             continue;
@@ -252,7 +434,7 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
             table.push(vec![
                 num(f64::from(l)),
                 num(f64::from(d)),
-                num(t2[i][j] / t3[i][j]),
+                num(unification_speedup(l, d)),
                 num(s),
                 num(m[0].ms()),
                 num(mm.ms()),
@@ -274,7 +456,7 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
         page.findings.push(format!(
             "At LOOP = {l}, unification with DATA_PER_THREAD = 64 is {}x the baseline (paper: {:.2}x as table 2 / table 3 at 64, where the paper's before-kernel also does 64x the data).",
             f(m[4].speedup_over(&m[0])),
-            t2[2][3] / t3[2][3]
+            unification_speedup(100, 64).unwrap_or(f64::NAN)
         ));
     }
     if let Some((l, m)) = results.last() {
@@ -304,9 +486,11 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
         "CPU reference model (counters), {} elements, LOOP = 100, launched as the paper's enhanced kernel (items / DATA_PER_THREAD threads, blocks of {BLOCK}): useful lane-instructions over issued ones in functionA and functionB, for DATA_PER_THREAD = 1, 4, 16, 64 and the baseline. A property of the warp program, the same on every device.",
         64 * BLOCK * 4
     );
-    p4.paper = "| DATA_PER_THREAD | 1 | 4 | 16 | 64 |\n|---|---|---|---|---|\n| execution rate of the branch path | 50.0 % | 51.8 % | 66.6 % | 79.5 % |\n".into();
+    p4.paper = TABLE4_PAPER.markdown();
     let mut t4 = Table::new(&["strategy", "DATA_PER_THREAD", "paper %", "ours (model) %"]);
-    let paper4 = [None, Some(50.0), Some(51.8), Some(66.6), Some(79.5)];
+    let paper4: Vec<Option<f64>> = std::iter::once(None)
+        .chain(TABLE4_PAPER.rows.iter().map(|r| Some(r.rate_percent)))
+        .collect();
     let w = TwoPathKernel(PathUnification::new(100, 1));
     // As the paper's enhanced kernel: each thread owns DATA_PER_THREAD elements.
     let t4_items = 64 * BLOCK * 4;

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::reproduce::common::{BLOCK, SINCE_VOLTA, f, launch, pct};
 use crate::reproduce::page::{Page, Plot, Table, fmt_num, num, text};
+use crate::reproduce::paper::{PaperTable, Quantity, Row, Source, reported};
 use crate::reproduce::registry::{Experiment, Paper};
 use crate::reproduce::{Ctx, Meas};
 use crate::{label, majority_vote, round_robin};
@@ -57,6 +58,149 @@ pub const MCML: Experiment = Experiment {
     pages: &["seed002-mcml-strategies"],
     paper: Paper::HanAbdelrahman,
     build: |ctx| vec![mcml::mcml(ctx)],
+};
+
+/// Fig. 10's numbers, as the text states them.
+const FIG10_PAPER: PaperTable<'static, Quantity> = PaperTable {
+    source: Source {
+        paper: Paper::HanAbdelrahman,
+        item: "fig. 10",
+        location: "§4.2.1",
+    },
+    columns: &["quantity", "paper (GTX 480)"],
+    rows: &[
+        Quantity {
+            what: "best majority vote speedup",
+            value: "~1.18",
+        },
+        Quantity {
+            what: "best round robin speedup",
+            value: "~1.30",
+        },
+        Quantity {
+            what: "speedup at r = 1",
+            value: "< 1",
+        },
+    ],
+    transposed: false,
+};
+
+/// Fig. 11's numbers, as the text states them.
+const FIG11_PAPER: PaperTable<'static, Quantity> = PaperTable {
+    source: Source {
+        paper: Paper::HanAbdelrahman,
+        item: "fig. 11",
+        location: "§4.2.1",
+    },
+    columns: &["quantity", "paper (GTX 480)"],
+    rows: &[
+        Quantity {
+            what: "majority vote at f = 0 % and 100 %",
+            value: "~0.90",
+        },
+        Quantity {
+            what: "majority vote across f",
+            value: "flat",
+        },
+    ],
+    transposed: false,
+};
+
+/// Fig. 12's numbers, as the text and the abstract state them.
+const FIG12_PAPER: PaperTable<'static, Quantity> = PaperTable {
+    source: Source {
+        paper: Paper::HanAbdelrahman,
+        item: "fig. 12 and abstract",
+        location: "§4.2.2",
+    },
+    columns: &["quantity", "paper (GTX 480)"],
+    rows: &[
+        Quantity {
+            what: "measured / theoretical",
+            value: "~0.90",
+        },
+        Quantity {
+            what: "best speedup",
+            value: "~1.8",
+        },
+        Quantity {
+            what: "sensitivity to M",
+            value: "none",
+        },
+    ],
+    transposed: false,
+};
+
+/// A row of table 1: a majority-vote threshold and a round-robin cycle, each with its
+/// speedup over the baseline (SYN-ITDELAY, r = 8, f = 10 %).
+pub struct DecisionRow {
+    /// Majority vote's threshold.
+    pub threshold: u32,
+    /// Majority vote's speedup at that threshold.
+    pub vote_speedup: f64,
+    /// Round robin's cycle (the fraction of else iterations), percent.
+    pub cycle_percent: u32,
+    /// Round robin's speedup at that cycle.
+    pub round_robin_speedup: f64,
+}
+
+impl Row for DecisionRow {
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.threshold.to_string(),
+            self.vote_speedup.to_string(),
+            format!("{} %", self.cycle_percent),
+            self.round_robin_speedup.to_string(),
+        ]
+    }
+}
+
+/// Table 1.
+const TABLE1_PAPER: PaperTable<'static, DecisionRow> = PaperTable {
+    source: Source {
+        paper: Paper::HanAbdelrahman,
+        item: "table 1",
+        location: "§4.2.1",
+    },
+    columns: &[
+        "majority vote threshold",
+        "speedup",
+        "round robin cycle",
+        "speedup",
+    ],
+    rows: &[
+        DecisionRow {
+            threshold: 1,
+            vote_speedup: 0.89,
+            cycle_percent: 90,
+            round_robin_speedup: 1.05,
+        },
+        DecisionRow {
+            threshold: 8,
+            vote_speedup: 1.15,
+            cycle_percent: 70,
+            round_robin_speedup: 1.04,
+        },
+        DecisionRow {
+            threshold: 16,
+            vote_speedup: 1.11,
+            cycle_percent: 50,
+            round_robin_speedup: 0.91,
+        },
+        DecisionRow {
+            threshold: 24,
+            vote_speedup: 0.95,
+            cycle_percent: 30,
+            round_robin_speedup: 0.92,
+        },
+        DecisionRow {
+            threshold: 32,
+            vote_speedup: 0.73,
+            cycle_percent: 10,
+            round_robin_speedup: 0.55,
+        },
+    ],
+    transposed: false,
 };
 
 // ---- Seed 002: iteration delaying ----------------------------------------------------------
@@ -123,9 +267,15 @@ fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
         }
     );
     page.paper = if vs_r {
-        "Values are only in the plot. The text states: every strategy starts below 1.0 at small r (instruction overhead) and rises with r; majority vote peaks around **1.18x**, round robin and its idle-removal variant around **1.30x** (the abstract: iteration delaying up to 30 % on the synthetic benchmark); majority vote stops delaying when only 67 % of the iterations are done (anti-starvation), so a third still runs divergently; idle-iteration removal is slower than plain round robin at small r (an extra vote per iteration).\n\n| quantity | paper (GTX 480) |\n|---|---|\n| best majority vote speedup | ~1.18 |\n| best round robin speedup | ~1.30 |\n| speedup at r = 1 | < 1 |\n".into()
+        reported(
+            "Values are only in the plot. The text states: every strategy starts below 1.0 at small r (instruction overhead) and rises with r; majority vote peaks around **1.18x**, round robin and its idle-removal variant around **1.30x** (the abstract: iteration delaying up to 30 % on the synthetic benchmark); majority vote stops delaying when only 67 % of the iterations are done (anti-starvation), so a third still runs divergently; idle-iteration removal is slower than plain round robin at small r (an extra vote per iteration).",
+            &FIG10_PAPER,
+        )
     } else {
-        "Values are only in the plot. The text states: at r = 8 majority vote is insensitive to f; round robin favours frequent direction changes; at the end points f = 0 % and 100 % (convergent branch) majority vote shows its overhead, a **~10 % slowdown** (about 15 instructions on 160-FMA paths).\n\n| quantity | paper (GTX 480) |\n|---|---|\n| majority vote at f = 0 % and 100 % | ~0.90 |\n| majority vote across f | flat |\n".into()
+        reported(
+            "Values are only in the plot. The text states: at r = 8 majority vote is insensitive to f; round robin favours frequent direction changes; at the end points f = 0 % and 100 % (convergent branch) majority vote shows its overhead, a **~10 % slowdown** (about 15 instructions on 160-FMA paths).",
+            &FIG11_PAPER,
+        )
     };
     let mut cols: Vec<String> = vec![if vs_r { "r".into() } else { "f %".into() }];
     for n in &names {
@@ -269,24 +419,16 @@ fn itdelay_table1(ctx: &Ctx) -> Page {
     page.setup = format!(
         "SYN-ITDELAY, {items} threads x {ITDELAY_ITERATIONS} iterations, r = 8, f = 10 %, blocks of {BLOCK}; majority vote with threshold 1…32 (stop when a lane finishes), round robin with cycle 90…10 % (no idle removal)."
     );
-    let paper_mv = [(1u32, 0.89), (8, 1.15), (16, 1.11), (24, 0.95), (32, 0.73)];
-    let paper_rr = [
-        (90u32, 1.05),
-        (70, 1.04),
-        (50, 0.91),
-        (30, 0.92),
-        (10, 0.55),
-    ];
-    page.paper = "| majority vote threshold | speedup | round robin cycle | speedup |\n|---|---|---|---|\n| 1 | 0.89 | 90 % | 1.05 |\n| 8 | 1.15 | 70 % | 1.04 |\n| 16 | 1.11 | 50 % | 0.91 |\n| 24 | 0.95 | 30 % | 0.92 |\n| 32 | 0.73 | 10 % | 0.55 |\n".into();
+    page.paper = TABLE1_PAPER.markdown();
     let mut strategies = vec![Strategy::Baseline];
     let mut papers = vec![None];
-    for (t, p) in paper_mv {
-        strategies.push(majority_vote(t));
-        papers.push(Some(p));
+    for r in TABLE1_PAPER.rows {
+        strategies.push(majority_vote(r.threshold));
+        papers.push(Some(r.vote_speedup));
     }
-    for (c, p) in paper_rr {
-        strategies.push(round_robin(c, false));
-        papers.push(Some(p));
+    for r in TABLE1_PAPER.rows {
+        strategies.push(round_robin(r.cycle_percent, false));
+        papers.push(Some(r.round_robin_speedup));
     }
     let m = itdelay_measure(ctx, 8.0, 0.1, &strategies);
     let mut table = Table::new(&[
@@ -373,7 +515,10 @@ fn brdis(ctx: &Ctx) -> Page {
     page.setup = format!(
         "SYN-BRDIS, {items} threads x {BRDIS_ITERATIONS} iterations, blocks of {BLOCK}; M = 1, 4, 20 inputs of the factored code, N chosen so that R = N·M/20 = 0.5 … 16; theoretical speedup 2(1+R)/(2+R)."
     );
-    page.paper = "Values are only in the plot (measured and theoretical speedup over R). The text states: the measured speedup is about **10 % below** the theoretical 2(1+R)/(2+R) (the 19 non-branch PTX instructions of the random number generator), performance is not sensitive to M, and the abstract reports branch distribution up to **1.8x** (80 %) on the synthetic benchmark. On MCML's extracted boundary kernel R ≈ 2 and the speedup was 1.32x (theory ~1.4x).\n\n| quantity | paper (GTX 480) |\n|---|---|\n| measured / theoretical | ~0.90 |\n| best speedup | ~1.8 |\n| sensitivity to M | none |\n".into();
+    page.paper = reported(
+        "Values are only in the plot (measured and theoretical speedup over R). The text states: the measured speedup is about **10 % below** the theoretical 2(1+R)/(2+R) (the 19 non-branch PTX instructions of the random number generator), performance is not sensitive to M, and the abstract reports branch distribution up to **1.8x** (80 %) on the synthetic benchmark. On MCML's extracted boundary kernel R ≈ 2 and the speedup was 1.32x (theory ~1.4x).",
+        &FIG12_PAPER,
+    );
     let mut table = Table::new(&[
         "M",
         "N",
