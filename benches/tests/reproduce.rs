@@ -1,7 +1,10 @@
 //! The reproduce command at tiny scale: every expected page is written, with its CSV, JSON
 //! and SVG, and every page names the device and carries the paper's number.
 
-use reconverge_benches::reproduce::{Error, Options, Scale, pages, run};
+use reconverge_backend::{Backend, Kernel, Strategy};
+use reconverge_benches::Bench;
+use reconverge_benches::reproduce::setting::Visit;
+use reconverge_benches::reproduce::{EXPERIMENTS, Error, Options, Probe, Runs, Scale, pages, run};
 
 /// A number (or phrase) from the paper that each page must quote.
 const PAPER_NUMBERS: &[(&str, &str)] = &[
@@ -110,4 +113,83 @@ fn a_page_written_with_another_is_selected_by_its_own_name() {
     let e = reconverge_benches::reproduce::registry::select(&["table4".into()]).expect("known");
     assert_eq!(e.len(), 1);
     assert!(e[0].pages.contains(&"seed004-table4-path-execution-rate"));
+}
+
+/// The timed and the sample run's items of a setting.
+struct Items;
+
+impl Visit for Items {
+    type Output = (u32, u32);
+    fn visit<K>(self, runs: &Runs<K>) -> (u32, u32)
+    where
+        K: Kernel + Sync,
+        K::Output: Default + Send + Sync + PartialEq + std::fmt::Debug,
+        Bench: Backend<K> + Probe<K>,
+    {
+        (runs.timed.items, runs.sample.items)
+    }
+}
+
+#[test]
+fn every_timed_experiment_exposes_its_settings() {
+    let mut counts = Vec::new();
+    for e in EXPERIMENTS {
+        let settings = (e.settings)(&Scale::TINY);
+        counts.push((e.pages[0], settings.len()));
+        if e.pages == ["seed002-mcml-strategies"] {
+            assert!(
+                settings.is_empty(),
+                "MCML calibrates its inputs during the run"
+            );
+            continue;
+        }
+        assert!(!settings.is_empty(), "{}: no settings", e.pages[0]);
+        let mut labels: Vec<&str> = settings.iter().map(|s| s.label.as_str()).collect();
+        labels.dedup();
+        assert_eq!(
+            labels.len(),
+            settings.len(),
+            "{}: labels repeat",
+            e.pages[0]
+        );
+        for s in &settings {
+            assert_eq!(
+                s.strategies.first(),
+                Some(&Strategy::Baseline),
+                "{}",
+                s.label
+            );
+            let (timed, sample) = s.workload.visit(Items);
+            assert!(
+                sample > 0 && sample <= timed,
+                "{}: {sample} of {timed}",
+                s.label
+            );
+        }
+    }
+    let count = |page: &str| counts.iter().find(|c| c.0 == page).map(|c| c.1);
+    assert_eq!(
+        count("seed001-fig08-branch-splitting-linear"),
+        Some(21),
+        "0 … 100 % else"
+    );
+    assert_eq!(count("seed002-table1-decision-parameters"), Some(1));
+    assert_eq!(
+        count("gems34-fig34-1-zcull"),
+        Some(18),
+        "9 probabilities x 2 conditions"
+    );
+    let table1 = (seed002_table1().settings)(&Scale::TINY);
+    assert_eq!(
+        table1[0].strategies.len(),
+        11,
+        "baseline + 5 thresholds + 5 cycles"
+    );
+}
+
+fn seed002_table1() -> &'static reconverge_benches::reproduce::Experiment {
+    EXPERIMENTS
+        .iter()
+        .find(|e| e.pages == ["seed002-table1-decision-parameters"])
+        .expect("registered")
 }

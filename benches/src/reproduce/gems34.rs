@@ -3,15 +3,16 @@
 //! (§34.3).
 
 use reconverge_backend::Strategy;
-use reconverge_transforms::TwoPathKernel;
+use reconverge_transforms::{ItemLoopKernel, TwoPathKernel};
 use reconverge_workloads::synthetic::{DynamicWork, Gems34Branch};
 use serde_json::Value;
 
-use super::common::{BLOCK, SINCE_VOLTA, f, launch, pct, x2};
+use super::common::{BLOCK, SINCE_VOLTA, f, pct, x2};
 use super::page::{Page, Plot, Table, num, text};
 use super::registry::{Experiment, Paper};
-use super::seed004::measure_dwa;
-use super::{Ctx, Meas};
+use super::seed004::dwa_runs;
+use super::setting::{Runs, Workload, per_thread, settings};
+use super::{Ctx, Meas, Scale};
 use crate::label;
 
 /// GPU Gems 2 ch. 34: fragments.
@@ -22,6 +23,13 @@ pub const FIG34_1_2: Experiment = Experiment {
     pages: &["gems34-fig34-1-zcull", "gems34-fig34-2-branching"],
     paper: Paper::Gems2Ch34,
     build: gems34,
+    settings: |scale| {
+        let points = branch_sweep(scale).into_iter().map(|(coherent, p, runs)| {
+            let condition = if coherent { "coherent" } else { "random" };
+            (format!("{condition}, p = {p}"), runs)
+        });
+        settings(points, Workload::Gems34, &BRANCH_STRATEGIES)
+    },
 };
 
 /// §34.3: the occlusion-query loop.
@@ -29,20 +37,69 @@ pub const SECTION34_3: Experiment = Experiment {
     pages: &["gems34-3-occlusion-query-loop"],
     paper: Paper::Gems2Ch34,
     build: |ctx| vec![occlusion_query_loop(ctx)],
+    settings: |scale| {
+        let point = [("LOOP_NUM 16, 1-32 trips", occlusion_runs(scale))];
+        settings(point, Workload::DynamicWork, &occlusion_strategies())
+    },
 };
 
 // ---- GPU Gems 2 ch. 34 ----------------------------------------------------------------------
 
+/// Branching, predication, branch splitting, static branch resolution and z-cull masking.
+const BRANCH_STRATEGIES: [Strategy; 5] = [
+    Strategy::Baseline,
+    Strategy::Predication,
+    Strategy::BranchSplitting,
+    Strategy::StaticBranchResolution,
+    Strategy::ZCullMasking,
+];
+
+/// Figs. 34-1 and 34-2's runs: a random and a coherent condition at each probability.
+fn branch_sweep(scale: &Scale) -> Vec<(bool, f64, Runs<TwoPathKernel<Gems34Branch>>)> {
+    let items = scale.items(FULL_GEMS_ITEMS, 1024);
+    let model_items = items.min(scale.model_items * 4);
+    let probs = [0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1.0];
+    [false, true]
+        .into_iter()
+        .flat_map(|coherent| probs.map(|p| (coherent, p)))
+        .map(|(coherent, p)| {
+            let w = if coherent {
+                Gems34Branch::coherent(p, 1).with_run(1024)
+            } else {
+                Gems34Branch::random(p, 1)
+            };
+            let k = TwoPathKernel(w);
+            let runs = Runs {
+                timed: per_thread(k, items),
+                sample: per_thread(k, model_items),
+            };
+            (coherent, p, runs)
+        })
+        .collect()
+}
+
+/// §34.3's loop: seed 004's LOOP_NUM and maximum trips.
+const OCCLUSION_LOOP: (u32, u32) = (16, 32);
+/// §34.3's iterations per pass.
+const OCCLUSION_PASSES: [u32; 4] = [1, 4, 8, 32];
+
+/// The one-kernel loop, then the occlusion-query loop at each iterations per pass.
+fn occlusion_strategies() -> Vec<Strategy> {
+    std::iter::once(Strategy::Baseline)
+        .chain(OCCLUSION_PASSES.map(|k| Strategy::OcclusionQueryLoop {
+            iterations_per_pass: k,
+        }))
+        .collect()
+}
+
+/// §34.3's runs: seed 004 A-1's sizes.
+fn occlusion_runs(scale: &Scale) -> Runs<ItemLoopKernel<DynamicWork>> {
+    let (loop_num, max_trips) = OCCLUSION_LOOP;
+    dwa_runs(scale, DynamicWork::new(loop_num, max_trips, 1))
+}
+
 fn gems34(ctx: &Ctx) -> Vec<Page> {
     let items = ctx.scale.items(FULL_GEMS_ITEMS, 1024);
-    let model_items = items.min(ctx.scale.model_items * 4);
-    let strategies = [
-        Strategy::Baseline,
-        Strategy::Predication,
-        Strategy::BranchSplitting,
-        Strategy::StaticBranchResolution,
-        Strategy::ZCullMasking,
-    ];
     let names = [
         "branching",
         "predication",
@@ -51,27 +108,10 @@ fn gems34(ctx: &Ctx) -> Vec<Page> {
         "z-cull masking (3 passes)",
     ];
     const ZCULL: usize = 4;
-    let probs = [0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1.0];
     let mut res = Vec::new();
-    for coherent in [false, true] {
-        for p in probs {
-            let w = if coherent {
-                Gems34Branch::coherent(p, 1).with_run(1024)
-            } else {
-                Gems34Branch::random(p, 1)
-            };
-            let k = TwoPathKernel(w);
-            let m = ctx.measure(
-                &k,
-                &strategies,
-                items,
-                launch(items),
-                &k,
-                model_items,
-                launch(model_items),
-            );
-            res.push((coherent, p, m));
-        }
+    for (coherent, p, runs) in branch_sweep(&ctx.scale) {
+        let m = ctx.measure(&runs, &BRANCH_STRATEGIES);
+        res.push((coherent, p, m));
     }
     let mut cols = vec!["condition".to_string(), "p(taken)".to_string()];
     for n in names {
@@ -192,20 +232,18 @@ fn gems34(ctx: &Ctx) -> Vec<Page> {
 
 /// The occlusion-query loop against the one-kernel loop, over the iterations per pass.
 fn occlusion_query_loop(ctx: &Ctx) -> Page {
-    let (loop_num, max_trips) = (16, 32);
-    let ks = [1u32, 4, 8, 32];
+    let (loop_num, max_trips) = OCCLUSION_LOOP;
+    let ks = OCCLUSION_PASSES;
     let mut page = Page::new(
         "gems34-3-occlusion-query-loop",
         "GPU Gems 2 §34.3: data-dependent looping with occlusion queries",
         "Harris & Buck, GPU Gems 2 ch. 34, §34.3 (no figure)",
     );
     page.paper = "§34.3 gives no measurements. It describes the technique: render a pass of the loop body over all fragments, discard the finished ones, count the fragments still updated with an occlusion query (pipelined, a single integer back to the CPU), and let the CPU issue passes until the count is zero — a global decision controlled by the CPU from GPU results, needed before fragment programs had data-dependent loops.".into();
-    let mut strategies = vec![Strategy::Baseline];
-    strategies.extend(ks.iter().map(|&k| Strategy::OcclusionQueryLoop {
-        iterations_per_pass: k,
-    }));
-    let (items, blocks, m) =
-        measure_dwa(ctx, DynamicWork::new(loop_num, max_trips, 1), &strategies);
+    let strategies = occlusion_strategies();
+    let runs = occlusion_runs(&ctx.scale);
+    let (items, blocks) = (runs.timed.items, runs.timed.launch.blocks);
+    let m = ctx.measure(&runs, &strategies);
     page.setup = format!(
         "Seed 004's variable-trip loop (`DynamicWork`: LOOP_NUM {loop_num}, 1–{max_trips} trips per element), {items} elements, {blocks} blocks of {BLOCK} threads. Baseline: the loop inside one kernel. Occlusion-query loop: the loop as passes of k iterations; unfinished elements keep their state in device memory, finished ones are masked (a window of 32 finished elements skips the pass), and each pass counts the elements it left; the host reads that count after every pass and launches the next pass while it is non-zero. Kernel time: CUDA events summed over the passes; wall time adds the host's reads of the count and the launches."
     );

@@ -20,16 +20,18 @@ pub mod registry;
 mod seed001;
 mod seed002;
 mod seed004;
+pub mod setting;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use reconverge_backend::{Backend, Counters, Kernel, Launch, Strategy};
+use reconverge_backend::{Backend, Counters, Kernel, Strategy};
 use reconverge_cpu::{Counting, CpuBackend};
 
 use crate::Bench;
 pub use page::{Page, Plot, Provenance, Table};
 pub use registry::{EXPERIMENTS, Experiment, Paper, UnknownPage, pages};
+pub use setting::{Runs, Setting, Sized, Workload};
 
 /// How big the run is. Sizes in `experiments` are the GPU sizes (chosen so that every
 /// experiment together runs in a few minutes on an H100); the CPU divides them.
@@ -248,26 +250,17 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Runs `kernel` under each of `strategies` (the first is the reference whose outputs the
-    /// others must equal, normally the baseline): one untimed run each (warm-up and outputs),
-    /// then `reps` rounds that time every strategy in turn, so ratios come from one run; and a
-    /// counted run of `model_kernel` on the CPU model with `model_items` items.
-    #[allow(clippy::too_many_arguments)]
-    pub fn measure<K>(
-        &self,
-        kernel: &K,
-        strategies: &[Strategy],
-        items: u32,
-        launch: Launch,
-        model_kernel: &K,
-        model_items: u32,
-        model_launch: Launch,
-    ) -> Vec<Meas>
+    /// Runs `runs.timed` under each of `strategies` (the first is the reference whose outputs
+    /// the others must equal, normally the baseline): one untimed run each (warm-up and
+    /// outputs), then `reps` rounds that time every strategy in turn, so ratios come from one
+    /// run; and a counted run of `runs.sample` on the CPU model.
+    pub fn measure<K>(&self, runs: &Runs<K>, strategies: &[Strategy]) -> Vec<Meas>
     where
         K: Kernel + Sync,
         K::Output: Default + Send + Sync + PartialEq,
         Bench: Backend<K> + Probe<K>,
     {
+        let (t, sample) = (&runs.timed, &runs.sample);
         let mut out: Vec<Meas> = Vec::with_capacity(strategies.len());
         let mut reference: Option<Vec<K::Output>> = None;
         for &s in strategies {
@@ -275,7 +268,7 @@ impl Ctx {
                 strategy: Some(s),
                 ..Meas::default()
             };
-            match self.timing.run(kernel, s, items, launch) {
+            match self.timing.run(&t.kernel, s, t.items, t.launch) {
                 Ok(run) => {
                     m.occupancy = run.occupancy.clone();
                     m.outputs_match = match &reference {
@@ -288,10 +281,10 @@ impl Ctx {
                 }
                 Err(e) => m.error = Some(e.to_string()),
             }
-            m.registers = self.timing.registers(kernel, s);
+            m.registers = self.timing.registers(&t.kernel, s);
             m.counters = self
                 .model
-                .run(model_kernel, s, model_items, model_launch)
+                .run(&sample.kernel, s, sample.items, sample.launch)
                 .ok()
                 .and_then(|r| r.counters);
             out.push(m);
@@ -304,7 +297,7 @@ impl Ctx {
                 if out[i].error.is_some() {
                     continue;
                 }
-                match self.timing.run(kernel, s, items, launch) {
+                match self.timing.run(&t.kernel, s, t.items, t.launch) {
                     Ok(run) => {
                         times[i].push(run_time(&run).as_secs_f64());
                         walls[i].push(run.elapsed.as_secs_f64());

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::{Ctx, Page, gems34, seed001, seed002, seed004};
+use super::{Ctx, Page, Scale, Setting, gems34, seed001, seed002, seed004};
 
 /// The seed papers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +38,8 @@ pub struct Experiment {
     pub paper: Paper,
     /// Runs the experiment and builds its pages.
     pub build: fn(&Ctx) -> Vec<Page>,
+    /// Its settings at a scale: what `build` measures, as data.
+    pub settings: fn(&Scale) -> Vec<Setting>,
 }
 
 /// Every experiment, in the order of the results index.

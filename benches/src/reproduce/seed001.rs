@@ -9,11 +9,12 @@ use reconverge_workloads::synthetic::{
 };
 use serde_json::Value;
 
-use super::common::{BLOCK, SINCE_VOLTA, f, launch, pct};
+use super::common::{BLOCK, SINCE_VOLTA, f, pct};
 use super::page::{Page, Plot, Table, fmt_num, num};
 use super::paper::{PaperTable, Quantity, Source, reported};
 use super::registry::{Experiment, Paper};
-use super::{Ctx, Meas};
+use super::setting::{Runs, Setting, Workload, per_thread, settings};
+use super::{Ctx, Meas, Scale};
 
 /// Seed 001: elements (the paper's 2^22).
 pub const FULL_BSPLIT_ITEMS: u32 = 1 << 22;
@@ -25,6 +26,7 @@ pub const FIG08: Experiment = Experiment {
     pages: &["seed001-fig08-branch-splitting-linear"],
     paper: Paper::CarrilloSiegelLi,
     build: |ctx| vec![seed001(ctx, MaskLayout::Linear)],
+    settings: |scale| split_settings(scale, MaskLayout::Linear),
 };
 
 /// Fig. 10: branch splitting with a random decision mask.
@@ -32,6 +34,7 @@ pub const FIG10: Experiment = Experiment {
     pages: &["seed001-fig10-branch-splitting-random"],
     paper: Paper::CarrilloSiegelLi,
     build: |ctx| vec![seed001(ctx, MaskLayout::Random)],
+    settings: |scale| split_settings(scale, MaskLayout::Random),
 };
 
 /// Fig. 5: loop splitting.
@@ -39,6 +42,12 @@ pub const FIG05: Experiment = Experiment {
     pages: &["seed001-fig05-loop-splitting"],
     paper: Paper::CarrilloSiegelLi,
     build: |ctx| vec![seed001_loop_splitting(ctx)],
+    settings: |scale| {
+        let points = loop_split_sweep(scale)
+            .into_iter()
+            .map(|(trips, runs)| (format!("{trips} trips"), runs));
+        settings(points, Workload::LoopSplit, &LOOP_SPLIT_STRATEGIES)
+    },
 };
 
 /// Fig. 8's numbers, as the text states them.
@@ -107,13 +116,78 @@ const FIG10_PAPER: PaperTable<'static, Quantity> = PaperTable {
     transposed: false,
 };
 
+/// The branched kernel and the two split kernels.
+const SPLIT_STRATEGIES: [Strategy; 2] = [Strategy::Baseline, Strategy::BranchSplitting];
+/// Instructions of the if and the else path.
+const PATHS: (u32, u32) = (16, 32);
+
+/// Figs. 8 and 10's timed and modelled items.
+fn split_items(scale: &Scale) -> (u32, u32) {
+    let items = scale.items(FULL_BSPLIT_ITEMS, 1024);
+    (items, items.min(scale.model_items * 4))
+}
+
+/// Figs. 8 and 10's sweep: the else fraction, 0 … 100 % in steps of 5.
+fn split_sweep(
+    scale: &Scale,
+    layout: MaskLayout,
+) -> Vec<(u32, Runs<TwoPathKernel<BranchSplitBench>>)> {
+    let (items, model_items) = split_items(scale);
+    (0..=100)
+        .step_by(5)
+        .map(|pct_else| {
+            let frac = f64::from(pct_else) / 100.0;
+            let at = |n| {
+                let w = BranchSplitBench::new(n, frac, layout, 1).with_paths(PATHS.0, PATHS.1);
+                per_thread(TwoPathKernel(w), n)
+            };
+            let runs = Runs {
+                timed: at(items),
+                sample: at(model_items),
+            };
+            (pct_else, runs)
+        })
+        .collect()
+}
+
+fn split_settings(scale: &Scale, layout: MaskLayout) -> Vec<Setting> {
+    let points = split_sweep(scale, layout)
+        .into_iter()
+        .map(|(p, runs)| (format!("{p} % else"), runs));
+    settings(points, Workload::BranchSplit, &SPLIT_STRATEGIES)
+}
+
+/// The fused loop and the split loops.
+const LOOP_SPLIT_STRATEGIES: [Strategy; 2] = [Strategy::Baseline, Strategy::LoopSplitting];
+
+/// Fig. 5's timed and modelled items.
+fn loop_split_items(scale: &Scale) -> (u32, u32) {
+    let items = scale.items(FULL_LSPLIT_ITEMS, 1024);
+    (items, items.min(scale.model_items))
+}
+
+/// Fig. 5's sweep: trips per item.
+fn loop_split_sweep(scale: &Scale) -> Vec<(u32, Runs<SplitLoopKernel<LoopSplitBench>>)> {
+    let (items, model_items) = loop_split_items(scale);
+    [16u32, 64, 256]
+        .into_iter()
+        .map(|trips| {
+            let k = SplitLoopKernel(LoopSplitBench::new(trips, 1));
+            let runs = Runs {
+                timed: per_thread(k, items),
+                sample: per_thread(k, model_items),
+            };
+            (trips, runs)
+        })
+        .collect()
+}
+
 // ---- Seed 001: branch splitting ------------------------------------------------------------
 
 fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
     let linear = layout == MaskLayout::Linear;
-    let items = ctx.scale.items(FULL_BSPLIT_ITEMS, 1024);
-    let model_items = items.min(ctx.scale.model_items * 4);
-    let (light, heavy) = (16, 32);
+    let (items, _) = split_items(&ctx.scale);
+    let (light, heavy) = PATHS;
     let mut page = if linear {
         Page::new(
             "seed001-fig08-branch-splitting-linear",
@@ -157,23 +231,11 @@ fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
         "occ else-kernel %",
         "outputs equal",
     ]);
-    let strategies = [Strategy::Baseline, Strategy::BranchSplitting];
     let mut plot = Plot::new("else-branch executions (%)", "time (ms)");
     let (mut tb, mut ts, mut sp) = (Vec::new(), Vec::new(), Vec::new());
     let mut rows: Vec<(u32, Vec<Meas>, Option<f64>)> = Vec::new();
-    for pct_else in (0..=100).step_by(5) {
-        let frac = f64::from(pct_else) / 100.0;
-        let w = BranchSplitBench::new(items, frac, layout, 1).with_paths(light, heavy);
-        let wm = BranchSplitBench::new(model_items, frac, layout, 1).with_paths(light, heavy);
-        let m = ctx.measure(
-            &TwoPathKernel(w),
-            &strategies,
-            items,
-            launch(items),
-            &TwoPathKernel(wm),
-            model_items,
-            launch(model_items),
-        );
+    for (pct_else, runs) in split_sweep(&ctx.scale, layout) {
+        let m = ctx.measure(&runs, &SPLIT_STRATEGIES);
         // Eq. 1: T = Σ t_i with t_i ∝ each path's issue slots in the branched kernel.
         let eq1 = m[0].counters.as_ref().and_then(|c| {
             let a = c
@@ -301,8 +363,7 @@ fn reconverge_occupancy_free_eq1(t: f64, branches: &[(f64, f64)], rho_min: f64) 
 }
 
 fn seed001_loop_splitting(ctx: &Ctx) -> Page {
-    let items = ctx.scale.items(FULL_LSPLIT_ITEMS, 1024);
-    let model_items = items.min(ctx.scale.model_items);
+    let (items, model_items) = loop_split_items(&ctx.scale);
     let mut page = Page::new(
         "seed001-fig05-loop-splitting",
         "Seed 001 fig. 5: loop splitting",
@@ -327,7 +388,6 @@ fn seed001_loop_splitting(ctx: &Ctx) -> Page {
         "part A+B slots split (model)",
         "outputs equal",
     ]);
-    let strategies = [Strategy::Baseline, Strategy::LoopSplitting];
     let mut plot = Plot::new("trips per item", "time (ms)");
     let (mut tf, mut ts) = (Vec::new(), Vec::new());
     let mut rows: Vec<(u32, Vec<Meas>)> = Vec::new();
@@ -339,17 +399,8 @@ fn seed001_loop_splitting(ctx: &Ctx) -> Page {
                 .sum::<u64>() as f64
         })
     };
-    for trips in [16u32, 64, 256] {
-        let w = LoopSplitBench::new(trips, 1);
-        let m = ctx.measure(
-            &SplitLoopKernel(w),
-            &strategies,
-            items,
-            launch(items),
-            &SplitLoopKernel(w),
-            model_items,
-            launch(model_items),
-        );
+    for (trips, runs) in loop_split_sweep(&ctx.scale) {
+        let m = ctx.measure(&runs, &LOOP_SPLIT_STRATEGIES);
         tf.push((f64::from(trips), m[0].ms().unwrap_or(f64::NAN)));
         ts.push((f64::from(trips), m[1].ms().unwrap_or(f64::NAN)));
         table.push(vec![

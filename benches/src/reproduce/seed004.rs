@@ -12,7 +12,8 @@ use super::common::{BLOCK, SINCE_VOLTA, f, launch, pct, x2};
 use super::page::{Page, Plot, Table, fmt_num, num, text};
 use super::paper::{PaperTable, Row, Source};
 use super::registry::{Experiment, Paper};
-use super::{Ctx, Meas};
+use super::setting::{Runs, Sized, Workload, settings};
+use super::{Ctx, Scale};
 use crate::label;
 
 /// Seed 004 A-1: elements.
@@ -29,6 +30,10 @@ pub const TABLE1_FIG12: Experiment = Experiment {
     pages: &["seed004-table1-fig12-dynamic-work-assignment"],
     paper: Paper::KatoSudaTamada,
     build: |ctx| vec![dwa(ctx)],
+    settings: |scale| {
+        let points = dwa_sweep(scale).map(|(r, runs)| (format!("LOOP_NUM = {}", r.loop_num), runs));
+        settings(points, Workload::DynamicWork, &DWA_STRATEGIES)
+    },
 };
 
 /// Tables 2-4 and fig. 14: branch path unification (one run writes both pages).
@@ -39,6 +44,13 @@ pub const TABLES2_4_FIG14: Experiment = Experiment {
     ],
     paper: Paper::KatoSudaTamada,
     build: bpu,
+    // Table 4 is the CPU model's alone (no timing): the settings are tables 2-3's.
+    settings: |scale| {
+        let points = bpu_sweep(scale)
+            .into_iter()
+            .map(|(l, runs)| (format!("LOOP = {l}"), runs));
+        settings(points, Workload::PathUnification, &bpu_strategies())
+    },
 };
 
 /// A row of table 1: LOOP_NUM and the kernel's time before and after dynamic work
@@ -261,36 +273,94 @@ const TABLE4_PAPER: PaperTable<'static, ExecutionRateRow> = PaperTable {
 
 /// Seed 004 A-1's timed size: elements and blocks of `BLOCK` threads with
 /// `DWA_ITEMS_PER_THREAD` elements per thread.
-fn dwa_sizes(ctx: &Ctx) -> (u32, u32) {
-    let items = ctx.scale.items(FULL_DWA_ITEMS, 4096);
+fn dwa_sizes(scale: &Scale) -> (u32, u32) {
+    let items = scale.items(FULL_DWA_ITEMS, 4096);
     (items, (items / (BLOCK * DWA_ITEMS_PER_THREAD)).max(1))
 }
 
-/// `strategies` on seed 004 A-1's loop `w`, timed at [`dwa_sizes`] and modelled at a smaller
-/// size with the same elements per thread. Returns (items, blocks, measurements).
-pub(super) fn measure_dwa(
-    ctx: &Ctx,
-    w: DynamicWork,
-    strategies: &[Strategy],
-) -> (u32, u32, Vec<Meas>) {
-    let (items, blocks) = dwa_sizes(ctx);
-    let model_items = items.min(ctx.scale.model_items * 2);
+/// Seed 004 A-1's loop `w`, timed at [`dwa_sizes`] and modelled at a smaller size with the
+/// same elements per thread.
+pub(super) fn dwa_runs(scale: &Scale, w: DynamicWork) -> Runs<ItemLoopKernel<DynamicWork>> {
+    let (items, blocks) = dwa_sizes(scale);
+    let model_items = items.min(scale.model_items * 2);
     let model_blocks = (model_items / (BLOCK * DWA_ITEMS_PER_THREAD)).max(1);
-    let m = ctx.measure(
-        &ItemLoopKernel(w),
-        strategies,
+    let at = |items: u32, blocks: u32| Sized {
+        kernel: ItemLoopKernel(w),
         items,
-        Launch::new(BLOCK, blocks).unwrap_or(launch(items)),
-        &ItemLoopKernel(w),
-        model_items,
-        Launch::new(BLOCK, model_blocks).unwrap_or(launch(model_items)),
-    );
-    (items, blocks, m)
+        launch: Launch::new(BLOCK, blocks).unwrap_or(launch(items)),
+    };
+    Runs {
+        timed: at(items, blocks),
+        sample: at(model_items, model_blocks),
+    }
+}
+
+/// Trips per element of table 1's loop: 1 … this many.
+const DWA_MAX_TRIPS: u32 = 32;
+/// The static and the dynamic assignment.
+const DWA_STRATEGIES: [Strategy; 2] = [Strategy::Baseline, Strategy::DynamicWorkAssignment];
+
+/// Table 1's runs at each LOOP_NUM.
+fn dwa_sweep(
+    scale: &Scale,
+) -> impl Iterator<Item = (&'static AssignmentRow, Runs<ItemLoopKernel<DynamicWork>>)> + '_ {
+    TABLE1_PAPER.rows.iter().map(|r| {
+        (
+            r,
+            dwa_runs(scale, DynamicWork::new(r.loop_num, DWA_MAX_TRIPS, 1)),
+        )
+    })
+}
+
+/// DATA_PER_THREAD of tables 2-4.
+const DPTS: [u32; 4] = [1, 4, 16, 64];
+
+/// The baseline, then unification at each DATA_PER_THREAD.
+fn bpu_strategies() -> Vec<Strategy> {
+    std::iter::once(Strategy::Baseline)
+        .chain(DPTS.map(|k| Strategy::BranchPathUnification {
+            items_per_thread: k,
+        }))
+        .collect()
+}
+
+/// Tables 2-3's timed and modelled items.
+fn bpu_sizes(scale: &Scale) -> (u32, u32) {
+    let items = scale.items(FULL_BPU_ITEMS, 64 * BLOCK);
+    (items, items.min((scale.model_items * 2).max(64 * BLOCK)))
+}
+
+/// Threads for DATA_PER_THREAD = 64, for every strategy.
+fn bpu_launch(n: u32) -> Launch {
+    Launch::new(BLOCK, (n / (64 * BLOCK)).max(1)).unwrap_or(launch(n))
+}
+
+/// Tables 2-3's runs at each LOOP (10,000 only where the run is not scaled down to nothing:
+/// GPU and CPU quick).
+fn bpu_sweep(scale: &Scale) -> Vec<(u32, Runs<TwoPathKernel<PathUnification>>)> {
+    let (items, model_items) = bpu_sizes(scale);
+    [1u32, 10, 100, 1000, 10000]
+        .into_iter()
+        .filter(|&l| l < 10_000 || scale.divisor <= 64)
+        .map(|l| {
+            let kernel = TwoPathKernel(PathUnification::new(l, 1));
+            let at = |items| Sized {
+                kernel,
+                items,
+                launch: bpu_launch(items),
+            };
+            let runs = Runs {
+                timed: at(items),
+                sample: at(model_items),
+            };
+            (l, runs)
+        })
+        .collect()
 }
 
 fn dwa(ctx: &Ctx) -> Page {
-    let (items, blocks) = dwa_sizes(ctx);
-    let max_trips = 32;
+    let (items, blocks) = dwa_sizes(&ctx.scale);
+    let max_trips = DWA_MAX_TRIPS;
     let mut page = Page::new(
         "seed004-table1-fig12-dynamic-work-assignment",
         "Seed 004 table 1 / fig. 12: dynamic work assignment against LOOP_NUM",
@@ -317,16 +387,11 @@ fn dwa(ctx: &Ctx) -> Page {
         "occ dynamic %",
         "outputs equal",
     ]);
-    let strategies = [Strategy::Baseline, Strategy::DynamicWorkAssignment];
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     let mut res = Vec::new();
-    for &AssignmentRow {
-        loop_num: n,
-        before_s: b,
-        after_s: a,
-    } in TABLE1_PAPER.rows
-    {
-        let (_, _, m) = measure_dwa(ctx, DynamicWork::new(n, max_trips, 1), &strategies);
+    for (row, runs) in dwa_sweep(&ctx.scale) {
+        let (n, b, a) = (row.loop_num, row.before_s, row.after_s);
+        let m = ctx.measure(&runs, &DWA_STRATEGIES);
         let r = x2(m[1].ms(), m[0].ms());
         ours.push((f64::from(n).log2(), r.unwrap_or(f64::NAN)));
         theirs.push((f64::from(n).log2(), a / b));
@@ -377,15 +442,10 @@ fn dwa(ctx: &Ctx) -> Page {
 }
 
 fn bpu(ctx: &Ctx) -> Vec<Page> {
-    let items = ctx.scale.items(FULL_BPU_ITEMS, 64 * BLOCK);
-    let model_items = items.min((ctx.scale.model_items * 2).max(64 * BLOCK));
-    let lp = |n: u32| Launch::new(BLOCK, (n / (64 * BLOCK)).max(1)).unwrap_or(launch(n));
-    let dpts = [1u32, 4, 16, 64];
-    let mut strategies = vec![Strategy::Baseline];
-    strategies.extend(dpts.map(|k| Strategy::BranchPathUnification {
-        items_per_thread: k,
-    }));
-    let loops = [1u32, 10, 100, 1000, 10000];
+    let (items, _) = bpu_sizes(&ctx.scale);
+    let lp = bpu_launch;
+    let dpts = DPTS;
+    let strategies = bpu_strategies();
     let mut page = Page::new(
         "seed004-tables2-3-fig14-path-unification",
         "Seed 004 tables 2–3 / fig. 14: branch path unification against LOOP and DATA_PER_THREAD",
@@ -412,21 +472,8 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
     let mut plot = Plot::new("log10 LOOP", "speedup (before / after)");
     let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 4];
     let mut results = Vec::new();
-    for &l in &loops {
-        // LOOP = 10,000 only where the run is not scaled down to nothing (GPU and CPU quick).
-        if l == 10_000 && ctx.scale.divisor > 64 {
-            continue;
-        }
-        let w = TwoPathKernel(PathUnification::new(l, 1));
-        let m = ctx.measure(
-            &w,
-            &strategies,
-            items,
-            lp(items),
-            &w,
-            model_items,
-            lp(model_items),
-        );
+    for (l, runs) in bpu_sweep(&ctx.scale) {
+        let m = ctx.measure(&runs, &strategies);
         for (j, &d) in dpts.iter().enumerate() {
             let mm = &m[j + 1];
             let s = mm.speedup_over(&m[0]);

@@ -9,11 +9,12 @@ use reconverge_transforms::{BranchLoopKernel, FactoredBranchLoopKernel};
 use reconverge_workloads::synthetic::{SynBrDis, SynItDelay};
 use serde_json::Value;
 
-use crate::reproduce::common::{BLOCK, SINCE_VOLTA, f, launch, pct};
+use crate::reproduce::common::{BLOCK, SINCE_VOLTA, f, pct};
 use crate::reproduce::page::{Page, Plot, Table, fmt_num, num, text};
 use crate::reproduce::paper::{PaperTable, Quantity, Row, Source, reported};
 use crate::reproduce::registry::{Experiment, Paper};
-use crate::reproduce::{Ctx, Meas};
+use crate::reproduce::setting::{Runs, Setting, Workload, per_thread, settings};
+use crate::reproduce::{Ctx, Meas, Scale};
 use crate::{label, majority_vote, round_robin};
 
 /// Seed 002 SYN-ITDELAY: threads.
@@ -30,6 +31,7 @@ pub const FIG10: Experiment = Experiment {
     pages: &["seed002-fig10-iteration-delaying-vs-r"],
     paper: Paper::HanAbdelrahman,
     build: |ctx| vec![itdelay_sweep(ctx, true)],
+    settings: |scale| itdelay_settings(scale, true),
 };
 
 /// Fig. 11: iteration delaying against the branch frequency.
@@ -37,6 +39,7 @@ pub const FIG11: Experiment = Experiment {
     pages: &["seed002-fig11-iteration-delaying-vs-f"],
     paper: Paper::HanAbdelrahman,
     build: |ctx| vec![itdelay_sweep(ctx, false)],
+    settings: |scale| itdelay_settings(scale, false),
 };
 
 /// Table 1: the decision parameters of iteration delaying.
@@ -44,6 +47,10 @@ pub const TABLE1: Experiment = Experiment {
     pages: &["seed002-table1-decision-parameters"],
     paper: Paper::HanAbdelrahman,
     build: |ctx| vec![itdelay_table1(ctx)],
+    settings: |scale| {
+        let point = [("r = 8, f = 10 %", itdelay_runs(scale, 8.0, 0.1))];
+        settings(point, Workload::IterationDelay, &table1_strategies())
+    },
 };
 
 /// Fig. 12: branch distribution.
@@ -51,6 +58,15 @@ pub const FIG12: Experiment = Experiment {
     pages: &["seed002-fig12-branch-distribution"],
     paper: Paper::HanAbdelrahman,
     build: |ctx| vec![brdis(ctx)],
+    settings: |scale| {
+        let points = brdis_points().into_iter().map(|(m, r, n)| {
+            (
+                format!("M = {m}, R = {r} (N = {n})"),
+                brdis_runs(scale, m, n),
+            )
+        });
+        settings(points, Workload::BranchDistribution, &BRDIS_STRATEGIES)
+    },
 };
 
 /// §4.2: every strategy on MCML.
@@ -58,6 +74,9 @@ pub const MCML: Experiment = Experiment {
     pages: &["seed002-mcml-strategies"],
     paper: Paper::HanAbdelrahman,
     build: |ctx| vec![mcml::mcml(ctx)],
+    // MCML's inputs are calibrated on the CPU model during the run (see [`mcml`]); its
+    // kernels are not among [`Workload`]'s yet.
+    settings: |_| Vec::new(),
 };
 
 /// Fig. 10's numbers, as the text states them.
@@ -205,29 +224,77 @@ const TABLE1_PAPER: PaperTable<'static, DecisionRow> = PaperTable {
 
 // ---- Seed 002: iteration delaying ----------------------------------------------------------
 
-fn itdelay_measure(ctx: &Ctx, r: f64, f_: f64, strategies: &[Strategy]) -> Vec<Meas> {
-    let items = ctx.scale.items(FULL_ITDELAY_ITEMS, 512);
-    let model_items = items.min(ctx.scale.model_items);
-    let w = SynItDelay::with_branch_ratio(r, ITDELAY_ITERATIONS, f_, 2011);
-    ctx.measure(
-        &BranchLoopKernel(w),
-        strategies,
-        items,
-        launch(items),
-        &BranchLoopKernel(w),
-        model_items,
-        launch(model_items),
-    )
+/// SYN-ITDELAY at branch ratio `r` and frequency `f_`, timed and modelled.
+fn itdelay_runs(scale: &Scale, r: f64, f_: f64) -> Runs<BranchLoopKernel<SynItDelay>> {
+    let items = scale.items(FULL_ITDELAY_ITEMS, 512);
+    let k = BranchLoopKernel(SynItDelay::with_branch_ratio(
+        r,
+        ITDELAY_ITERATIONS,
+        f_,
+        2011,
+    ));
+    Runs {
+        timed: per_thread(k, items),
+        sample: per_thread(k, items.min(scale.model_items)),
+    }
 }
 
-fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
-    let items = ctx.scale.items(FULL_ITDELAY_ITEMS, 512);
-    let strategies = [
+fn itdelay_measure(ctx: &Ctx, r: f64, f_: f64, strategies: &[Strategy]) -> Vec<Meas> {
+    ctx.measure(&itdelay_runs(&ctx.scale, r, f_), strategies)
+}
+
+/// Figs. 10 and 11's strategies.
+fn itdelay_strategies() -> [Strategy; 4] {
+    [
         Strategy::Baseline,
         majority_vote(16),
         round_robin(50, false),
         round_robin(50, true),
-    ];
+    ]
+}
+
+/// Fig. 10's (r, f) points over r (`vs_r`), or fig. 11's over f.
+fn itdelay_points(vs_r: bool) -> Vec<(f64, f64)> {
+    if vs_r {
+        [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 50.0]
+            .into_iter()
+            .map(|r| (r, 0.5))
+            .collect()
+    } else {
+        [0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0]
+            .into_iter()
+            .map(|f| (8.0, f))
+            .collect()
+    }
+}
+
+fn itdelay_settings(scale: &Scale, vs_r: bool) -> Vec<Setting> {
+    let points = itdelay_points(vs_r).into_iter().map(|(r, f_)| {
+        (
+            format!("r = {r}, f = {} %", 100.0 * f_),
+            itdelay_runs(scale, r, f_),
+        )
+    });
+    settings(points, Workload::IterationDelay, &itdelay_strategies())
+}
+
+/// Table 1's strategies: the baseline, then majority vote and round robin at each row's
+/// threshold and cycle.
+fn table1_strategies() -> Vec<Strategy> {
+    let votes = TABLE1_PAPER.rows.iter().map(|r| majority_vote(r.threshold));
+    let cycles = TABLE1_PAPER
+        .rows
+        .iter()
+        .map(|r| round_robin(r.cycle_percent, false));
+    std::iter::once(Strategy::Baseline)
+        .chain(votes)
+        .chain(cycles)
+        .collect()
+}
+
+fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
+    let items = ctx.scale.items(FULL_ITDELAY_ITEMS, 512);
+    let strategies = itdelay_strategies();
     let names = [
         "baseline",
         "majority vote (t=16)",
@@ -247,17 +314,7 @@ fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
             "Han & Abdelrahman (GPGPU-4, 2011), fig. 11 (§4.2.1), SYN-ITDELAY",
         )
     };
-    let points: Vec<(f64, f64)> = if vs_r {
-        [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 50.0]
-            .into_iter()
-            .map(|r| (r, 0.5))
-            .collect()
-    } else {
-        [0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0]
-            .into_iter()
-            .map(|f| (8.0, f))
-            .collect()
-    };
+    let points = itdelay_points(vs_r);
     page.setup = format!(
         "SYN-ITDELAY, {items} threads x {ITDELAY_ITERATIONS} iterations, blocks of {BLOCK}; each path 2N FMA, 20 non-branch instructions, r = N/10; {}; majority vote threshold 16 (stops delaying once a lane finishes), round robin cycle 50 %.",
         if vs_r {
@@ -420,16 +477,13 @@ fn itdelay_table1(ctx: &Ctx) -> Page {
         "SYN-ITDELAY, {items} threads x {ITDELAY_ITERATIONS} iterations, r = 8, f = 10 %, blocks of {BLOCK}; majority vote with threshold 1…32 (stop when a lane finishes), round robin with cycle 90…10 % (no idle removal)."
     );
     page.paper = TABLE1_PAPER.markdown();
-    let mut strategies = vec![Strategy::Baseline];
-    let mut papers = vec![None];
-    for r in TABLE1_PAPER.rows {
-        strategies.push(majority_vote(r.threshold));
-        papers.push(Some(r.vote_speedup));
-    }
-    for r in TABLE1_PAPER.rows {
-        strategies.push(round_robin(r.cycle_percent, false));
-        papers.push(Some(r.round_robin_speedup));
-    }
+    let strategies = table1_strategies();
+    let votes = TABLE1_PAPER.rows.iter().map(|r| Some(r.vote_speedup));
+    let cycles = TABLE1_PAPER
+        .rows
+        .iter()
+        .map(|r| Some(r.round_robin_speedup));
+    let papers: Vec<Option<f64>> = std::iter::once(None).chain(votes).chain(cycles).collect();
     let m = itdelay_measure(ctx, 8.0, 0.1, &strategies);
     let mut table = Table::new(&[
         "strategy",
@@ -504,9 +558,37 @@ fn itdelay_table1(ctx: &Ctx) -> Page {
 
 // ---- Seed 002: branch distribution ---------------------------------------------------------
 
+/// The baseline and branch distribution.
+const BRDIS_STRATEGIES: [Strategy; 2] = [Strategy::Baseline, Strategy::BranchDistribution];
+/// Fig. 12's inputs of the factored code.
+const BRDIS_M: [u32; 3] = [1, 4, 20];
+
+/// Fig. 12's (M, R, N) points: N such that R = N·M/20 is 0.5 … 16, rounded (M = 20 rounds
+/// both R = 0.5 and R = 1 to N = 1, so the page measures that point twice).
+fn brdis_points() -> Vec<(u32, f64, u32)> {
+    BRDIS_M
+        .into_iter()
+        .flat_map(|m| {
+            [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+                .into_iter()
+                .map(move |r| (m, r, (r * 20.0 / f64::from(m)).round() as u32))
+        })
+        .filter(|&(_, _, n)| n > 0)
+        .collect()
+}
+
+/// SYN-BRDIS with `m` inputs and `n` factored instructions, timed and modelled.
+fn brdis_runs(scale: &Scale, m: u32, n: u32) -> Runs<FactoredBranchLoopKernel<SynBrDis>> {
+    let items = scale.items(FULL_BRDIS_ITEMS, 512);
+    let k = FactoredBranchLoopKernel(SynBrDis::new(m, n, BRDIS_ITERATIONS, 1));
+    Runs {
+        timed: per_thread(k, items),
+        sample: per_thread(k, items.min(scale.model_items)),
+    }
+}
+
 fn brdis(ctx: &Ctx) -> Page {
     let items = ctx.scale.items(FULL_BRDIS_ITEMS, 512);
-    let model_items = items.min(ctx.scale.model_items);
     let mut page = Page::new(
         "seed002-fig12-branch-distribution",
         "Seed 002 fig. 12: branch distribution against R",
@@ -537,28 +619,16 @@ fn brdis(ctx: &Ctx) -> Page {
         "occ distributed %",
         "outputs equal",
     ]);
-    let strategies = [Strategy::Baseline, Strategy::BranchDistribution];
     let mut plot = Plot::new("R = N·M/20", "speedup");
     let mut theory_pts = Vec::new();
     let mut ratios = Vec::new();
     let mut best: Option<(f64, f64, u32)> = None;
-    for m_ in [1u32, 4, 20] {
+    for m_ in BRDIS_M {
         let mut pts = Vec::new();
-        for r in [0.5, 1.0, 2.0, 4.0, 8.0, 16.0] {
-            let n = (r * 20.0 / f64::from(m_)).round() as u32;
-            if n == 0 {
-                continue;
-            }
-            let w = SynBrDis::new(m_, n, BRDIS_ITERATIONS, 1);
-            let mm = ctx.measure(
-                &FactoredBranchLoopKernel(w),
-                &strategies,
-                items,
-                launch(items),
-                &FactoredBranchLoopKernel(w),
-                model_items,
-                launch(model_items),
-            );
+        for (_, _, n) in brdis_points().into_iter().filter(|p| p.0 == m_) {
+            let runs = brdis_runs(&ctx.scale, m_, n);
+            let w = runs.timed.kernel.0;
+            let mm = ctx.measure(&runs, &BRDIS_STRATEGIES);
             let th = w.theoretical_speedup();
             let model = match (&mm[0].counters, &mm[1].counters) {
                 (Some(a), Some(b)) if b.issue_slots() > 0 => {
