@@ -9,7 +9,7 @@
 
 use clap::Parser;
 use reconverge_backend::{BackendError, Launch, Strategy};
-use reconverge_benches::{counting_backend, sweep, timing_backend};
+use reconverge_benches::{ExampleArgs, Sweeper};
 use reconverge_transforms::TwoPathKernel;
 use reconverge_workloads::synthetic::{BranchSplitBench, MaskLayout};
 
@@ -19,9 +19,6 @@ struct Args {
     /// Elements (the paper: 2^22).
     #[arg(long, default_value_t = 1 << 18)]
     items: u32,
-    /// Threads per block (the paper: 256).
-    #[arg(long, default_value_t = 256)]
-    block: u32,
     /// Instructions of the light if path.
     #[arg(long, default_value_t = 16)]
     light: u32,
@@ -31,9 +28,8 @@ struct Args {
     /// Step of the else-fraction sweep, in percent.
     #[arg(long, default_value_t = 2)]
     step: u32,
-    /// CPU threads (0 = all cores).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
+    #[command(flatten)]
+    shared: ExampleArgs,
     /// Timed repetitions per strategy.
     #[arg(long, default_value_t = 2)]
     reps: u32,
@@ -41,12 +37,12 @@ struct Args {
 
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
-    let (timing, counting) = (timing_backend(a.threads), counting_backend(a.threads));
-    let launch = Launch::one_item_per_thread(a.items, a.block)?;
+    let launch = Launch::one_item_per_thread(a.items, a.shared.block)?;
+    let sweeper = Sweeper::new(a.shared.threads, a.items, launch, a.reps);
     let strategies = [Strategy::Baseline, Strategy::BranchSplitting];
     println!(
         "seed 001 §5: {} elements, blocks of {}, if path {} / else path {} instructions",
-        a.items, a.block, a.light, a.heavy
+        a.items, a.shared.block, a.light, a.heavy
     );
     for (layout, title) in [
         (
@@ -60,17 +56,7 @@ fn main() -> Result<(), BackendError> {
                 .with_paths(a.light, a.heavy);
             (format!("{pct}% else"), TwoPathKernel(w))
         });
-        let rows = sweep(
-            &timing,
-            &counting,
-            title,
-            "else",
-            points,
-            &strategies,
-            a.items,
-            launch,
-            a.reps,
-        )?;
+        let rows = sweeper.sweep(title, "else", points, &strategies)?;
         let worst = rows
             .iter()
             .filter_map(|(x, r)| r.first().and_then(|b| b.simd_efficiency).map(|e| (x, e)))

@@ -46,13 +46,7 @@ pub const SECTION34_3: Experiment = Experiment {
 // ---- GPU Gems 2 ch. 34 ----------------------------------------------------------------------
 
 /// Branching, predication, branch splitting, static branch resolution and z-cull masking.
-const BRANCH_STRATEGIES: [Strategy; 5] = [
-    Strategy::Baseline,
-    Strategy::Predication,
-    Strategy::BranchSplitting,
-    Strategy::StaticBranchResolution,
-    Strategy::ZCullMasking,
-];
+const BRANCH_STRATEGIES: [Strategy; 5] = crate::GEMS34_STRATEGIES;
 
 /// Figs. 34-1 and 34-2's runs: a random and a coherent condition at each probability.
 fn branch_sweep(scale: &Scale) -> Vec<(bool, f64, Runs<TwoPathKernel<Gems34Branch>>)> {
@@ -63,12 +57,7 @@ fn branch_sweep(scale: &Scale) -> Vec<(bool, f64, Runs<TwoPathKernel<Gems34Branc
         .into_iter()
         .flat_map(|coherent| probs.map(|p| (coherent, p)))
         .map(|(coherent, p)| {
-            let w = if coherent {
-                Gems34Branch::coherent(p, 1).with_run(1024)
-            } else {
-                Gems34Branch::random(p, 1)
-            };
-            let k = TwoPathKernel(w);
+            let k = TwoPathKernel(crate::gems34_branch(coherent, p, 1024));
             let runs = Runs {
                 timed: per_thread(k, items),
                 sample: per_thread(k, model_items),
