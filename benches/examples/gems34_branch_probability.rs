@@ -5,30 +5,26 @@
 //! as much as predication (both paths) for any probability away from 0 and 1.
 
 use clap::Parser;
-use reconverge_backend::{BackendError, Launch};
-use reconverge_benches::{ExampleArgs, GEMS34_STRATEGIES, Sweeper, gems34_branch};
+use reconverge_backend::BackendError;
+use reconverge_benches::{ExampleArgs, GEMS34_STRATEGIES, gems34_branch};
 use reconverge_transforms::TwoPathKernel;
 
 /// Branch cost against probability, random vs coherent.
 #[derive(Parser, Debug)]
 struct Args {
+    #[command(flatten)]
+    shared: ExampleArgs,
     /// Items (fragments).
     #[arg(long, default_value_t = 1 << 18)]
     items: u32,
     /// Items per coherent run.
     #[arg(long, default_value_t = 1024)]
     run: u32,
-    #[command(flatten)]
-    shared: ExampleArgs,
-    /// Timed repetitions per strategy.
-    #[arg(long, default_value_t = 2)]
-    reps: u32,
 }
 
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
-    let launch = Launch::one_item_per_thread(a.items, a.shared.block)?;
-    let sweeper = Sweeper::new(a.shared.threads, a.items, launch, a.reps);
+    let sweeper = a.shared.per_thread(a.items, 2)?;
     let probabilities = [0.0, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1.0];
     for (coherent, title) in [
         (false, "Random condition (figs. 34-1/34-2, \"random\")"),

@@ -8,14 +8,16 @@
 //! launch and decision work only. The GPU backend is where fig. 10's 6–13.5 % show.
 
 use clap::Parser;
-use reconverge_backend::{BackendError, Launch, Strategy};
-use reconverge_benches::{ExampleArgs, Sweeper};
+use reconverge_backend::{BackendError, Strategy};
+use reconverge_benches::ExampleArgs;
 use reconverge_transforms::TwoPathKernel;
 use reconverge_workloads::synthetic::{BranchSplitBench, MaskLayout};
 
 /// Branch splitting on seed 001's artificial benchmark.
 #[derive(Parser, Debug)]
 struct Args {
+    #[command(flatten)]
+    shared: ExampleArgs,
     /// Elements (the paper: 2^22).
     #[arg(long, default_value_t = 1 << 18)]
     items: u32,
@@ -28,17 +30,11 @@ struct Args {
     /// Step of the else-fraction sweep, in percent.
     #[arg(long, default_value_t = 2)]
     step: u32,
-    #[command(flatten)]
-    shared: ExampleArgs,
-    /// Timed repetitions per strategy.
-    #[arg(long, default_value_t = 2)]
-    reps: u32,
 }
 
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
-    let launch = Launch::one_item_per_thread(a.items, a.shared.block)?;
-    let sweeper = Sweeper::new(a.shared.threads, a.items, launch, a.reps);
+    let sweeper = a.shared.per_thread(a.items, 2)?;
     let strategies = [Strategy::Baseline, Strategy::BranchSplitting];
     println!(
         "seed 001 §5: {} elements, blocks of {}, if path {} / else path {} instructions",

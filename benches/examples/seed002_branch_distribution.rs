@@ -4,31 +4,27 @@
 //! instruction-count speedup, for several M (the paper found no sensitivity to M).
 
 use clap::Parser;
-use reconverge_backend::{BackendError, Launch, Strategy};
-use reconverge_benches::{ExampleArgs, Sweeper};
+use reconverge_backend::{BackendError, Strategy};
+use reconverge_benches::ExampleArgs;
 use reconverge_transforms::FactoredBranchLoopKernel;
 use reconverge_workloads::synthetic::SynBrDis;
 
 /// Branch distribution on SYN-BRDIS.
 #[derive(Parser, Debug)]
 struct Args {
+    #[command(flatten)]
+    shared: ExampleArgs,
     /// Items.
     #[arg(long, default_value_t = 8192)]
     items: u32,
     /// Loop iterations per item.
     #[arg(long, default_value_t = 16)]
     iterations: u32,
-    #[command(flatten)]
-    shared: ExampleArgs,
-    /// Timed repetitions per strategy.
-    #[arg(long, default_value_t = 2)]
-    reps: u32,
 }
 
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
-    let launch = Launch::one_item_per_thread(a.items, a.shared.block)?;
-    let sweeper = Sweeper::new(a.shared.threads, a.items, launch, a.reps);
+    let sweeper = a.shared.per_thread(a.items, 2)?;
     let strategies = [Strategy::Baseline, Strategy::BranchDistribution];
     for m in [1u32, 4, 20] {
         let points: Vec<_> = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]

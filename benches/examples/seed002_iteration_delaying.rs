@@ -8,8 +8,8 @@
 //! ```
 
 use clap::{Parser, ValueEnum};
-use reconverge_backend::{BackendError, Launch, Strategy};
-use reconverge_benches::{ExampleArgs, Sweeper, majority_vote, round_robin};
+use reconverge_backend::{BackendError, Strategy};
+use reconverge_benches::{ExampleArgs, majority_vote, round_robin};
 use reconverge_transforms::BranchLoopKernel;
 use reconverge_workloads::synthetic::SynItDelay;
 
@@ -24,6 +24,8 @@ enum Experiment {
 /// Iteration delaying on SYN-ITDELAY (seed 002 figs. 10, 11, table 1).
 #[derive(Parser, Debug)]
 struct Args {
+    #[command(flatten)]
+    shared: ExampleArgs,
     /// Which figure or table.
     #[arg(long, value_enum, default_value = "all")]
     experiment: Experiment,
@@ -33,11 +35,6 @@ struct Args {
     /// Loop iterations per item.
     #[arg(long, default_value_t = 32)]
     iterations: u32,
-    #[command(flatten)]
-    shared: ExampleArgs,
-    /// Timed repetitions per strategy (the fastest is reported).
-    #[arg(long, default_value_t = 3)]
-    reps: u32,
     /// Seed of the items' generators.
     #[arg(long, default_value_t = 2011)]
     seed: u64,
@@ -45,8 +42,7 @@ struct Args {
 
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
-    let launch = Launch::one_item_per_thread(a.items, a.shared.block)?;
-    let sweeper = Sweeper::new(a.shared.threads, a.items, launch, a.reps);
+    let sweeper = a.shared.per_thread(a.items, 3)?;
     let delaying = [
         majority_vote(16),
         round_robin(50, false),

@@ -7,13 +7,15 @@
 
 use clap::Parser;
 use reconverge_backend::{BackendError, Launch, Strategy};
-use reconverge_benches::{ExampleArgs, Sweeper};
+use reconverge_benches::ExampleArgs;
 use reconverge_transforms::ItemLoopKernel;
 use reconverge_workloads::synthetic::DynamicWork;
 
 /// Dynamic work assignment on seed 004's fig. A-1 kernel.
 #[derive(Parser, Debug)]
 struct Args {
+    #[command(flatten)]
+    shared: ExampleArgs,
     /// Elements.
     #[arg(long, default_value_t = 65536)]
     items: u32,
@@ -23,17 +25,13 @@ struct Args {
     /// Largest trip count of an element.
     #[arg(long, default_value_t = 32)]
     max_trips: u32,
-    #[command(flatten)]
-    shared: ExampleArgs,
-    /// Timed repetitions per strategy.
-    #[arg(long, default_value_t = 2)]
-    reps: u32,
 }
 
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
-    let launch = Launch::new(a.shared.block, a.blocks)?;
-    let sweeper = Sweeper::new(a.shared.threads, a.items, launch, a.reps);
+    let sweeper = a
+        .shared
+        .sweeper(a.items, Launch::new(a.shared.block, a.blocks)?, 2);
     let points = [1u32, 2, 4, 8, 16, 32, 64, 128].into_iter().map(|n| {
         let w = DynamicWork::new(n, a.max_trips, 1);
         (format!("LOOP_NUM={n}"), ItemLoopKernel(w))

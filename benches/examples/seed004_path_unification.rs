@@ -6,7 +6,7 @@
 
 use clap::Parser;
 use reconverge_backend::{BackendError, Launch, Strategy};
-use reconverge_benches::{ExampleArgs, Sweeper, label};
+use reconverge_benches::{ExampleArgs, label};
 use reconverge_transforms::TwoPathKernel;
 use reconverge_workloads::synthetic::PathUnification;
 use reconverge_workloads::synthetic::kato::{BPU_A, BPU_B};
@@ -14,14 +14,11 @@ use reconverge_workloads::synthetic::kato::{BPU_A, BPU_B};
 /// Branch path unification on seed 004's fig. A-2 kernel.
 #[derive(Parser, Debug)]
 struct Args {
+    #[command(flatten)]
+    shared: ExampleArgs,
     /// Elements.
     #[arg(long, default_value_t = 65536)]
     items: u32,
-    #[command(flatten)]
-    shared: ExampleArgs,
-    /// Timed repetitions per strategy.
-    #[arg(long, default_value_t = 2)]
-    reps: u32,
 }
 
 fn main() -> Result<(), BackendError> {
@@ -35,7 +32,7 @@ fn main() -> Result<(), BackendError> {
     // baseline's threads then run 64 elements each, block-stride, which changes nothing in
     // its outputs or its per-element divergence.
     let launch = Launch::new(a.shared.block, (a.items / (64 * a.shared.block)).max(1))?;
-    let sweeper = Sweeper::new(a.shared.threads, a.items, launch, a.reps);
+    let sweeper = a.shared.sweeper(a.items, launch, 2);
     let points = [1u32, 10, 100, 1000].into_iter().map(|l| {
         (
             format!("LOOP={l}"),

@@ -151,6 +151,21 @@ pub struct ExampleArgs {
     /// CPU threads (0 = all cores).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Timed repetitions per strategy, the fastest reported (default: the example's).
+    #[arg(long)]
+    pub reps: Option<u32>,
+}
+
+impl ExampleArgs {
+    /// A [`Sweeper`] of `items` in `launch`, `reps` timed repetitions unless `--reps` says.
+    pub fn sweeper(&self, items: u32, launch: Launch, reps: u32) -> Sweeper {
+        Sweeper::new(self.threads, items, launch, self.reps.unwrap_or(reps))
+    }
+
+    /// A [`Sweeper`] of `items`, one per thread in blocks of `--block`.
+    pub fn per_thread(&self, items: u32, reps: u32) -> Result<Sweeper, BackendError> {
+        Ok(self.sweeper(items, Launch::one_item_per_thread(items, self.block)?, reps))
+    }
 }
 
 /// An example's timing and counting backends with the items, launch and repetitions of its
