@@ -112,15 +112,7 @@ impl<K: reconverge_gpu::DeviceKernel> Probe<K> for Bench {
 /// thread count, or the GPU's name, compute capability and multiprocessors.
 #[cfg(not(feature = "cuda"))]
 pub fn device_name(_backend: &Bench) -> String {
-    let model = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
+    let model = reconverge_cpu::host::cpu_model();
     let threads = rayon_threads();
     format!("{model}, {threads} threads (CPU backend: warps of 32 emulated in lockstep)")
 }

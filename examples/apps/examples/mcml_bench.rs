@@ -12,6 +12,8 @@
 //! the same input (the GPU has no such counter without a profiler). Writes
 //! `mcml-throughput-<backend>.md` and `.csv` into `--out`.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -104,13 +106,7 @@ struct Measured {
 type Measure<'a> = dyn FnMut(&RunInput, Option<Strategy>, u64) -> Result<Measured, String> + 'a;
 
 fn main() -> ExitCode {
-    match real_main() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit(real_main())
 }
 
 fn real_main() -> Result<(), Box<dyn std::error::Error>> {
@@ -135,7 +131,11 @@ fn real_main() -> Result<(), Box<dyn std::error::Error>> {
     {
         "cpu" => {
             let cpu = CpuBackend::with_threads(args.threads)?.counting(Counting::Off);
-            let name = format!("CPU backend, {} thread(s) ({})", args.threads, cpu_name());
+            let name = format!(
+                "CPU backend, {} thread(s) ({})",
+                args.threads,
+                reconverge_cpu::host::cpu_model()
+            );
             let threads = args.threads;
             (
                 name,
@@ -340,18 +340,6 @@ fn render(rows: &[Row], device: &str, tag: &str) -> (String, String) {
         );
     }
     (md, csv)
-}
-
-fn cpu_name() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into())
 }
 
 #[cfg(feature = "cuda")]
