@@ -113,30 +113,30 @@ mod tests {
         location: "§4",
     };
 
-    #[test]
-    fn renders_rows_and_source() {
-        let t = PaperTable {
+    const ROWS: [Pair; 2] = [Pair(1, 0.5), Pair(4, 0.25)];
+
+    fn table(transposed: bool) -> PaperTable<'static, Pair> {
+        PaperTable {
             source: SOURCE,
             columns: &["n", "value"],
-            rows: &[Pair(1, 0.5), Pair(4, 0.25)],
-            transposed: false,
-        };
+            rows: &ROWS,
+            transposed,
+        }
+    }
+
+    #[test]
+    fn renders_rows_and_source() {
         assert_eq!(
-            t.markdown(),
+            table(false).markdown(),
             "| n | value |\n|---|---|\n| 1 | 0.5 |\n| 4 | 0.25 |\n\n*Source: Kato, Suda & Tamada, table 4, §4.*\n"
         );
     }
 
     #[test]
     fn transposed_rows_become_columns() {
-        let t = PaperTable {
-            source: SOURCE,
-            columns: &["n", "value"],
-            rows: &[Pair(1, 0.5), Pair(4, 0.25)],
-            transposed: true,
-        };
         assert!(
-            t.markdown()
+            table(true)
+                .markdown()
                 .starts_with("| n | 1 | 4 |\n|---|---|---|\n| value | 0.5 | 0.25 |\n")
         );
     }

@@ -47,20 +47,12 @@ pub fn run(rep: &mut Report, gpu: &GpuContext, sanitize: bool) -> Result<(), Gpu
     let n = if sanitize { 1 << 10 } else { 1 << 22 };
     let xs = libm_inputs(n);
     let r = gpu.libm_selftest(&xs)?;
-    slot_report(
-        rep,
-        &format!("libm f64 x{n}"),
-        &check_libm_f64(&xs, &r.value),
-        r.kernel_ms,
-    );
+    let title = format!("libm f64 x{n}");
+    slot_report(rep, &title, &check_libm_f64(&xs, &r.value), r.kernel_ms);
     let xf: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
     let r = gpu.libmf_selftest(&xf)?;
-    slot_report(
-        rep,
-        &format!("MCML f32 math (own -ln, cos/sin of turns, sqrt.rn, libm acosf) x{n}"),
-        &check_mcml_math(&xf, &r.value),
-        r.kernel_ms,
-    );
+    let title = format!("MCML f32 math (own -ln, cos/sin of turns, sqrt.rn, libm acosf) x{n}");
+    slot_report(rep, &title, &check_mcml_math(&xf, &r.value), r.kernel_ms);
     match gpu.warp_selftest(48, 1, 0) {
         Err(e @ GpuError::BadLaunch { .. }) => {
             rep.check("bad launch shape rejected", true, &format!("({e})"));
