@@ -104,7 +104,7 @@ pub struct Setting {
     pub strategies: Vec<Strategy>,
 }
 
-/// One item per thread in blocks of [`super::common::BLOCK`].
+/// One item per thread in blocks of 256 threads (the papers' block).
 pub fn per_thread<K>(kernel: K, items: u32) -> Sized<K> {
     Sized {
         kernel,
