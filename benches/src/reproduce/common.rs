@@ -36,3 +36,13 @@ pub fn launch(items: u32) -> Launch {
         blocks: 1,
     })
 }
+
+/// The item of `items` with the lowest `key` (total order: NaN last).
+pub fn lowest<T>(items: impl IntoIterator<Item = T>, key: impl Fn(&T) -> f64) -> Option<T> {
+    items.into_iter().min_by(|a, b| key(a).total_cmp(&key(b)))
+}
+
+/// The item of `items` with the highest `key` (total order).
+pub fn highest<T>(items: impl IntoIterator<Item = T>, key: impl Fn(&T) -> f64) -> Option<T> {
+    items.into_iter().max_by(|a, b| key(a).total_cmp(&key(b)))
+}

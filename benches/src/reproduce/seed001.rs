@@ -9,7 +9,7 @@ use reconverge_workloads::synthetic::{
 };
 use serde_json::Value;
 
-use super::common::{BLOCK, SINCE_VOLTA, f, pct};
+use super::common::{BLOCK, SINCE_VOLTA, f, highest, lowest, pct};
 use super::page::{Page, Plot, Table, fmt_num, num};
 use super::paper::{PaperTable, Quantity, Source, reported};
 use super::registry::{Experiment, Paper};
@@ -302,16 +302,8 @@ fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
             if linear { "split faster except over ~5 % of the sweep" } else { "split 1.06–1.135x faster over 98 % of the sweep" }
         ));
     }
-    if let Some((p, m, _)) = rows
-        .iter()
-        .filter(|(_, m, _)| m[0].simd().is_some())
-        .min_by(|a, b| {
-            a.1[0]
-                .simd()
-                .unwrap_or(1.0)
-                .total_cmp(&b.1[0].simd().unwrap_or(1.0))
-        })
-    {
+    let with_simd = rows.iter().filter(|(_, m, _)| m[0].simd().is_some());
+    if let Some((p, m, _)) = lowest(with_simd, |r| r.1[0].simd().unwrap_or(1.0)) {
         page.findings.push(format!(
             "The branched kernel's SIMD efficiency (model) is lowest at {p} % else: {} (split: {}){}.",
             f(m[0].simd()),
@@ -323,12 +315,7 @@ fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
             }
         ));
     }
-    if let Some((p, m, _)) = rows.iter().max_by(|a, b| {
-        a.1[0]
-            .ms()
-            .unwrap_or(0.0)
-            .total_cmp(&b.1[0].ms().unwrap_or(0.0))
-    }) {
+    if let Some((p, m, _)) = highest(&rows, |r| r.1[0].ms().unwrap_or(0.0)) {
         page.findings.push(format!(
             "The branched kernel's slowest point is {p} % else ({} ms).",
             f(m[0].ms())

@@ -93,7 +93,8 @@ fn missing_entry_point(rep: &mut Report, gpu: &CudaBackend) -> Result<(), GpuErr
     Ok(())
 }
 
-/// Every workload x strategy, GPU against the CPU backend `cpu`.
+/// Every workload x strategy, GPU against the CPU backend `cpu` (counting off: the GPU does
+/// not count, so there is nothing to compare counters with).
 pub fn run(
     rep: &mut Report,
     gpu: &CudaBackend,

@@ -117,7 +117,7 @@ fn run(args: &Args, rep: &mut Report) -> Result<(), GpuError> {
     println!("\nCPU backend: {threads} threads");
     let (cpu_counting, cpu_timing) = (cpu(Counting::On), cpu(Counting::Off));
     if args.wants(Concern::Conformance) {
-        conformance::run(rep, &gpu, &cpu_counting, args.sanitize)?;
+        conformance::run(rep, &gpu, &cpu_timing, args.sanitize)?;
     }
     if args.wants(Concern::Throughput) && !args.sanitize {
         throughput::run(rep, &gpu, &cpu_counting, &cpu_timing)?;
