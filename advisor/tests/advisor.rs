@@ -11,10 +11,12 @@ use reconverge_occupancy::models::{
 };
 use reconverge_simt::{Counters, Region};
 use reconverge_transforms::{
-    BranchLoop, BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Kernel,
-    LoopRegion, LoopRegions, Strategy, StrategyError, Tally, TwoPathKernel,
+    BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Kernel, Strategy,
+    StrategyError, TwoPathKernel,
 };
-use reconverge_workloads::synthetic::{BranchSplitBench, DynamicWork, MaskLayout, SynBrDis, brdis};
+use reconverge_workloads::synthetic::{
+    BranchSplitBench, DynamicWork, MaskLayout, SynBrDis, brdis, fig2,
+};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -24,49 +26,6 @@ fn slots_of(c: &Counters, regions: &[Region]) -> u64 {
         .iter()
         .map(|r| c.region(*r).map_or(0, |row| row.issue_slots))
         .sum()
-}
-
-// Seed 002 fig. 2: three threads, three iterations, paths of 100 FMA; everything else free.
-const TAKEN: Region = LoopRegion::Taken.region("taken (100 FMA)", 100);
-const NOT_TAKEN: Region = LoopRegion::NotTaken.region("not taken (100 FMA)", 100);
-
-#[derive(Clone, Copy)]
-struct Fig2;
-
-const T: bool = true;
-const N: bool = false;
-/// Thread 1 runs (1,T)(4,N)(7,T), thread 2 (2,N)(5,T)(8,N), thread 3 (3,T)(6,T)(9,N).
-const FIG2: [[bool; 3]; 3] = [[T, N, T], [N, T, N], [T, T, N]];
-
-impl BranchLoop for Fig2 {
-    type State = (u32, usize);
-    type Output = u32;
-    fn regions(&self) -> LoopRegions {
-        LoopRegions {
-            condition: LoopRegion::Condition.region("condition", 0),
-            taken: TAKEN,
-            not_taken: NOT_TAKEN,
-            after_branch: LoopRegion::AfterBranch.region("after", 0),
-            item: LoopRegion::Item.region("item", 0),
-        }
-    }
-    fn start(&self, item: u32) -> (u32, usize) {
-        (item, 0)
-    }
-    fn running(&self, s: &(u32, usize)) -> bool {
-        s.1 < 3
-    }
-    fn condition(&self, s: &mut (u32, usize)) -> bool {
-        FIG2[s.0 as usize % 3][s.1.min(2)]
-    }
-    fn taken<U: Tally>(&self, _: &mut (u32, usize), _: &mut U) {}
-    fn not_taken<U: Tally>(&self, _: &mut (u32, usize), _: &mut U) {}
-    fn after_branch<U: Tally>(&self, s: &mut (u32, usize), _: &mut U) {
-        s.1 += 1;
-    }
-    fn finish(&self, s: &(u32, usize)) -> u32 {
-        s.0
-    }
 }
 
 #[test]
@@ -83,13 +42,13 @@ fn seed002_fig2_speedups_from_issue_slots_are_1_5_and_1_2() -> TestResult {
     // Three items in one 32-lane warp: the other 29 lanes have no item, as in the figure's
     // three-thread warp, and a threshold of 2 is "at least half of the threads".
     let advice = advise_strategies(
-        &BranchLoopKernel(Fig2),
+        &BranchLoopKernel(fig2::FIG2),
         3,
         Launch::new(32, 1)?,
         &[majority, round_robin],
         &Options::default(),
     )?;
-    let paths = [TAKEN, NOT_TAKEN];
+    let paths = [fig2::TAKEN, fig2::NOT_TAKEN];
     assert_eq!(slots_of(&advice.baseline.counters, &paths), 600);
     let mv = advice.prediction(&majority).ok_or("majority vote ran")?;
     let rr = advice.prediction(&round_robin).ok_or("round robin ran")?;

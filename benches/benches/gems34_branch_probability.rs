@@ -5,34 +5,23 @@
 mod common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use reconverge_backend::{Launch, Strategy};
+use reconverge_backend::Launch;
+use reconverge_benches::{GEMS34_STRATEGIES, gems34_branch};
 use reconverge_transforms::TwoPathKernel;
-use reconverge_workloads::synthetic::Gems34Branch;
 
 const ITEMS: u32 = 1 << 15;
 
 fn figs(c: &mut Criterion) {
     let launch = Launch::one_item_per_thread(ITEMS, 256).expect("launch");
-    let strategies = [
-        Strategy::Baseline,
-        Strategy::Predication,
-        Strategy::BranchSplitting,
-        Strategy::StaticBranchResolution,
-        Strategy::ZCullMasking,
-    ];
     for (coherent, group) in [(false, "gems34_random"), (true, "gems34_coherent")] {
         let points: Vec<_> = [0.0, 0.1, 0.5, 0.9]
             .into_iter()
             .map(|p| {
-                let w = if coherent {
-                    Gems34Branch::coherent(p, 1)
-                } else {
-                    Gems34Branch::random(p, 1)
-                };
+                let w = gems34_branch(coherent, p, 1024);
                 (format!("p={p}"), TwoPathKernel(w))
             })
             .collect();
-        common::bench_sweep(c, group, &points, &strategies, ITEMS, launch);
+        common::bench_sweep(c, group, &points, &GEMS34_STRATEGIES, ITEMS, launch);
     }
 }
 

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use reconverge_benches::reproduce::{Options, PAGES, Scale, run};
+use reconverge_benches::reproduce::{Options, Scale, pages, run};
 
 /// Reproduce the seed papers' experiments and write docs/results pages.
 #[derive(Parser, Debug)]
@@ -36,7 +36,8 @@ struct Args {
     /// Tiny sizes and one repetition (tests).
     #[arg(long, conflicts_with = "quick")]
     tiny: bool,
-    /// Only pages whose name contains one of these (repeatable).
+    /// Only pages whose name contains one of these (repeatable); a name no page contains is
+    /// an error that lists the pages.
     #[arg(long)]
     only: Vec<String>,
     /// List the pages and exit.
@@ -47,7 +48,7 @@ struct Args {
 fn main() -> ExitCode {
     let a = Args::parse();
     if a.list {
-        for p in PAGES {
+        for p in pages() {
             println!("{p}");
         }
         return ExitCode::SUCCESS;

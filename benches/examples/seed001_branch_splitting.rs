@@ -8,20 +8,19 @@
 //! launch and decision work only. The GPU backend is where fig. 10's 6–13.5 % show.
 
 use clap::Parser;
-use reconverge_backend::{BackendError, Launch, Strategy};
-use reconverge_benches::{counting_backend, sweep, timing_backend};
+use reconverge_backend::{BackendError, Strategy};
+use reconverge_benches::ExampleArgs;
 use reconverge_transforms::TwoPathKernel;
 use reconverge_workloads::synthetic::{BranchSplitBench, MaskLayout};
 
 /// Branch splitting on seed 001's artificial benchmark.
 #[derive(Parser, Debug)]
 struct Args {
+    #[command(flatten)]
+    shared: ExampleArgs,
     /// Elements (the paper: 2^22).
     #[arg(long, default_value_t = 1 << 18)]
     items: u32,
-    /// Threads per block (the paper: 256).
-    #[arg(long, default_value_t = 256)]
-    block: u32,
     /// Instructions of the light if path.
     #[arg(long, default_value_t = 16)]
     light: u32,
@@ -31,22 +30,15 @@ struct Args {
     /// Step of the else-fraction sweep, in percent.
     #[arg(long, default_value_t = 2)]
     step: u32,
-    /// CPU threads (0 = all cores).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// Timed repetitions per strategy.
-    #[arg(long, default_value_t = 2)]
-    reps: u32,
 }
 
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
-    let (timing, counting) = (timing_backend(a.threads), counting_backend(a.threads));
-    let launch = Launch::one_item_per_thread(a.items, a.block)?;
+    let sweeper = a.shared.per_thread(a.items, 2)?;
     let strategies = [Strategy::Baseline, Strategy::BranchSplitting];
     println!(
         "seed 001 §5: {} elements, blocks of {}, if path {} / else path {} instructions",
-        a.items, a.block, a.light, a.heavy
+        a.items, a.shared.block, a.light, a.heavy
     );
     for (layout, title) in [
         (
@@ -60,17 +52,7 @@ fn main() -> Result<(), BackendError> {
                 .with_paths(a.light, a.heavy);
             (format!("{pct}% else"), TwoPathKernel(w))
         });
-        let rows = sweep(
-            &timing,
-            &counting,
-            title,
-            "else",
-            points,
-            &strategies,
-            a.items,
-            launch,
-            a.reps,
-        )?;
+        let rows = sweeper.sweep(title, "else", points, &strategies)?;
         let worst = rows
             .iter()
             .filter_map(|(x, r)| r.first().and_then(|b| b.simd_efficiency).map(|e| (x, e)))

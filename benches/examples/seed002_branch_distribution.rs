@@ -4,35 +4,27 @@
 //! instruction-count speedup, for several M (the paper found no sensitivity to M).
 
 use clap::Parser;
-use reconverge_backend::{BackendError, Launch, Strategy};
-use reconverge_benches::{counting_backend, sweep, timing_backend};
+use reconverge_backend::{BackendError, Strategy};
+use reconverge_benches::ExampleArgs;
 use reconverge_transforms::FactoredBranchLoopKernel;
 use reconverge_workloads::synthetic::SynBrDis;
 
 /// Branch distribution on SYN-BRDIS.
 #[derive(Parser, Debug)]
 struct Args {
+    #[command(flatten)]
+    shared: ExampleArgs,
     /// Items.
     #[arg(long, default_value_t = 8192)]
     items: u32,
     /// Loop iterations per item.
     #[arg(long, default_value_t = 16)]
     iterations: u32,
-    /// Threads per block.
-    #[arg(long, default_value_t = 256)]
-    block: u32,
-    /// CPU threads (0 = all cores).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// Timed repetitions per strategy.
-    #[arg(long, default_value_t = 2)]
-    reps: u32,
 }
 
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
-    let (timing, counting) = (timing_backend(a.threads), counting_backend(a.threads));
-    let launch = Launch::one_item_per_thread(a.items, a.block)?;
+    let sweeper = a.shared.per_thread(a.items, 2)?;
     let strategies = [Strategy::Baseline, Strategy::BranchDistribution];
     for m in [1u32, 4, 20] {
         let points: Vec<_> = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
@@ -42,18 +34,13 @@ fn main() -> Result<(), BackendError> {
                 (n >= 1).then(|| SynBrDis::new(m, n, a.iterations, 1))
             })
             .collect();
-        let rows = sweep(
-            &timing,
-            &counting,
+        let rows = sweeper.sweep(
             &format!("Fig. 12, M = {m}: speedup vs R = N*M/20"),
             "R",
             points
                 .iter()
                 .map(|w| (format!("R={:.2}", w.r()), FactoredBranchLoopKernel(*w))),
             &strategies,
-            a.items,
-            launch,
-            a.reps,
         )?;
         for (w, (x, r)) in points.iter().zip(&rows) {
             if let Some(d) = r.get(1) {

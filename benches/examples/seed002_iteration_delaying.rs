@@ -8,10 +8,8 @@
 //! ```
 
 use clap::{Parser, ValueEnum};
-use reconverge_backend::{BackendError, Launch, Strategy};
-use reconverge_benches::{
-    compare, counting_backend, format_row, header, majority_vote, round_robin, timing_backend,
-};
+use reconverge_backend::{BackendError, Strategy};
+use reconverge_benches::{ExampleArgs, majority_vote, round_robin};
 use reconverge_transforms::BranchLoopKernel;
 use reconverge_workloads::synthetic::SynItDelay;
 
@@ -26,6 +24,8 @@ enum Experiment {
 /// Iteration delaying on SYN-ITDELAY (seed 002 figs. 10, 11, table 1).
 #[derive(Parser, Debug)]
 struct Args {
+    #[command(flatten)]
+    shared: ExampleArgs,
     /// Which figure or table.
     #[arg(long, value_enum, default_value = "all")]
     experiment: Experiment,
@@ -35,15 +35,6 @@ struct Args {
     /// Loop iterations per item.
     #[arg(long, default_value_t = 32)]
     iterations: u32,
-    /// Threads per block.
-    #[arg(long, default_value_t = 256)]
-    block: u32,
-    /// CPU threads (0 = all cores).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// Timed repetitions per strategy (the fastest is reported).
-    #[arg(long, default_value_t = 3)]
-    reps: u32,
     /// Seed of the items' generators.
     #[arg(long, default_value_t = 2011)]
     seed: u64,
@@ -51,36 +42,19 @@ struct Args {
 
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
-    let timing = timing_backend(a.threads);
-    let counting = counting_backend(a.threads);
-    let launch = Launch::one_item_per_thread(a.items, a.block)?;
+    let sweeper = a.shared.per_thread(a.items, 3)?;
     let delaying = [
         majority_vote(16),
         round_robin(50, false),
         round_robin(50, true),
     ];
     let table = |title: &str, sweep: &str, points: Vec<(String, SynItDelay)>, list: &[Strategy]| {
-        println!("\n{title}");
-        println!("{}", header(sweep));
-        for (x, w) in points {
-            let rows = compare(
-                &timing,
-                &counting,
-                &BranchLoopKernel(w),
-                list,
-                a.items,
-                launch,
-                a.reps,
-            )?;
-            for r in &rows {
-                println!("{}", format_row(&x, r));
-            }
-        }
-        Ok::<(), BackendError>(())
+        let kernels = points.into_iter().map(|(x, w)| (x, BranchLoopKernel(w)));
+        sweeper.sweep(title, sweep, kernels, list).map(drop)
     };
     println!(
         "SYN-ITDELAY: {} items x {} iterations, blocks of {} threads; paths are 2N FMA, non-branch code 20 instructions (r = N/10)",
-        a.items, a.iterations, a.block
+        a.items, a.iterations, a.shared.block
     );
     if matches!(a.experiment, Experiment::Fig10 | Experiment::All) {
         let points = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 50.0]

@@ -7,54 +7,43 @@
 
 use clap::Parser;
 use reconverge_backend::{BackendError, Launch, Strategy};
-use reconverge_benches::{counting_backend, sweep, timing_backend};
+use reconverge_benches::ExampleArgs;
 use reconverge_transforms::ItemLoopKernel;
 use reconverge_workloads::synthetic::DynamicWork;
 
 /// Dynamic work assignment on seed 004's fig. A-1 kernel.
 #[derive(Parser, Debug)]
 struct Args {
+    #[command(flatten)]
+    shared: ExampleArgs,
     /// Elements.
     #[arg(long, default_value_t = 65536)]
     items: u32,
-    /// Threads per block.
-    #[arg(long, default_value_t = 256)]
-    block: u32,
     /// Blocks (elements per thread = items / (block * blocks)).
     #[arg(long, default_value_t = 16)]
     blocks: u32,
     /// Largest trip count of an element.
     #[arg(long, default_value_t = 32)]
     max_trips: u32,
-    /// CPU threads (0 = all cores).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// Timed repetitions per strategy.
-    #[arg(long, default_value_t = 2)]
-    reps: u32,
 }
 
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
-    let (timing, counting) = (timing_backend(a.threads), counting_backend(a.threads));
-    let launch = Launch::new(a.block, a.blocks)?;
+    let sweeper = a
+        .shared
+        .sweeper(a.items, Launch::new(a.shared.block, a.blocks)?, 2);
     let points = [1u32, 2, 4, 8, 16, 32, 64, 128].into_iter().map(|n| {
         let w = DynamicWork::new(n, a.max_trips, 1);
         (format!("LOOP_NUM={n}"), ItemLoopKernel(w))
     });
-    sweep(
-        &timing,
-        &counting,
+    sweeper.sweep(
         &format!(
             "Table 1 / fig. 12: {} elements, {} blocks of {} threads, trips 1..={}",
-            a.items, a.blocks, a.block, a.max_trips
+            a.items, a.blocks, a.shared.block, a.max_trips
         ),
         "LOOP_NUM",
         points,
         &[Strategy::Baseline, Strategy::DynamicWorkAssignment],
-        a.items,
-        launch,
-        a.reps,
     )?;
     Ok(())
 }

@@ -6,7 +6,7 @@
 
 use clap::Parser;
 use reconverge_backend::{BackendError, Launch, Strategy};
-use reconverge_benches::{counting_backend, label, sweep, timing_backend};
+use reconverge_benches::{ExampleArgs, label};
 use reconverge_transforms::TwoPathKernel;
 use reconverge_workloads::synthetic::PathUnification;
 use reconverge_workloads::synthetic::kato::{BPU_A, BPU_B};
@@ -14,23 +14,15 @@ use reconverge_workloads::synthetic::kato::{BPU_A, BPU_B};
 /// Branch path unification on seed 004's fig. A-2 kernel.
 #[derive(Parser, Debug)]
 struct Args {
+    #[command(flatten)]
+    shared: ExampleArgs,
     /// Elements.
     #[arg(long, default_value_t = 65536)]
     items: u32,
-    /// Threads per block.
-    #[arg(long, default_value_t = 256)]
-    block: u32,
-    /// CPU threads (0 = all cores).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// Timed repetitions per strategy.
-    #[arg(long, default_value_t = 2)]
-    reps: u32,
 }
 
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
-    let (timing, counting) = (timing_backend(a.threads), counting_backend(a.threads));
     let mut strategies = vec![Strategy::Baseline];
     strategies.extend([1, 4, 16, 64].map(|k| Strategy::BranchPathUnification {
         items_per_thread: k,
@@ -39,33 +31,29 @@ fn main() -> Result<(), BackendError> {
     // serves every strategy, so it has threads for the largest DATA_PER_THREAD (64): the
     // baseline's threads then run 64 elements each, block-stride, which changes nothing in
     // its outputs or its per-element divergence.
-    let launch = Launch::new(a.block, (a.items / (64 * a.block)).max(1))?;
+    let launch = Launch::new(a.shared.block, (a.items / (64 * a.shared.block)).max(1))?;
+    let sweeper = a.shared.sweeper(a.items, launch, 2);
     let points = [1u32, 10, 100, 1000].into_iter().map(|l| {
         (
             format!("LOOP={l}"),
             TwoPathKernel(PathUnification::new(l, 1)),
         )
     });
-    sweep(
-        &timing,
-        &counting,
+    sweeper.sweep(
         &format!(
             "Tables 2-3 / fig. 14: {} elements, blocks of {}",
-            a.items, a.block
+            a.items, a.shared.block
         ),
         "LOOP",
         points,
         &strategies,
-        a.items,
-        launch,
-        a.reps,
     )?;
     println!("\nTable 4: rate of lanes on the branch paths (functionA, functionB), LOOP = 100");
     let w = TwoPathKernel(PathUnification::new(100, 1));
     let paper = ["50.0%", "50.0%", "51.8%", "66.6%", "79.5%"];
     for (s, p) in strategies.iter().zip(paper) {
         use reconverge_backend::Backend;
-        let run = counting.run(&w, *s, a.items, launch)?;
+        let run = sweeper.counting.run(&w, *s, a.items, launch)?;
         if let Some(c) = run.counters {
             println!(
                 "{:<28} path eff {:>6.1}%   (paper {p})",

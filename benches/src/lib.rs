@@ -142,36 +142,128 @@ where
     Ok(rows)
 }
 
-/// Runs [`compare`] at every point of a sweep and prints one table (title, header, rows).
-/// Returns each point's rows.
-#[allow(clippy::too_many_arguments)]
-pub fn sweep<K>(
-    timing: &Bench,
-    counting: &Bench,
-    title: &str,
-    sweep_name: &str,
-    points: impl IntoIterator<Item = (String, K)>,
-    strategies: &[Strategy],
-    items: u32,
-    launch: Launch,
-    reps: u32,
-) -> Result<Vec<(String, Vec<Row>)>, BackendError>
-where
-    K: Kernel + Sync,
-    K::Output: Default + Send + Sync + PartialEq,
-    Bench: Backend<K>,
-{
-    println!("\n{title}");
-    println!("{}", header(sweep_name));
-    let mut all = Vec::new();
-    for (x, k) in points {
-        let rows = compare(timing, counting, &k, strategies, items, launch, reps)?;
-        for r in &rows {
-            println!("{}", format_row(&x, r));
-        }
-        all.push((x, rows));
+/// The options every per-paper example shares.
+#[derive(Clone, Copy, Debug, clap::Args)]
+pub struct ExampleArgs {
+    /// Threads per block (the papers: 256).
+    #[arg(long, default_value_t = 256)]
+    pub block: u32,
+    /// CPU threads (0 = all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Timed repetitions per strategy, the fastest reported (default: the example's).
+    #[arg(long)]
+    pub reps: Option<u32>,
+}
+
+impl ExampleArgs {
+    /// A [`Sweeper`] of `items` in `launch`, `reps` timed repetitions unless `--reps` says.
+    pub fn sweeper(&self, items: u32, launch: Launch, reps: u32) -> Sweeper {
+        Sweeper::new(self.threads, items, launch, self.reps.unwrap_or(reps))
     }
-    Ok(all)
+
+    /// A [`Sweeper`] of `items`, one per thread in blocks of `--block`.
+    pub fn per_thread(&self, items: u32, reps: u32) -> Result<Sweeper, BackendError> {
+        Ok(self.sweeper(items, Launch::one_item_per_thread(items, self.block)?, reps))
+    }
+}
+
+/// An example's timing and counting backends with the items, launch and repetitions of its
+/// runs: each per-paper example sweeps its workloads through one.
+pub struct Sweeper {
+    /// Times the runs.
+    pub timing: Bench,
+    /// Counts them (the CPU model; the GPU does not count).
+    pub counting: Bench,
+    /// Items of every run.
+    pub items: u32,
+    /// Their launch.
+    pub launch: Launch,
+    /// Timed repetitions per strategy (the fastest is reported).
+    pub reps: u32,
+}
+
+impl Sweeper {
+    /// The backends on `threads` CPU threads (0 = all; ignored on the GPU).
+    pub fn new(threads: usize, items: u32, launch: Launch, reps: u32) -> Self {
+        Self {
+            timing: timing_backend(threads),
+            counting: counting_backend(threads),
+            items,
+            launch,
+            reps,
+        }
+    }
+
+    /// [`compare`] of one kernel.
+    pub fn compare<K>(&self, kernel: &K, strategies: &[Strategy]) -> Result<Vec<Row>, BackendError>
+    where
+        K: Kernel + Sync,
+        K::Output: Default + Send + Sync + PartialEq,
+        Bench: Backend<K>,
+    {
+        compare(
+            &self.timing,
+            &self.counting,
+            kernel,
+            strategies,
+            self.items,
+            self.launch,
+            self.reps,
+        )
+    }
+
+    /// Runs [`Sweeper::compare`] at every point of a sweep and prints one table (title,
+    /// header, rows). Returns each point's rows.
+    pub fn sweep<K>(
+        &self,
+        title: &str,
+        sweep_name: &str,
+        points: impl IntoIterator<Item = (String, K)>,
+        strategies: &[Strategy],
+    ) -> Result<Vec<(String, Vec<Row>)>, BackendError>
+    where
+        K: Kernel + Sync,
+        K::Output: Default + Send + Sync + PartialEq,
+        Bench: Backend<K>,
+    {
+        println!("\n{title}");
+        println!("{}", header(sweep_name));
+        let mut all = Vec::new();
+        for (x, k) in points {
+            let rows = self.compare(&k, strategies)?;
+            for r in &rows {
+                println!("{}", format_row(&x, r));
+            }
+            all.push((x, rows));
+        }
+        Ok(all)
+    }
+}
+
+/// GPU Gems 2 ch. 34's alternatives to a branch: branching (the baseline), predication,
+/// branch splitting, static branch resolution and z-cull masking.
+pub const GEMS34_STRATEGIES: [Strategy; 5] = [
+    Strategy::Baseline,
+    Strategy::Predication,
+    Strategy::BranchSplitting,
+    Strategy::StaticBranchResolution,
+    Strategy::ZCullMasking,
+];
+
+/// GPU Gems 2 ch. 34's branch taken with probability `p`: independently per fragment, or
+/// (`coherent`) by runs of `run` fragments.
+pub fn gems34_branch(
+    coherent: bool,
+    p: f64,
+    run: u32,
+) -> reconverge_workloads::synthetic::Gems34Branch {
+    use reconverge_workloads::synthetic::Gems34Branch;
+    if coherent {
+        Gems34Branch::coherent(p, 1).with_run(run)
+    } else {
+        Gems34Branch::random(p, 1)
+    }
 }
 
 /// Column headings matching [`format_row`].

@@ -1,7 +1,10 @@
 //! The reproduce command at tiny scale: every expected page is written, with its CSV, JSON
 //! and SVG, and every page names the device and carries the paper's number.
 
-use reconverge_benches::reproduce::{Options, PAGES, Scale, run};
+use reconverge_backend::{Backend, Kernel, Strategy};
+use reconverge_benches::Bench;
+use reconverge_benches::reproduce::setting::Visit;
+use reconverge_benches::reproduce::{EXPERIMENTS, Error, Options, Probe, Runs, Scale, pages, run};
 
 /// A number (or phrase) from the paper that each page must quote.
 const PAPER_NUMBERS: &[(&str, &str)] = &[
@@ -33,12 +36,15 @@ fn tiny_run_writes_every_page() {
         only: Vec::new(),
     })
     .expect("reproduce runs");
-    // Every page, and the advisor's page beside them.
-    assert_eq!(summary.pages.len(), PAGES.len() + 1);
+    let all: Vec<&str> = pages().collect();
+    // Every registered page, in order, then the advisor's page, built from all of them.
+    let mut expected = all.clone();
+    expected.push("advisor-predicted-vs-measured");
+    assert_eq!(summary.pages, expected, "every registered page, in order");
     check_advisor_page(&out);
-    assert_eq!(PAPER_NUMBERS.len(), PAGES.len());
+    assert_eq!(PAPER_NUMBERS.len(), all.len());
     for (name, number) in PAPER_NUMBERS {
-        assert!(PAGES.contains(name), "{name} is not a page");
+        assert!(all.contains(name), "{name} is not a page");
         for ext in ["md", "csv", "json", "svg"] {
             let f = out.join(format!("{name}.{ext}"));
             assert!(f.is_file(), "missing {}", f.display());
@@ -69,7 +75,7 @@ fn tiny_run_writes_every_page() {
         std::fs::read_to_string(out.join("seed001-fig05-loop-splitting.csv")).expect("csv");
     assert_eq!(ls_csv.lines().count(), 4, "3 trip counts + header");
     let index = std::fs::read_to_string(out.join("README.md")).expect("index");
-    for name in PAGES {
+    for name in &all {
         assert!(
             index.contains(&format!("({name}.md)")),
             "index lacks {name}"
@@ -95,14 +101,19 @@ fn check_advisor_page(out: &std::path::Path) {
             row[1].as_str().expect("setting"),
             row[2].as_str().expect("strategy"),
         );
-        let predicted = row[3].as_f64().expect("predicted is a number");
-        let measured = row[4].as_f64().expect("measured is a number");
+        let predicted = row[3].as_f64().expect("predicted (eq. 1) is a number");
+        let saturating = row[4].as_f64().expect("predicted (saturating) is a number");
+        let measured = row[5].as_f64().expect("measured is a number");
         assert!(
-            predicted > 0.0 && measured > 0.0,
+            predicted > 0.0 && saturating > 0.0 && measured > 0.0,
             "{experiment} {setting} {strategy}"
         );
         if strategy == "baseline" {
-            assert_eq!((predicted, measured), (1.0, 1.0), "{experiment} {setting}");
+            assert_eq!(
+                (predicted, saturating, measured),
+                (1.0, 1.0, 1.0),
+                "{experiment} {setting}"
+            );
         }
         settings.insert((experiment, setting));
     }
@@ -113,4 +124,116 @@ fn check_advisor_page(out: &std::path::Path) {
         experiments.iter().any(|e| e.contains("mcml")),
         "{experiments:?}"
     );
+}
+#[test]
+fn an_unknown_page_is_an_error_naming_it_and_the_pages() {
+    let dir = std::env::temp_dir().join(format!(
+        "reconverge-reproduce-unknown-{}",
+        std::process::id()
+    ));
+    let err = run(&Options {
+        out: dir.join("cpu"),
+        scale: Scale::TINY,
+        command: "reproduce --only seed009 (test)".into(),
+        only: vec!["seed002-fig10".into(), "seed009".into()],
+    })
+    .expect_err("seed009 is no page");
+    let Error::UnknownPage(e) = &err else {
+        panic!("expected UnknownPage, got {err:?}");
+    };
+    assert_eq!(e.name, "seed009");
+    assert_eq!(e.known, pages().collect::<Vec<_>>());
+    let message = err.to_string();
+    assert!(message.contains("\"seed009\""), "{message}");
+    assert!(
+        message.contains("gems34-3-occlusion-query-loop"),
+        "{message}"
+    );
+    assert!(!dir.exists(), "nothing is written for a bad selection");
+}
+
+#[test]
+fn a_page_written_with_another_is_selected_by_its_own_name() {
+    let e = reconverge_benches::reproduce::registry::select(&["table4".into()]).expect("known");
+    assert_eq!(e.len(), 1);
+    assert!(e[0].pages.contains(&"seed004-table4-path-execution-rate"));
+}
+
+/// The timed and the sample run's items of a setting.
+struct Items;
+
+impl Visit for Items {
+    type Output = (u32, u32);
+    fn visit<K>(self, runs: &Runs<K>) -> (u32, u32)
+    where
+        K: Kernel + Sync,
+        K::Output: Default + Send + Sync + PartialEq + std::fmt::Debug,
+        Bench: Backend<K> + Probe<K>,
+    {
+        (runs.timed.items, runs.sample.items)
+    }
+}
+
+#[test]
+fn every_timed_experiment_exposes_its_settings() {
+    let mut counts = Vec::new();
+    for e in EXPERIMENTS {
+        let settings = (e.settings)(&Scale::TINY);
+        counts.push((e.pages[0], settings.len()));
+        if e.pages == ["seed002-mcml-strategies"] {
+            assert!(
+                settings.is_empty(),
+                "MCML calibrates its inputs during the run"
+            );
+            continue;
+        }
+        assert!(!settings.is_empty(), "{}: no settings", e.pages[0]);
+        let mut labels: Vec<&str> = settings.iter().map(|s| s.label.as_str()).collect();
+        labels.dedup();
+        assert_eq!(
+            labels.len(),
+            settings.len(),
+            "{}: labels repeat",
+            e.pages[0]
+        );
+        for s in &settings {
+            assert_eq!(
+                s.strategies.first(),
+                Some(&Strategy::Baseline),
+                "{}",
+                s.label
+            );
+            let (timed, sample) = s.workload.visit(Items);
+            assert!(
+                sample > 0 && sample <= timed,
+                "{}: {sample} of {timed}",
+                s.label
+            );
+        }
+    }
+    let count = |page: &str| counts.iter().find(|c| c.0 == page).map(|c| c.1);
+    assert_eq!(
+        count("seed001-fig08-branch-splitting-linear"),
+        Some(21),
+        "0 … 100 % else"
+    );
+    assert_eq!(count("seed002-table1-decision-parameters"), Some(1));
+    assert_eq!(
+        count("gems34-fig34-1-zcull"),
+        Some(18),
+        "9 probabilities x 2 conditions"
+    );
+    let table1 = (seed002_table1().settings)(&Scale::TINY);
+    assert_eq!(
+        table1[0].strategies.len(),
+        11,
+        "baseline + 5 thresholds + 5 cycles"
+    );
+}
+
+fn seed002_table1() -> &'static reconverge_benches::reproduce::Experiment {
+    EXPERIMENTS
+        .iter()
+        .find(|e| e.pages == ["seed002-table1-decision-parameters"])
+        .expect("registered")
 }

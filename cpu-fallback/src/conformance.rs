@@ -142,9 +142,11 @@ fn compare_results<O: PartialEq + Debug>(baseline: &Run<O>, run: &Run<O>) -> Res
             got: run.outputs.len(),
         });
     }
+    // `==` alone would take 0.0 for -0.0; the `Debug` text tells apart any two floats that
+    // differ in their bits (NaN payloads aside), so outputs must agree in both.
     if let Some((item, (expected, got))) = (0u32..)
         .zip(baseline.outputs.iter().zip(&run.outputs))
-        .find(|(_, (e, g))| e != g)
+        .find(|(_, (e, g))| e != g || format!("{e:?}") != format!("{g:?}"))
     {
         return Err(Mismatch::Output {
             item,
@@ -237,7 +239,7 @@ pub enum Mismatch {
         /// This run's.
         got: usize,
     },
-    /// An item's output differs (both as `Debug` prints them).
+    /// An item's output differs: by `==`, or in its `Debug` text (a float's sign of zero).
     Output {
         /// The item.
         item: u32,
@@ -282,6 +284,38 @@ impl Display for Mismatch {
             Self::Counters { reference } => {
                 write!(f, "counters differ from the {reference} backend's")
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn run(outputs: Vec<f32>) -> Run<f32> {
+        Run {
+            outputs,
+            tally: Vec::new(),
+            counters: None,
+            pass_times: Vec::new(),
+            elapsed: Duration::ZERO,
+            occupancy: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn outputs_are_compared_to_the_bit_of_a_zero() {
+        let (base, same) = (run(vec![1.0, 0.0]), run(vec![1.0, 0.0]));
+        assert!(compare_results(&base, &same).is_ok());
+        match compare_results(&base, &run(vec![1.0, -0.0])) {
+            Err(Mismatch::Output {
+                item,
+                expected,
+                got,
+            }) => assert_eq!((item, expected.as_str(), got.as_str()), (1, "0.0", "-0.0")),
+            other => panic!("-0.0 taken for 0.0: {other:?}"),
         }
     }
 }

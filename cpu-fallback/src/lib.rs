@@ -54,6 +54,7 @@
 
 pub mod block;
 pub mod conformance;
+pub mod host;
 
 use std::sync::atomic::AtomicU32;
 use std::time::Instant;

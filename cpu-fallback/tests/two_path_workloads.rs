@@ -30,13 +30,9 @@ fn branch_splitting_benchmark_matches_baseline_and_model() {
     for layout in [MaskLayout::Linear, MaskLayout::Random] {
         for p in [0.0, 0.1, 0.5, 1.0] {
             let w = BranchSplitBench::new(1000, p, layout, 8);
-            check_all(
-                &TwoPathKernel(w),
-                &two_path_strategies(),
-                1000,
-                &launches(),
-                |i| w.reference(i),
-            );
+            check_all(&TwoPathKernel(w), &two_path_strategies(), 1000, |i| {
+                w.reference(i)
+            });
         }
     }
 }
@@ -47,26 +43,18 @@ fn gems34_matches_baseline_and_model() {
         Gems34Branch::random(0.3, 1),
         Gems34Branch::coherent(0.3, 1).with_run(64),
     ] {
-        check_all(
-            &TwoPathKernel(w),
-            &two_path_strategies(),
-            1000,
-            &launches(),
-            |i| w.reference(i),
-        );
+        check_all(&TwoPathKernel(w), &two_path_strategies(), 1000, |i| {
+            w.reference(i)
+        });
     }
 }
 
 #[test]
 fn path_unification_matches_baseline_and_model() {
     let w = PathUnification::new(5, 2);
-    check_all(
-        &TwoPathKernel(w),
-        &two_path_strategies(),
-        1000,
-        &launches(),
-        |i| w.reference(i),
-    );
+    check_all(&TwoPathKernel(w), &two_path_strategies(), 1000, |i| {
+        w.reference(i)
+    });
 }
 
 #[test]

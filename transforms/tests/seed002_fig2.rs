@@ -1,65 +1,11 @@
 //! Seed 002 (Han & Abdelrahman), figures 2 and 3: exact FMA counts of iteration delaying on a
 //! warp of three threads whose branch paths are 100 FMA each.
 
-use reconverge_simt::{ModelWarp, Region};
+use reconverge_simt::ModelWarp;
 use reconverge_transforms::{
-    BranchLoop, BranchLoopKernel, Decision, Discard, Kernel, LoopRegion, LoopRegions, NoTally,
-    Strategy, Tally, WarpProgram, WarpTask,
+    BranchLoopKernel, Decision, Discard, Kernel, NoTally, Strategy, WarpProgram, WarpTask,
 };
-
-const TAKEN: Region = LoopRegion::Taken.region("taken (100 FMA)", 100);
-const NOT_TAKEN: Region = LoopRegion::NotTaken.region("not taken (100 FMA)", 100);
-
-/// Three threads, three iterations each; `T` is true (taken).
-#[derive(Clone, Copy)]
-struct Pattern([[bool; 3]; 3]);
-
-#[derive(Clone, Copy)]
-struct Thread {
-    item: u32,
-    iteration: usize,
-    trace: u32,
-}
-
-impl BranchLoop for Pattern {
-    type State = Thread;
-    type Output = u32;
-
-    fn regions(&self) -> LoopRegions {
-        LoopRegions {
-            condition: LoopRegion::Condition.region("condition", 0),
-            taken: TAKEN,
-            not_taken: NOT_TAKEN,
-            after_branch: LoopRegion::AfterBranch.region("after", 0),
-            item: LoopRegion::Item.region("item", 0),
-        }
-    }
-    fn start(&self, item: u32) -> Thread {
-        Thread {
-            item,
-            iteration: 0,
-            trace: 1,
-        }
-    }
-    fn running(&self, s: &Thread) -> bool {
-        s.iteration < 3
-    }
-    fn condition(&self, s: &mut Thread) -> bool {
-        self.0[s.item as usize % 3][s.iteration.min(2)]
-    }
-    fn taken<T: Tally>(&self, s: &mut Thread, _: &mut T) {
-        s.trace = s.trace * 3 + 1;
-    }
-    fn not_taken<T: Tally>(&self, s: &mut Thread, _: &mut T) {
-        s.trace = s.trace * 3 + 2;
-    }
-    fn after_branch<T: Tally>(&self, s: &mut Thread, _: &mut T) {
-        s.iteration += 1;
-    }
-    fn finish(&self, s: &Thread) -> u32 {
-        s.trace
-    }
-}
+use reconverge_workloads::synthetic::fig2::{FIG2, FIG3, NOT_TAKEN, Pattern, TAKEN};
 
 /// Runs the three threads as one 3-lane warp; returns the FMA count and each thread's trace.
 fn run(pattern: Pattern, strategy: Strategy) -> (u64, [u32; 3]) {
@@ -89,14 +35,6 @@ fn run(pattern: Pattern, strategy: Strategy) -> (u64, [u32; 3]) {
         .sum();
     (fma, out)
 }
-
-const T: bool = true;
-const N: bool = false;
-
-/// Figure 2a: thread 1 runs (1,T)(4,N)(7,T), thread 2 (2,N)(5,T)(8,N), thread 3 (3,T)(6,T)(9,N).
-const FIG2: Pattern = Pattern([[T, N, T], [N, T, N], [T, T, N]]);
-/// Figure 3: only thread 2's first iteration is not taken.
-const FIG3: Pattern = Pattern([[T, T, T], [N, T, T], [T, T, T]]);
 
 fn majority(stop: bool) -> Strategy {
     // "The direction that at least half of the threads take": 2 of 3.

@@ -13,18 +13,26 @@
 //! the backend has one ([`Probe`]) and read "n/a (CPU)" otherwise.
 
 pub mod advisor;
-mod experiments;
-mod mcml;
+mod common;
+mod gems34;
 pub mod page;
+pub mod paper;
+pub mod registry;
+mod seed001;
+mod seed002;
+mod seed004;
+pub mod setting;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use reconverge_backend::{Backend, Counters, Kernel, Launch, Strategy};
+use reconverge_backend::{Backend, Counters, Kernel, Strategy};
 use reconverge_cpu::{Counting, CpuBackend};
 
 use crate::Bench;
 pub use page::{Page, Plot, Provenance, Table};
+pub use registry::{EXPERIMENTS, Experiment, Paper, UnknownPage, pages};
+pub use setting::{Runs, Setting, Sized, Workload};
 
 /// How big the run is. Sizes in `experiments` are the GPU sizes (chosen so that every
 /// experiment together runs in a few minutes on an H100); the CPU divides them.
@@ -105,15 +113,7 @@ impl<K: reconverge_gpu::DeviceKernel> Probe<K> for Bench {
 /// thread count, or the GPU's name, compute capability and multiprocessors.
 #[cfg(not(feature = "cuda"))]
 pub fn device_name(_backend: &Bench) -> String {
-    let model = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
+    let model = reconverge_cpu::host::cpu_model();
     let threads = rayon_threads();
     format!("{model}, {threads} threads (CPU backend: warps of 32 emulated in lockstep)")
 }
@@ -265,26 +265,17 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Runs `kernel` under each of `strategies` (the first is the reference whose outputs the
-    /// others must equal, normally the baseline): one untimed run each (warm-up and outputs),
-    /// then `reps` rounds that time every strategy in turn, so ratios come from one run; and a
-    /// counted run of `model_kernel` on the CPU model with `model_items` items.
-    #[allow(clippy::too_many_arguments)]
-    pub fn measure<K>(
-        &self,
-        kernel: &K,
-        strategies: &[Strategy],
-        items: u32,
-        launch: Launch,
-        model_kernel: &K,
-        model_items: u32,
-        model_launch: Launch,
-    ) -> Vec<Meas>
+    /// Runs `runs.timed` under each of `strategies` (the first is the reference whose outputs
+    /// the others must equal, normally the baseline): one untimed run each (warm-up and
+    /// outputs), then `reps` rounds that time every strategy in turn, so ratios come from one
+    /// run; and a counted run of `runs.sample` on the CPU model.
+    pub fn measure<K>(&self, runs: &Runs<K>, strategies: &[Strategy]) -> Vec<Meas>
     where
         K: Kernel + Sync + std::fmt::Debug,
         K::Output: Default + Send + Sync + PartialEq,
         Bench: Backend<K> + Probe<K>,
     {
+        let (t, sample) = (&runs.timed, &runs.sample);
         let mut out: Vec<Meas> = Vec::with_capacity(strategies.len());
         let mut reference: Option<Vec<K::Output>> = None;
         for &s in strategies {
@@ -292,7 +283,7 @@ impl Ctx {
                 strategy: Some(s),
                 ..Meas::default()
             };
-            match self.timing.run(kernel, s, items, launch) {
+            match self.timing.run(&t.kernel, s, t.items, t.launch) {
                 Ok(run) => {
                     m.occupancy = run.occupancy.clone();
                     m.outputs_match = match &reference {
@@ -305,10 +296,10 @@ impl Ctx {
                 }
                 Err(e) => m.error = Some(e.to_string()),
             }
-            m.registers = self.timing.registers(kernel, s);
+            m.registers = self.timing.registers(&t.kernel, s);
             m.counters = self
                 .model
-                .run(model_kernel, s, model_items, model_launch)
+                .run(&sample.kernel, s, sample.items, sample.launch)
                 .ok()
                 .and_then(|r| r.counters);
             out.push(m);
@@ -321,7 +312,7 @@ impl Ctx {
                 if out[i].error.is_some() {
                     continue;
                 }
-                match self.timing.run(kernel, s, items, launch) {
+                match self.timing.run(&t.kernel, s, t.items, t.launch) {
                     Ok(run) => {
                         times[i].push(run_time(&run).as_secs_f64());
                         walls[i].push(run.elapsed.as_secs_f64());
@@ -341,11 +332,12 @@ impl Ctx {
             m.pass_s = passes[i].iter_mut().map(|v| median(v)).collect();
             m.wall_s = median(&mut walls[i]);
         }
+        let sample = &runs.sample;
         self.advisor.record(
-            format!("{model_kernel:?}"),
-            model_kernel,
-            model_items,
-            model_launch,
+            format!("{:?}", sample.kernel),
+            &sample.kernel,
+            sample.items,
+            sample.launch,
             strategies,
             &out,
         );
@@ -362,7 +354,8 @@ pub struct Options {
     pub scale: Scale,
     /// The command line to print on every page.
     pub command: String,
-    /// Only experiments whose page name contains one of these (empty: all).
+    /// Only experiments with a page whose name contains one of these (empty: all); a name
+    /// that no page contains is an [`UnknownPage`] error.
     pub only: Vec<String>,
 }
 
@@ -375,23 +368,16 @@ pub struct Summary {
     pub elapsed: Duration,
 }
 
-/// The page names [`run`] writes, in order (each as `.md`, `.csv`, `.json`, `.svg`).
-pub const PAGES: &[&str] = &[
-    "seed001-fig08-branch-splitting-linear",
-    "seed001-fig10-branch-splitting-random",
-    "seed001-fig05-loop-splitting",
-    "seed002-fig10-iteration-delaying-vs-r",
-    "seed002-fig11-iteration-delaying-vs-f",
-    "seed002-table1-decision-parameters",
-    "seed002-fig12-branch-distribution",
-    "seed002-mcml-strategies",
-    "seed004-table1-fig12-dynamic-work-assignment",
-    "seed004-tables2-3-fig14-path-unification",
-    "seed004-table4-path-execution-rate",
-    "gems34-fig34-1-zcull",
-    "gems34-fig34-2-branching",
-    "gems34-3-occlusion-query-loop",
-];
+/// Why [`run`] stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A `--only` name matches no page.
+    #[error(transparent)]
+    UnknownPage(#[from] UnknownPage),
+    /// Writing a page or an index failed.
+    #[error("writing the results: {0}")]
+    Io(#[from] std::io::Error),
+}
 
 /// UTC "YYYY-MM-DD HH:MM UTC" of now.
 pub fn utc_now() -> String {
@@ -419,7 +405,8 @@ pub fn utc_now() -> String {
 }
 
 /// Runs every experiment (or those of `opts.only`) and writes the pages and the index.
-pub fn run(opts: &Options) -> std::io::Result<Summary> {
+pub fn run(opts: &Options) -> Result<Summary, Error> {
+    let experiments = registry::select(&opts.only)?;
     let started = Instant::now();
     std::fs::create_dir_all(&opts.out)?;
     let timing = crate::timing_backend(0);
@@ -445,21 +432,16 @@ pub fn run(opts: &Options) -> std::io::Result<Summary> {
         scale: opts.scale,
         prov,
     };
-    let wanted = |name: &str| opts.only.is_empty() || opts.only.iter().any(|o| name.contains(o));
     let mut written = Vec::new();
-    let mut timings = Vec::new();
-    for &name in PAGES {
-        if !wanted(name) {
-            continue;
-        }
+    for e in experiments {
+        let name = e.pages.join(" + ");
         let t0 = Instant::now();
         eprintln!("[reproduce] {name} ...");
-        ctx.advisor.begin(name);
-        for mut page in experiments::build(&ctx, name) {
+        ctx.advisor.begin(&name);
+        for mut page in (e.build)(&ctx) {
             page.write(&opts.out, &ctx.prov)?;
             written.push(page);
         }
-        timings.push((name, t0.elapsed()));
         eprintln!("[reproduce] {name}: {:.1} s", t0.elapsed().as_secs_f64());
     }
     let mut advisor_page = ctx.advisor.page(ctx.advisor.arch.is_some());

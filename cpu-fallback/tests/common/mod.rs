@@ -94,14 +94,13 @@ where
         .unwrap_or_else(|e| panic!("{} on {launch:?}: {e}", strategy.name()))
 }
 
-/// For every strategy and launch shape: the CPU backend's outputs and tallies equal the
-/// baseline's (and the baseline's equal the workload's scalar reference), and its counters equal
-/// those of the reference executor run on one thread ([`InOrderBackend`]).
+/// For every strategy and launch shape of [`launches`]: the CPU backend's outputs and tallies
+/// equal the baseline's (and the baseline's equal the workload's scalar reference), and its
+/// counters equal those of the reference executor run on one thread ([`InOrderBackend`]).
 pub fn check_all<K>(
     kernel: &K,
     strategies: &[Strategy],
     items: u32,
-    launches: &[Launch],
     reference: impl Fn(u32) -> K::Output,
 ) where
     K: Kernel + Sync,
@@ -109,7 +108,8 @@ pub fn check_all<K>(
 {
     let cpu = CpuBackend::new();
     let expected: Vec<K::Output> = (0..items).map(reference).collect();
-    for launch in launches {
+    let launches = launches();
+    for launch in &launches {
         let base = cpu_run(&cpu, kernel, Strategy::Baseline, items, *launch);
         assert_eq!(
             base.outputs, expected,
@@ -119,7 +119,7 @@ pub fn check_all<K>(
     let check = Check {
         strategies,
         items,
-        launches,
+        launches: &launches,
         counters: true,
     };
     let report = check.run(kernel, &[&cpu, &InOrderBackend]);

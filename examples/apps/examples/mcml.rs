@@ -11,6 +11,8 @@
 //! each run's `.mco` is written as soon as it is done. Runs of one `.mci` file continue one
 //! sequence of random streams (see `reconverge_mcml::Streams`).
 
+mod common;
+
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -503,13 +505,7 @@ fn threads_label(n: usize) -> String {
 }
 
 fn main() -> ExitCode {
-    match real_main() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit(real_main())
 }
 
 fn real_main() -> Result<(), DynError> {

@@ -12,6 +12,8 @@
 //! the same input (the GPU has no such counter without a profiler). Writes
 //! `mcml-throughput-<backend>.md` and `.csv` into `--out`.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -101,16 +103,26 @@ struct Measured {
     rd_a_tt: (f64, f64, f64),
 }
 
+impl Measured {
+    /// A run's tallies and Rd, A, Tt with the rates measured around it.
+    fn of(
+        r: &reconverge_mcml::RunResult,
+        photons_per_second: f64,
+        kernel_photons_per_second: Option<f64>,
+    ) -> Self {
+        Self {
+            tally: r.tally.clone(),
+            photons_per_second,
+            kernel_photons_per_second,
+            rd_a_tt: (r.rd, r.a, r.tt),
+        }
+    }
+}
+
 type Measure<'a> = dyn FnMut(&RunInput, Option<Strategy>, u64) -> Result<Measured, String> + 'a;
 
 fn main() -> ExitCode {
-    match real_main() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit(real_main())
 }
 
 fn real_main() -> Result<(), Box<dyn std::error::Error>> {
@@ -135,7 +147,11 @@ fn real_main() -> Result<(), Box<dyn std::error::Error>> {
     {
         "cpu" => {
             let cpu = CpuBackend::with_threads(args.threads)?.counting(Counting::Off);
-            let name = format!("CPU backend, {} thread(s) ({})", args.threads, cpu_name());
+            let name = format!(
+                "CPU backend, {} thread(s) ({})",
+                args.threads,
+                reconverge_cpu::host::cpu_model()
+            );
             let threads = args.threads;
             (
                 name,
@@ -149,12 +165,7 @@ fn real_main() -> Result<(), Box<dyn std::error::Error>> {
                         let r = pool
                             .install(|| run_with::<f32>(input, photons, 1, None))
                             .map_err(|e| e.to_string())?;
-                        Ok(Measured {
-                            tally: r.tally.clone(),
-                            photons_per_second: r.photons_per_second,
-                            kernel_photons_per_second: None,
-                            rd_a_tt: (r.rd, r.a, r.tt),
-                        })
+                        Ok(Measured::of(&r, r.photons_per_second, None))
                     }
                     Some(s) => {
                         // Persistent lanes running ~10 photons each at the default size.
@@ -163,12 +174,7 @@ fn real_main() -> Result<(), Box<dyn std::error::Error>> {
                         let r = run_on_backend::<f32, _>(&cpu, input, photons, 1, s, launch, None)
                             .map_err(|e| e.to_string())?;
                         let pps = photons as f64 / start.elapsed().as_secs_f64();
-                        Ok(Measured {
-                            tally: r.result.tally.clone(),
-                            photons_per_second: pps,
-                            kernel_photons_per_second: None,
-                            rd_a_tt: (r.result.rd, r.result.a, r.result.tt),
-                        })
+                        Ok(Measured::of(&r.result, pps, None))
                     }
                 }),
             )
@@ -342,18 +348,6 @@ fn render(rows: &[Row], device: &str, tag: &str) -> (String, String) {
     (md, csv)
 }
 
-fn cpu_name() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into())
-}
-
 #[cfg(feature = "cuda")]
 fn gpu_measure() -> Result<(String, u64, Box<Measure<'static>>), Box<dyn std::error::Error>> {
     use reconverge_gpu::{CudaBackend, DeviceKernel, WarmUp};
@@ -380,12 +374,8 @@ fn gpu_measure() -> Result<(String, u64, Box<Measure<'static>>), Box<dyn std::er
             let r = run_on_backend::<f32, _>(&gpu, input, photons, 1, strategy, launch, None)
                 .map_err(|e| e.to_string())?;
             let pps = photons as f64 / start.elapsed().as_secs_f64();
-            Ok(Measured {
-                tally: r.result.tally.clone(),
-                photons_per_second: pps,
-                kernel_photons_per_second: Some(photons as f64 / r.kernel_time.as_secs_f64()),
-                rd_a_tt: (r.result.rd, r.result.a, r.result.tt),
-            })
+            let kernel_pps = photons as f64 / r.kernel_time.as_secs_f64();
+            Ok(Measured::of(&r.result, pps, Some(kernel_pps)))
         }),
     ))
 }

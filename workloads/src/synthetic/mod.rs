@@ -9,9 +9,10 @@
 //! | [`kato`] | seed 004, branch path unification | fig. 13 / A-2, tables 2–4 | [`TwoPath`](reconverge_transforms::TwoPath) |
 //! | [`loop_split`] | seed 001 §4.1, loop splitting | fig. 5 | [`SplitLoop`](reconverge_transforms::SplitLoop) |
 //! | [`gems34`] | GPU Gems 2 ch. 34, branch probability | figs. 34-1, 34-2 | [`TwoPath`](reconverge_transforms::TwoPath) |
+//! | [`fig2`] | seed 002 §3.1, iteration delaying's worked example (host only) | figs. 2, 3 | [`BranchLoop`](reconverge_transforms::BranchLoop) |
 //!
-//! Every workload is a plain `#[repr(C)]` `Copy` parameter struct (a kernel argument on the
-//! GPU), derives each item's input from its index and a seed (no input buffers), and computes
+//! Every workload but [`fig2`] (a three-lane example for the model) is a plain `#[repr(C)]`
+//! `Copy` parameter struct (a kernel argument on the GPU), derives each item's input from its index and a seed (no input buffers), and computes
 //! its outputs with integer arithmetic or plain float `*` and `+` whose results are exact, so
 //! CPU and GPU, every strategy and every launch shape agree bit for bit. Each also has a
 //! `reference(item)` method: the same work as one plain scalar loop, with no warp at all (the
@@ -22,6 +23,7 @@
 
 pub mod branch_split;
 pub mod brdis;
+pub mod fig2;
 pub mod gems34;
 pub mod itdelay;
 pub mod kato;

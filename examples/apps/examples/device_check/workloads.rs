@@ -1,0 +1,122 @@
+//! The papers' workloads the device check runs, each with its comparison and timing sizes:
+//! one list that conformance and throughput both walk.
+
+use std::fmt::Debug;
+
+use reconverge_backend::Launch;
+use reconverge_transforms::{
+    BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, TwoPathKernel,
+};
+use reconverge_workloads::synthetic::{
+    BranchSplitBench, DynamicWork, Gems34Branch, MaskLayout, PathUnification, SynBrDis, SynItDelay,
+};
+
+use crate::gpu::{DeviceKernel, GpuError, launch};
+
+/// One workload's sizes and launches.
+pub struct Sizes {
+    /// Items of the GPU = CPU comparison (and of the CPU's timing).
+    pub items_cmp: u32,
+    pub launch_cmp: Launch,
+    /// Items of the GPU's timing.
+    pub items_gpu: u32,
+    pub launch_gpu: Launch,
+}
+
+/// A workload: `make(items)` builds its kernel for a run of `items`.
+pub struct Workload<'a, K> {
+    /// Its name in the PASS lines and the CSV.
+    pub name: &'static str,
+    /// The heading printed before its lines.
+    pub title: &'static str,
+    pub make: &'a dyn Fn(u32) -> K,
+    pub sizes: Sizes,
+}
+
+/// What a concern does with each workload.
+pub trait Visit {
+    fn visit<K>(&mut self, w: &Workload<'_, K>)
+    where
+        K: DeviceKernel + Sync,
+        K::Output: Default + Send + Sync + Debug + PartialEq;
+}
+
+/// Calls `v` on every workload, at small sizes for `sanitize`.
+pub fn each(sanitize: bool, v: &mut impl Visit) -> Result<(), GpuError> {
+    let (small, large) = if sanitize {
+        (1024u32, 1024u32)
+    } else {
+        (1 << 16, 1 << 22)
+    };
+    let per_thread = |tpb: u32| -> Result<Sizes, GpuError> {
+        Ok(Sizes {
+            items_cmp: small,
+            launch_cmp: launch("device_check", Launch::one_item_per_thread(small, tpb))?,
+            items_gpu: large,
+            launch_gpu: launch("device_check", Launch::one_item_per_thread(large, tpb))?,
+        })
+    };
+    v.visit(&Workload {
+        name: "syn-itdelay",
+        title: "SYN-ITDELAY r=8 f=0.1, 32 iterations (seed 002 table 1)",
+        make: &|_| BranchLoopKernel(SynItDelay::with_branch_ratio(8.0, 32, 0.1, 2011)),
+        sizes: per_thread(256)?,
+    });
+    v.visit(&Workload {
+        name: "syn-brdis",
+        title: "SYN-BRDIS M=4 N=8, 16 iterations (seed 002 fig. 12)",
+        make: &|_| FactoredBranchLoopKernel(SynBrDis::new(4, 8, 16, 1)),
+        sizes: per_thread(256)?,
+    });
+    v.visit(&Workload {
+        name: "seed001",
+        title: "seed 001 branch splitting, 50 % else, random mask, paths 16/32",
+        make: &|n| TwoPathKernel(BranchSplitBench::new(n, 0.5, MaskLayout::Random, 1)),
+        sizes: per_thread(256)?,
+    });
+    v.visit(&Workload {
+        name: "seed004-a1",
+        title: "seed 004 A-1 dynamic work, LOOP_NUM 16, trips 1..32, 16 persistent blocks (GPU: 132 x 8)",
+        make: &|_| ItemLoopKernel(DynamicWork::new(16, 32, 1)),
+        sizes: Sizes {
+            items_cmp: small,
+            launch_cmp: launch("device_check", Launch::new(256, 16))?,
+            items_gpu: large,
+            launch_gpu: launch("device_check", Launch::new(256, 132 * 8))?,
+        },
+    });
+    v.visit(&Workload {
+        name: "seed004-a2",
+        title: "seed 004 A-2 path unification, LOOP 100, threads for DATA_PER_THREAD 64",
+        make: &|_| TwoPathKernel(PathUnification::new(100, 1)),
+        sizes: Sizes {
+            items_cmp: small,
+            launch_cmp: launch(
+                "device_check",
+                Launch::new(256, (small / (64 * 256)).max(1)),
+            )?,
+            items_gpu: large,
+            launch_gpu: launch(
+                "device_check",
+                Launch::new(256, (large / (64 * 256)).max(1)),
+            )?,
+        },
+    });
+    v.visit(&Workload {
+        name: "gems34",
+        title: "GPU Gems 34 branch probability p=0.5, random",
+        make: &|_| TwoPathKernel(Gems34Branch::random(0.5, 1)),
+        sizes: per_thread(256)?,
+    });
+    Ok(())
+}
+
+/// A strategy's entry points, `+`-joined (or why it has none).
+pub fn entries<K: DeviceKernel>(
+    w: &Workload<'_, K>,
+    strategy: &reconverge_transforms::Strategy,
+) -> String {
+    crate::gpu::CudaBackend::entry_points(&(w.make)(1), strategy)
+        .map(|v| v.join("+"))
+        .unwrap_or_else(|e| e.to_string())
+}
