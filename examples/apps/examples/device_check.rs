@@ -26,11 +26,11 @@ use std::time::{Duration, Instant};
 
 use reconverge_backend::{Backend, Launch, Run};
 use reconverge_cpu::{Counting, CpuBackend};
-use reconverge_gpu::selftest::{
-    SlotCheck, check_libm_f64, check_mcml_math, check_warp_outputs, libm_inputs,
-};
 use reconverge_gpu::{CudaBackend, DeviceKernel, GpuContext, GpuError, WarmUp};
 use reconverge_occupancy::{ComputeCapability, KernelResources, LaunchConfig, calculate_occupancy};
+use reconverge_paper_kernels::selftest::{
+    SelfTests, SlotCheck, check_libm_f64, check_mcml_math, check_warp_outputs, libm_inputs,
+};
 use reconverge_transforms::{
     BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, Strategy, TwoPathKernel,
 };
@@ -782,7 +782,7 @@ fn mcml(rep: &mut Report, b: &Backends, opts: &Opts) -> Result<(), GpuError> {
 }
 
 fn run(opts: &Opts, rep: &mut Report) -> Result<(), GpuError> {
-    let gpu = CudaBackend::new(0)?.with_warm_up(if opts.sanitize {
+    let gpu = reconverge_paper_kernels::backend(0)?.with_warm_up(if opts.sanitize {
         WarmUp::Off
     } else {
         WarmUp::EveryRun
@@ -894,7 +894,7 @@ fn main() -> ExitCode {
                     println!("FAIL --write-ptx needs a file");
                     return ExitCode::FAILURE;
                 };
-                return match std::fs::write(path, reconverge_gpu::PTX) {
+                return match std::fs::write(path, reconverge_paper_kernels::PTX) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(e) => {
                         println!("FAIL writing {path}: {e}");
