@@ -1,4 +1,4 @@
-//! The CUDA backend's device check, run on a GPU machine by `gpu-kernels/device-check.sh`:
+//! The CUDA backend's device check, run on a GPU machine by `paper-kernels/device-check.sh`:
 //!
 //! 1. self-tests: warp votes/shuffles/block atomics against the CPU SIMT model, `libm` f64/f32
 //!    bit for bit;
