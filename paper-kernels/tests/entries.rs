@@ -90,3 +90,66 @@ fn lookup_finds_passes_and_rejects_the_unknown() {
         "BranchLoopKernel<SynItDelay>"
     );
 }
+
+/// Each kernel type's entry points run the strategies of its slice in the list, in order, each
+/// with every pass: what the names were written against.
+#[test]
+fn entry_points_follow_the_strategy_data() {
+    use reconverge_transforms::{Kernel, SplitLoopKernel};
+    use reconverge_workloads::gpu_entries::{
+        BRANCH_SPLIT_STRATEGIES, DYNAMIC_WORK_STRATEGIES, GEMS34_STRATEGIES, MCML_GPU_STRATEGIES,
+        PATH_UNIFICATION_STRATEGIES, SYN_BR_DIS_STRATEGIES, SYN_IT_DELAY_STRATEGIES,
+    };
+    use reconverge_workloads::synthetic::LoopSplitBench;
+    fn check<K: DeviceKernel>(data: &[Strategy]) {
+        assert_eq!(K::strategies(), data, "{}", K::KERNEL_NAME);
+    }
+    check::<BranchLoopKernel<SynItDelay>>(SYN_IT_DELAY_STRATEGIES);
+    check::<FactoredBranchLoopKernel<SynBrDis>>(SYN_BR_DIS_STRATEGIES);
+    check::<TwoPathKernel<BranchSplitBench>>(BRANCH_SPLIT_STRATEGIES);
+    check::<SplitLoopKernel<LoopSplitBench>>(<SplitLoopKernel<LoopSplitBench>>::STRATEGIES);
+    check::<ItemLoopKernel<DynamicWork>>(DYNAMIC_WORK_STRATEGIES);
+    check::<TwoPathKernel<PathUnification>>(PATH_UNIFICATION_STRATEGIES);
+    check::<TwoPathKernel<Gems34Branch>>(GEMS34_STRATEGIES);
+    check::<McmlKernel<f32>>(MCML_GPU_STRATEGIES);
+    // MCML on the GPU runs every strategy its benchmarks run.
+    for s in <McmlKernel<f32>>::STRATEGIES {
+        assert!(MCML_GPU_STRATEGIES.contains(s), "{s}");
+    }
+    // A few names against the parameters behind them.
+    type B = BranchLoopKernel<SynItDelay>;
+    assert_eq!(
+        B::entry_point(
+            &Strategy::IterationDelaying(Decision::MajorityVote {
+                threshold: 24,
+                stop_when_a_lane_finishes: true
+            }),
+            0
+        ),
+        Some("itdelay_mv24")
+    );
+    assert_eq!(
+        B::entry_point(
+            &Strategy::IterationDelaying(Decision::RoundRobin {
+                num_zeros: 3,
+                num_ones: 7,
+                remove_idle: true
+            }),
+            0
+        ),
+        Some("itdelay_rr30_idle")
+    );
+    assert_eq!(
+        <TwoPathKernel<Gems34Branch>>::entry_point(&Strategy::ZCullMasking, 2),
+        Some("gems34_zcull_b")
+    );
+    assert_eq!(
+        <ItemLoopKernel<DynamicWork>>::entry_point(
+            &Strategy::OcclusionQueryLoop {
+                iterations_per_pass: 32
+            },
+            1
+        ),
+        Some("dwa_occlusion32_next")
+    );
+}

@@ -3,125 +3,306 @@
 //! (`reconverge_gpu_build::entry_names!`) and, with feature `gpu-entries`, this crate declares
 //! to the CUDA backend (`reconverge_gpu::device_entries!`).
 //!
+//! The list names, for each kernel type, a slice of strategies (data: the shape's
+//! [`Kernel::STRATEGIES`](reconverge_transforms::Kernel::STRATEGIES), or one of the experiments'
+//! settings below) and one entry name per strategy, in the slice's order; every consumer takes
+//! the strategy behind a name from the same slice at the same index, so host and device cannot
+//! disagree, and a name count that differs from the slice's length does not compile.
+//!
 //! The host half lives here rather than in `reconverge-paper-kernels` because its impls are for
 //! this crate's types (`DeviceEntries<BranchLoopKernel<SynItDelay>> for SynItDelay`): anywhere
 //! else they would break the orphan rule (E0117).
 
+use reconverge_transforms::{Decision, Strategy};
+
+/// `strategy`, built afresh field by field: what an entry point of the list starts from. On the
+/// device it runs (inlined) where the entry point would construct a literal `Strategy`, so the
+/// optimiser sees the same field stores as for a hand-written one: a copy of a constant from
+/// the slice instead left some entry points with other code and more local memory.
+#[doc(hidden)]
+#[inline(always)]
+pub const fn __entry_strategy(strategy: Strategy) -> Strategy {
+    const fn decision(d: Decision) -> Decision {
+        match d {
+            Decision::MajorityVote {
+                threshold,
+                stop_when_a_lane_finishes,
+            } => Decision::MajorityVote {
+                threshold,
+                stop_when_a_lane_finishes,
+            },
+            Decision::RoundRobin {
+                num_zeros,
+                num_ones,
+                remove_idle,
+            } => Decision::RoundRobin {
+                num_zeros,
+                num_ones,
+                remove_idle,
+            },
+        }
+    }
+    match strategy {
+        Strategy::Baseline => Strategy::Baseline,
+        Strategy::Predication => Strategy::Predication,
+        Strategy::StaticBranchResolution => Strategy::StaticBranchResolution,
+        Strategy::BranchSplitting => Strategy::BranchSplitting,
+        Strategy::ZCullMasking => Strategy::ZCullMasking,
+        Strategy::LoopSplitting => Strategy::LoopSplitting,
+        Strategy::IterationDelaying(d) => Strategy::IterationDelaying(decision(d)),
+        Strategy::IterationDelayingWithDynamicWork(d) => {
+            Strategy::IterationDelayingWithDynamicWork(decision(d))
+        }
+        Strategy::BranchDistribution => Strategy::BranchDistribution,
+        Strategy::BranchDistributionWithDynamicWork => Strategy::BranchDistributionWithDynamicWork,
+        Strategy::DynamicWorkAssignment => Strategy::DynamicWorkAssignment,
+        Strategy::OcclusionQueryLoop {
+            iterations_per_pass,
+        } => Strategy::OcclusionQueryLoop {
+            iterations_per_pass,
+        },
+        Strategy::BranchPathUnification { items_per_thread } => {
+            Strategy::BranchPathUnification { items_per_thread }
+        }
+    }
+}
+
+const fn majority_vote(threshold: u32, stop_when_a_lane_finishes: bool) -> Decision {
+    Decision::MajorityVote {
+        threshold,
+        stop_when_a_lane_finishes,
+    }
+}
+
+const fn round_robin(num_zeros: u32, num_ones: u32, remove_idle: bool) -> Decision {
+    Decision::RoundRobin {
+        num_zeros,
+        num_ones,
+        remove_idle,
+    }
+}
+
+/// SYN-ITDELAY's strategies (seed 002 §4.1.1, figs. 10/11 and table 1's decision parameters):
+/// majority votes at thresholds 1 to 32 (16 also without stopping when a lane finishes), and
+/// round-robin cycles of 90 to 10 % as `reconverge_benches::round_robin` writes them (c % is
+/// (c/g, (100-c)/g), g = gcd), with and without idle removal.
+pub const SYN_IT_DELAY_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::DynamicWorkAssignment,
+    Strategy::IterationDelaying(majority_vote(1, true)),
+    Strategy::IterationDelaying(majority_vote(8, true)),
+    Strategy::IterationDelaying(majority_vote(16, true)),
+    Strategy::IterationDelaying(majority_vote(24, true)),
+    Strategy::IterationDelaying(majority_vote(32, true)),
+    Strategy::IterationDelaying(majority_vote(16, false)),
+    Strategy::IterationDelaying(round_robin(9, 1, false)),
+    Strategy::IterationDelaying(round_robin(7, 3, false)),
+    Strategy::IterationDelaying(round_robin(1, 1, false)),
+    Strategy::IterationDelaying(round_robin(3, 7, false)),
+    Strategy::IterationDelaying(round_robin(1, 9, false)),
+    Strategy::IterationDelaying(round_robin(9, 1, true)),
+    Strategy::IterationDelaying(round_robin(7, 3, true)),
+    Strategy::IterationDelaying(round_robin(1, 1, true)),
+    Strategy::IterationDelaying(round_robin(3, 7, true)),
+    Strategy::IterationDelaying(round_robin(1, 9, true)),
+];
+
+/// SYN-BRDIS's strategies (seed 002 §4.1.2, fig. 12).
+pub const SYN_BR_DIS_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::BranchDistribution,
+    Strategy::BranchDistributionWithDynamicWork,
+];
+
+/// The branch-splitting benchmark's strategies (seed 001 figs. 7-10).
+pub const BRANCH_SPLIT_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::Predication,
+    Strategy::BranchSplitting,
+    Strategy::StaticBranchResolution,
+];
+
+/// The dynamic-work experiment's strategies (seed 004 A-1), and GPU Gems 2 §34.3's loop as
+/// passes of 1, 4, 8 and 32 iterations until an occlusion query says no element is left.
+pub const DYNAMIC_WORK_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::DynamicWorkAssignment,
+    Strategy::OcclusionQueryLoop {
+        iterations_per_pass: 1,
+    },
+    Strategy::OcclusionQueryLoop {
+        iterations_per_pass: 4,
+    },
+    Strategy::OcclusionQueryLoop {
+        iterations_per_pass: 8,
+    },
+    Strategy::OcclusionQueryLoop {
+        iterations_per_pass: 32,
+    },
+];
+
+/// Branch path unification's strategies (seed 004 A-2): DATA_PER_THREAD 1, 4, 16 and 64.
+pub const PATH_UNIFICATION_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::BranchPathUnification {
+        items_per_thread: 1,
+    },
+    Strategy::BranchPathUnification {
+        items_per_thread: 4,
+    },
+    Strategy::BranchPathUnification {
+        items_per_thread: 16,
+    },
+    Strategy::BranchPathUnification {
+        items_per_thread: 64,
+    },
+];
+
+/// GPU Gems 2 ch. 34's branch-probability strategies (figs. 34-1, 34-2).
+pub const GEMS34_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::Predication,
+    Strategy::StaticBranchResolution,
+    Strategy::BranchSplitting,
+    Strategy::ZCullMasking,
+];
+
+/// MCML's GPU strategies: [`McmlKernel`](crate::mcml::McmlKernel)'s `STRATEGIES` (what its
+/// benchmarks run), in the entry points' order, and seed 002 §4.2.2's best MCML cycle, round
+/// robin 3:1 (75 % of iterations on the not-taken path), on static lanes.
+pub const MCML_GPU_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::DynamicWorkAssignment,
+    Strategy::IterationDelaying(majority_vote(16, true)),
+    Strategy::IterationDelaying(round_robin(1, 1, true)),
+    Strategy::IterationDelaying(round_robin(1, 1, false)),
+    Strategy::IterationDelaying(round_robin(3, 1, false)),
+    Strategy::IterationDelaying(round_robin(3, 1, true)),
+    Strategy::BranchDistribution,
+    Strategy::BranchDistributionWithDynamicWork,
+    Strategy::IterationDelayingWithDynamicWork(majority_vote(4, true)),
+    Strategy::IterationDelayingWithDynamicWork(majority_vote(8, true)),
+    Strategy::IterationDelayingWithDynamicWork(round_robin(3, 1, true)),
+];
+
 /// Calls `$entries!` with the papers' entry-point list, in the grammar that
 /// `reconverge_device::entries!`, `reconverge_gpu::device_entries!` and
-/// `reconverge_gpu_build::entry_names!` share: `pub const PAPER_ENTRY_NAMES;` then
-/// `Workload as Shape { name [pass N] => strategy, ... }`. `[pass N]` (default 0) is the pass of a
-/// multi-pass strategy that the entry point runs, compiled in as a constant so that every pass is
-/// a kernel of its own with its own register count (branch splitting's occupancy gain).
+/// `reconverge_gpu_build::entry_names!` share (`pub const PAPER_ENTRY_NAMES;` then
+/// `Workload as Shape { name [pass N] => strategy, ... }`), written out from the list below:
+/// `Workload as Shape from (slice) { name, (pass_0_name, pass_1_name), ... }` gives entry `i`
+/// the strategy `slice[i]`; a parenthesised group names the passes of one multi-pass strategy,
+/// each compiled in as a constant so that every pass is a kernel of its own with its own
+/// register count (branch splitting's occupancy gain).
 ///
-/// In scope where it is called: `Strategy`, `Decision`, the shape wrappers of
-/// `reconverge-transforms`, `McmlKernel` and the synthetic workloads named below.
+/// In scope where it is called: the shape wrappers of `reconverge-transforms`, `McmlKernel`
+/// and the synthetic workloads named below.
 #[macro_export]
 macro_rules! paper_entries {
     ($entries:ident) => {
-        $entries! {
-            pub const PAPER_ENTRY_NAMES;
+        $crate::__entries_from_data! {
+            @blocks $entries [pub const PAPER_ENTRY_NAMES;]
 
-            // SYN-ITDELAY (seed 002 §4.1.1): figs. 10/11 and table 1's decision parameters.
-            // Round-robin cycles as `reconverge_benches::round_robin`: c % is (c/g, (100-c)/g), g = gcd.
-            SynItDelay as BranchLoopKernel {
-                itdelay_baseline => Strategy::Baseline,
-                itdelay_dynamic => Strategy::DynamicWorkAssignment,
-                itdelay_mv1 => Strategy::IterationDelaying(Decision::MajorityVote { threshold: 1, stop_when_a_lane_finishes: true }),
-                itdelay_mv8 => Strategy::IterationDelaying(Decision::MajorityVote { threshold: 8, stop_when_a_lane_finishes: true }),
-                itdelay_mv16 => Strategy::IterationDelaying(Decision::MajorityVote { threshold: 16, stop_when_a_lane_finishes: true }),
-                itdelay_mv24 => Strategy::IterationDelaying(Decision::MajorityVote { threshold: 24, stop_when_a_lane_finishes: true }),
-                itdelay_mv32 => Strategy::IterationDelaying(Decision::MajorityVote { threshold: 32, stop_when_a_lane_finishes: true }),
-                itdelay_mv16_nostop => Strategy::IterationDelaying(Decision::MajorityVote { threshold: 16, stop_when_a_lane_finishes: false }),
-                itdelay_rr90 => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 9, num_ones: 1, remove_idle: false }),
-                itdelay_rr70 => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 7, num_ones: 3, remove_idle: false }),
-                itdelay_rr50 => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 1, num_ones: 1, remove_idle: false }),
-                itdelay_rr30 => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 3, num_ones: 7, remove_idle: false }),
-                itdelay_rr10 => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 1, num_ones: 9, remove_idle: false }),
-                itdelay_rr90_idle => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 9, num_ones: 1, remove_idle: true }),
-                itdelay_rr70_idle => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 7, num_ones: 3, remove_idle: true }),
-                itdelay_rr50_idle => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 1, num_ones: 1, remove_idle: true }),
-                itdelay_rr30_idle => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 3, num_ones: 7, remove_idle: true }),
-                itdelay_rr10_idle => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 1, num_ones: 9, remove_idle: true }),
+            SynItDelay as BranchLoopKernel from ($crate::gpu_entries::SYN_IT_DELAY_STRATEGIES) {
+                itdelay_baseline, itdelay_dynamic,
+                itdelay_mv1, itdelay_mv8, itdelay_mv16, itdelay_mv24, itdelay_mv32, itdelay_mv16_nostop,
+                itdelay_rr90, itdelay_rr70, itdelay_rr50, itdelay_rr30, itdelay_rr10,
+                itdelay_rr90_idle, itdelay_rr70_idle, itdelay_rr50_idle, itdelay_rr30_idle, itdelay_rr10_idle,
             }
 
-            // SYN-BRDIS (seed 002 §4.1.2, fig. 12).
-            SynBrDis as FactoredBranchLoopKernel {
-                brdis_baseline => Strategy::Baseline,
-                brdis_distribution => Strategy::BranchDistribution,
-                brdis_distribution_dynamic => Strategy::BranchDistributionWithDynamicWork,
+            SynBrDis as FactoredBranchLoopKernel from ($crate::gpu_entries::SYN_BR_DIS_STRATEGIES) {
+                brdis_baseline, brdis_distribution, brdis_distribution_dynamic,
             }
 
-            // Seed 001 branch-splitting benchmark (figs. 7-10).
-            BranchSplitBench as TwoPathKernel {
-                bsplit_baseline => Strategy::Baseline,
-                bsplit_predication => Strategy::Predication,
-                bsplit_split_a [pass 0] => Strategy::BranchSplitting,
-                bsplit_split_b [pass 1] => Strategy::BranchSplitting,
-                bsplit_static => Strategy::StaticBranchResolution,
+            BranchSplitBench as TwoPathKernel from ($crate::gpu_entries::BRANCH_SPLIT_STRATEGIES) {
+                bsplit_baseline, bsplit_predication, (bsplit_split_a, bsplit_split_b), bsplit_static,
             }
 
-            // Seed 001 loop splitting (fig. 5): fused loop vs two loops, one pass.
-            LoopSplitBench as SplitLoopKernel {
-                lsplit_baseline => Strategy::Baseline,
-                lsplit_split => Strategy::LoopSplitting,
+            // Seed 001 loop splitting (fig. 5): every strategy of the shape.
+            LoopSplitBench as SplitLoopKernel from (
+                <::reconverge_transforms::SplitLoopKernel<$crate::synthetic::LoopSplitBench> as ::reconverge_transforms::Kernel>::STRATEGIES
+            ) {
+                lsplit_baseline, lsplit_split,
             }
 
-            // Seed 004 A-1: dynamic work assignment.
-            DynamicWork as ItemLoopKernel {
-                dwa_baseline => Strategy::Baseline,
-                dwa_dynamic => Strategy::DynamicWorkAssignment,
-                // GPU Gems 2 §34.3: the loop as passes of 8 iterations until an occlusion query says
-                // no element is left (pass 1 is launched again while the previous pass left work).
-                dwa_occlusion1_first [pass 0] => Strategy::OcclusionQueryLoop { iterations_per_pass: 1 },
-                dwa_occlusion1_next [pass 1] => Strategy::OcclusionQueryLoop { iterations_per_pass: 1 },
-                dwa_occlusion4_first [pass 0] => Strategy::OcclusionQueryLoop { iterations_per_pass: 4 },
-                dwa_occlusion4_next [pass 1] => Strategy::OcclusionQueryLoop { iterations_per_pass: 4 },
-                dwa_occlusion8_first [pass 0] => Strategy::OcclusionQueryLoop { iterations_per_pass: 8 },
-                dwa_occlusion8_next [pass 1] => Strategy::OcclusionQueryLoop { iterations_per_pass: 8 },
-                dwa_occlusion32_first [pass 0] => Strategy::OcclusionQueryLoop { iterations_per_pass: 32 },
-                dwa_occlusion32_next [pass 1] => Strategy::OcclusionQueryLoop { iterations_per_pass: 32 },
+            DynamicWork as ItemLoopKernel from ($crate::gpu_entries::DYNAMIC_WORK_STRATEGIES) {
+                dwa_baseline, dwa_dynamic,
+                (dwa_occlusion1_first, dwa_occlusion1_next),
+                (dwa_occlusion4_first, dwa_occlusion4_next),
+                (dwa_occlusion8_first, dwa_occlusion8_next),
+                (dwa_occlusion32_first, dwa_occlusion32_next),
             }
 
-            // Seed 004 A-2: branch path unification, DATA_PER_THREAD 1, 4, 16, 64.
-            PathUnification as TwoPathKernel {
-                bpu_baseline => Strategy::Baseline,
-                bpu_unify1 => Strategy::BranchPathUnification { items_per_thread: 1 },
-                bpu_unify4 => Strategy::BranchPathUnification { items_per_thread: 4 },
-                bpu_unify16 => Strategy::BranchPathUnification { items_per_thread: 16 },
-                bpu_unify64 => Strategy::BranchPathUnification { items_per_thread: 64 },
+            PathUnification as TwoPathKernel from ($crate::gpu_entries::PATH_UNIFICATION_STRATEGIES) {
+                bpu_baseline, bpu_unify1, bpu_unify4, bpu_unify16, bpu_unify64,
             }
 
-            // GPU Gems 2 ch. 34, branch probability (figs. 34-1, 34-2).
-            Gems34Branch as TwoPathKernel {
-                gems34_baseline => Strategy::Baseline,
-                gems34_predication => Strategy::Predication,
-                gems34_static => Strategy::StaticBranchResolution,
-                gems34_split_a [pass 0] => Strategy::BranchSplitting,
-                gems34_split_b [pass 1] => Strategy::BranchSplitting,
-                gems34_zcull_mask [pass 0] => Strategy::ZCullMasking,
-                gems34_zcull_a [pass 1] => Strategy::ZCullMasking,
-                gems34_zcull_b [pass 2] => Strategy::ZCullMasking,
+            Gems34Branch as TwoPathKernel from ($crate::gpu_entries::GEMS34_STRATEGIES) {
+                gems34_baseline, gems34_predication, gems34_static,
+                (gems34_split_a, gems34_split_b),
+                (gems34_zcull_mask, gems34_zcull_a, gems34_zcull_b),
             }
 
-            // MCML in f32: its main branch as a branch loop (seed 002 fig. 8), and branch distribution
-            // of the boundary path's up/down branch (fig. 9).
-            f32 as McmlKernel {
-                mcml_baseline => Strategy::Baseline,
-                mcml_dynamic => Strategy::DynamicWorkAssignment,
-                mcml_mv16 => Strategy::IterationDelaying(Decision::MajorityVote { threshold: 16, stop_when_a_lane_finishes: true }),
-                mcml_rr11_idle => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 1, num_ones: 1, remove_idle: true }),
-                mcml_rr11 => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 1, num_ones: 1, remove_idle: false }),
-                // Seed 002 §4.2.2's best MCML cycle: 75 % of iterations on the not-taken path.
-                mcml_rr31 => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 3, num_ones: 1, remove_idle: false }),
-                mcml_rr31_idle => Strategy::IterationDelaying(Decision::RoundRobin { num_zeros: 3, num_ones: 1, remove_idle: true }),
-                mcml_distribution => Strategy::BranchDistribution,
-                mcml_distribution_dynamic => Strategy::BranchDistributionWithDynamicWork,
-                // Seed 002's MCML setting: delaying over lanes that relaunch photons dynamically.
-                mcml_mv4_dynamic => Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote { threshold: 4, stop_when_a_lane_finishes: true }),
-                mcml_mv8_dynamic => Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote { threshold: 8, stop_when_a_lane_finishes: true }),
-                mcml_rr31_dynamic => Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin { num_zeros: 3, num_ones: 1, remove_idle: true }),
+            // MCML in f32: its main branch as a branch loop (seed 002 fig. 8), and branch
+            // distribution of the boundary path's up/down branch (fig. 9).
+            f32 as McmlKernel from ($crate::gpu_entries::MCML_GPU_STRATEGIES) {
+                mcml_baseline, mcml_dynamic, mcml_mv16, mcml_rr11_idle, mcml_rr11, mcml_rr31,
+                mcml_rr31_idle, mcml_distribution, mcml_distribution_dynamic,
+                mcml_mv4_dynamic, mcml_mv8_dynamic, mcml_rr31_dynamic,
             }
+        }
+    };
+}
+
+/// Writes [`paper_entries!`]'s data-based blocks out as the per-entry list that the entry
+/// macros read: entry `i` of a block gets `__entry_strategy((slice)[i])`, and the block
+/// asserts at compile time that it names every strategy of its slice.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __entries_from_data {
+    (@blocks $entries:ident [$($out:tt)*]) => {
+        $entries! { $($out)* }
+    };
+    (@blocks $entries:ident [$($out:tt)*]
+        $workload:ty as $shape:ident from ($slice:expr) { $($item:tt),* $(,)? } $($rest:tt)*) => {
+        $crate::__entries_from_data! {
+            @items $entries [$($out)*] [$workload as $shape] ($slice) [0] [] $($item)* ; $($rest)*
+        }
+    };
+    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) [$($i:tt)*] [$($acc:tt)*]
+        ; $($rest:tt)*) => {
+        const _: () = ::core::assert!(
+            ($slice).len() == $($i)*,
+            ::core::concat!("one entry name per strategy of ", ::core::stringify!($slice))
+        );
+        $crate::__entries_from_data! { @blocks $entries [$($out)* $($head)* { $($acc)* }] $($rest)* }
+    };
+    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) [$($i:tt)*] [$($acc:tt)*]
+        $name:ident $($more:tt)*) => {
+        $crate::__entries_from_data! {
+            @items $entries [$($out)*] [$($head)*] ($slice) [$($i)* + 1]
+            [$($acc)* $name => $crate::gpu_entries::__entry_strategy(($slice)[$($i)*]),]
+            $($more)*
+        }
+    };
+    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) [$($i:tt)*] [$($acc:tt)*]
+        ($a:ident, $b:ident) $($more:tt)*) => {
+        $crate::__entries_from_data! {
+            @items $entries [$($out)*] [$($head)*] ($slice) [$($i)* + 1]
+            [$($acc)*
+                $a [pass 0] => $crate::gpu_entries::__entry_strategy(($slice)[$($i)*]),
+                $b [pass 1] => $crate::gpu_entries::__entry_strategy(($slice)[$($i)*]),]
+            $($more)*
+        }
+    };
+    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) [$($i:tt)*] [$($acc:tt)*]
+        ($a:ident, $b:ident, $c:ident) $($more:tt)*) => {
+        $crate::__entries_from_data! {
+            @items $entries [$($out)*] [$($head)*] ($slice) [$($i)* + 1]
+            [$($acc)*
+                $a [pass 0] => $crate::gpu_entries::__entry_strategy(($slice)[$($i)*]),
+                $b [pass 1] => $crate::gpu_entries::__entry_strategy(($slice)[$($i)*]),
+                $c [pass 2] => $crate::gpu_entries::__entry_strategy(($slice)[$($i)*]),]
+            $($more)*
         }
     };
 }
@@ -130,8 +311,7 @@ macro_rules! paper_entries {
 mod host {
     use reconverge_gpu::device_entries as entries;
     use reconverge_transforms::{
-        BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel,
-        Strategy, TwoPathKernel,
+        BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
     };
 
     use crate::mcml::McmlKernel;

@@ -37,8 +37,7 @@ pub use gpu::*;
 mod strategies {
     use reconverge_device::entries;
     use reconverge_transforms::{
-        BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Strategy,
-        SplitLoopKernel, TwoPathKernel,
+        BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
     };
     use reconverge_workloads::mcml::McmlKernel;
     use reconverge_workloads::synthetic::{
