@@ -1,4 +1,4 @@
-//! [`CudaBackend`]: reconverge's [`Backend`] on an NVIDIA GPU (feature `cuda`).
+//! [`CudaBackend`]: reconverge's [`Backend`] on an NVIDIA GPU (feature `runtime`).
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

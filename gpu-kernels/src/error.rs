@@ -1,4 +1,4 @@
-//! Typed errors of the CUDA backend. Always compiled, so that code without feature `cuda` can
+//! Typed errors of the CUDA runtime. Always compiled, so that code without feature `runtime` can
 //! name and match them.
 
 use std::fmt;

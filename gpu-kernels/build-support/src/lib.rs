@@ -786,6 +786,71 @@ mod tests {
         assert!(matches!(e, Err(BuildError::NoDeviceCrate(_))));
     }
 
+    /// A device folder with a manifest template, in a fresh temporary folder.
+    fn template_crate(name: &str, template: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "reconverge-gpu-build-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("device")).expect("temp dir");
+        std::fs::write(dir.join("device/Cargo.toml.in"), template).expect("template");
+        std::fs::write(dir.join("device/Cargo.lock"), "# lock\n").expect("lock");
+        dir
+    }
+
+    #[test]
+    fn a_template_is_filled_in_with_paths_and_its_lock() {
+        let dir = template_crate(
+            "fill",
+            "[lib]\npath = \"{{crate_dir}}/src/lib.rs\"\n[dependencies]\na = { path = \"{{a}}\" }\n",
+        );
+        let device = dir.join("device");
+        let builder = PtxBuilder::new(&device)
+            .manifest_template(device.join("Cargo.toml.in"))
+            .template_path("a", "/deps/a \"quoted\"");
+        let out = dir.join("out");
+        let crate_dir = std::fs::canonicalize(&device).expect("canonical");
+        let manifest = builder
+            .write_manifest(&device.join("Cargo.toml.in"), &crate_dir, &out)
+            .expect("written");
+        let text = std::fs::read_to_string(&manifest).expect("read");
+        assert_eq!(
+            text,
+            format!(
+                "[lib]\npath = \"{}/src/lib.rs\"\n[dependencies]\na = {{ path = \"/deps/a \\\"quoted\\\"\" }}\n",
+                crate_dir.display()
+            )
+        );
+        assert_eq!(
+            std::fs::read_to_string(out.join("Cargo.lock")).expect("lock"),
+            "# lock\n"
+        );
+        // Unchanged text is not rewritten (its time would make cargo rebuild the device crate).
+        let before = std::fs::metadata(&manifest).and_then(|m| m.modified()).ok();
+        builder
+            .write_manifest(&device.join("Cargo.toml.in"), &crate_dir, &out)
+            .expect("written again");
+        let after = std::fs::metadata(&manifest).and_then(|m| m.modified()).ok();
+        assert_eq!(before, after);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_template_key_without_a_path_is_named() {
+        let dir = template_crate("key", "a = { path = \"{{missing-dep}}\" }\n");
+        let device = dir.join("device");
+        let e = PtxBuilder::new(&device)
+            .manifest_template(device.join("Cargo.toml.in"))
+            .kernels(["k"])
+            .build_into(&dir.join("out"), "k.ptx");
+        match e {
+            Err(BuildError::TemplateKey { key, .. }) => assert_eq!(key, "{{missing-dep}}"),
+            other => panic!("expected TemplateKey, got {other:?}"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn artifacts_map_to_bitcode_and_skip_host_units() {
         let dir = std::env::temp_dir().join(format!("rgb-test-{}", std::process::id()));
