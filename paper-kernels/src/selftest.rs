@@ -93,15 +93,7 @@ pub fn check_warp_outputs(
 ) -> Vec<SlotCheck> {
     let cpu = warp_reference(threads_per_block, blocks, seed);
     let threads = cpu.len() / WARP_OUTPUTS;
-    let mut checks: Vec<SlotCheck> = WARP_OUTPUT_NAMES
-        .iter()
-        .map(|&name| SlotCheck {
-            name,
-            compared: 0,
-            differ: 0,
-            first: None,
-        })
-        .collect();
+    let mut checks = unchecked(&WARP_OUTPUT_NAMES);
     let mut note = |slot: usize, index: usize, ok: bool, g: u32, c: u32| {
         let s = &mut checks[slot];
         s.compared += 1;
@@ -218,12 +210,9 @@ pub fn check_mcml_math(inputs: &[f32], gpu: &[f32]) -> Vec<SlotCheck> {
     })
 }
 
-fn check_rows(
-    names: &[&'static str; LIBM_OUTPUTS],
-    rows: impl Iterator<Item = [u64; LIBM_OUTPUTS]>,
-    gpu: impl Fn(usize) -> Option<u64>,
-) -> Vec<SlotCheck> {
-    let mut checks: Vec<SlotCheck> = names
+/// One check per slot name, nothing compared yet.
+fn unchecked(names: &[&'static str]) -> Vec<SlotCheck> {
+    names
         .iter()
         .map(|&name| SlotCheck {
             name,
@@ -231,7 +220,15 @@ fn check_rows(
             differ: 0,
             first: None,
         })
-        .collect();
+        .collect()
+}
+
+fn check_rows(
+    names: &[&'static str; LIBM_OUTPUTS],
+    rows: impl Iterator<Item = [u64; LIBM_OUTPUTS]>,
+    gpu: impl Fn(usize) -> Option<u64>,
+) -> Vec<SlotCheck> {
+    let mut checks = unchecked(names);
     for (i, row) in rows.enumerate() {
         for (k, &c) in row.iter().enumerate() {
             let g = gpu(i * LIBM_OUTPUTS + k);

@@ -2,7 +2,7 @@
 
 #[cfg(feature = "cuda")]
 #[test]
-fn context_without_driver_is_no_driver() {
+fn context_and_backend_without_driver_are_no_driver() {
     // SAFETY: only tries to open libcuda by its usual names.
     if unsafe { reconverge_gpu::cudarc::driver::sys::is_culib_present() } {
         eprintln!("skipped: a CUDA driver is present on this machine");
@@ -11,6 +11,10 @@ fn context_without_driver_is_no_driver() {
     match reconverge_paper_kernels::context(0) {
         Err(reconverge_gpu::GpuError::NoDriver) => {}
         other => panic!("expected GpuError::NoDriver, got {other:?}"),
+    }
+    match reconverge_paper_kernels::backend(0) {
+        Err(reconverge_gpu::GpuError::NoDriver) => {}
+        other => panic!("expected GpuError::NoDriver, got {:?}", other.err()),
     }
 }
 
@@ -22,20 +26,6 @@ fn embedded_ptx_has_every_kernel_and_no_undefined_function() {
         reconverge_paper_kernels::KERNELS,
     );
     assert!(summary.is_ok(), "{summary:?}");
-}
-
-#[cfg(feature = "cuda")]
-#[test]
-fn backend_without_driver_is_no_driver() {
-    // SAFETY: only tries to open libcuda by its usual names.
-    if unsafe { reconverge_gpu::cudarc::driver::sys::is_culib_present() } {
-        eprintln!("skipped: a CUDA driver is present on this machine");
-        return;
-    }
-    match reconverge_paper_kernels::backend(0) {
-        Err(reconverge_gpu::GpuError::NoDriver) => {}
-        other => panic!("expected GpuError::NoDriver, got {:?}", other.err()),
-    }
 }
 
 #[cfg(feature = "cuda")]
