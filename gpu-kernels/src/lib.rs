@@ -1,9 +1,9 @@
 //! The CUDA runtime of reconverge: contexts, modules of your own PTX, launches and errors, the
-//! [`CudaBackend`] that runs any [`DeviceKernel`] (a workload whose entry points
+//! `CudaBackend` that runs any [`DeviceKernel`] (a workload whose entry points
 //! [`device_entries!`] lists) under reconverge's `Backend` trait, and NCCL sums across GPUs.
 //!
-//! - Feature `runtime` (off by default) turns on [`GpuContext`], [`CudaBackend`] and
-//!   [`NcclSum`], with `cudarc` (driver API, loaded at run time).
+//! - Feature `runtime` (off by default) turns on `GpuContext`, `CudaBackend` and `NcclSum`,
+//!   with `cudarc` (driver API, loaded at run time).
 //! - Without it the crate builds anywhere and offers the entry-point types and the error types.
 //!
 //! No kernel is compiled here: a device crate of your own (built to PTX by

@@ -6,7 +6,7 @@
 //!   whose manifest is the template `device/Cargo.toml.in`, so that it ships in this package) to
 //!   one PTX module with `reconverge-gpu-build` (nightly toolchain with `rust-src` and
 //!   `llvm-tools`; the build fails with the `rustup` command to run if they are missing). The
-//!   PTX is embedded ([`PTX`]); [`backend`] and [`context`] open a GPU with it.
+//!   PTX is embedded (`PTX`); `backend` and `context` open a GPU with it.
 //! - Without it the crate builds on stable anywhere and offers the entry-point names and the
 //!   self-tests' CPU reference.
 //!
