@@ -15,58 +15,6 @@
 
 use reconverge_transforms::{Decision, Strategy};
 
-/// `strategy`, built afresh field by field: what an entry point of the list starts from. On the
-/// device it runs (inlined) where the entry point would construct a literal `Strategy`, so the
-/// optimiser sees the same field stores as for a hand-written one: a copy of a constant from
-/// the slice instead left some entry points with other code and more local memory.
-#[doc(hidden)]
-#[inline(always)]
-pub const fn __entry_strategy(strategy: Strategy) -> Strategy {
-    const fn decision(d: Decision) -> Decision {
-        match d {
-            Decision::MajorityVote {
-                threshold,
-                stop_when_a_lane_finishes,
-            } => Decision::MajorityVote {
-                threshold,
-                stop_when_a_lane_finishes,
-            },
-            Decision::RoundRobin {
-                num_zeros,
-                num_ones,
-                remove_idle,
-            } => Decision::RoundRobin {
-                num_zeros,
-                num_ones,
-                remove_idle,
-            },
-        }
-    }
-    match strategy {
-        Strategy::Baseline => Strategy::Baseline,
-        Strategy::Predication => Strategy::Predication,
-        Strategy::StaticBranchResolution => Strategy::StaticBranchResolution,
-        Strategy::BranchSplitting => Strategy::BranchSplitting,
-        Strategy::ZCullMasking => Strategy::ZCullMasking,
-        Strategy::LoopSplitting => Strategy::LoopSplitting,
-        Strategy::IterationDelaying(d) => Strategy::IterationDelaying(decision(d)),
-        Strategy::IterationDelayingWithDynamicWork(d) => {
-            Strategy::IterationDelayingWithDynamicWork(decision(d))
-        }
-        Strategy::BranchDistribution => Strategy::BranchDistribution,
-        Strategy::BranchDistributionWithDynamicWork => Strategy::BranchDistributionWithDynamicWork,
-        Strategy::DynamicWorkAssignment => Strategy::DynamicWorkAssignment,
-        Strategy::OcclusionQueryLoop {
-            iterations_per_pass,
-        } => Strategy::OcclusionQueryLoop {
-            iterations_per_pass,
-        },
-        Strategy::BranchPathUnification { items_per_thread } => {
-            Strategy::BranchPathUnification { items_per_thread }
-        }
-    }
-}
-
 const fn majority_vote(threshold: u32, stop_when_a_lane_finishes: bool) -> Decision {
     Decision::MajorityVote {
         threshold,
@@ -185,22 +133,22 @@ pub const MCML_GPU_STRATEGIES: &[Strategy] = &[
     Strategy::IterationDelayingWithDynamicWork(round_robin(3, 1, true)),
 ];
 
-/// Calls `$entries!` with the papers' entry-point list, in the grammar that
-/// `reconverge_device::entries!`, `reconverge_gpu::device_entries!` and
-/// `reconverge_gpu_build::entry_names!` share (`pub const PAPER_ENTRY_NAMES;` then
-/// `Workload as Shape { name [pass N] => strategy, ... }`), written out from the list below:
-/// `Workload as Shape from (slice) { name, (pass_0_name, pass_1_name), ... }` gives entry `i`
-/// the strategy `slice[i]`; a parenthesised group names the passes of one multi-pass strategy,
-/// each compiled in as a constant so that every pass is a kernel of its own with its own
-/// register count (branch splitting's occupancy gain).
+/// Calls `$entries!` (`reconverge_device::entries!`, `reconverge_gpu::device_entries!` or
+/// `reconverge_gpu_build::entry_names!`) with the papers' entry-point list, through
+/// `reconverge_device::entries_from_data!`: `Workload as Shape from (slice) { name,
+/// (pass_0_name, pass_1_name), ... }` gives entry `i` the strategy `slice[i]`; a parenthesised
+/// group names the passes of one multi-pass strategy, each compiled in as a constant so that
+/// every pass is a kernel of its own with its own register count (branch splitting's occupancy
+/// gain).
 ///
-/// In scope where it is called: the shape wrappers of `reconverge-transforms`, `McmlKernel`
-/// and the synthetic workloads named below.
+/// Where it is called: `reconverge_device` is a dependency, and the shape wrappers of
+/// `reconverge-transforms`, `McmlKernel` and the synthetic workloads named below are in scope.
 #[macro_export]
 macro_rules! paper_entries {
     ($entries:ident) => {
-        $crate::__entries_from_data! {
-            @blocks $entries [pub const PAPER_ENTRY_NAMES;]
+        ::reconverge_device::entries_from_data! {
+            $entries;
+            pub const PAPER_ENTRY_NAMES;
 
             SynItDelay as BranchLoopKernel from ($crate::gpu_entries::SYN_IT_DELAY_STRATEGIES) {
                 itdelay_baseline, itdelay_dynamic,
@@ -249,60 +197,6 @@ macro_rules! paper_entries {
                 mcml_rr31_idle, mcml_distribution, mcml_distribution_dynamic,
                 mcml_mv4_dynamic, mcml_mv8_dynamic, mcml_rr31_dynamic,
             }
-        }
-    };
-}
-
-/// Writes [`paper_entries!`]'s data-based blocks out as the per-entry list that the entry
-/// macros read: entry `i` of a block gets `__entry_strategy((slice)[i])`, and the block
-/// asserts at compile time that it names every strategy of its slice.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __entries_from_data {
-    (@blocks $entries:ident [$($out:tt)*]) => {
-        $entries! { $($out)* }
-    };
-    (@blocks $entries:ident [$($out:tt)*]
-        $workload:ty as $shape:ident from ($slice:expr) { $($item:tt),* $(,)? } $($rest:tt)*) => {
-        $crate::__entries_from_data! {
-            @items $entries [$($out)*] [$workload as $shape] ($slice) [0] [] $($item)* ; $($rest)*
-        }
-    };
-    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) [$($i:tt)*] [$($acc:tt)*]
-        ; $($rest:tt)*) => {
-        const _: () = ::core::assert!(
-            ($slice).len() == $($i)*,
-            ::core::concat!("one entry name per strategy of ", ::core::stringify!($slice))
-        );
-        $crate::__entries_from_data! { @blocks $entries [$($out)* $($head)* { $($acc)* }] $($rest)* }
-    };
-    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) [$($i:tt)*] [$($acc:tt)*]
-        $name:ident $($more:tt)*) => {
-        $crate::__entries_from_data! {
-            @items $entries [$($out)*] [$($head)*] ($slice) [$($i)* + 1]
-            [$($acc)* $name => $crate::gpu_entries::__entry_strategy(($slice)[$($i)*]),]
-            $($more)*
-        }
-    };
-    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) [$($i:tt)*] [$($acc:tt)*]
-        ($a:ident, $b:ident) $($more:tt)*) => {
-        $crate::__entries_from_data! {
-            @items $entries [$($out)*] [$($head)*] ($slice) [$($i)* + 1]
-            [$($acc)*
-                $a [pass 0] => $crate::gpu_entries::__entry_strategy(($slice)[$($i)*]),
-                $b [pass 1] => $crate::gpu_entries::__entry_strategy(($slice)[$($i)*]),]
-            $($more)*
-        }
-    };
-    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) [$($i:tt)*] [$($acc:tt)*]
-        ($a:ident, $b:ident, $c:ident) $($more:tt)*) => {
-        $crate::__entries_from_data! {
-            @items $entries [$($out)*] [$($head)*] ($slice) [$($i)* + 1]
-            [$($acc)*
-                $a [pass 0] => $crate::gpu_entries::__entry_strategy(($slice)[$($i)*]),
-                $b [pass 1] => $crate::gpu_entries::__entry_strategy(($slice)[$($i)*]),
-                $c [pass 2] => $crate::gpu_entries::__entry_strategy(($slice)[$($i)*]),]
-            $($more)*
         }
     };
 }

@@ -10,7 +10,7 @@
 #![no_std]
 
 use reconverge_simt::Region;
-use reconverge_transforms::{BranchLoop, LoopRegions, Tally};
+use reconverge_transforms::{BranchLoop, Decision, LoopRegions, Strategy, Tally};
 
 /// The GPU entry points of this crate's workloads, from the one list `entries.in` (which the
 /// device crate compiles and `build.rs` names): `WALK_ENTRY_POINTS` and the `DeviceEntries`
@@ -19,14 +19,31 @@ use reconverge_transforms::{BranchLoop, LoopRegions, Tally};
 #[cfg(feature = "gpu-entries")]
 mod gpu_entries {
     use reconverge_gpu::device_entries as entries;
-    use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
+    use reconverge_transforms::BranchLoopKernel;
 
-    use super::Walk;
+    use super::{WALK_STRATEGIES, Walk};
 
     include!("../entries.in");
 }
 #[cfg(feature = "gpu-entries")]
 pub use gpu_entries::WALK_ENTRY_POINTS;
+
+/// The strategies that get GPU entry points (`entries.in` names one entry point per strategy,
+/// in this order): the baseline, dynamic work, and iteration delaying by majority vote and by
+/// round robin with idle removal.
+pub const WALK_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::DynamicWorkAssignment,
+    Strategy::IterationDelaying(Decision::MajorityVote {
+        threshold: 8,
+        stop_when_a_lane_finishes: true,
+    }),
+    Strategy::IterationDelaying(Decision::RoundRobin {
+        num_zeros: 3,
+        num_ones: 1,
+        remove_idle: true,
+    }),
+];
 
 /// The walk's parameters: a GPU kernel gets them by value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
