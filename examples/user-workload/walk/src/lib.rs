@@ -10,7 +10,7 @@
 #![no_std]
 
 use reconverge_simt::Region;
-use reconverge_transforms::{BranchLoop, Decision, LoopRegions, Strategy, Tally};
+use reconverge_transforms::{BranchLoop, BranchLoopKernel, Kernel, LoopRegions, Strategy, Tally};
 
 /// The GPU entry points of this crate's workloads, from the one list `entries.in` (which the
 /// device crate compiles and `build.rs` names): `WALK_ENTRY_POINTS` and the `DeviceEntries`
@@ -29,21 +29,11 @@ mod gpu_entries {
 pub use gpu_entries::WALK_ENTRY_POINTS;
 
 /// The strategies that get GPU entry points (`entries.in` names one entry point per strategy,
-/// in this order): the baseline, dynamic work, and iteration delaying by majority vote and by
-/// round robin with idle removal.
-pub const WALK_STRATEGIES: &[Strategy] = &[
-    Strategy::Baseline,
-    Strategy::DynamicWorkAssignment,
-    Strategy::IterationDelaying(Decision::MajorityVote {
-        threshold: 8,
-        stop_when_a_lane_finishes: true,
-    }),
-    Strategy::IterationDelaying(Decision::RoundRobin {
-        num_zeros: 3,
-        num_ones: 1,
-        remove_idle: true,
-    }),
-];
+/// in this order): the first four of its shape's strategies, the baseline, dynamic work, and
+/// iteration delaying by majority vote and by round robin with idle removal (the delaying
+/// over dynamic work that follows them is left to the CPU).
+pub const WALK_STRATEGIES: &[Strategy] =
+    <BranchLoopKernel<Walk> as Kernel>::STRATEGIES.split_at(4).0;
 
 /// The walk's parameters: a GPU kernel gets them by value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
