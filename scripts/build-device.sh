@@ -7,7 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target-gpu}"
-bash "$root/gpu-kernels/device-check.sh" build
+bash "$root/paper-kernels/device-check.sh" build
 cargo build --release -p reconverge-apps --features cuda --example mcml --example mcml_bench \
     --example advise
 cp "$CARGO_TARGET_DIR"/release/examples/{mcml,mcml_bench,advise} "$root/.device/"
@@ -35,7 +35,8 @@ if [[ -n "${BEFORE_REV:-}" ]]; then
         -p "$pkg" --features cuda --example mcml_bench --example mcml
     mkdir -p "$root/.device/before"
     cp "$root"/target-before/release/examples/{mcml,mcml_bench} "$root/.device/before/"
-    cp "$(ls -t "$root"/target-before/release/build/reconverge-gpu-*/out/kernels.ptx | head -1)" \
+    # The PTX is built by reconverge-paper-kernels (reconverge-gpu before the crate split).
+    cp "$(ls -t "$root"/target-before/release/build/reconverge-{paper-kernels,gpu}-*/out/kernels.ptx 2>/dev/null | head -1)" \
         "$root/.device/before/kernels.ptx"
     git -C "$root" rev-parse --short "$BEFORE_REV" > "$root/.device/before/REV"
     git -C "$root" worktree remove --force "$wt"

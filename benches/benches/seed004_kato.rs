@@ -47,15 +47,12 @@ fn tables_2_3(c: &mut Criterion) {
             )
         })
         .collect();
-    let mut strategies = vec![Strategy::Baseline];
-    strategies.extend([1, 4, 16, 64].map(|k| Strategy::BranchPathUnification {
-        items_per_thread: k,
-    }));
+    // DATA_PER_THREAD 1, 4, 16, 64: the settings the GPU entry points are compiled for.
     common::bench_sweep(
         c,
         "seed004_tables2_3_path_unification",
         &points,
-        &strategies,
+        reconverge_workloads::gpu_entries::PATH_UNIFICATION_STRATEGIES,
         items,
         launch,
     );

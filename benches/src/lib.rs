@@ -21,7 +21,7 @@ use reconverge_backend::{Backend, BackendError, Kernel, Launch, Strategy};
 pub type Bench = reconverge_cpu::CpuBackend;
 
 /// The backend the benches and examples run on: the CUDA backend on device 0 (feature `cuda`).
-/// It has entry points for the strategies of `reconverge-gpu`'s kernel list only; another
+/// It has entry points for the strategies of the papers' list (`reconverge-paper-kernels`) only; another
 /// strategy is an error naming the kernel and the strategy.
 #[cfg(feature = "cuda")]
 pub type Bench = reconverge_gpu::CudaBackend;
@@ -62,7 +62,7 @@ pub fn counting_backend(_threads: usize) -> Bench {
 
 #[cfg(feature = "cuda")]
 fn cuda() -> Bench {
-    match reconverge_gpu::CudaBackend::new(0) {
+    match reconverge_paper_kernels::backend(0) {
         Ok(b) => b,
         Err(e) => {
             eprintln!(

@@ -1,4 +1,4 @@
-//! [`CudaBackend`]: reconverge's [`Backend`] on an NVIDIA GPU (feature `cuda`).
+//! [`CudaBackend`]: reconverge's [`Backend`] on an NVIDIA GPU (feature `runtime`).
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -38,8 +38,8 @@ pub enum WarmUp {
     Off,
 }
 
-/// Runs kernels on a CUDA GPU: every kernel type of the kernel list (`src/kernels.in`) under
-/// every strategy it has entry points for.
+/// Runs kernels on a CUDA GPU: every [`DeviceKernel`] of the loaded module under every
+/// strategy it has entry points for.
 ///
 /// A run uploads the kernel's parameters, allocates zeroed outputs, tallies and a status word,
 /// launches each pass of the strategy with the [`Launch`] shape (pass `p` is its own entry
@@ -57,16 +57,6 @@ pub struct CudaBackend {
 }
 
 impl CudaBackend {
-    /// Opens device `ordinal` with the embedded PTX.
-    ///
-    /// # Errors
-    /// [`GpuError::NoDriver`] where no CUDA driver is installed, [`GpuError::NoDevice`], or a
-    /// driver or module-load error (see [`GpuContext::new`]).
-    #[cfg(feature = "cuda")]
-    pub fn new(ordinal: usize) -> Result<Self, GpuError> {
-        Ok(Self::from_context(GpuContext::new(ordinal)?))
-    }
-
     /// Opens device `ordinal` with a PTX module of your own and its entry points `kernels`
     /// (the constant `device_entries!` defines): the backend runs every kernel type whose
     /// entry points the module has.
@@ -99,7 +89,7 @@ impl CudaBackend {
         self.warm_up = warm_up;
     }
 
-    /// The context: device, kernel attributes, occupancy, self-tests.
+    /// The context: device, kernel attributes, occupancy, launches of other kernels.
     pub fn gpu(&self) -> &GpuContext {
         &self.gpu
     }

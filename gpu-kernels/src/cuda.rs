@@ -1,16 +1,15 @@
-//! The host side of the CUDA backend (feature `cuda`): context, module, kernel attributes,
-//! timed launches of the self-test kernels.
+//! The host side of the CUDA backend (feature `runtime`): context, module, kernel attributes,
+//! buffers and timed launches.
 
 use std::sync::Arc;
 
 use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute, CUresult};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
-    LaunchConfig, PushKernelArg, ValidAsZeroBits,
+    LaunchConfig, ValidAsZeroBits,
 };
 
 use crate::error::{GpuError, LaunchShape};
-use crate::selftest::{LIBM_OUTPUTS, WARP_OUTPUTS};
 
 /// The device a [`GpuContext`] runs on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,7 +62,7 @@ pub struct Timed<T> {
     pub kernel_ms: f32,
 }
 
-/// A CUDA context on one device with the embedded PTX module loaded.
+/// A CUDA context on one device with one module (PTX or cubin) loaded.
 #[derive(Debug)]
 pub struct GpuContext {
     // Kept alive for the stream, module and functions, which refer to it.
@@ -79,8 +78,6 @@ enum Module<'a> {
     /// PTX text, compiled by the driver's JIT.
     Ptx(&'a str),
     /// A cubin image from `ptxas`.
-    // Only the embedded module has a cubin override (`RECONVERGE_GPU_CUBIN`).
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     Cubin(Vec<u8>),
 }
 
@@ -134,35 +131,22 @@ impl GpuContext {
         }
     }
 
-    /// Opens device `ordinal` and loads the embedded PTX ([`crate::PTX`]) with every kernel of
-    /// [`crate::KERNELS`].
+    /// Opens device `ordinal` and loads a cubin image (what `ptxas -arch=sm_XX` makes from a
+    /// PTX module for this GPU, which saves the driver's JIT compilation), looking up `kernels`
+    /// in it.
     ///
     /// # Errors
-    /// [`GpuError::NoDriver`] where `libcuda` cannot be loaded (checked before any driver call,
-    /// which would otherwise panic inside cudarc), [`GpuError::NoDevice`], or a driver or
-    /// module-load error.
-    ///
-    /// Where the environment variable `RECONVERGE_GPU_CUBIN` names a file, that file is loaded
-    /// instead: a cubin that `ptxas -arch=sm_XX` made from [`crate::PTX`] for this GPU (as
-    /// `device-check.sh` does), which saves the driver's JIT compilation of the PTX.
-    #[cfg(feature = "cuda")]
-    pub fn new(ordinal: usize) -> Result<Self, GpuError> {
-        match std::env::var_os("RECONVERGE_GPU_CUBIN") {
-            Some(path) if !path.is_empty() => {
-                let image = std::fs::read(&path).map_err(|e| GpuError::ModuleLoad {
-                    code: "RECONVERGE_GPU_CUBIN".into(),
-                    message: format!("cannot read {}: {e}", std::path::Path::new(&path).display()),
-                })?;
-                Self::load(ordinal, Module::Cubin(image), crate::KERNELS)
-            }
-            _ => Self::with_ptx(ordinal, crate::PTX, crate::KERNELS),
-        }
+    /// As [`GpuContext::with_ptx`].
+    pub fn with_cubin(ordinal: usize, image: Vec<u8>, kernels: &[&str]) -> Result<Self, GpuError> {
+        Self::load(ordinal, Module::Cubin(image), kernels)
     }
 
     /// Opens device `ordinal` and loads `ptx`, looking up `kernels` in it.
     ///
     /// # Errors
-    /// As [`GpuContext::new`]; [`GpuError::MissingKernel`] if the module lacks a kernel.
+    /// [`GpuError::NoDriver`] where `libcuda` cannot be loaded (checked before any driver call,
+    /// which would otherwise panic inside cudarc), [`GpuError::NoDevice`], a driver or
+    /// module-load error, or [`GpuError::MissingKernel`] if the module lacks a kernel.
     pub fn with_ptx(ordinal: usize, ptx: &str, kernels: &[&str]) -> Result<Self, GpuError> {
         if ptx.contains('\0') {
             return Err(GpuError::ModuleLoad {
@@ -293,18 +277,20 @@ impl GpuContext {
     }
 
     /// Copies `data` to a new device buffer.
-    pub(crate) fn upload<T: DeviceRepr>(
-        &self,
-        data: &[T],
-        what: &str,
-    ) -> Result<CudaSlice<T>, GpuError> {
+    ///
+    /// # Errors
+    /// [`GpuError::OutOfMemory`] or another driver error, naming `what`.
+    pub fn upload<T: DeviceRepr>(&self, data: &[T], what: &str) -> Result<CudaSlice<T>, GpuError> {
         self.stream
             .clone_htod(data)
             .map_err(|e| alloc_error(e, std::mem::size_of_val(data), what))
     }
 
     /// A zeroed device buffer of `len` elements.
-    pub(crate) fn zeros<T: DeviceRepr + ValidAsZeroBits>(
+    ///
+    /// # Errors
+    /// As [`GpuContext::upload`].
+    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(
         &self,
         len: usize,
         what: &str,
@@ -314,18 +300,25 @@ impl GpuContext {
             .map_err(|e| alloc_error(e, len * std::mem::size_of::<T>(), what))
     }
 
-    pub(crate) fn download<T: DeviceRepr>(
-        &self,
-        buffer: &CudaSlice<T>,
-    ) -> Result<Vec<T>, GpuError> {
+    /// Copies a device buffer back to the host.
+    ///
+    /// # Errors
+    /// A driver error (a fault of an earlier kernel also surfaces here).
+    pub fn download<T: DeviceRepr>(&self, buffer: &CudaSlice<T>) -> Result<Vec<T>, GpuError> {
         self.stream
             .clone_dtoh(buffer)
             .map_err(driver("cuMemcpyDtoH"))
     }
 
     /// Checks `shape` against `kernel`'s limits, launches it through `launch` between two
-    /// timing events, waits for it, and returns the kernel time in milliseconds.
-    pub(crate) fn timed_launch(
+    /// timing events, waits for it, and returns the kernel time in milliseconds: how kernels
+    /// with signatures of their own (self-tests, say) are launched; `launch` pushes the
+    /// arguments with cudarc's `launch_builder` and is `unsafe` on their types.
+    ///
+    /// # Errors
+    /// [`GpuError::MissingKernel`], [`GpuError::BadLaunch`] for a shape the kernel cannot run,
+    /// or [`GpuError::Launch`] for a failure of the launch or the kernel.
+    pub fn timed_launch(
         &self,
         kernel: &str,
         shape: LaunchShape,
@@ -386,85 +379,6 @@ impl GpuContext {
         // Faults inside the kernel surface here, at the first synchronisation.
         end.synchronize().map_err(failed)?;
         start.elapsed_ms(&end).map_err(driver("cuEventElapsedTime"))
-    }
-
-    /// Runs `warp_selftest` on `blocks` blocks of `threads_per_block` threads (in the order of
-    /// `Launch::new`): every thread's [`WARP_OUTPUTS`] values (compare with
-    /// [`crate::selftest::check_warp_outputs`]).
-    ///
-    /// # Errors
-    /// A bad launch shape, an allocation or launch failure.
-    pub fn warp_selftest(
-        &self,
-        threads_per_block: u32,
-        blocks: u32,
-        seed: u32,
-    ) -> Result<Timed<Vec<u32>>, GpuError> {
-        const K: &str = "warp_selftest";
-        let len = LaunchShape::new(threads_per_block, blocks).threads() as usize * WARP_OUTPUTS;
-        let len32 = u32::try_from(len).map_err(|_| GpuError::InvalidInput {
-            kernel: K.into(),
-            reason: format!("{len} outputs exceed u32 indexing"),
-        })?;
-        let mut out = self.zeros::<u32>(len, "warp_selftest output")?;
-        let ms = self.timed_launch(K, LaunchShape::new(threads_per_block, blocks), |s, f, c| {
-            let mut b = s.launch_builder(f);
-            b.arg(&mut out).arg(&len32).arg(&seed);
-            // SAFETY: the signature is `(out: *mut u32, len: u32, seed: u32)`; `out` has `len`
-            // elements.
-            unsafe { b.launch(c) }.map(|_| ())
-        })?;
-        Ok(Timed {
-            value: self.download(&out)?,
-            kernel_ms: ms,
-        })
-    }
-
-    /// Runs `libm_selftest`: log, sin, cos, sqrt, exp of each input ([`LIBM_OUTPUTS`] per
-    /// input; compare with [`crate::selftest::check_libm_f64`]).
-    ///
-    /// # Errors
-    /// Too many inputs for `u32` indexing, an allocation or launch failure.
-    pub fn libm_selftest(&self, inputs: &[f64]) -> Result<Timed<Vec<f64>>, GpuError> {
-        self.libm_kernel("libm_selftest", inputs)
-    }
-
-    /// Runs `libmf_selftest`: MCML's f32 math (`selftest::mcml_math_row`) of each input, as
-    /// [`GpuContext::libm_selftest`] runs `libm`'s f64 functions.
-    ///
-    /// # Errors
-    /// As [`GpuContext::libm_selftest`].
-    pub fn libmf_selftest(&self, inputs: &[f32]) -> Result<Timed<Vec<f32>>, GpuError> {
-        self.libm_kernel("libmf_selftest", inputs)
-    }
-
-    fn libm_kernel<T: DeviceRepr + ValidAsZeroBits>(
-        &self,
-        kernel: &'static str,
-        inputs: &[T],
-    ) -> Result<Timed<Vec<T>>, GpuError> {
-        let n = u32::try_from(inputs.len())
-            .ok()
-            .filter(|&n| n > 0 && (n as usize).checked_mul(LIBM_OUTPUTS).is_some())
-            .ok_or_else(|| GpuError::InvalidInput {
-                kernel: kernel.into(),
-                reason: format!("{} inputs: need 1 to 2^32 - 1", inputs.len()),
-            })?;
-        let x = self.upload(inputs, "libm inputs")?;
-        let mut out = self.zeros::<T>(inputs.len() * LIBM_OUTPUTS, "libm outputs")?;
-        let threads = 256;
-        let shape = LaunchShape::new(threads, n.div_ceil(threads));
-        let ms = self.timed_launch(kernel, shape, |s, f, c| {
-            let mut b = s.launch_builder(f);
-            b.arg(&x).arg(&mut out).arg(&n);
-            // SAFETY: the signature is `(x: *const T, out: *mut T, n: u32)`; `x` has `n` and
-            // `out` `5 n` elements.
-            unsafe { b.launch(c) }.map(|_| ())
-        })?;
-        Ok(Timed {
-            value: self.download(&out)?,
-            kernel_ms: ms,
-        })
     }
 }
 

@@ -1,14 +1,9 @@
-//! The entry points of the device module, from the one kernel list (`src/kernels.in`), and the
-//! [`DeviceKernel`] trait that maps a kernel type's (strategy, pass) to its entry point.
+//! Entry points of a device module and the [`DeviceKernel`] trait that maps a kernel type's
+//! (strategy, pass) to its entry point.
 
 use reconverge_transforms::{
-    BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Kernel, SplitLoopKernel,
-    Strategy, TwoPathKernel,
-};
-use reconverge_workloads::mcml::McmlKernel;
-use reconverge_workloads::synthetic::{
-    BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis,
-    SynItDelay,
+    BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, Kernel, SplitLoopKernel, Strategy,
+    TwoPathKernel,
 };
 
 /// One compiled entry point: a kernel type run under one strategy, one pass.
@@ -24,17 +19,18 @@ pub struct EntryPoint {
     pub pass: u32,
 }
 
-/// A kernel type the CUDA backend can run: it has entry points in the embedded PTX.
+/// A kernel type the CUDA backend can run: it has entry points in a PTX module.
 ///
-/// Implemented, by the kernel list `src/kernels.in`, for exactly the kernel types that have
-/// entry points; a (strategy, pass) with no entry point is an error naming the kernel and the
-/// strategy ([`crate::GpuError::NoEntryPoint`]), never a panic.
+/// Implemented for the shape wrappers of a workload that lists its entry points
+/// ([`DeviceEntries`], written by [`device_entries!`](crate::device_entries)); a (strategy, pass)
+/// with no entry point is an error naming the kernel and the strategy
+/// ([`crate::GpuError::NoEntryPoint`]), never a panic.
 ///
 /// # Safety
 /// `Self` and `Self::Output` are plain data (`Copy`, no pointers, no references) with the same
 /// layout on the host and on `nvptx64-nvidia-cuda` (`#[repr(C)]`, or `#[repr(transparent)]`
 /// around such a type), and all-zero bytes are a valid `Self::Output` (the backend zeroes the
-/// output buffer before a run). The kernel list only names such types.
+/// output buffer before a run).
 pub unsafe trait DeviceKernel: Kernel + Copy + 'static {
     /// The kernel type as the kernel list writes it, for reports and errors.
     const KERNEL_NAME: &'static str;
@@ -147,126 +143,4 @@ macro_rules! device_entries {
     };
     (@pass) => { 0 };
     (@pass $pass:literal) => { $pass };
-}
-
-/// Expands the kernel list: [`KERNELS`], [`ENTRY_POINTS`] and one [`DeviceKernel`] impl per
-/// kernel type.
-macro_rules! reconverge_kernels {
-    (
-        selftests: $($selftest:ident),* $(,)? ;
-        $( $kernel:ty { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
-    ) => {
-        /// Every entry point of the embedded PTX: the self-tests, then [`ENTRY_POINTS`]
-        /// (the kernel list `src/kernels.in`, shared with build.rs and the device crate).
-        pub const KERNELS: &[&str] = &[
-            $(stringify!($selftest),)*
-            $($(stringify!($name),)*)*
-        ];
-
-        /// Every (kernel type, strategy, pass) entry point of the kernel list.
-        pub const ENTRY_POINTS: &[EntryPoint] = &[
-            $($(EntryPoint {
-                name: stringify!($name),
-                kernel: stringify!($kernel),
-                strategy: $strategy,
-                pass: reconverge_kernels!(@pass $($pass)?),
-            },)*)*
-        ];
-
-        $(
-            // SAFETY: the kernel list names only `#[repr(transparent)]` wrappers of
-            // `#[repr(C)]` plain-data workloads whose outputs are plain data valid as zeros.
-            unsafe impl DeviceKernel for $kernel {
-                const KERNEL_NAME: &'static str = stringify!($kernel);
-                const ENTRY_POINTS: &'static [EntryPoint] = &[
-                    $(EntryPoint {
-                        name: stringify!($name),
-                        kernel: stringify!($kernel),
-                        strategy: $strategy,
-                        pass: reconverge_kernels!(@pass $($pass)?),
-                    },)*
-                ];
-            }
-        )*
-    };
-    (@pass) => { 0 };
-    (@pass $pass:literal) => { $pass };
-}
-
-include!("kernels.in");
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_are_unique_and_every_entry_is_in_kernels() {
-        for (i, a) in KERNELS.iter().enumerate() {
-            assert!(!KERNELS[..i].contains(a), "{a} twice");
-        }
-        for e in ENTRY_POINTS {
-            assert!(KERNELS.contains(&e.name), "{}", e.name);
-        }
-    }
-
-    #[test]
-    fn every_entry_runs_a_pass_its_kernel_has() {
-        fn check<K: DeviceKernel>(kernel: K) {
-            for e in K::ENTRY_POINTS {
-                let passes = kernel.passes(&e.strategy);
-                assert!(
-                    passes.is_ok_and(|p| e.pass < p),
-                    "{}: {:?} pass {}",
-                    e.name,
-                    e.strategy,
-                    e.pass
-                );
-                // Every pass of a listed strategy has its entry point.
-                for p in 0..passes.unwrap_or(0) {
-                    assert!(
-                        K::entry_point(&e.strategy, p).is_some(),
-                        "{} pass {p}",
-                        e.name
-                    );
-                }
-            }
-        }
-        check(BranchLoopKernel(SynItDelay::new(2, 8, 0.5, 1)));
-        check(FactoredBranchLoopKernel(SynBrDis::new(2, 2, 8, 1)));
-        check(TwoPathKernel(BranchSplitBench::new(
-            64,
-            0.5,
-            reconverge_workloads::synthetic::MaskLayout::Random,
-            1,
-        )));
-        check(ItemLoopKernel(DynamicWork::new(4, 8, 1)));
-        check(TwoPathKernel(PathUnification::new(4, 1)));
-        check(TwoPathKernel(Gems34Branch::random(0.5, 1)));
-    }
-
-    #[test]
-    fn lookup_finds_passes_and_rejects_the_unknown() {
-        type B = TwoPathKernel<BranchSplitBench>;
-        assert_eq!(
-            B::entry_point(&Strategy::BranchSplitting, 1),
-            Some("bsplit_split_b")
-        );
-        assert_eq!(B::entry_point(&Strategy::BranchSplitting, 2), None);
-        type M = McmlKernel<f32>;
-        assert_eq!(
-            M::entry_point(&Strategy::Baseline, 0),
-            Some("mcml_baseline")
-        );
-        assert_eq!(
-            M::entry_point(
-                &Strategy::IterationDelaying(Decision::MajorityVote {
-                    threshold: 3,
-                    stop_when_a_lane_finishes: true
-                }),
-                0
-            ),
-            None
-        );
-        assert_eq!(<BranchLoopKernel<SynItDelay>>::strategies().len(), 18);
-    }
 }

@@ -1,4 +1,4 @@
-//! Typed errors of the CUDA backend. Always compiled, so that code without feature `cuda` can
+//! Typed errors of the CUDA runtime. Always compiled, so that code without feature `runtime` can
 //! name and match them.
 
 use std::fmt;
@@ -84,14 +84,14 @@ pub enum GpuError {
         /// The driver's description.
         message: String,
     },
-    /// The module has no such kernel, or the kernel is not one of [`crate::KERNELS`].
+    /// The module has no such kernel, or the kernel is not one of those the context loaded.
     #[error("kernel {kernel} is not in the loaded module")]
     MissingKernel {
         /// The kernel asked for.
         kernel: String,
     },
-    /// The kernel type has no entry point for this strategy and pass in the embedded PTX
-    /// (entry points are compiled from the kernel list `src/kernels.in`; add one there).
+    /// The kernel type has no entry point for this strategy and pass in the loaded module
+    /// (entry points are compiled from the list its device crate gives `entries!`; add one there).
     #[error(
         "kernel {kernel} has no compiled entry point for strategy {strategy} (pass {pass}); compiled: {available}"
     )]

@@ -1,34 +1,36 @@
-//! The CUDA backend of reconverge: kernels written in Rust (the `device/` crate, compiled for
-//! `nvptx64-nvidia-cuda`), loaded and launched with `cudarc`.
+//! The CUDA runtime of reconverge: contexts, modules of your own PTX, launches and errors, the
+//! `CudaBackend` that runs any [`DeviceKernel`] (a workload whose entry points
+//! [`device_entries!`] lists) under reconverge's `Backend` trait, and NCCL sums across GPUs.
 //!
-//! - Feature `cuda` (off by default) turns on `GpuContext` and the build script that compiles
-//!   the device crate to one PTX module with `reconverge-gpu-build` (nightly toolchain with
-//!   `rust-src` and `llvm-tools`; the build fails with the `rustup` command to run if they are
-//!   missing). The PTX is embedded in the library (`PTX`).
-//! - Without it the crate builds on stable anywhere and offers the error types and the
-//!   self-test's CPU reference ([`selftest`]).
+//! - Feature `runtime` (off by default) turns on `GpuContext`, `CudaBackend` and `NcclSum`,
+//!   with `cudarc` (driver API, loaded at run time).
+//! - Without it the crate builds anywhere and offers the entry-point types and the error types.
 //!
-//! `libcuda` is loaded at run time: a binary built with `cuda` runs on a machine with no GPU,
-//! where `GpuContext::new` returns [`GpuError::NoDriver`] instead of panicking.
+//! No kernel is compiled here: a device crate of your own (built to PTX by
+//! `reconverge-gpu-build`) holds them, and the papers' kernels are `reconverge-paper-kernels`.
+//!
+//! `libcuda` is loaded at run time: a binary built with `runtime` runs on a machine with no GPU,
+//! where opening a context returns [`GpuError::NoDriver`] instead of panicking.
 //!
 //! ```
-//! # #[cfg(feature = "cuda")]
+//! # #[cfg(feature = "runtime")]
 //! # fn main() {
 //! use reconverge_gpu::{GpuContext, GpuError};
 //!
-//! match GpuContext::new(0) {
+//! // A module of your own; `kernels` names the entry points to look up.
+//! const PTX: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
+//! match GpuContext::with_ptx(0, PTX, &[]) {
 //!     Ok(gpu) => println!("{} (cc {}.{})", gpu.device().name, gpu.device().major, gpu.device().minor),
 //!     Err(GpuError::NoDriver) => println!("no CUDA driver on this machine"),
 //!     Err(e) => println!("CUDA is unusable: {e}"),
 //! }
 //! # }
-//! # #[cfg(not(feature = "cuda"))]
+//! # #[cfg(not(feature = "runtime"))]
 //! # fn main() {}
 //! ```
 
 mod entry;
 mod error;
-pub mod selftest;
 
 #[cfg(feature = "runtime")]
 mod backend;
@@ -37,16 +39,16 @@ mod cuda;
 #[cfg(feature = "runtime")]
 mod nccl;
 
-pub use entry::{DeviceEntries, DeviceKernel, ENTRY_POINTS, EntryPoint, KERNELS};
+pub use entry::{DeviceEntries, DeviceKernel, EntryPoint};
 pub use error::{GpuError, LaunchShape};
 
 #[cfg(feature = "runtime")]
 pub use backend::{CudaBackend, WarmUp};
 #[cfg(feature = "runtime")]
 pub use cuda::{DeviceInfo, GpuContext, KernelAttributes, Timed};
+/// The `cudarc` this crate was built with, for launches of kernels with signatures of their own
+/// through [`GpuContext::timed_launch`].
+#[cfg(feature = "runtime")]
+pub use cudarc;
 #[cfg(feature = "runtime")]
 pub use nccl::NcclSum;
-
-/// The PTX module built from the device crate (feature `cuda`).
-#[cfg(feature = "cuda")]
-pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));

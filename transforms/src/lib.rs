@@ -93,6 +93,12 @@
 //! FMA) of seed 002, fig. 2.
 #![no_std]
 
+/// This package's source folder (the one with its `Cargo.toml`), for a build script that
+/// compiles the package for the GPU in a device crate of its own
+/// (`reconverge_gpu_build::PtxBuilder::template_path`): the same sources in a workspace and
+/// from the registry.
+pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
+
 pub mod io;
 pub mod kernel;
 pub mod scratch;

@@ -42,6 +42,13 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 
+/// This package's source folder (the one with its `Cargo.toml`), for a build script that
+/// compiles the package for the GPU in a device crate of its own
+/// (`reconverge_gpu_build::PtxBuilder::template_path`): the same sources in a workspace and
+/// from the registry.
+pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
+
+pub mod gpu_entries;
 pub mod mcml;
 pub mod rng;
 pub mod synthetic;

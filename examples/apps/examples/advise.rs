@@ -46,7 +46,7 @@ mod gpu {
     pub fn open() -> Result<CudaBackend, DynError> {
         // Each entry point warms up once (its first run, untimed): the tuner's first round
         // warms every candidate on a short prefix, so the grid's long runs are not doubled.
-        Ok(CudaBackend::new(0)?.with_warm_up(WarmUp::FirstUse))
+        Ok(reconverge_paper_kernels::backend(0)?.with_warm_up(WarmUp::FirstUse))
     }
 
     pub fn describe(gpu: &CudaBackend) -> String {

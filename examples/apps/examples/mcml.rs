@@ -324,7 +324,7 @@ fn simulate_cuda(
 ) -> Result<(RunResult, String), DynError> {
     use std::sync::atomic::{AtomicU64, Ordering};
 
-    use reconverge_gpu::{CudaBackend, DeviceKernel, GpuContext, NcclSum, WarmUp};
+    use reconverge_gpu::{DeviceKernel, GpuContext, NcclSum, WarmUp};
     use reconverge_workloads::mcml::McmlKernel;
     let Some(strategy) = args.strategy()? else {
         return Err(
@@ -353,7 +353,7 @@ fn simulate_cuda(
     let gpus = std::thread::scope(|scope| {
         let loading: Vec<_> = ordinals
             .iter()
-            .map(|&o| scope.spawn(move || CudaBackend::new(o)))
+            .map(|&o| scope.spawn(move || reconverge_paper_kernels::backend(o)))
             .collect();
         loading
             .into_iter()

@@ -350,9 +350,9 @@ fn render(rows: &[Row], device: &str, tag: &str) -> (String, String) {
 
 #[cfg(feature = "cuda")]
 fn gpu_measure() -> Result<(String, u64, Box<Measure<'static>>), Box<dyn std::error::Error>> {
-    use reconverge_gpu::{CudaBackend, DeviceKernel, WarmUp};
+    use reconverge_gpu::{DeviceKernel, WarmUp};
     use reconverge_workloads::mcml::McmlKernel;
-    let gpu = CudaBackend::new(0)?.with_warm_up(WarmUp::FirstUse);
+    let gpu = reconverge_paper_kernels::backend(0)?.with_warm_up(WarmUp::FirstUse);
     let name = gpu.gpu().device().name.clone();
     Ok((
         name,

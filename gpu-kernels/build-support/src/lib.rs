@@ -128,9 +128,17 @@ pub enum BuildError {
     /// No kernels were named.
     #[error("no kernel entry points given: name them with PtxBuilder::kernels")]
     NoKernels,
-    /// The device crate has no `Cargo.toml`.
+    /// The device crate has no `Cargo.toml` (nor the manifest template it was given).
     #[error("device crate {0} has no Cargo.toml")]
     NoDeviceCrate(PathBuf),
+    /// The manifest template names a `{{key}}` that was given no path.
+    #[error("manifest template {}: no path given for {key} (PtxBuilder::template_path)", template.display())]
+    TemplateKey {
+        /// The template.
+        template: PathBuf,
+        /// The placeholder, braces included.
+        key: String,
+    },
     /// A program could not be started.
     #[error("could not run {program}: {source}")]
     Spawn {
@@ -218,6 +226,8 @@ pub struct PtxBuilder {
     no_default_features: bool,
     rustflags: Vec<String>,
     opt_args: Vec<String>,
+    template: Option<PathBuf>,
+    template_paths: Vec<(String, PathBuf)>,
 }
 
 impl PtxBuilder {
@@ -235,7 +245,38 @@ impl PtxBuilder {
             no_default_features: false,
             rustflags: Vec::new(),
             opt_args: Vec::new(),
+            template: None,
+            template_paths: Vec::new(),
         }
+    }
+
+    /// Builds from a manifest template instead of `crate_dir/Cargo.toml`: how a device crate's
+    /// sources travel inside the package of the host crate that builds them. `cargo package`
+    /// leaves out every folder with a `Cargo.toml` (a package of its own), and a device
+    /// manifest's `path = "../.."` dependencies would not exist in a downloaded crate; a
+    /// template (`device/Cargo.toml.in`, say) is packaged like any file, and its dependencies'
+    /// folders come from the build script, where they are known both in a workspace and from
+    /// the registry.
+    ///
+    /// The template is written to `<out_dir>/<template's folder>-manifest/Cargo.toml` with `{{crate_dir}}`
+    /// replaced by the absolute `crate_dir` (for `[lib] path = "{{crate_dir}}/src/lib.rs"`) and
+    /// each `{{key}}` of [`PtxBuilder::template_path`] by its path; a `Cargo.lock` in
+    /// `crate_dir` is copied beside it, so the device build resolves the same versions.
+    ///
+    /// Write each dependency given by path also in a `[patch.crates-io]` table of the
+    /// template: a dependency downloaded from the registry asks for its own dependencies by
+    /// version, and the patch makes those the same crates as the device crate's.
+    pub fn manifest_template(mut self, template: impl Into<PathBuf>) -> Self {
+        self.template = Some(template.into());
+        self
+    }
+
+    /// The path that replaces `{{key}}` in the [manifest template](PtxBuilder::manifest_template):
+    /// typically a dependency's source folder, which that dependency can tell a build script
+    /// (reconverge's crates export it as `SOURCE_DIR`).
+    pub fn template_path(mut self, key: impl Into<String>, path: impl Into<PathBuf>) -> Self {
+        self.template_paths.push((key.into(), path.into()));
+        self
     }
 
     /// Adds kernel entry points: they stay visible in the PTX, and the build fails if one is
@@ -300,7 +341,10 @@ impl PtxBuilder {
             return Err(BuildError::NoKernels);
         }
         validate_arch(&self.arch)?;
-        let manifest = self.crate_dir.join("Cargo.toml");
+        let manifest = match &self.template {
+            Some(t) => t.clone(),
+            None => self.crate_dir.join("Cargo.toml"),
+        };
         if !manifest.is_file() {
             return Err(BuildError::NoDeviceCrate(self.crate_dir.clone()));
         }
@@ -311,7 +355,25 @@ impl PtxBuilder {
                 path: self.crate_dir.clone(),
                 source,
             })?;
-        let manifest = crate_dir.join("Cargo.toml");
+        let stem = file_name.strip_suffix(".ptx").unwrap_or(file_name);
+        // What the device cargo build reads, and the files whose change means a rebuild.
+        let (manifest, inputs) = match &self.template {
+            Some(template) => {
+                // One folder per template, not per output: builds of one device crate with
+                // other kernels share its package id, and so its compiled dependencies.
+                let folder = template
+                    .parent()
+                    .and_then(Path::file_name)
+                    .map_or_else(|| "device".into(), |n| n.to_string_lossy().into_owned());
+                let generated = out_dir.join(format!("{folder}-manifest"));
+                let written = self.write_manifest(template, &crate_dir, &generated)?;
+                (written, vec![template.clone()])
+            }
+            None => (
+                crate_dir.join("Cargo.toml"),
+                vec![crate_dir.join("Cargo.toml")],
+            ),
+        };
         let tc = find_toolchain(&self.toolchain)?;
         let target_dir = self
             .target_dir
@@ -327,7 +389,6 @@ impl PtxBuilder {
         let bitcode: Vec<PathBuf> = units.iter().map(|u| u.bitcode.clone()).collect();
         let sources = dep_info_sources(&units, &tc.sysroot, &crate_dir);
 
-        let stem = file_name.strip_suffix(".ptx").unwrap_or(file_name);
         let linked = out_dir.join(format!("{stem}.linked.bc"));
         let optimized = out_dir.join(format!("{stem}.opt.bc"));
         let ptx_path = out_dir.join(file_name);
@@ -366,7 +427,7 @@ impl PtxBuilder {
             source,
         })?;
         let mut sources = sources;
-        sources.push(manifest);
+        sources.extend(inputs);
         let lock = crate_dir.join("Cargo.lock");
         if lock.is_file() {
             sources.push(lock);
@@ -377,6 +438,49 @@ impl PtxBuilder {
             summary,
             sources,
         })
+    }
+
+    /// Writes the manifest template, filled in, and the crate's `Cargo.lock` into `dir`;
+    /// returns the manifest's path. Files whose text is unchanged are not rewritten, so their
+    /// times do not make cargo rebuild the device crate.
+    fn write_manifest(
+        &self,
+        template: &Path,
+        crate_dir: &Path,
+        dir: &Path,
+    ) -> Result<PathBuf, BuildError> {
+        let io = |action: &'static str, path: &Path| {
+            let path = path.to_path_buf();
+            move |source| BuildError::Io {
+                action,
+                path,
+                source,
+            }
+        };
+        let mut text = std::fs::read_to_string(template).map_err(io("reading", template))?;
+        let mut paths = vec![("crate_dir".to_string(), crate_dir.to_path_buf())];
+        paths.extend(self.template_paths.iter().cloned());
+        for (key, path) in &paths {
+            text = text.replace(&format!("{{{{{key}}}}}"), &toml_path(path));
+        }
+        if let Some(start) = text.find("{{") {
+            let end = text[start..]
+                .find("}}")
+                .map_or(text.len(), |e| start + e + 2);
+            return Err(BuildError::TemplateKey {
+                template: template.to_path_buf(),
+                key: text[start..end].to_string(),
+            });
+        }
+        std::fs::create_dir_all(dir).map_err(io("creating", dir))?;
+        let manifest = dir.join("Cargo.toml");
+        write_if_changed(&manifest, text.as_bytes())?;
+        let lock = crate_dir.join("Cargo.lock");
+        if lock.is_file() {
+            let bytes = std::fs::read(&lock).map_err(io("reading", &lock))?;
+            write_if_changed(&dir.join("Cargo.lock"), &bytes)?;
+        }
+        Ok(manifest)
     }
 
     /// Runs cargo on the device crate and returns each compiled library with its bitcode.
@@ -584,6 +688,38 @@ fn dep_info_sources(units: &[Unit], sysroot: &Path, crate_dir: &Path) -> Vec<Pat
     out
 }
 
+/// A path as the inside of a TOML basic string (`"..."`).
+fn toml_path(path: &Path) -> String {
+    path.display()
+        .to_string()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+}
+
+/// Writes `bytes` to `path` unless it already holds them; through a file of its own and a
+/// rename, so that a build reading `path` meanwhile never sees half of it.
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), BuildError> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    let io = |action: &'static str, p: &Path| {
+        let p = p.to_path_buf();
+        move |source| BuildError::Io {
+            action,
+            path: p,
+            source,
+        }
+    };
+    // Unique per process and call: tests build in parallel threads of one process.
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut temp = path.as_os_str().to_owned();
+    temp.push(format!(".{}.{call}.tmp", std::process::id()));
+    let temp = PathBuf::from(temp);
+    std::fs::write(&temp, bytes).map_err(io("writing", &temp))?;
+    std::fs::rename(&temp, path).map_err(io("renaming", path))
+}
+
 /// Checks an architecture name: `sm_` then digits, optionally one letter suffix (`sm_90a`).
 fn validate_arch(arch: &str) -> Result<(), BuildError> {
     let ok = arch.strip_prefix("sm_").is_some_and(|rest| {
@@ -648,6 +784,71 @@ mod tests {
             .kernels(["k"])
             .build_into(Path::new("/nonexistent"), "k.ptx");
         assert!(matches!(e, Err(BuildError::NoDeviceCrate(_))));
+    }
+
+    /// A device folder with a manifest template, in a fresh temporary folder.
+    fn template_crate(name: &str, template: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "reconverge-gpu-build-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("device")).expect("temp dir");
+        std::fs::write(dir.join("device/Cargo.toml.in"), template).expect("template");
+        std::fs::write(dir.join("device/Cargo.lock"), "# lock\n").expect("lock");
+        dir
+    }
+
+    #[test]
+    fn a_template_is_filled_in_with_paths_and_its_lock() {
+        let dir = template_crate(
+            "fill",
+            "[lib]\npath = \"{{crate_dir}}/src/lib.rs\"\n[dependencies]\na = { path = \"{{a}}\" }\n",
+        );
+        let device = dir.join("device");
+        let builder = PtxBuilder::new(&device)
+            .manifest_template(device.join("Cargo.toml.in"))
+            .template_path("a", "/deps/a \"quoted\"");
+        let out = dir.join("out");
+        let crate_dir = std::fs::canonicalize(&device).expect("canonical");
+        let manifest = builder
+            .write_manifest(&device.join("Cargo.toml.in"), &crate_dir, &out)
+            .expect("written");
+        let text = std::fs::read_to_string(&manifest).expect("read");
+        assert_eq!(
+            text,
+            format!(
+                "[lib]\npath = \"{}/src/lib.rs\"\n[dependencies]\na = {{ path = \"/deps/a \\\"quoted\\\"\" }}\n",
+                crate_dir.display()
+            )
+        );
+        assert_eq!(
+            std::fs::read_to_string(out.join("Cargo.lock")).expect("lock"),
+            "# lock\n"
+        );
+        // Unchanged text is not rewritten (its time would make cargo rebuild the device crate).
+        let before = std::fs::metadata(&manifest).and_then(|m| m.modified()).ok();
+        builder
+            .write_manifest(&device.join("Cargo.toml.in"), &crate_dir, &out)
+            .expect("written again");
+        let after = std::fs::metadata(&manifest).and_then(|m| m.modified()).ok();
+        assert_eq!(before, after);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_template_key_without_a_path_is_named() {
+        let dir = template_crate("key", "a = { path = \"{{missing-dep}}\" }\n");
+        let device = dir.join("device");
+        let e = PtxBuilder::new(&device)
+            .manifest_template(device.join("Cargo.toml.in"))
+            .kernels(["k"])
+            .build_into(&dir.join("out"), "k.ptx");
+        match e {
+            Err(BuildError::TemplateKey { key, .. }) => assert_eq!(key, "{{missing-dep}}"),
+            other => panic!("expected TemplateKey, got {other:?}"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

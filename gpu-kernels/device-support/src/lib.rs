@@ -1,5 +1,6 @@
 //! The device side of reconverge's CUDA backend, for your own kernels: [`warp_kernel!`] turns
-//! a (kernel type, strategy) pair into a PTX entry point, [`entries!`] does so for a whole list,
+//! a (kernel type, strategy) pair into a PTX entry point, [`entries!`] does so for a whole list
+//! ([`entries_from_data!`] writes out a list whose strategies are data),
 //! and `run_warp_program` (nvptx64 only) is what every entry point runs. Compiled for `nvptx64-nvidia-cuda`
 //! (with `reconverge-gpu-build` from a `build.rs`); on any other target the crate is empty.
 //!
@@ -24,6 +25,12 @@
 //! ```
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx))]
+
+/// This package's source folder (the one with its `Cargo.toml`), for a build script that
+/// compiles the package for the GPU in a device crate of its own
+/// (`reconverge_gpu_build::PtxBuilder::template_path`): the same sources in a workspace and
+/// from the registry.
+pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Generates a kernel entry point that runs one (workload, strategy) pair, so that entry points
 /// are generated rather than written by hand.
@@ -115,6 +122,157 @@ macro_rules! entries {
     (@pass $pass:literal) => { $pass };
 }
 
+/// A list whose strategies are data, written out for an entry macro: [`entries!`] here, and
+/// `reconverge_gpu::device_entries!` / `reconverge_gpu_build::entry_names!` on the host, each
+/// imported as the first argument's name where the list is included.
+///
+/// ```text
+/// reconverge_device::entries_from_data! {
+///     entries;
+///     pub const MY_ENTRY_POINTS;
+///     MyLoop as BranchLoopKernel from (MY_STRATEGIES) {
+///         my_baseline, my_dynamic, my_vote,
+///     }
+///     MyBranch as TwoPathKernel from (<TwoPathKernel<MyBranch> as Kernel>::STRATEGIES) {
+///         two_baseline, two_predication, two_static, (two_split_a, two_split_b), ...
+///     }
+/// }
+/// ```
+///
+/// Entry `i` of a block runs `slice[i]`; a parenthesised group of two or three names is one
+/// multi-pass strategy, a name per pass (`[pass 0]`, `[pass 1]`, ...). The device and the host
+/// take the strategy from the same slice at the same index, so they cannot disagree about the
+/// strategy behind a name, and a block whose names are not one per strategy of its slice does
+/// not compile (where the strategies are evaluated: the device crate and the host).
+#[macro_export]
+macro_rules! entries_from_data {
+    ($entries:ident; $vis:vis const $names:ident; $($blocks:tt)*) => {
+        $crate::entries_from_data! { @blocks $entries [$vis const $names;] $($blocks)* }
+    };
+    (@blocks $entries:ident [$($out:tt)*]) => {
+        $entries! { $($out)* }
+    };
+    (@blocks $entries:ident [$($out:tt)*]
+        $workload:ty as $shape:ident from ($slice:expr) { $($item:tt),* $(,)? } $($rest:tt)*) => {
+        $crate::entries_from_data! {
+            @items $entries [$($out)*] [$workload as $shape] ($slice)
+            (<[()]>::len(&[$($crate::entries_from_data!(@unit $item)),*])) [0] []
+            $($item)* ; $($rest)*
+        }
+    };
+    (@unit $item:tt) => { () };
+    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) ($count:expr) [$($i:tt)*]
+        [$($acc:tt)*] ; $($rest:tt)*) => {
+        $crate::entries_from_data! { @blocks $entries [$($out)* $($head)* { $($acc)* }] $($rest)* }
+    };
+    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) ($count:expr) [$($i:tt)*]
+        [$($acc:tt)*] $name:ident $($more:tt)*) => {
+        $crate::entries_from_data! {
+            @items $entries [$($out)*] [$($head)*] ($slice) ($count) [$($i)* + 1]
+            [$($acc)* $name => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),]
+            $($more)*
+        }
+    };
+    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) ($count:expr) [$($i:tt)*]
+        [$($acc:tt)*] ($a:ident, $b:ident) $($more:tt)*) => {
+        $crate::entries_from_data! {
+            @items $entries [$($out)*] [$($head)*] ($slice) ($count) [$($i)* + 1]
+            [$($acc)*
+                $a [pass 0] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),
+                $b [pass 1] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),]
+            $($more)*
+        }
+    };
+    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) ($count:expr) [$($i:tt)*]
+        [$($acc:tt)*] ($a:ident, $b:ident, $c:ident) $($more:tt)*) => {
+        $crate::entries_from_data! {
+            @items $entries [$($out)*] [$($head)*] ($slice) ($count) [$($i)* + 1]
+            [$($acc)*
+                $a [pass 0] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),
+                $b [pass 1] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),
+                $c [pass 2] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),]
+            $($more)*
+        }
+    };
+    (@at ($slice:expr) ($count:expr) [$($i:tt)*]) => {
+        $crate::entry_strategy({
+            const STRATEGY: $crate::reexport::Strategy =
+                $crate::strategy_at($slice, $count, $($i)*);
+            STRATEGY
+        })
+    };
+}
+
+/// `slice[index]`, for [`entries_from_data!`]: evaluated in a constant, so a list whose names
+/// are not one per strategy of `slice` (`names`) is a compile error there.
+#[doc(hidden)]
+pub const fn strategy_at(
+    slice: &[reconverge_transforms::Strategy],
+    names: usize,
+    index: usize,
+) -> reconverge_transforms::Strategy {
+    assert!(
+        slice.len() == names,
+        "the entry list names a different number of entry points than its slice has strategies"
+    );
+    slice[index]
+}
+
+/// `strategy`, built afresh field by field: what an entry point of [`entries_from_data!`]
+/// starts from. Inlined where the entry point would construct a literal `Strategy`, it gives
+/// the optimiser the same field stores as a hand-written strategy (a plain copy of the constant
+/// left some of the papers' entry points with other code and more local memory).
+#[doc(hidden)]
+#[inline(always)]
+pub const fn entry_strategy(
+    strategy: reconverge_transforms::Strategy,
+) -> reconverge_transforms::Strategy {
+    use reconverge_transforms::{Decision, Strategy};
+    const fn decision(d: Decision) -> Decision {
+        match d {
+            Decision::MajorityVote {
+                threshold,
+                stop_when_a_lane_finishes,
+            } => Decision::MajorityVote {
+                threshold,
+                stop_when_a_lane_finishes,
+            },
+            Decision::RoundRobin {
+                num_zeros,
+                num_ones,
+                remove_idle,
+            } => Decision::RoundRobin {
+                num_zeros,
+                num_ones,
+                remove_idle,
+            },
+        }
+    }
+    match strategy {
+        Strategy::Baseline => Strategy::Baseline,
+        Strategy::Predication => Strategy::Predication,
+        Strategy::StaticBranchResolution => Strategy::StaticBranchResolution,
+        Strategy::BranchSplitting => Strategy::BranchSplitting,
+        Strategy::ZCullMasking => Strategy::ZCullMasking,
+        Strategy::LoopSplitting => Strategy::LoopSplitting,
+        Strategy::IterationDelaying(d) => Strategy::IterationDelaying(decision(d)),
+        Strategy::IterationDelayingWithDynamicWork(d) => {
+            Strategy::IterationDelayingWithDynamicWork(decision(d))
+        }
+        Strategy::BranchDistribution => Strategy::BranchDistribution,
+        Strategy::BranchDistributionWithDynamicWork => Strategy::BranchDistributionWithDynamicWork,
+        Strategy::DynamicWorkAssignment => Strategy::DynamicWorkAssignment,
+        Strategy::OcclusionQueryLoop {
+            iterations_per_pass,
+        } => Strategy::OcclusionQueryLoop {
+            iterations_per_pass,
+        },
+        Strategy::BranchPathUnification { items_per_thread } => {
+            Strategy::BranchPathUnification { items_per_thread }
+        }
+    }
+}
+
 /// What [`warp_kernel!`]'s expansion names, so that a downstream device crate needs no direct
 /// dependency on `reconverge-transforms`.
 pub mod reexport {
@@ -125,3 +283,50 @@ pub mod reexport {
 mod runner;
 #[cfg(target_arch = "nvptx64")]
 pub use runner::run_warp_program;
+
+#[cfg(test)]
+mod tests {
+    use reconverge_transforms::Strategy;
+
+    /// An entry macro that keeps what it is given: (name, strategy, pass) per entry.
+    macro_rules! collect {
+        (
+            $vis:vis const $names:ident;
+            $( $workload:ty as $shape:ident { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
+        ) => {
+            $vis const $names: &[(&str, Strategy, u32)] =
+                &[$($((stringify!($name), $strategy, collect!(@pass $($pass)?)),)*)*];
+        };
+        (@pass) => { 0 };
+        (@pass $pass:literal) => { $pass };
+    }
+
+    const ONE_EACH: &[Strategy] = &[
+        Strategy::Baseline,
+        Strategy::BranchSplitting,
+        Strategy::ZCullMasking,
+    ];
+    const TWO: &[Strategy] = &[Strategy::Predication, Strategy::LoopSplitting];
+
+    crate::entries_from_data! {
+        collect;
+        const LIST;
+        u32 as AnyShape from (ONE_EACH) { base, (split_a, split_b), (zcull_mask, zcull_a, zcull_b) }
+        u64 as OtherShape from (TWO) { predication, loop_split, }
+    }
+
+    #[test]
+    fn names_take_their_slices_strategies_in_order_with_a_pass_each() {
+        let expected: &[(&str, Strategy, u32)] = &[
+            ("base", Strategy::Baseline, 0),
+            ("split_a", Strategy::BranchSplitting, 0),
+            ("split_b", Strategy::BranchSplitting, 1),
+            ("zcull_mask", Strategy::ZCullMasking, 0),
+            ("zcull_a", Strategy::ZCullMasking, 1),
+            ("zcull_b", Strategy::ZCullMasking, 2),
+            ("predication", Strategy::Predication, 0),
+            ("loop_split", Strategy::LoopSplitting, 0),
+        ];
+        assert_eq!(LIST, expected);
+    }
+}

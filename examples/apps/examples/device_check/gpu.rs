@@ -1,10 +1,11 @@
-//! Everything the device check takes from the GPU crate, in one place: the papers' kernels
-//! may move to a crate of their own, and only these lines then change.
+//! Everything the device check takes from the GPU crates, in one place: the CUDA runtime
+//! (`reconverge-gpu`) and the papers' kernels (`reconverge-paper-kernels`).
 
-pub use reconverge_gpu::selftest::{
-    SlotCheck, check_libm_f64, check_mcml_math, check_warp_outputs, libm_inputs,
+pub use reconverge_gpu::{CudaBackend, DeviceKernel, GpuContext, GpuError, WarmUp};
+pub use reconverge_paper_kernels::PTX;
+pub use reconverge_paper_kernels::selftest::{
+    SelfTests, SlotCheck, check_libm_f64, check_mcml_math, check_warp_outputs, libm_inputs,
 };
-pub use reconverge_gpu::{CudaBackend, DeviceKernel, GpuContext, GpuError, PTX, WarmUp};
 
 /// A launch shape, or the error the device check reports for it (`kernel` names what
 /// wanted the shape).

@@ -34,7 +34,7 @@ use clap::{Parser, ValueEnum};
 use reconverge_cpu::{Counting, CpuBackend};
 use serde_json::json;
 
-use gpu::{CudaBackend, GpuError, WarmUp};
+use gpu::{GpuError, WarmUp};
 use report::Report;
 
 /// Default of `--budget`: stop starting long runs after this many seconds.
@@ -80,7 +80,7 @@ impl Args {
 }
 
 fn run(args: &Args, rep: &mut Report) -> Result<(), GpuError> {
-    let mut gpu = CudaBackend::new(0)?.with_warm_up(if args.sanitize {
+    let mut gpu = reconverge_paper_kernels::backend(0)?.with_warm_up(if args.sanitize {
         WarmUp::Off
     } else {
         WarmUp::EveryRun

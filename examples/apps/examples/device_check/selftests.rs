@@ -2,8 +2,8 @@
 //! and MCML's f32 math bit for bit, and a bad launch shape rejected.
 
 use crate::gpu::{
-    GpuContext, GpuError, SlotCheck, check_libm_f64, check_mcml_math, check_warp_outputs,
-    libm_inputs,
+    GpuContext, GpuError, SelfTests, SlotCheck, check_libm_f64, check_mcml_math,
+    check_warp_outputs, libm_inputs,
 };
 use crate::report::Report;
 

@@ -6,8 +6,8 @@
 #[cfg(target_arch = "nvptx64")]
 mod entry_points {
     use reconverge_device::entries;
-    use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
-    use user_workload_walk::Walk;
+    use reconverge_transforms::BranchLoopKernel;
+    use user_workload_walk::{WALK_STRATEGIES, Walk};
 
     include!("../../walk/entries.in");
 }

@@ -9,7 +9,9 @@
 //! `entries.in` beside this crate.
 #![no_std]
 
-use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, Tally};
+use reconverge_transforms::{
+    BranchLoop, BranchLoopKernel, Kernel, LoopRegion, LoopRegions, Strategy, Tally,
+};
 
 /// The GPU entry points of this crate's workloads, from the one list `entries.in` (which the
 /// device crate compiles and `build.rs` names): `WALK_ENTRY_POINTS` and the `DeviceEntries`
@@ -18,14 +20,21 @@ use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, Tally};
 #[cfg(feature = "gpu-entries")]
 mod gpu_entries {
     use reconverge_gpu::device_entries as entries;
-    use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
+    use reconverge_transforms::BranchLoopKernel;
 
-    use super::Walk;
+    use super::{WALK_STRATEGIES, Walk};
 
     include!("../entries.in");
 }
 #[cfg(feature = "gpu-entries")]
 pub use gpu_entries::WALK_ENTRY_POINTS;
+
+/// The strategies that get GPU entry points (`entries.in` names one entry point per strategy,
+/// in this order): the first four of its shape's strategies, the baseline, dynamic work, and
+/// iteration delaying by majority vote and by round robin with idle removal (the delaying
+/// over dynamic work that follows them is left to the CPU).
+pub const WALK_STRATEGIES: &[Strategy] =
+    <BranchLoopKernel<Walk> as Kernel>::STRATEGIES.split_at(4).0;
 
 /// The walk's parameters: a GPU kernel gets them by value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

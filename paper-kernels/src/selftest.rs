@@ -93,15 +93,7 @@ pub fn check_warp_outputs(
 ) -> Vec<SlotCheck> {
     let cpu = warp_reference(threads_per_block, blocks, seed);
     let threads = cpu.len() / WARP_OUTPUTS;
-    let mut checks: Vec<SlotCheck> = WARP_OUTPUT_NAMES
-        .iter()
-        .map(|&name| SlotCheck {
-            name,
-            compared: 0,
-            differ: 0,
-            first: None,
-        })
-        .collect();
+    let mut checks = unchecked(&WARP_OUTPUT_NAMES);
     let mut note = |slot: usize, index: usize, ok: bool, g: u32, c: u32| {
         let s = &mut checks[slot];
         s.compared += 1;
@@ -218,12 +210,9 @@ pub fn check_mcml_math(inputs: &[f32], gpu: &[f32]) -> Vec<SlotCheck> {
     })
 }
 
-fn check_rows(
-    names: &[&'static str; LIBM_OUTPUTS],
-    rows: impl Iterator<Item = [u64; LIBM_OUTPUTS]>,
-    gpu: impl Fn(usize) -> Option<u64>,
-) -> Vec<SlotCheck> {
-    let mut checks: Vec<SlotCheck> = names
+/// One check per slot name, nothing compared yet.
+fn unchecked(names: &[&'static str]) -> Vec<SlotCheck> {
+    names
         .iter()
         .map(|&name| SlotCheck {
             name,
@@ -231,7 +220,15 @@ fn check_rows(
             differ: 0,
             first: None,
         })
-        .collect();
+        .collect()
+}
+
+fn check_rows(
+    names: &[&'static str; LIBM_OUTPUTS],
+    rows: impl Iterator<Item = [u64; LIBM_OUTPUTS]>,
+    gpu: impl Fn(usize) -> Option<u64>,
+) -> Vec<SlotCheck> {
+    let mut checks = unchecked(names);
     for (i, row) in rows.enumerate() {
         for (k, &c) in row.iter().enumerate() {
             let g = gpu(i * LIBM_OUTPUTS + k);
@@ -244,6 +241,114 @@ fn check_rows(
         }
     }
     checks
+}
+
+/// The self-test kernels run on a GPU (feature `cuda`; the context must have loaded them, as
+/// [`crate::context`] does).
+#[cfg(feature = "cuda")]
+pub trait SelfTests {
+    /// Runs `warp_selftest` on `blocks` blocks of `threads_per_block` threads (in the order of
+    /// `Launch::new`): every thread's [`WARP_OUTPUTS`] values (compare with
+    /// [`check_warp_outputs`]).
+    ///
+    /// # Errors
+    /// A bad launch shape, an allocation or launch failure.
+    fn warp_selftest(
+        &self,
+        threads_per_block: u32,
+        blocks: u32,
+        seed: u32,
+    ) -> Result<Timed<Vec<u32>>, GpuError>;
+
+    /// Runs `libm_selftest`: log, sin, cos, sqrt, exp of each input ([`LIBM_OUTPUTS`] per
+    /// input; compare with [`check_libm_f64`]).
+    ///
+    /// # Errors
+    /// Too many inputs for `u32` indexing, an allocation or launch failure.
+    fn libm_selftest(&self, inputs: &[f64]) -> Result<Timed<Vec<f64>>, GpuError>;
+
+    /// Runs `libmf_selftest`: MCML's f32 math ([`mcml_math_row`]) of each input, as
+    /// [`SelfTests::libm_selftest`] runs `libm`'s f64 functions.
+    ///
+    /// # Errors
+    /// As [`SelfTests::libm_selftest`].
+    fn libmf_selftest(&self, inputs: &[f32]) -> Result<Timed<Vec<f32>>, GpuError>;
+}
+
+#[cfg(feature = "cuda")]
+use reconverge_gpu::{GpuContext, GpuError, LaunchShape, Timed};
+
+#[cfg(feature = "cuda")]
+impl SelfTests for GpuContext {
+    fn warp_selftest(
+        &self,
+        threads_per_block: u32,
+        blocks: u32,
+        seed: u32,
+    ) -> Result<Timed<Vec<u32>>, GpuError> {
+        use reconverge_gpu::cudarc::driver::PushKernelArg;
+        const K: &str = "warp_selftest";
+        let len = LaunchShape::new(threads_per_block, blocks).threads() as usize * WARP_OUTPUTS;
+        let len32 = u32::try_from(len).map_err(|_| GpuError::InvalidInput {
+            kernel: K.into(),
+            reason: format!("{len} outputs exceed u32 indexing"),
+        })?;
+        let mut out = self.zeros::<u32>(len, "warp_selftest output")?;
+        let ms = self.timed_launch(K, LaunchShape::new(threads_per_block, blocks), |s, f, c| {
+            let mut b = s.launch_builder(f);
+            b.arg(&mut out).arg(&len32).arg(&seed);
+            // SAFETY: the signature is `(out: *mut u32, len: u32, seed: u32)`; `out` has `len`
+            // elements.
+            unsafe { b.launch(c) }.map(|_| ())
+        })?;
+        Ok(Timed {
+            value: self.download(&out)?,
+            kernel_ms: ms,
+        })
+    }
+
+    fn libm_selftest(&self, inputs: &[f64]) -> Result<Timed<Vec<f64>>, GpuError> {
+        libm_kernel(self, "libm_selftest", inputs)
+    }
+
+    fn libmf_selftest(&self, inputs: &[f32]) -> Result<Timed<Vec<f32>>, GpuError> {
+        libm_kernel(self, "libmf_selftest", inputs)
+    }
+}
+
+/// Runs a self-test kernel of signature `(x: *const T, out: *mut T, n: u32)`.
+#[cfg(feature = "cuda")]
+fn libm_kernel<T>(
+    gpu: &GpuContext,
+    kernel: &'static str,
+    inputs: &[T],
+) -> Result<Timed<Vec<T>>, GpuError>
+where
+    T: reconverge_gpu::cudarc::driver::DeviceRepr + reconverge_gpu::cudarc::driver::ValidAsZeroBits,
+{
+    use reconverge_gpu::cudarc::driver::PushKernelArg;
+    let n = u32::try_from(inputs.len())
+        .ok()
+        .filter(|&n| n > 0 && (n as usize).checked_mul(LIBM_OUTPUTS).is_some())
+        .ok_or_else(|| GpuError::InvalidInput {
+            kernel: kernel.into(),
+            reason: format!("{} inputs: need 1 to 2^32 - 1", inputs.len()),
+        })?;
+    let x = gpu.upload(inputs, "libm inputs")?;
+    let mut out = gpu.zeros::<T>(inputs.len() * LIBM_OUTPUTS, "libm outputs")?;
+    let threads = 256;
+    let shape = LaunchShape::new(threads, n.div_ceil(threads));
+    let ms = gpu.timed_launch(kernel, shape, |s, f, c| {
+        let mut b = s.launch_builder(f);
+        b.arg(&x).arg(&mut out).arg(&n);
+        // SAFETY: the signature is `(x: *const T, out: *mut T, n: u32)`; `x` has `n` and
+        // `out` `5 n` elements.
+        unsafe { b.launch(c) }.map(|_| ())
+    })?;
+    Ok(Timed {
+        value: gpu.download(&out)?,
+        kernel_ms: ms,
+    })
 }
 
 #[cfg(test)]

@@ -1,14 +1,15 @@
-//! Builds reconverge's own device crate (`gpu-kernels/device`) to PTX and checks the result.
+//! Builds the paper kernels' device crate (`device/`, from its manifest template) to PTX with
+//! only its self-tests kept, and checks the result.
 //!
 //! Needs the nightly toolchain with rust-src and llvm-tools; without them the test prints why
 //! it is skipped and passes (CI installs them, so there it runs).
 
 use std::path::PathBuf;
 
-use reconverge_gpu_build::{BuildError, PtxBuilder, find_toolchain, undefined_functions};
+use reconverge_gpu_build::{BuildError, find_toolchain, undefined_functions};
+use reconverge_paper_kernels::SELFTESTS as KERNELS;
 
-/// The device crate's self-test entry points (see `gpu-kernels/device/src/gpu.rs`).
-const KERNELS: &[&str] = &["warp_selftest", "libm_selftest", "libmf_selftest"];
+include!("../device/builder.rs");
 
 #[test]
 fn device_crate_builds_to_self_contained_ptx() {
@@ -16,10 +17,10 @@ fn device_crate_builds_to_self_contained_ptx() {
         eprintln!("skipped: {e}");
         return;
     }
-    let device = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../device");
+    let package = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     // CARGO_TARGET_TMPDIR persists between runs, so core is compiled for nvptx only once.
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ptx-test");
-    let ptx = PtxBuilder::new(&device)
+    let ptx = device_builder(&package)
         .kernels(KERNELS.iter().copied())
         .arch("sm_80")
         .build_into(&out, "selftest.ptx");
@@ -64,9 +65,9 @@ fn a_kernel_that_does_not_exist_is_named_in_the_error() {
         eprintln!("skipped: {e}");
         return;
     }
-    let device = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../device");
+    let package = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ptx-test");
-    let e = PtxBuilder::new(&device)
+    let e = device_builder(&package)
         .kernels(["warp_selftest", "no_such_kernel"])
         .build_into(&out, "missing.ptx");
     match e {

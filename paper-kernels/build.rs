@@ -1,9 +1,11 @@
-//! With feature `cuda`: compiles `device/` to `OUT_DIR/kernels.ptx` (nightly, nvptx64, every
-//! crate's bitcode linked). Without it: nothing, so the crate builds on stable everywhere.
+//! With feature `cuda`: compiles `device/` (from its manifest template, `device/Cargo.toml.in`)
+//! to `OUT_DIR/kernels.ptx` (nightly, nvptx64, every crate's bitcode linked). Without it:
+//! nothing, so the crate builds on stable everywhere.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=src/kernels.in");
+    println!("cargo:rerun-if-changed=device/builder.rs");
+    println!("cargo:rerun-if-changed=device/names.rs");
     #[cfg(feature = "cuda")]
     cuda::build();
 }
@@ -17,31 +19,28 @@ mod cuda {
     // H100.
     use reconverge_gpu_build::DEFAULT_ARCH;
 
-    /// Expands the one kernel list (`src/kernels.in`, shared with `src/lib.rs` and the device
-    /// crate) to the names of its entry points. Types and strategies are parsed, never resolved.
-    macro_rules! reconverge_kernels {
-        (
-            selftests: $($selftest:ident),* $(,)? ;
-            $( $kernel:ty { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
-        ) => {
-            /// The entry points the host loads.
-            const KERNELS: &[&str] = &[
-                $(stringify!($selftest),)*
-                $($(stringify!($name),)*)*
-            ];
-        };
+    include!("device/names.rs");
+    include!("device/builder.rs");
+
+    /// The papers' entry points, named from the list the device crate compiles.
+    mod list {
+        use reconverge_gpu_build::entry_names as entries;
+        reconverge_workloads::paper_entries!(entries);
     }
-    include!("src/kernels.in");
 
     pub fn build() {
         println!("cargo:rerun-if-env-changed=RECONVERGE_GPU_ARCH");
         let Some(out_dir) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
             fail("OUT_DIR is not set (build.rs must run under cargo)");
         };
+        let Some(package_dir) = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from) else {
+            fail("CARGO_MANIFEST_DIR is not set (build.rs must run under cargo)");
+        };
         let arch =
             std::env::var("RECONVERGE_GPU_ARCH").unwrap_or_else(|_| DEFAULT_ARCH.to_string());
-        let result = reconverge_gpu_build::PtxBuilder::new("device")
-            .kernels(KERNELS.iter().copied())
+        let kernels = SELFTESTS.iter().chain(list::PAPER_ENTRY_NAMES).copied();
+        let result = device_builder(&package_dir)
+            .kernels(kernels)
             .arch(arch)
             // Inline deeply: each entry point's strategy and pass are constants, and only when
             // the warp program's methods are inlined into the entry point do they fold, so
@@ -57,7 +56,7 @@ mod cuda {
     }
 
     fn fail(message: &str) -> ! {
-        eprintln!("error: reconverge-gpu (feature cuda): {message}");
+        eprintln!("error: reconverge-paper-kernels (feature cuda): {message}");
         std::process::exit(1);
     }
 }

@@ -1,0 +1,122 @@
+//! The seed papers' GPU kernels for reconverge: one entry point per (workload, strategy, pass)
+//! of the papers' list (`reconverge_workloads::paper_entries!`), the device self-tests, and
+//! their CPU reference ([`selftest`]).
+//!
+//! - Feature `cuda` (off by default): the build script compiles `device/` (a `no_std` crate
+//!   whose manifest is the template `device/Cargo.toml.in`, so that it ships in this package) to
+//!   one PTX module with `reconverge-gpu-build` (nightly toolchain with `rust-src` and
+//!   `llvm-tools`; the build fails with the `rustup` command to run if they are missing). The
+//!   PTX is embedded (`PTX`); `backend` and `context` open a GPU with it.
+//! - Without it the crate builds on stable anywhere and offers the entry-point names and the
+//!   self-tests' CPU reference.
+//!
+//! Your own workloads need none of this: `reconverge-gpu` (the runtime) and a device crate of
+//! your own, as `examples/user-workload` shows.
+//!
+//! ```
+//! # #[cfg(feature = "cuda")]
+//! # fn main() {
+//! use reconverge_gpu::GpuError;
+//!
+//! match reconverge_paper_kernels::context(0) {
+//!     Ok(gpu) => println!("{} (cc {}.{})", gpu.device().name, gpu.device().major, gpu.device().minor),
+//!     Err(GpuError::NoDriver) => println!("no CUDA driver on this machine"),
+//!     Err(e) => println!("CUDA is unusable: {e}"),
+//! }
+//! # }
+//! # #[cfg(not(feature = "cuda"))]
+//! # fn main() {}
+//! ```
+
+pub mod selftest;
+
+use reconverge_gpu::{DeviceKernel, EntryPoint};
+use reconverge_transforms::{
+    BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
+};
+use reconverge_workloads::mcml::McmlKernel;
+use reconverge_workloads::synthetic::{
+    BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis,
+    SynItDelay,
+};
+
+pub use reconverge_workloads::gpu_entries::PAPER_ENTRY_NAMES;
+
+mod names {
+    include!("../device/names.rs");
+}
+pub use names::SELFTESTS;
+
+/// Every entry point of the embedded PTX: [`SELFTESTS`], then [`PAPER_ENTRY_NAMES`].
+pub const KERNELS: &[&str] = &KERNEL_ARRAY;
+
+const KERNEL_ARRAY: [&str; SELFTESTS.len() + PAPER_ENTRY_NAMES.len()] = {
+    let mut out = [""; SELFTESTS.len() + PAPER_ENTRY_NAMES.len()];
+    let mut i = 0;
+    while i < SELFTESTS.len() {
+        out[i] = SELFTESTS[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < PAPER_ENTRY_NAMES.len() {
+        out[i + j] = PAPER_ENTRY_NAMES[j];
+        j += 1;
+    }
+    out
+};
+
+/// The entry points of each paper kernel type, in the list's order.
+const TABLES: &[&[EntryPoint]] = &[
+    <BranchLoopKernel<SynItDelay> as DeviceKernel>::ENTRY_POINTS,
+    <FactoredBranchLoopKernel<SynBrDis> as DeviceKernel>::ENTRY_POINTS,
+    <TwoPathKernel<BranchSplitBench> as DeviceKernel>::ENTRY_POINTS,
+    <SplitLoopKernel<LoopSplitBench> as DeviceKernel>::ENTRY_POINTS,
+    <ItemLoopKernel<DynamicWork> as DeviceKernel>::ENTRY_POINTS,
+    <TwoPathKernel<PathUnification> as DeviceKernel>::ENTRY_POINTS,
+    <TwoPathKernel<Gems34Branch> as DeviceKernel>::ENTRY_POINTS,
+    <McmlKernel<f32> as DeviceKernel>::ENTRY_POINTS,
+];
+
+/// Every (kernel type, strategy, pass) entry point of the papers' list, in its order.
+pub fn entry_points() -> impl Iterator<Item = &'static EntryPoint> {
+    TABLES.iter().flat_map(|t| t.iter())
+}
+
+/// The PTX module built from the device crate (feature `cuda`).
+#[cfg(feature = "cuda")]
+pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
+
+/// Opens device `ordinal` and loads the embedded PTX ([`PTX`]) with every kernel of
+/// [`KERNELS`].
+///
+/// Where the environment variable `RECONVERGE_GPU_CUBIN` names a file, that file is loaded
+/// instead: a cubin that `ptxas -arch=sm_XX` made from [`PTX`] for this GPU (as
+/// `device-check.sh` does), which saves the driver's JIT compilation of the PTX.
+///
+/// # Errors
+/// [`reconverge_gpu::GpuError::NoDriver`] where no CUDA driver is installed,
+/// [`reconverge_gpu::GpuError::NoDevice`], an unreadable cubin, or a driver or module-load
+/// error.
+#[cfg(feature = "cuda")]
+pub fn context(ordinal: usize) -> Result<reconverge_gpu::GpuContext, reconverge_gpu::GpuError> {
+    use reconverge_gpu::{GpuContext, GpuError};
+    match std::env::var_os("RECONVERGE_GPU_CUBIN") {
+        Some(path) if !path.is_empty() => {
+            let image = std::fs::read(&path).map_err(|e| GpuError::ModuleLoad {
+                code: "RECONVERGE_GPU_CUBIN".into(),
+                message: format!("cannot read {}: {e}", std::path::Path::new(&path).display()),
+            })?;
+            GpuContext::with_cubin(ordinal, image, KERNELS)
+        }
+        _ => GpuContext::with_ptx(ordinal, PTX, KERNELS),
+    }
+}
+
+/// A CUDA backend on device `ordinal` with the papers' kernels ([`context`]).
+///
+/// # Errors
+/// As [`context`].
+#[cfg(feature = "cuda")]
+pub fn backend(ordinal: usize) -> Result<reconverge_gpu::CudaBackend, reconverge_gpu::GpuError> {
+    Ok(reconverge_gpu::CudaBackend::from_context(context(ordinal)?))
+}

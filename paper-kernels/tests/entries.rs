@@ -1,0 +1,155 @@
+//! The papers' entry-point list as the host reads it: names, passes, lookups.
+
+use reconverge_gpu::DeviceKernel;
+use reconverge_paper_kernels::{KERNELS, PAPER_ENTRY_NAMES, SELFTESTS, entry_points};
+use reconverge_transforms::{
+    BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Strategy, TwoPathKernel,
+};
+use reconverge_workloads::mcml::McmlKernel;
+use reconverge_workloads::synthetic::{
+    BranchSplitBench, DynamicWork, Gems34Branch, PathUnification, SynBrDis, SynItDelay,
+};
+
+#[test]
+fn names_are_unique_and_every_entry_is_in_kernels() {
+    for (i, a) in KERNELS.iter().enumerate() {
+        assert!(!KERNELS[..i].contains(a), "{a} twice");
+    }
+    for e in entry_points() {
+        assert!(KERNELS.contains(&e.name), "{}", e.name);
+    }
+    // The kernel types' tables hold the whole list, in its order: none is left without impl.
+    let names: Vec<&str> = entry_points().map(|e| e.name).collect();
+    assert_eq!(names, PAPER_ENTRY_NAMES);
+    assert_eq!(KERNELS.len(), SELFTESTS.len() + PAPER_ENTRY_NAMES.len());
+}
+
+#[test]
+fn every_entry_runs_a_pass_its_kernel_has() {
+    fn check<K: DeviceKernel>(kernel: K) {
+        for e in K::ENTRY_POINTS {
+            let passes = kernel.passes(&e.strategy);
+            assert!(
+                passes.is_ok_and(|p| e.pass < p),
+                "{}: {:?} pass {}",
+                e.name,
+                e.strategy,
+                e.pass
+            );
+            // Every pass of a listed strategy has its entry point.
+            for p in 0..passes.unwrap_or(0) {
+                assert!(
+                    K::entry_point(&e.strategy, p).is_some(),
+                    "{} pass {p}",
+                    e.name
+                );
+            }
+        }
+    }
+    check(BranchLoopKernel(SynItDelay::new(2, 8, 0.5, 1)));
+    check(FactoredBranchLoopKernel(SynBrDis::new(2, 2, 8, 1)));
+    check(TwoPathKernel(BranchSplitBench::new(
+        64,
+        0.5,
+        reconverge_workloads::synthetic::MaskLayout::Random,
+        1,
+    )));
+    check(ItemLoopKernel(DynamicWork::new(4, 8, 1)));
+    check(TwoPathKernel(PathUnification::new(4, 1)));
+    check(TwoPathKernel(Gems34Branch::random(0.5, 1)));
+}
+
+#[test]
+fn lookup_finds_passes_and_rejects_the_unknown() {
+    type B = TwoPathKernel<BranchSplitBench>;
+    assert_eq!(
+        B::entry_point(&Strategy::BranchSplitting, 1),
+        Some("bsplit_split_b")
+    );
+    assert_eq!(B::entry_point(&Strategy::BranchSplitting, 2), None);
+    type M = McmlKernel<f32>;
+    assert_eq!(
+        M::entry_point(&Strategy::Baseline, 0),
+        Some("mcml_baseline")
+    );
+    assert_eq!(
+        M::entry_point(
+            &Strategy::IterationDelaying(Decision::MajorityVote {
+                threshold: 3,
+                stop_when_a_lane_finishes: true
+            }),
+            0
+        ),
+        None
+    );
+    assert_eq!(<BranchLoopKernel<SynItDelay>>::strategies().len(), 18);
+    // Kernel names as reports print them.
+    assert_eq!(M::KERNEL_NAME, "McmlKernel<f32>");
+    assert_eq!(
+        <BranchLoopKernel<SynItDelay>>::KERNEL_NAME,
+        "BranchLoopKernel<SynItDelay>"
+    );
+}
+
+/// Each kernel type's entry points run the strategies of its slice in the list, in order, each
+/// with every pass: what the names were written against.
+#[test]
+fn entry_points_follow_the_strategy_data() {
+    use reconverge_transforms::{Kernel, SplitLoopKernel};
+    use reconverge_workloads::gpu_entries::{
+        BRANCH_SPLIT_STRATEGIES, DYNAMIC_WORK_STRATEGIES, GEMS34_STRATEGIES, MCML_GPU_STRATEGIES,
+        PATH_UNIFICATION_STRATEGIES, SYN_BR_DIS_STRATEGIES, SYN_IT_DELAY_STRATEGIES,
+    };
+    use reconverge_workloads::synthetic::LoopSplitBench;
+    fn check<K: DeviceKernel>(data: &[Strategy]) {
+        assert_eq!(K::strategies(), data, "{}", K::KERNEL_NAME);
+    }
+    check::<BranchLoopKernel<SynItDelay>>(SYN_IT_DELAY_STRATEGIES);
+    check::<FactoredBranchLoopKernel<SynBrDis>>(SYN_BR_DIS_STRATEGIES);
+    check::<TwoPathKernel<BranchSplitBench>>(BRANCH_SPLIT_STRATEGIES);
+    check::<SplitLoopKernel<LoopSplitBench>>(<SplitLoopKernel<LoopSplitBench>>::STRATEGIES);
+    check::<ItemLoopKernel<DynamicWork>>(DYNAMIC_WORK_STRATEGIES);
+    check::<TwoPathKernel<PathUnification>>(PATH_UNIFICATION_STRATEGIES);
+    check::<TwoPathKernel<Gems34Branch>>(GEMS34_STRATEGIES);
+    check::<McmlKernel<f32>>(MCML_GPU_STRATEGIES);
+    // MCML on the GPU runs every strategy its benchmarks run.
+    for s in <McmlKernel<f32>>::STRATEGIES {
+        assert!(MCML_GPU_STRATEGIES.contains(s), "{s}");
+    }
+    // A few names against the parameters behind them.
+    type B = BranchLoopKernel<SynItDelay>;
+    assert_eq!(
+        B::entry_point(
+            &Strategy::IterationDelaying(Decision::MajorityVote {
+                threshold: 24,
+                stop_when_a_lane_finishes: true
+            }),
+            0
+        ),
+        Some("itdelay_mv24")
+    );
+    assert_eq!(
+        B::entry_point(
+            &Strategy::IterationDelaying(Decision::RoundRobin {
+                num_zeros: 3,
+                num_ones: 7,
+                remove_idle: true
+            }),
+            0
+        ),
+        Some("itdelay_rr30_idle")
+    );
+    assert_eq!(
+        <TwoPathKernel<Gems34Branch>>::entry_point(&Strategy::ZCullMasking, 2),
+        Some("gems34_zcull_b")
+    );
+    assert_eq!(
+        <ItemLoopKernel<DynamicWork>>::entry_point(
+            &Strategy::OcclusionQueryLoop {
+                iterations_per_pass: 32
+            },
+            1
+        ),
+        Some("dwa_occlusion32_next")
+    );
+}

@@ -1,0 +1,230 @@
+//! The GPU entry points of the papers' workloads: one list, which the paper kernels' device
+//! crate compiles (`reconverge_device::entries!`), their build script names
+//! (`reconverge_gpu_build::entry_names!`) and, with feature `gpu-entries`, this crate declares
+//! to the CUDA backend (`reconverge_gpu::device_entries!`).
+//!
+//! The list names, for each kernel type, a slice of strategies (data: the shape's
+//! [`Kernel::STRATEGIES`](reconverge_transforms::Kernel::STRATEGIES), or one of the experiments'
+//! settings below) and one entry name per strategy, in the slice's order; every consumer takes
+//! the strategy behind a name from the same slice at the same index, so host and device cannot
+//! disagree, and a name count that differs from the slice's length does not compile.
+//!
+//! The host half lives here rather than in `reconverge-paper-kernels` because its impls are for
+//! this crate's types (`DeviceEntries<BranchLoopKernel<SynItDelay>> for SynItDelay`): anywhere
+//! else they would break the orphan rule (E0117).
+
+use reconverge_transforms::{Decision, Strategy};
+
+const fn majority_vote(threshold: u32, stop_when_a_lane_finishes: bool) -> Decision {
+    Decision::MajorityVote {
+        threshold,
+        stop_when_a_lane_finishes,
+    }
+}
+
+const fn round_robin(num_zeros: u32, num_ones: u32, remove_idle: bool) -> Decision {
+    Decision::RoundRobin {
+        num_zeros,
+        num_ones,
+        remove_idle,
+    }
+}
+
+/// SYN-ITDELAY's strategies (seed 002 §4.1.1, figs. 10/11 and table 1's decision parameters):
+/// majority votes at thresholds 1 to 32 (16 also without stopping when a lane finishes), and
+/// round-robin cycles of 90 to 10 % as `reconverge_benches::round_robin` writes them (c % is
+/// (c/g, (100-c)/g), g = gcd), with and without idle removal.
+pub const SYN_IT_DELAY_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::DynamicWorkAssignment,
+    Strategy::IterationDelaying(majority_vote(1, true)),
+    Strategy::IterationDelaying(majority_vote(8, true)),
+    Strategy::IterationDelaying(majority_vote(16, true)),
+    Strategy::IterationDelaying(majority_vote(24, true)),
+    Strategy::IterationDelaying(majority_vote(32, true)),
+    Strategy::IterationDelaying(majority_vote(16, false)),
+    Strategy::IterationDelaying(round_robin(9, 1, false)),
+    Strategy::IterationDelaying(round_robin(7, 3, false)),
+    Strategy::IterationDelaying(round_robin(1, 1, false)),
+    Strategy::IterationDelaying(round_robin(3, 7, false)),
+    Strategy::IterationDelaying(round_robin(1, 9, false)),
+    Strategy::IterationDelaying(round_robin(9, 1, true)),
+    Strategy::IterationDelaying(round_robin(7, 3, true)),
+    Strategy::IterationDelaying(round_robin(1, 1, true)),
+    Strategy::IterationDelaying(round_robin(3, 7, true)),
+    Strategy::IterationDelaying(round_robin(1, 9, true)),
+];
+
+/// SYN-BRDIS's strategies (seed 002 §4.1.2, fig. 12).
+pub const SYN_BR_DIS_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::BranchDistribution,
+    Strategy::BranchDistributionWithDynamicWork,
+];
+
+/// The branch-splitting benchmark's strategies (seed 001 figs. 7-10).
+pub const BRANCH_SPLIT_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::Predication,
+    Strategy::BranchSplitting,
+    Strategy::StaticBranchResolution,
+];
+
+/// The dynamic-work experiment's strategies (seed 004 A-1), and GPU Gems 2 §34.3's loop as
+/// passes of 1, 4, 8 and 32 iterations until an occlusion query says no element is left.
+pub const DYNAMIC_WORK_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::DynamicWorkAssignment,
+    Strategy::OcclusionQueryLoop {
+        iterations_per_pass: 1,
+    },
+    Strategy::OcclusionQueryLoop {
+        iterations_per_pass: 4,
+    },
+    Strategy::OcclusionQueryLoop {
+        iterations_per_pass: 8,
+    },
+    Strategy::OcclusionQueryLoop {
+        iterations_per_pass: 32,
+    },
+];
+
+/// Branch path unification's strategies (seed 004 A-2): DATA_PER_THREAD 1, 4, 16 and 64.
+pub const PATH_UNIFICATION_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::BranchPathUnification {
+        items_per_thread: 1,
+    },
+    Strategy::BranchPathUnification {
+        items_per_thread: 4,
+    },
+    Strategy::BranchPathUnification {
+        items_per_thread: 16,
+    },
+    Strategy::BranchPathUnification {
+        items_per_thread: 64,
+    },
+];
+
+/// GPU Gems 2 ch. 34's branch-probability strategies (figs. 34-1, 34-2).
+pub const GEMS34_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::Predication,
+    Strategy::StaticBranchResolution,
+    Strategy::BranchSplitting,
+    Strategy::ZCullMasking,
+];
+
+/// MCML's GPU strategies: [`McmlKernel`](crate::mcml::McmlKernel)'s `STRATEGIES` (what its
+/// benchmarks run), in the entry points' order, and seed 002 §4.2.2's best MCML cycle, round
+/// robin 3:1 (75 % of iterations on the not-taken path), on static lanes.
+pub const MCML_GPU_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::DynamicWorkAssignment,
+    Strategy::IterationDelaying(majority_vote(16, true)),
+    Strategy::IterationDelaying(round_robin(1, 1, true)),
+    Strategy::IterationDelaying(round_robin(1, 1, false)),
+    Strategy::IterationDelaying(round_robin(3, 1, false)),
+    Strategy::IterationDelaying(round_robin(3, 1, true)),
+    Strategy::BranchDistribution,
+    Strategy::BranchDistributionWithDynamicWork,
+    Strategy::IterationDelayingWithDynamicWork(majority_vote(4, true)),
+    Strategy::IterationDelayingWithDynamicWork(majority_vote(8, true)),
+    Strategy::IterationDelayingWithDynamicWork(round_robin(3, 1, true)),
+];
+
+/// Calls `$entries!` (`reconverge_device::entries!`, `reconverge_gpu::device_entries!` or
+/// `reconverge_gpu_build::entry_names!`) with the papers' entry-point list, through
+/// `reconverge_device::entries_from_data!`: `Workload as Shape from (slice) { name,
+/// (pass_0_name, pass_1_name), ... }` gives entry `i` the strategy `slice[i]`; a parenthesised
+/// group names the passes of one multi-pass strategy, each compiled in as a constant so that
+/// every pass is a kernel of its own with its own register count (branch splitting's occupancy
+/// gain).
+///
+/// Where it is called: `reconverge_device` is a dependency, and the shape wrappers of
+/// `reconverge-transforms`, `McmlKernel` and the synthetic workloads named below are in scope.
+#[macro_export]
+macro_rules! paper_entries {
+    ($entries:ident) => {
+        ::reconverge_device::entries_from_data! {
+            $entries;
+            pub const PAPER_ENTRY_NAMES;
+
+            SynItDelay as BranchLoopKernel from ($crate::gpu_entries::SYN_IT_DELAY_STRATEGIES) {
+                itdelay_baseline, itdelay_dynamic,
+                itdelay_mv1, itdelay_mv8, itdelay_mv16, itdelay_mv24, itdelay_mv32, itdelay_mv16_nostop,
+                itdelay_rr90, itdelay_rr70, itdelay_rr50, itdelay_rr30, itdelay_rr10,
+                itdelay_rr90_idle, itdelay_rr70_idle, itdelay_rr50_idle, itdelay_rr30_idle, itdelay_rr10_idle,
+            }
+
+            SynBrDis as FactoredBranchLoopKernel from ($crate::gpu_entries::SYN_BR_DIS_STRATEGIES) {
+                brdis_baseline, brdis_distribution, brdis_distribution_dynamic,
+            }
+
+            BranchSplitBench as TwoPathKernel from ($crate::gpu_entries::BRANCH_SPLIT_STRATEGIES) {
+                bsplit_baseline, bsplit_predication, (bsplit_split_a, bsplit_split_b), bsplit_static,
+            }
+
+            // Seed 001 loop splitting (fig. 5): every strategy of the shape.
+            LoopSplitBench as SplitLoopKernel from (
+                <::reconverge_transforms::SplitLoopKernel<$crate::synthetic::LoopSplitBench> as ::reconverge_transforms::Kernel>::STRATEGIES
+            ) {
+                lsplit_baseline, lsplit_split,
+            }
+
+            DynamicWork as ItemLoopKernel from ($crate::gpu_entries::DYNAMIC_WORK_STRATEGIES) {
+                dwa_baseline, dwa_dynamic,
+                (dwa_occlusion1_first, dwa_occlusion1_next),
+                (dwa_occlusion4_first, dwa_occlusion4_next),
+                (dwa_occlusion8_first, dwa_occlusion8_next),
+                (dwa_occlusion32_first, dwa_occlusion32_next),
+            }
+
+            PathUnification as TwoPathKernel from ($crate::gpu_entries::PATH_UNIFICATION_STRATEGIES) {
+                bpu_baseline, bpu_unify1, bpu_unify4, bpu_unify16, bpu_unify64,
+            }
+
+            Gems34Branch as TwoPathKernel from ($crate::gpu_entries::GEMS34_STRATEGIES) {
+                gems34_baseline, gems34_predication, gems34_static,
+                (gems34_split_a, gems34_split_b),
+                (gems34_zcull_mask, gems34_zcull_a, gems34_zcull_b),
+            }
+
+            // MCML in f32: its main branch as a branch loop (seed 002 fig. 8), and branch
+            // distribution of the boundary path's up/down branch (fig. 9).
+            f32 as McmlKernel from ($crate::gpu_entries::MCML_GPU_STRATEGIES) {
+                mcml_baseline, mcml_dynamic, mcml_mv16, mcml_rr11_idle, mcml_rr11, mcml_rr31,
+                mcml_rr31_idle, mcml_distribution, mcml_distribution_dynamic,
+                mcml_mv4_dynamic, mcml_mv8_dynamic, mcml_rr31_dynamic,
+            }
+        }
+    };
+}
+
+#[cfg(feature = "gpu-entries")]
+mod host {
+    use reconverge_gpu::device_entries as entries;
+    use reconverge_transforms::{
+        BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
+    };
+
+    use crate::mcml::McmlKernel;
+    use crate::synthetic::{
+        BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis,
+        SynItDelay,
+    };
+
+    crate::paper_entries!(entries);
+
+    // SAFETY: `DeviceEntries`' contract is `DeviceKernel`'s; `McmlKernel<F>` is `#[repr(C)]`
+    // plain data and its output is `()`.
+    unsafe impl<F> reconverge_gpu::DeviceKernel for McmlKernel<F>
+    where
+        F: crate::mcml::McmlFloat + reconverge_gpu::DeviceEntries<McmlKernel<F>> + 'static,
+    {
+        const KERNEL_NAME: &'static str = F::KERNEL_NAME;
+        const ENTRY_POINTS: &'static [reconverge_gpu::EntryPoint] = F::ENTRY_POINTS;
+    }
+}
+#[cfg(feature = "gpu-entries")]
+pub use host::PAPER_ENTRY_NAMES;
