@@ -68,6 +68,67 @@ enum StrategyArg {
     /// of the run's photons on the CPU model, and the one predicted fastest runs the run (on
     /// `--backend cuda`, among those with GPU entry points).
     Auto,
+    /// The measured tuner picks: every strategy is timed on the run's backend on short runs of
+    /// the run's photons, the fastest third going on to longer ones (successive halving, about
+    /// 5 % of the run's photons in all), and the fastest runs the run. Tuning runs are timed
+    /// only; the run's tallies come from the run itself.
+    Tune,
+}
+
+/// Photons of all `--strategy tune` runs together, as a share of the run's.
+const TUNE_SHARE: f64 = 0.05;
+
+/// The shortest run `--strategy tune` times; a run of fewer than 20 times this many photons is
+/// too short to tune, and `--strategy tune` falls back to the advisor's model (`auto`).
+const TUNE_MIN_PHOTONS: u32 = 1 << 16;
+
+/// `--strategy tune` on `backend`: the measured tuner's pick for `run` among `candidates`
+/// (timed with `launch`), said on stdout; the advisor's model pick for a run too short to tune.
+fn tuned_strategy<F, B>(
+    backend: &B,
+    run: &PlannedRun,
+    candidates: &[Strategy],
+    launch: impl Fn(Strategy, u32) -> Result<Launch, reconverge_backend::BackendError>,
+) -> Result<Strategy, DynError>
+where
+    F: reconverge_workloads::mcml::McmlFloat,
+    B: reconverge_backend::Backend<reconverge_workloads::mcml::McmlKernel<F>>,
+{
+    use reconverge_advisor::{Halving, backend_time, tune_measured};
+    use reconverge_workloads::mcml::{McmlKernel, McmlLoop};
+    let photons = u32::try_from(run.input.photons).unwrap_or(u32::MAX);
+    if photons / 20 < TUNE_MIN_PHOTONS {
+        println!(
+            "  --strategy tune: {photons} photons are too few to time strategies on; the advisor's model picks"
+        );
+        return auto_strategy(run, candidates);
+    }
+    let kernel = McmlKernel(McmlLoop {
+        params: run.input.params::<F>().map_err(|e| e.to_string())?,
+        seed: run.streams.seed,
+        first_photon: run.streams.first_photon,
+    });
+    let halving = Halving {
+        keep: 3,
+        budget: TUNE_SHARE / candidates.len().max(1) as f64,
+        min_items: TUNE_MIN_PHOTONS,
+    };
+    let t = std::time::Instant::now();
+    let tuned = tune_measured(
+        candidates,
+        photons,
+        &halving,
+        backend_time(backend, &kernel, launch),
+    )?;
+    println!(
+        "  --strategy tune: {} (fastest of {} strategies timed on {} photons in all, {:.1} % of the run; {:.2} s)",
+        tuned.best,
+        candidates.len(),
+        tuned.item_runs(),
+        100.0 * tuned.item_runs() as f64 / f64::from(photons),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(tuned.best)
 }
 
 /// Photons of the sample `--strategy auto` advises on.
@@ -221,9 +282,10 @@ impl Args {
 
     fn strategy(&self) -> Result<Option<Strategy>, String> {
         let (num_zeros, num_ones) = self.cycle;
-        if self.strategy == StrategyArg::Auto && self.dynamic_work {
+        if matches!(self.strategy, StrategyArg::Auto | StrategyArg::Tune) && self.dynamic_work {
             return Err(
-                "--strategy auto weighs dynamic work assignment itself: drop --dynamic-work".into(),
+                "--strategy auto and tune weigh dynamic work assignment themselves: drop --dynamic-work"
+                    .into(),
             );
         }
         let delaying = |decision| {
@@ -238,8 +300,9 @@ impl Args {
         }
         Ok(match self.strategy {
             StrategyArg::Scalar => None,
-            // Resolved per run by `auto_strategy`; the baseline stands in for the checks.
-            StrategyArg::Auto => Some(Strategy::Baseline),
+            // Resolved per run by `auto_strategy` / `tuned_strategy`; the baseline stands in
+            // for the checks.
+            StrategyArg::Auto | StrategyArg::Tune => Some(Strategy::Baseline),
             StrategyArg::Baseline if self.dynamic_work => Some(Strategy::DynamicWorkAssignment),
             StrategyArg::Baseline => Some(Strategy::Baseline),
             StrategyArg::Dynamic => Some(Strategy::DynamicWorkAssignment),
@@ -289,15 +352,18 @@ fn simulate<F: McmlFloat>(
             None,
         )),
         Some(strategy) => {
-            let strategy = if args.strategy == StrategyArg::Auto {
-                use reconverge_transforms::Kernel;
-                use reconverge_workloads::mcml::McmlKernel;
-                auto_strategy(run, <McmlKernel<f32> as Kernel>::STRATEGIES)?
-            } else {
-                strategy
-            };
+            use reconverge_transforms::Kernel;
+            use reconverge_workloads::mcml::McmlKernel;
             let launch = Launch::new(args.threads_per_block, args.blocks.unwrap_or(64))?;
             let cpu = CpuBackend::new();
+            let candidates = <McmlKernel<f32> as Kernel>::STRATEGIES;
+            let strategy = match args.strategy {
+                StrategyArg::Auto => auto_strategy(run, candidates)?,
+                StrategyArg::Tune => {
+                    tuned_strategy::<F, _>(&cpu, run, candidates, |_, _| Ok(launch))?
+                }
+                _ => strategy,
+            };
             let out = run_on_backend_streams::<F, _>(
                 &cpu,
                 &run.input,
@@ -324,7 +390,7 @@ fn simulate_cuda(
 ) -> Result<(RunResult, String), DynError> {
     use std::sync::atomic::{AtomicU64, Ordering};
 
-    use reconverge_gpu::{DeviceKernel, GpuContext, NcclSum, WarmUp};
+    use reconverge_gpu::{CudaBackend, DeviceKernel, GpuContext, NcclSum, WarmUp};
     use reconverge_workloads::mcml::McmlKernel;
     let Some(strategy) = args.strategy()? else {
         return Err(
@@ -337,16 +403,6 @@ fn simulate_cuda(
     } else {
         strategy
     };
-    let entry = <McmlKernel<f32>>::entry_point(&strategy, 0).ok_or_else(|| {
-        format!(
-            "no CUDA entry point for MCML under {strategy:?}; compiled: {}",
-            <McmlKernel<f32>>::ENTRY_POINTS
-                .iter()
-                .map(|e| format!("{:?}", e.strategy))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    })?;
     let ordinals = args.device_ordinals(GpuContext::device_count()?)?;
     // Each batch of photons is one launch: warm up each entry point once, not every batch.
     // The GPUs' contexts and modules load in parallel.
@@ -364,6 +420,44 @@ fn simulate_cuda(
                 Err(_) => Err("loading a GPU panicked".to_string()),
             })
             .collect::<Result<Vec<_>, _>>()
+    })?;
+    // The blocks that fill a GPU once with `strategy`'s entry point (persistent lanes).
+    let resident_blocks = |gpu: &CudaBackend, strategy: &Strategy| -> Result<u32, String> {
+        if let Some(b) = args.blocks {
+            return Ok(b);
+        }
+        let entry = <McmlKernel<f32>>::entry_point(strategy, 0)
+            .ok_or_else(|| format!("no CUDA entry point for MCML under {strategy}"))?;
+        let per_sm = gpu
+            .gpu()
+            .max_active_blocks(entry, args.threads_per_block)
+            .map_err(|e| e.to_string())?;
+        let sms = u32::try_from(gpu.gpu().device().multiprocessors).unwrap_or(1);
+        Ok((per_sm * sms).max(1))
+    };
+    let strategy = match (args.strategy, gpus.first()) {
+        (StrategyArg::Tune, Some(gpu)) => {
+            tuned_strategy::<f32, _>(gpu, run, &<McmlKernel<f32>>::strategies(), |s, _| {
+                let blocks = resident_blocks(gpu, &s).map_err(|message| {
+                    reconverge_backend::BackendError::Device {
+                        backend: "cuda",
+                        message,
+                    }
+                })?;
+                Launch::new(args.threads_per_block, blocks)
+            })?
+        }
+        _ => strategy,
+    };
+    <McmlKernel<f32>>::entry_point(&strategy, 0).ok_or_else(|| {
+        format!(
+            "no CUDA entry point for MCML under {strategy:?}; compiled: {}",
+            <McmlKernel<f32>>::ENTRY_POINTS
+                .iter()
+                .map(|e| format!("{:?}", e.strategy))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     })?;
     let n = u32::try_from(gpus.len()).unwrap_or(u32::MAX);
     let done: Vec<AtomicU64> = gpus.iter().map(|_| AtomicU64::new(0)).collect();
@@ -383,18 +477,7 @@ fn simulate_cuda(
                         streams,
                         output: None,
                     };
-                    let blocks = match args.blocks {
-                        Some(b) => b,
-                        None => {
-                            let per_sm = gpu
-                                .gpu()
-                                .max_active_blocks(entry, args.threads_per_block)
-                                .map_err(|e| e.to_string())?;
-                            let sms =
-                                u32::try_from(gpu.gpu().device().multiprocessors).unwrap_or(1);
-                            (per_sm * sms).max(1)
-                        }
-                    };
+                    let blocks = resident_blocks(gpu, &strategy)?;
                     let launch =
                         Launch::new(args.threads_per_block, blocks).map_err(|e| e.to_string())?;
                     let mine = |d: u64| {
