@@ -134,6 +134,12 @@ if want tune && [[ -x "$dev/advise" ]]; then
         run_tune mcml-slab mcml-slab --items 2048 --measure-items 100000000 --min-items 1000000
     } > "$out/tune/tuner-vs-grid.md"
     cat "$out/tune/tuner-vs-grid.md"
+    # The MCML command line with the measured tuner picking its strategy on the GPU.
+    for input in skin slab; do
+        timeout 120 "$dev/mcml" --backend cuda --f32 --strategy tune --builtin $input \
+            --photons 100000000 > "$out/tune/mcml-strategy-tune-$input.txt" 2>&1
+        grep -E "strategy tune|kernel time" "$out/tune/mcml-strategy-tune-$input.txt"
+    done
     tar -czf "$out/tune.tar.gz" -C "$out" tune && rm -rf "$out/tune"
 fi
 ls -la "$out"
