@@ -437,6 +437,8 @@ fn simulate_cuda(
     };
     let strategy = match (args.strategy, gpus.first()) {
         (StrategyArg::Tune, Some(gpu)) => {
+            // The contexts were loaded on other threads: time on GPU 0 from this one.
+            gpu.gpu().bind_to_thread()?;
             tuned_strategy::<f32, _>(gpu, run, &<McmlKernel<f32>>::strategies(), |s, _| {
                 let blocks = resident_blocks(gpu, &s).map_err(|message| {
                     reconverge_backend::BackendError::Device {
