@@ -79,22 +79,27 @@ impl Report {
         self.seconds() > self.deadline_s
     }
 
-    /// The row of `workload` under `strategy`, added if the other concern has not.
+    /// The row of `workload`'s entry points `entries` (one strategy with its parameters),
+    /// added if the other concern has not: keyed by the entry points, since several
+    /// parameter settings of one strategy (majority-vote thresholds, round-robin cycles) share
+    /// its name.
     pub fn workload_row(
         &mut self,
         workload: &'static str,
         strategy: &'static str,
+        entries: &str,
     ) -> &mut WorkloadRow {
         let i = match self
             .workloads
             .iter()
-            .position(|r| r.workload == workload && r.strategy == strategy)
+            .position(|r| r.workload == workload && r.entries == entries)
         {
             Some(i) => i,
             None => {
                 self.workloads.push(WorkloadRow {
                     workload,
                     strategy,
+                    entries: entries.to_string(),
                     ..WorkloadRow::default()
                 });
                 self.workloads.len() - 1

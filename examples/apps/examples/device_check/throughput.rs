@@ -82,8 +82,7 @@ impl Visit for Throughput<'_> {
                 f(speedup, 3),
                 fmt_occ(&occ)
             );
-            let row = self.rep.workload_row(w.name, strategy.name());
-            row.entries = entries;
+            let row = self.rep.workload_row(w.name, strategy.name(), &entries);
             row.items_cmp = s.items_cmp;
             row.cpu_items_per_s = cpu_rate;
             row.cpu_simd = simd;
