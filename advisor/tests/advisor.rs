@@ -129,13 +129,11 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
         }),
         ..Options::default()
     };
-    let advice = advise_strategies(
-        &kernel,
-        4096,
-        launch,
-        &[Strategy::BranchSplitting],
-        &options,
-    )?;
+    // Branch splitting's advice under each occupancy model.
+    let advise_split = |options: &Options| {
+        advise_strategies(&kernel, 4096, launch, &[Strategy::BranchSplitting], options)
+    };
+    let advice = advise_split(&options)?;
     let p = advice
         .prediction(&Strategy::BranchSplitting)
         .ok_or("branch splitting ran")?;
@@ -162,13 +160,7 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
         saturating_occupancy: Some(0.5),
         ..options.clone()
     };
-    let s = advise_strategies(
-        &kernel,
-        4096,
-        launch,
-        &[Strategy::BranchSplitting],
-        &saturating,
-    )?;
+    let s = advise_split(&saturating)?;
     let ps = s
         .prediction(&Strategy::BranchSplitting)
         .ok_or("branch splitting ran")?;

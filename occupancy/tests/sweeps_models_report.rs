@@ -18,6 +18,27 @@ fn limits(major: u32, minor: u32) -> &'static reconverge_occupancy::ArchLimits {
         .expect("cc in table")
 }
 
+/// [`max_potential_block_size`] on an H100 (cc 9.0, 132 SMs) with the default launch
+/// configuration: `registers` per thread, `static_smem` bytes, dynamic shared memory
+/// `dynamic_smem(block size)`, an optional block-size limit.
+fn best_on_h100(
+    registers: u32,
+    static_smem: u32,
+    dynamic_smem: impl Fn(u32) -> u32,
+    limit: Option<u32>,
+) -> Result<reconverge_occupancy::sweeps::BlockSizeSuggestion, OccupancyError> {
+    let config = LaunchConfig::default();
+    max_potential_block_size(
+        limits(9, 0),
+        registers,
+        static_smem,
+        dynamic_smem,
+        limit,
+        &config,
+        132,
+    )
+}
+
 // ---- Sweeps ------------------------------------------------------------------------------
 
 /// G80, 13 regs: one point per warp multiple up to 512 threads (16 points). At 256 threads
@@ -84,16 +105,7 @@ fn shared_memory_sweep_on_h100() {
 /// hold, and smaller sizes only tie. Min grid 2 × 132 SMs = 264.
 #[test]
 fn best_block_size_with_fixed_shared_memory() {
-    let best = max_potential_block_size(
-        limits(9, 0),
-        40,
-        0,
-        |_| 0,
-        None,
-        &LaunchConfig::default(),
-        132,
-    )
-    .expect("launchable");
+    let best = best_on_h100(40, 0, |_| 0, None).expect("launchable");
     assert_eq!(best.block_size, 768);
     assert_eq!(best.active_blocks_per_sm, 2);
     assert_eq!(best.occupancy, 0.75);
@@ -108,16 +120,7 @@ fn best_block_size_with_fixed_shared_memory() {
 /// 64 → 25 → 1600; 32 → 32 (cap) → 1024. Best: 352 threads, 5 blocks, grid 660.
 #[test]
 fn best_block_size_with_per_thread_shared_memory() {
-    let best = max_potential_block_size(
-        limits(9, 0),
-        32,
-        0,
-        |block_size| 128 * block_size,
-        None,
-        &LaunchConfig::default(),
-        132,
-    )
-    .expect("launchable");
+    let best = best_on_h100(32, 0, |block_size| 128 * block_size, None).expect("launchable");
     assert_eq!(best.block_size, 352);
     assert_eq!(best.active_blocks_per_sm, 5);
     assert_eq!(best.min_grid_size, 660);
@@ -129,43 +132,17 @@ fn best_block_size_with_per_thread_shared_memory() {
 /// the SM's maximum, so the search stops at 64.
 #[test]
 fn best_block_size_respects_limit() {
-    let best = max_potential_block_size(
-        limits(9, 0),
-        32,
-        0,
-        |_| 0,
-        Some(100),
-        &LaunchConfig::default(),
-        132,
-    )
-    .expect("launchable");
+    let best = best_on_h100(32, 0, |_| 0, Some(100)).expect("launchable");
     assert_eq!(best.block_size, 64);
     assert_eq!(best.active_blocks_per_sm, 32);
-    let capped = max_potential_block_size(
-        limits(9, 0),
-        32,
-        0,
-        |_| 0,
-        Some(40),
-        &LaunchConfig::default(),
-        132,
-    )
-    .expect("launchable");
+    let capped = best_on_h100(32, 0, |_| 0, Some(40)).expect("launchable");
     // 40 threads = 2 warps → 32 blocks (cap) = 1280 threads; 32 → 32 blocks = 1024.
     assert_eq!(capped.block_size, 40);
 }
 
 #[test]
 fn best_block_size_errors_when_nothing_fits() {
-    let result = max_potential_block_size(
-        limits(9, 0),
-        32,
-        60_000,
-        |_| 0,
-        None,
-        &LaunchConfig::default(),
-        132,
-    );
+    let result = best_on_h100(32, 60_000, |_| 0, None);
     assert!(matches!(
         result,
         Err(OccupancyError::NoLaunchableBlockSize { .. })
