@@ -18,11 +18,16 @@ pub fn config() -> Criterion {
         .without_plots()
 }
 
+/// One item per thread in blocks of 256 (the papers' block size).
+pub fn one_item_per_thread(items: u32) -> Launch {
+    Launch::one_item_per_thread(items, 256).expect("launch")
+}
+
 /// One benchmark per (point, strategy): `group/strategy/point`.
 pub fn bench_sweep<K>(
     c: &mut Criterion,
     group: &str,
-    points: &[(String, K)],
+    points: impl IntoIterator<Item = (String, K)>,
     strategies: &[Strategy],
     items: u32,
     launch: Launch,
@@ -35,8 +40,8 @@ pub fn bench_sweep<K>(
     let mut g = c.benchmark_group(group);
     for (x, k) in points {
         for s in strategies {
-            g.bench_with_input(BenchmarkId::new(label(s), x), s, |b, s| {
-                b.iter(|| backend.run(k, *s, items, launch).expect("runs"))
+            g.bench_with_input(BenchmarkId::new(label(s), &x), s, |b, s| {
+                b.iter(|| backend.run(&k, *s, items, launch).expect("runs"))
             });
         }
     }
