@@ -4,7 +4,7 @@
 
 mod common;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 use reconverge_benches::{GEMS34_STRATEGIES, gems34_branch};
 use reconverge_transforms::TwoPathKernel;
 
@@ -21,9 +21,4 @@ fn figs(c: &mut Criterion) {
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = common::config();
-    targets = figs
-}
-criterion_main!(benches);
+common::bench_main!(figs);

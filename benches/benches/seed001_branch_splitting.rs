@@ -5,7 +5,7 @@
 
 mod common;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 use reconverge_backend::Strategy;
 use reconverge_transforms::TwoPathKernel;
 use reconverge_workloads::synthetic::{BranchSplitBench, MaskLayout};
@@ -27,9 +27,4 @@ fn figs_8_10(c: &mut Criterion) {
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = common::config();
-    targets = figs_8_10
-}
-criterion_main!(benches);
+common::bench_main!(figs_8_10);

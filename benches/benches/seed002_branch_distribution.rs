@@ -3,7 +3,7 @@
 
 mod common;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 use reconverge_backend::Strategy;
 use reconverge_transforms::FactoredBranchLoopKernel;
 use reconverge_workloads::synthetic::SynBrDis;
@@ -21,9 +21,4 @@ fn fig12(c: &mut Criterion) {
     common::bench_sweep(c, group, points, &strategies, ITEMS, launch);
 }
 
-criterion_group! {
-    name = benches;
-    config = common::config();
-    targets = fig12
-}
-criterion_main!(benches);
+common::bench_main!(fig12);

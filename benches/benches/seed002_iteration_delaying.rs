@@ -11,7 +11,7 @@
 
 mod common;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 use reconverge_backend::Strategy;
 use reconverge_benches::{majority_vote, round_robin};
 use reconverge_transforms::BranchLoopKernel;
@@ -82,9 +82,4 @@ fn table1(c: &mut Criterion) {
     );
 }
 
-criterion_group! {
-    name = benches;
-    config = common::config();
-    targets = fig10, fig11, table1
-}
-criterion_main!(benches);
+common::bench_main!(fig10, fig11, table1);

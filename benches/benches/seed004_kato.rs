@@ -6,7 +6,7 @@
 
 mod common;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 use reconverge_backend::{Launch, Strategy};
 use reconverge_transforms::{ItemLoopKernel, TwoPathKernel};
 use reconverge_workloads::synthetic::{DynamicWork, PathUnification};
@@ -38,9 +38,4 @@ fn tables_2_3(c: &mut Criterion) {
     common::bench_sweep(c, group, points, strategies, items, launch);
 }
 
-criterion_group! {
-    name = benches;
-    config = common::config();
-    targets = table1, tables_2_3
-}
-criterion_main!(benches);
+common::bench_main!(table1, tables_2_3);

@@ -9,6 +9,19 @@ use criterion::{BenchmarkId, Criterion};
 use reconverge_backend::{Backend, Kernel, Launch, Strategy};
 use reconverge_benches::{Bench, label, timing_backend};
 
+/// The bench binary's `main`: criterion with [`config`] running the `targets`.
+macro_rules! bench_main {
+    ($($target:path),+ $(,)?) => {
+        criterion::criterion_group! {
+            name = benches;
+            config = $crate::common::config();
+            targets = $($target),+
+        }
+        criterion::criterion_main!(benches);
+    };
+}
+pub(crate) use bench_main;
+
 /// Small sample counts and short measurement windows.
 pub fn config() -> Criterion {
     Criterion::default()
