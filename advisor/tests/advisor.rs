@@ -183,7 +183,7 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
         saturating_occupancy: Some(0.9),
         ..options.clone()
     };
-    let c = advise_strategies(&kernel, 4096, launch, &[Strategy::BranchSplitting], &capped)?;
+    let c = advise_split(&capped)?;
     let pc = c.prediction(&Strategy::BranchSplitting).ok_or("ran")?;
     assert!(ps.speedup < pc.speedup && pc.speedup < p.speedup);
     for bad in [0.0, -0.5, 1.5, f64::NAN] {
@@ -197,13 +197,7 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
         ));
     }
     // Without registers, the same split only pays: a second launch and the decision twice.
-    let plain = advise_strategies(
-        &kernel,
-        4096,
-        launch,
-        &[Strategy::BranchSplitting],
-        &Options::default(),
-    )?;
+    let plain = advise_split(&Options::default())?;
     let p = plain
         .prediction(&Strategy::BranchSplitting)
         .ok_or("branch splitting ran")?;
@@ -328,13 +322,8 @@ fn bad_input_is_an_error_not_a_panic() -> TestResult {
         Err(AdviseError::Launch(_))
     ));
     // A strategy of another shape is skipped with its reason; a bad parameter is an error.
-    let advice = advise_strategies(
-        &kernel,
-        64,
-        launch,
-        &[Strategy::BranchDistribution],
-        &Options::default(),
-    )?;
+    let other_shape = [Strategy::BranchDistribution];
+    let advice = advise_strategies(&kernel, 64, launch, &other_shape, &Options::default())?;
     assert!(matches!(
         advice.skipped.as_slice(),
         [(

@@ -46,11 +46,8 @@ fn best_on_h100(
 /// warp limit 24 / 6 = 4 → 18 of 24 warps = 75 %.
 #[test]
 fn block_size_sweep_on_g80() {
-    let points = sweep_block_size(
-        limits(1, 0),
-        &KernelResources::new(256, 13),
-        &LaunchConfig::default(),
-    );
+    let config = LaunchConfig::default();
+    let points = sweep_block_size(limits(1, 0), &KernelResources::new(256, 13), &config);
     assert_eq!(points.len(), 16);
     assert_eq!(points[0].value, 32);
     assert_eq!(points[15].value, 512);
@@ -65,11 +62,8 @@ fn block_size_sweep_on_g80() {
 /// zero from 33 (8448 > 8192 registers per block: cannot launch).
 #[test]
 fn register_sweep_on_g80() {
-    let points = sweep_registers(
-        limits(1, 0),
-        &KernelResources::new(256, 13),
-        &LaunchConfig::default(),
-    );
+    let config = LaunchConfig::default();
+    let points = sweep_registers(limits(1, 0), &KernelResources::new(256, 13), &config);
     assert_eq!(points.len(), 124);
     let at = |regs: u32| &points[regs as usize - 1];
     assert_eq!(at(10).occupancy, 1.0);
@@ -86,11 +80,8 @@ fn register_sweep_on_g80() {
 /// 233472 / 29696 = 7 blocks, limited by shared memory.
 #[test]
 fn shared_memory_sweep_on_h100() {
-    let points = sweep_shared_memory(
-        limits(9, 0),
-        &KernelResources::new(256, 32),
-        &LaunchConfig::default(),
-    );
+    let config = LaunchConfig::default();
+    let points = sweep_shared_memory(limits(9, 0), &KernelResources::new(256, 32), &config);
     assert_eq!(points.len(), 49152 / 128 + 1);
     assert_eq!(points[0].active_blocks_per_sm, 8);
     let point = points.iter().find(|p| p.value == 28_672).expect("point");
