@@ -243,12 +243,12 @@ fn statistics_equal_the_reference_models_counters() -> TestResult {
 #[test]
 fn dynamic_work_is_recommended_for_unequal_trip_counts_and_baseline_for_equal() -> TestResult {
     let launch = Launch::new(128, 4)?;
-    let unequal = advise(
-        &ItemLoopKernel(DynamicWork::new(8, 64, 1)),
-        2048,
-        launch,
-        &Options::default(),
-    )?;
+    // The advice on 2048 elements of LOOP_NUM 8, each 1 to `max_trips` trips.
+    let advise_trips = |max_trips| {
+        let kernel = ItemLoopKernel(DynamicWork::new(8, max_trips, 1));
+        advise(&kernel, 2048, launch, &Options::default())
+    };
+    let unequal = advise_trips(64)?;
     assert_eq!(
         unequal.recommended().strategy,
         Strategy::DynamicWorkAssignment
@@ -257,12 +257,7 @@ fn dynamic_work_is_recommended_for_unequal_trip_counts_and_baseline_for_equal() 
     // measured 1.25-1.53x for MCML, whose trip counts vary as much).
     assert!(unequal.recommended().speedup > 1.15, "{unequal}");
     // One trip each: nothing to rebalance, and the atomics only cost.
-    let equal = advise(
-        &ItemLoopKernel(DynamicWork::new(8, 1, 1)),
-        2048,
-        launch,
-        &Options::default(),
-    )?;
+    let equal = advise_trips(1)?;
     assert_eq!(equal.recommended().strategy, Strategy::Baseline, "{equal}");
     assert_eq!(equal.baseline.simd_efficiency, 1.0);
     Ok(())
