@@ -21,20 +21,16 @@ struct Conformance<'a> {
 }
 
 impl Visit for Conformance<'_> {
-    fn visit<K>(&mut self, w: &Workload<'_, K>)
+    fn visit_titled<K>(&mut self, w: &Workload<'_, K>)
     where
         K: DeviceKernel + Sync,
         K::Output: Default + Send + Sync + Debug + PartialEq,
     {
-        println!("{}", w.title);
         let (items, shape) = (w.sizes.items_cmp, w.sizes.launch_cmp);
         let kernel = (w.make)(items);
         for strategy in K::strategies() {
-            let entries = workloads::entries(w, &strategy);
-            let label = format!("{} {entries}", w.name);
-            if self.rep.late() {
-                self.rep
-                    .skip(&format!("equal {label}"), "past the time budget");
+            let (entries, label) = workloads::entries_and_label(w, &strategy);
+            if self.rep.skip_when_late(&format!("equal {label}")) {
                 continue;
             }
             let strategies = [strategy];

@@ -79,6 +79,15 @@ impl Report {
         self.seconds() > self.deadline_s
     }
 
+    /// Whether the time budget is spent; if so, the check `name` is reported skipped.
+    pub fn skip_when_late(&mut self, name: &str) -> bool {
+        let late = self.late();
+        if late {
+            self.skip(name, "past the time budget");
+        }
+        late
+    }
+
     /// The row of `workload` under `strategy`, added if the other concern has not.
     pub fn workload_row(
         &mut self,

@@ -21,20 +21,16 @@ struct Throughput<'a> {
 }
 
 impl Visit for Throughput<'_> {
-    fn visit<K>(&mut self, w: &Workload<'_, K>)
+    fn visit_titled<K>(&mut self, w: &Workload<'_, K>)
     where
         K: DeviceKernel + Sync,
         K::Output: Default + Send + Sync + Debug + PartialEq,
     {
-        println!("{}", w.title);
         let s = &w.sizes;
         let mut baseline_rate: Option<f64> = None;
         for strategy in K::strategies() {
-            let entries = workloads::entries(w, &strategy);
-            let label = format!("{} {entries}", w.name);
-            if self.rep.late() {
-                self.rep
-                    .skip(&format!("timed {label}"), "past the time budget");
+            let (entries, label) = workloads::entries_and_label(w, &strategy);
+            if self.rep.skip_when_late(&format!("timed {label}")) {
                 continue;
             }
             let k = (w.make)(s.items_cmp);

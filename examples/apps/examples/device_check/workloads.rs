@@ -35,10 +35,21 @@ pub struct Workload<'a, K> {
 
 /// What a concern does with each workload.
 pub trait Visit {
-    fn visit<K>(&mut self, w: &Workload<'_, K>)
+    /// The concern's lines for `w`, under its title.
+    fn visit_titled<K>(&mut self, w: &Workload<'_, K>)
     where
         K: DeviceKernel + Sync,
         K::Output: Default + Send + Sync + Debug + PartialEq;
+
+    /// Prints `w`'s title, then the concern's lines for it.
+    fn visit<K>(&mut self, w: &Workload<'_, K>)
+    where
+        K: DeviceKernel + Sync,
+        K::Output: Default + Send + Sync + Debug + PartialEq,
+    {
+        println!("{}", w.title);
+        self.visit_titled(w);
+    }
 }
 
 /// Calls `v` on every workload, at small sizes for `sanitize`.
@@ -111,12 +122,15 @@ pub fn each(sanitize: bool, v: &mut impl Visit) -> Result<(), GpuError> {
     Ok(())
 }
 
-/// A strategy's entry points, `+`-joined (or why it has none).
-pub fn entries<K: DeviceKernel>(
+/// A strategy's entry points, `+`-joined (or why it has none), and the workload's name with
+/// them: the label of the strategy's lines.
+pub fn entries_and_label<K: DeviceKernel>(
     w: &Workload<'_, K>,
     strategy: &reconverge_transforms::Strategy,
-) -> String {
-    crate::gpu::CudaBackend::entry_points(&(w.make)(1), strategy)
+) -> (String, String) {
+    let entries = crate::gpu::CudaBackend::entry_points(&(w.make)(1), strategy)
         .map(|v| v.join("+"))
-        .unwrap_or_else(|e| e.to_string())
+        .unwrap_or_else(|e| e.to_string());
+    let label = format!("{} {entries}", w.name);
+    (entries, label)
 }
