@@ -2,16 +2,15 @@
 //! off), GPU kernel time at a larger size, the driver's occupancy of each pass and the CPU
 //! model's SIMD efficiency.
 
-use std::fmt::Debug;
 use std::time::Duration;
 
 use reconverge_backend::Backend;
 use reconverge_cpu::CpuBackend;
 use reconverge_transforms::Strategy;
 
-use crate::gpu::{CudaBackend, DeviceKernel, GpuError};
+use crate::gpu::{CudaBackend, GpuError};
 use crate::report::{Report, fmt_occ};
-use crate::workloads::{self, Visit, Workload};
+use crate::workloads::{self, Comparable, Visit, Workload};
 
 struct Throughput<'a> {
     rep: &'a mut Report,
@@ -21,11 +20,7 @@ struct Throughput<'a> {
 }
 
 impl Visit for Throughput<'_> {
-    fn visit_titled<K>(&mut self, w: &Workload<'_, K>)
-    where
-        K: DeviceKernel + Sync,
-        K::Output: Default + Send + Sync + Debug + PartialEq,
-    {
+    fn visit_titled<K: Comparable>(&mut self, w: &Workload<'_, K>) {
         let s = &w.sizes;
         let mut baseline_rate: Option<f64> = None;
         for strategy in K::strategies() {

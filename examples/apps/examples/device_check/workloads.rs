@@ -33,20 +33,24 @@ pub struct Workload<'a, K> {
     pub sizes: Sizes,
 }
 
+/// A kernel of a workload: on the GPU, and with outputs the concerns can compare.
+pub trait Comparable:
+    DeviceKernel<Output: Default + Send + Sync + Debug + PartialEq> + Sync
+{
+}
+
+impl<K> Comparable for K where
+    K: DeviceKernel<Output: Default + Send + Sync + Debug + PartialEq> + Sync
+{
+}
+
 /// What a concern does with each workload.
 pub trait Visit {
     /// The concern's lines for `w`, under its title.
-    fn visit_titled<K>(&mut self, w: &Workload<'_, K>)
-    where
-        K: DeviceKernel + Sync,
-        K::Output: Default + Send + Sync + Debug + PartialEq;
+    fn visit_titled<K: Comparable>(&mut self, w: &Workload<'_, K>);
 
     /// Prints `w`'s title, then the concern's lines for it.
-    fn visit<K>(&mut self, w: &Workload<'_, K>)
-    where
-        K: DeviceKernel + Sync,
-        K::Output: Default + Send + Sync + Debug + PartialEq,
-    {
+    fn visit<K: Comparable>(&mut self, w: &Workload<'_, K>) {
         println!("{}", w.title);
         self.visit_titled(w);
     }
