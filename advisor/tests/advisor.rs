@@ -129,13 +129,11 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
         }),
         ..Options::default()
     };
-    let advice = advise_strategies(
-        &kernel,
-        4096,
-        launch,
-        &[Strategy::BranchSplitting],
-        &options,
-    )?;
+    // Branch splitting's advice under each occupancy model.
+    let advise_split = |options: &Options| {
+        advise_strategies(&kernel, 4096, launch, &[Strategy::BranchSplitting], options)
+    };
+    let advice = advise_split(&options)?;
     let p = advice
         .prediction(&Strategy::BranchSplitting)
         .ok_or("branch splitting ran")?;
@@ -162,13 +160,7 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
         saturating_occupancy: Some(0.5),
         ..options.clone()
     };
-    let s = advise_strategies(
-        &kernel,
-        4096,
-        launch,
-        &[Strategy::BranchSplitting],
-        &saturating,
-    )?;
+    let s = advise_split(&saturating)?;
     let ps = s
         .prediction(&Strategy::BranchSplitting)
         .ok_or("branch splitting ran")?;
@@ -191,7 +183,7 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
         saturating_occupancy: Some(0.9),
         ..options.clone()
     };
-    let c = advise_strategies(&kernel, 4096, launch, &[Strategy::BranchSplitting], &capped)?;
+    let c = advise_split(&capped)?;
     let pc = c.prediction(&Strategy::BranchSplitting).ok_or("ran")?;
     assert!(ps.speedup < pc.speedup && pc.speedup < p.speedup);
     for bad in [0.0, -0.5, 1.5, f64::NAN] {
@@ -205,13 +197,7 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
         ));
     }
     // Without registers, the same split only pays: a second launch and the decision twice.
-    let plain = advise_strategies(
-        &kernel,
-        4096,
-        launch,
-        &[Strategy::BranchSplitting],
-        &Options::default(),
-    )?;
+    let plain = advise_split(&Options::default())?;
     let p = plain
         .prediction(&Strategy::BranchSplitting)
         .ok_or("branch splitting ran")?;
@@ -257,12 +243,12 @@ fn statistics_equal_the_reference_models_counters() -> TestResult {
 #[test]
 fn dynamic_work_is_recommended_for_unequal_trip_counts_and_baseline_for_equal() -> TestResult {
     let launch = Launch::new(128, 4)?;
-    let unequal = advise(
-        &ItemLoopKernel(DynamicWork::new(8, 64, 1)),
-        2048,
-        launch,
-        &Options::default(),
-    )?;
+    // The advice on 2048 elements of LOOP_NUM 8, each 1 to `max_trips` trips.
+    let advise_trips = |max_trips| {
+        let kernel = ItemLoopKernel(DynamicWork::new(8, max_trips, 1));
+        advise(&kernel, 2048, launch, &Options::default())
+    };
+    let unequal = advise_trips(64)?;
     assert_eq!(
         unequal.recommended().strategy,
         Strategy::DynamicWorkAssignment
@@ -271,12 +257,7 @@ fn dynamic_work_is_recommended_for_unequal_trip_counts_and_baseline_for_equal() 
     // measured 1.25-1.53x for MCML, whose trip counts vary as much).
     assert!(unequal.recommended().speedup > 1.15, "{unequal}");
     // One trip each: nothing to rebalance, and the atomics only cost.
-    let equal = advise(
-        &ItemLoopKernel(DynamicWork::new(8, 1, 1)),
-        2048,
-        launch,
-        &Options::default(),
-    )?;
+    let equal = advise_trips(1)?;
     assert_eq!(equal.recommended().strategy, Strategy::Baseline, "{equal}");
     assert_eq!(equal.baseline.simd_efficiency, 1.0);
     Ok(())
@@ -336,13 +317,8 @@ fn bad_input_is_an_error_not_a_panic() -> TestResult {
         Err(AdviseError::Launch(_))
     ));
     // A strategy of another shape is skipped with its reason; a bad parameter is an error.
-    let advice = advise_strategies(
-        &kernel,
-        64,
-        launch,
-        &[Strategy::BranchDistribution],
-        &Options::default(),
-    )?;
+    let other_shape = [Strategy::BranchDistribution];
+    let advice = advise_strategies(&kernel, 64, launch, &other_shape, &Options::default())?;
     assert!(matches!(
         advice.skipped.as_slice(),
         [(

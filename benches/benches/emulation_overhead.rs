@@ -12,7 +12,7 @@ mod common;
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 use reconverge_backend::{Backend, Launch, Strategy};
 use reconverge_benches::{counting_backend, timing_backend};
 use reconverge_transforms::BranchLoopKernel;
@@ -56,9 +56,4 @@ fn overhead_at(c: &mut Criterion, r: f64) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = common::config();
-    targets = overhead
-}
-criterion_main!(benches);
+common::bench_main!(overhead);

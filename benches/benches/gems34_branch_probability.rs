@@ -4,30 +4,21 @@
 
 mod common;
 
-use criterion::{Criterion, criterion_group, criterion_main};
-use reconverge_backend::Launch;
+use criterion::Criterion;
 use reconverge_benches::{GEMS34_STRATEGIES, gems34_branch};
 use reconverge_transforms::TwoPathKernel;
 
 const ITEMS: u32 = 1 << 15;
 
 fn figs(c: &mut Criterion) {
-    let launch = Launch::one_item_per_thread(ITEMS, 256).expect("launch");
+    let launch = common::one_item_per_thread(ITEMS);
     for (coherent, group) in [(false, "gems34_random"), (true, "gems34_coherent")] {
-        let points: Vec<_> = [0.0, 0.1, 0.5, 0.9]
-            .into_iter()
-            .map(|p| {
-                let w = gems34_branch(coherent, p, 1024);
-                (format!("p={p}"), TwoPathKernel(w))
-            })
-            .collect();
-        common::bench_sweep(c, group, &points, &GEMS34_STRATEGIES, ITEMS, launch);
+        let points = [0.0, 0.1, 0.5, 0.9].map(|p| {
+            let w = gems34_branch(coherent, p, 1024);
+            (format!("p={p}"), TwoPathKernel(w))
+        });
+        common::bench_sweep(c, group, points, &GEMS34_STRATEGIES, ITEMS, launch);
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = common::config();
-    targets = figs
-}
-criterion_main!(benches);
+common::bench_main!(figs);

@@ -5,40 +5,26 @@
 
 mod common;
 
-use criterion::{Criterion, criterion_group, criterion_main};
-use reconverge_backend::{Launch, Strategy};
+use criterion::Criterion;
+use reconverge_backend::Strategy;
 use reconverge_transforms::TwoPathKernel;
 use reconverge_workloads::synthetic::{BranchSplitBench, MaskLayout};
 
 const ITEMS: u32 = 1 << 15;
 
 fn figs_8_10(c: &mut Criterion) {
-    let launch = Launch::one_item_per_thread(ITEMS, 256).expect("launch");
+    let launch = common::one_item_per_thread(ITEMS);
     for (layout, group) in [
         (MaskLayout::Linear, "seed001_fig8_linear_mask"),
         (MaskLayout::Random, "seed001_fig10_random_mask"),
     ] {
-        let points: Vec<_> = [0.0, 0.1, 0.5, 1.0]
-            .into_iter()
-            .map(|p| {
-                let w = BranchSplitBench::new(ITEMS, p, layout, 1);
-                (format!("else={p}"), TwoPathKernel(w))
-            })
-            .collect();
-        common::bench_sweep(
-            c,
-            group,
-            &points,
-            &[Strategy::Baseline, Strategy::BranchSplitting],
-            ITEMS,
-            launch,
-        );
+        let points = [0.0, 0.1, 0.5, 1.0].map(|p| {
+            let w = BranchSplitBench::new(ITEMS, p, layout, 1);
+            (format!("else={p}"), TwoPathKernel(w))
+        });
+        let strategies = [Strategy::Baseline, Strategy::BranchSplitting];
+        common::bench_sweep(c, group, points, &strategies, ITEMS, launch);
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = common::config();
-    targets = figs_8_10
-}
-criterion_main!(benches);
+common::bench_main!(figs_8_10);

@@ -11,18 +11,14 @@
 
 mod common;
 
-use criterion::{Criterion, criterion_group, criterion_main};
-use reconverge_backend::{Launch, Strategy};
+use criterion::Criterion;
+use reconverge_backend::Strategy;
 use reconverge_benches::{majority_vote, round_robin};
 use reconverge_transforms::BranchLoopKernel;
 use reconverge_workloads::synthetic::SynItDelay;
 
 const ITEMS: u32 = 2048;
 const ITERATIONS: u32 = 16;
-
-fn launch() -> Launch {
-    Launch::one_item_per_thread(ITEMS, 256).expect("valid launch")
-}
 
 fn strategies() -> [Strategy; 4] {
     [
@@ -34,11 +30,11 @@ fn strategies() -> [Strategy; 4] {
 }
 
 fn run(c: &mut Criterion, group: &str, points: &[(String, SynItDelay)], list: &[Strategy]) {
-    let points: Vec<_> = points
+    let points = points
         .iter()
-        .map(|(x, w)| (x.clone(), BranchLoopKernel(*w)))
-        .collect();
-    common::bench_sweep(c, group, &points, list, ITEMS, launch());
+        .map(|(x, w)| (x.clone(), BranchLoopKernel(*w)));
+    let launch = common::one_item_per_thread(ITEMS);
+    common::bench_sweep(c, group, points, list, ITEMS, launch);
 }
 
 fn fig10(c: &mut Criterion) {
@@ -86,9 +82,4 @@ fn table1(c: &mut Criterion) {
     );
 }
 
-criterion_group! {
-    name = benches;
-    config = common::config();
-    targets = fig10, fig11, table1
-}
-criterion_main!(benches);
+common::bench_main!(fig10, fig11, table1);

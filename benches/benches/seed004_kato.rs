@@ -6,7 +6,7 @@
 
 mod common;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 use reconverge_backend::{Launch, Strategy};
 use reconverge_transforms::{ItemLoopKernel, TwoPathKernel};
 use reconverge_workloads::synthetic::{DynamicWork, PathUnification};
@@ -16,51 +16,26 @@ fn table1(c: &mut Criterion) {
     // 4 blocks of 256 threads: each thread handles 8 elements, which is what lets a finished
     // lane take more work.
     let launch = Launch::new(256, 4).expect("launch");
-    let points: Vec<_> = [1, 8, 64]
-        .into_iter()
-        .map(|n| {
-            (
-                format!("LOOP_NUM={n}"),
-                ItemLoopKernel(DynamicWork::new(n, 32, 1)),
-            )
-        })
-        .collect();
-    common::bench_sweep(
-        c,
-        "seed004_table1_dynamic_work",
-        &points,
-        &[Strategy::Baseline, Strategy::DynamicWorkAssignment],
-        items,
-        launch,
-    );
+    let points = [1, 8, 64].map(|n| {
+        let w = DynamicWork::new(n, 32, 1);
+        (format!("LOOP_NUM={n}"), ItemLoopKernel(w))
+    });
+    let strategies = [Strategy::Baseline, Strategy::DynamicWorkAssignment];
+    let group = "seed004_table1_dynamic_work";
+    common::bench_sweep(c, group, points, &strategies, items, launch);
 }
 
 fn tables_2_3(c: &mut Criterion) {
     let items = 16384;
     let launch = Launch::new(256, 4).expect("launch");
-    let points: Vec<_> = [1, 100, 1000]
-        .into_iter()
-        .map(|l| {
-            (
-                format!("LOOP={l}"),
-                TwoPathKernel(PathUnification::new(l, 1)),
-            )
-        })
-        .collect();
+    let points = [1, 100, 1000].map(|l| {
+        let w = PathUnification::new(l, 1);
+        (format!("LOOP={l}"), TwoPathKernel(w))
+    });
     // DATA_PER_THREAD 1, 4, 16, 64: the settings the GPU entry points are compiled for.
-    common::bench_sweep(
-        c,
-        "seed004_tables2_3_path_unification",
-        &points,
-        reconverge_workloads::gpu_entries::PATH_UNIFICATION_STRATEGIES,
-        items,
-        launch,
-    );
+    let strategies = reconverge_workloads::gpu_entries::PATH_UNIFICATION_STRATEGIES;
+    let group = "seed004_tables2_3_path_unification";
+    common::bench_sweep(c, group, points, strategies, items, launch);
 }
 
-criterion_group! {
-    name = benches;
-    config = common::config();
-    targets = table1, tables_2_3
-}
-criterion_main!(benches);
+common::bench_main!(table1, tables_2_3);

@@ -216,6 +216,11 @@ fn temporary(path: &Path) -> PathBuf {
     PathBuf::from(tmp)
 }
 
+/// The `N` bytes of `bytes` from `i`, or `None` where the file ends before them.
+fn array_at<const N: usize>(bytes: &[u8], i: usize) -> Option<[u8; N]> {
+    bytes.get(i..i.checked_add(N)?)?.try_into().ok()
+}
+
 /// Reads the checkpoint at `path` for the run `run` whose tally has `tally_len` counters:
 /// `Ok(None)` if there is no file, the checkpoint if it is sound and belongs to `run`, an error
 /// otherwise.
@@ -239,17 +244,13 @@ pub fn load(
         return Err(CheckpointError::NotACheckpoint { path: p() });
     }
     let damaged = |what| CheckpointError::Damaged { path: p(), what };
-    let u32_at = |i: usize| {
-        bytes
-            .get(i..i + 4)
-            .and_then(|b| b.try_into().ok())
+    let u32_at = |i| {
+        array_at(&bytes, i)
             .map(u32::from_le_bytes)
             .ok_or_else(|| damaged("truncated"))
     };
-    let u64_at = |i: usize| {
-        bytes
-            .get(i..i + 8)
-            .and_then(|b| b.try_into().ok())
+    let u64_at = |i| {
+        array_at(&bytes, i)
             .map(u64::from_le_bytes)
             .ok_or_else(|| damaged("truncated"))
     };

@@ -216,6 +216,23 @@ impl Lines {
         }
     }
 
+    /// The refractive index of the medium above or below the layers, on the next line (which
+    /// `line` records): a positive number, `what` in the error otherwise.
+    fn medium_index(
+        &mut self,
+        expected: &'static str,
+        what: &str,
+        line: &mut usize,
+    ) -> Result<f64, MciError> {
+        let l = self.next(expected)?;
+        *line = l.number;
+        let n = l.float(0, expected)?;
+        if n <= 0.0 {
+            return Err(l.invalid(what.into(), 0, "> 0"));
+        }
+        Ok(n)
+    }
+
     /// The next data line, or an end-of-file error naming what was expected.
     fn next(&mut self, expected: &'static str) -> Result<Line<'_>, MciError> {
         match self.lines.get(self.pos) {
@@ -385,15 +402,11 @@ fn parse_run(lines: &mut Lines) -> Result<RunInput, MciError> {
         let l = lines.next("the number of layers")?;
         l.int(0, "the number of layers", 1, MAX_LAYERS as i64)? as usize
     };
-    let n_above = {
-        let l = lines.next("the refractive index of the medium above")?;
-        at.n_above = l.number;
-        let n = l.float(0, "the refractive index of the medium above")?;
-        if n <= 0.0 {
-            return Err(l.invalid("n of the medium above".into(), 0, "> 0"));
-        }
-        n
-    };
+    let n_above = lines.medium_index(
+        "the refractive index of the medium above",
+        "n of the medium above",
+        &mut at.n_above,
+    )?;
     let mut layers = Vec::with_capacity(num_layers);
     for i in 1..=num_layers {
         let l = lines.next("a layer line: n mua mus g d")?;
@@ -424,15 +437,11 @@ fn parse_run(lines: &mut Lines) -> Result<RunInput, MciError> {
         }
         layers.push(spec);
     }
-    let n_below = {
-        let l = lines.next("the refractive index of the medium below")?;
-        at.n_below = l.number;
-        let n = l.float(0, "the refractive index of the medium below")?;
-        if n <= 0.0 {
-            return Err(l.invalid("n of the medium below".into(), 0, "> 0"));
-        }
-        n
-    };
+    let n_below = lines.medium_index(
+        "the refractive index of the medium below",
+        "n of the medium below",
+        &mut at.n_below,
+    )?;
     Ok(RunInput {
         output_file,
         format,

@@ -224,15 +224,7 @@ where
             p(done);
         }
     }
-    let mut result = RunResult::from_tally(
-        checked,
-        photons,
-        seed,
-        params.rsp.as_f64(),
-        layout,
-        tally,
-        started.elapsed(),
-    );
+    let mut result = RunResult::of_run(checked, &params, seed, tally, started.elapsed());
     // Speed of this process's part: photons from a checkpoint took no time here.
     let secs = started.elapsed().as_secs_f64();
     if secs > 0.0 {

@@ -3,7 +3,7 @@
 use std::f64::consts::PI;
 use std::time::Duration;
 
-use reconverge_workloads::mcml::{FIXED_ONE, TallyLayout};
+use reconverge_workloads::mcml::{FIXED_ONE, McmlFloat, McmlParams, TallyLayout};
 
 use crate::RunInput;
 
@@ -44,6 +44,20 @@ fn weight(raw: u64) -> f64 {
 }
 
 impl RunResult {
+    /// The result of running `input` (its photon count included) with `params`, the
+    /// parameters read from it: the drivers' common end.
+    pub(crate) fn of_run<F: McmlFloat>(
+        input: RunInput,
+        params: &McmlParams<F>,
+        seed: u64,
+        tally: Vec<u64>,
+        elapsed: Duration,
+    ) -> Self {
+        let photons = input.photons;
+        let rsp = params.rsp.as_f64();
+        Self::from_tally(input, photons, seed, rsp, params.layout(), tally, elapsed)
+    }
+
     /// Builds the result and its totals from raw tallies.
     pub fn from_tally(
         input: RunInput,

@@ -117,13 +117,5 @@ pub fn run_streams<F: McmlFloat>(
             },
         );
     let elapsed = start.elapsed();
-    Ok(RunResult::from_tally(
-        checked,
-        photons,
-        seed,
-        params.rsp.as_f64(),
-        layout,
-        tally,
-        elapsed,
-    ))
+    Ok(RunResult::of_run(checked, &params, seed, tally, elapsed))
 }

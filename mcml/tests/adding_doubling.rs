@@ -103,37 +103,25 @@ fn run_case<F: McmlFloat>(i: usize, photons: u64) {
     check(&format!("{name}: T"), t, t_ref);
 }
 
-#[test]
-fn sample_mci_top_layer() {
-    run_case::<f64>(0, 25_000);
+/// One test per case of [`CASES`] (they run in parallel): its index, float type and photons
+/// per run.
+macro_rules! case_tests {
+    ($($name:ident: $i:literal, $float:ty, $photons:literal;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                run_case::<$float>($i, $photons);
+            }
+        )*
+    };
 }
 
-#[test]
-fn thin_isotropic() {
-    run_case::<f64>(1, 25_000);
-}
-
-#[test]
-fn van_de_hulst_like_mismatched() {
-    run_case::<f64>(2, 25_000);
-}
-
-#[test]
-fn moderate_thickness() {
-    run_case::<f64>(3, 12_500);
-}
-
-#[test]
-fn very_thin_forward_scattering_in_f32() {
-    run_case::<f32>(4, 25_000);
-}
-
-#[test]
-fn high_albedo_isotropic() {
-    run_case::<f64>(5, 25_000);
-}
-
-#[test]
-fn thick_absorbing() {
-    run_case::<f32>(6, 50_000);
+case_tests! {
+    sample_mci_top_layer: 0, f64, 25_000;
+    thin_isotropic: 1, f64, 25_000;
+    van_de_hulst_like_mismatched: 2, f64, 25_000;
+    moderate_thickness: 3, f64, 12_500;
+    very_thin_forward_scattering_in_f32: 4, f32, 25_000;
+    high_albedo_isotropic: 5, f64, 25_000;
+    thick_absorbing: 6, f32, 50_000;
 }

@@ -75,48 +75,41 @@ fn good_input_parses() {
     );
 }
 
+/// Whether an error is of the kind a case expects.
+type KindCheck = fn(&MciErrorKind) -> bool;
+
 #[test]
 fn each_malformed_line_is_named() {
     let expected = |k: &MciErrorKind| matches!(k, MciErrorKind::Expected { .. });
     let invalid = |k: &MciErrorKind| matches!(k, MciErrorKind::Invalid { .. });
-    let (l, k) = error_at(3, "x");
-    assert!(l == 3 && expected(&k), "{l} {k}");
-    let (l, k) = error_at(3, "0");
-    assert!(l == 3 && invalid(&k), "{l} {k}");
-    let (l, k) = error_at(6, "1.5"); // integers must be integers
-    assert!(l == 6 && expected(&k), "{l} {k}");
-    let (l, k) = error_at(6, "-3");
-    assert!(l == 6 && invalid(&k), "{l} {k}");
+    // Each malformed line: the line the error names and whether it is `Expected` or `Invalid`.
+    let cases: [(usize, &str, KindCheck); 17] = [
+        (3, "x", expected),
+        (3, "0", invalid),
+        (6, "1.5", expected), // integers must be integers
+        (6, "-3", invalid),
+        (7, "0.01 0", invalid),
+        (7, "0.01 nan", expected),
+        (8, "10 40000 30", invalid), // short overflow
+        (8, "10 20 0", invalid),
+        (9, "17", invalid), // more than MAX_LAYERS
+        (10, "0", invalid),
+        (12, "1.37 1 10 1.5 0.2", invalid),
+        (12, "1.37 -1 10 0.5 0.2", invalid),
+        (12, "1.37 1 -10 0.5 0.2", invalid),
+        (12, "1.37 1 10 0.5 -0.2", invalid),
+        (12, "0 1 10 0.5 0.2", invalid),
+        (12, "1.37 1 10 0.5", expected),
+        (13, "-1", invalid),
+    ];
+    for (line, replacement, kind) in cases {
+        let (l, k) = error_at(line, replacement);
+        assert!(l == line && kind(&k), "{l} {k}");
+    }
     let (l, k) = error_at(7, "0.01"); // missing dr
     assert!(l == 7 && matches!(&k, MciErrorKind::Expected { found, .. } if found == "end of line"));
-    let (l, k) = error_at(7, "0.01 0");
-    assert!(l == 7 && invalid(&k), "{l} {k}");
-    let (l, k) = error_at(7, "0.01 nan");
-    assert!(l == 7 && expected(&k), "{l} {k}");
-    let (l, k) = error_at(8, "10 40000 30"); // short overflow
-    assert!(l == 8 && invalid(&k), "{l} {k}");
-    let (l, k) = error_at(8, "10 20 0");
-    assert!(l == 8 && invalid(&k), "{l} {k}");
-    let (l, k) = error_at(9, "17"); // more than MAX_LAYERS
-    assert!(l == 9 && invalid(&k), "{l} {k}");
-    let (l, k) = error_at(10, "0");
-    assert!(l == 10 && invalid(&k), "{l} {k}");
     let (l, k) = error_at(11, "1.37 1 100 -0.1 0.1"); // negative g is refused
     assert!(l == 11 && matches!(&k, MciErrorKind::Invalid { what, .. } if what == "g of layer 1"));
-    let (l, k) = error_at(12, "1.37 1 10 1.5 0.2");
-    assert!(l == 12 && invalid(&k), "{l} {k}");
-    let (l, k) = error_at(12, "1.37 -1 10 0.5 0.2");
-    assert!(l == 12 && invalid(&k), "{l} {k}");
-    let (l, k) = error_at(12, "1.37 1 -10 0.5 0.2");
-    assert!(l == 12 && invalid(&k), "{l} {k}");
-    let (l, k) = error_at(12, "1.37 1 10 0.5 -0.2");
-    assert!(l == 12 && invalid(&k), "{l} {k}");
-    let (l, k) = error_at(12, "0 1 10 0.5 0.2");
-    assert!(l == 12 && invalid(&k), "{l} {k}");
-    let (l, k) = error_at(12, "1.37 1 10 0.5");
-    assert!(l == 12 && expected(&k), "{l} {k}");
-    let (l, k) = error_at(13, "-1");
-    assert!(l == 13 && invalid(&k), "{l} {k}");
     // Truncated file: the error points past the last line.
     let cut: String = GOOD.lines().take(11).collect::<Vec<_>>().join("\n");
     let e = parse_mci(&cut, "cut.mci").unwrap_err();

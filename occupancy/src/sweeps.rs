@@ -51,6 +51,16 @@ fn point(
     }
 }
 
+/// A point per value of `values`, the kernel changed by `change(value)`.
+fn sweep(
+    arch: &ArchLimits,
+    config: &LaunchConfig,
+    values: impl Iterator<Item = u32>,
+    change: impl Fn(u32) -> KernelResources,
+) -> Vec<SweepPoint> {
+    values.map(|v| point(arch, v, &change(v), config)).collect()
+}
+
 /// Occupancy for block sizes of one warp, two warps, ... up to `max_threads_per_block`,
 /// with the kernel's registers and shared memory.
 pub fn sweep_block_size(
@@ -58,16 +68,12 @@ pub fn sweep_block_size(
     kernel: &KernelResources,
     config: &LaunchConfig,
 ) -> Vec<SweepPoint> {
-    (1..=arch.max_threads_per_block / arch.warp_size)
-        .map(|warps| {
-            let threads = warps * arch.warp_size;
-            let changed = KernelResources {
-                threads_per_block: threads,
-                ..*kernel
-            };
-            point(arch, threads, &changed, config)
-        })
-        .collect()
+    let sizes =
+        (1..=arch.max_threads_per_block / arch.warp_size).map(|warps| warps * arch.warp_size);
+    sweep(arch, config, sizes, |threads| KernelResources {
+        threads_per_block: threads,
+        ..*kernel
+    })
 }
 
 /// Occupancy for 1 to `max_registers_per_thread` registers per thread, with the kernel's
@@ -77,15 +83,15 @@ pub fn sweep_registers(
     kernel: &KernelResources,
     config: &LaunchConfig,
 ) -> Vec<SweepPoint> {
-    (1..=arch.max_registers_per_thread)
-        .map(|registers| {
-            let changed = KernelResources {
-                registers_per_thread: registers,
-                ..*kernel
-            };
-            point(arch, registers, &changed, config)
-        })
-        .collect()
+    sweep(
+        arch,
+        config,
+        1..=arch.max_registers_per_thread,
+        |registers| KernelResources {
+            registers_per_thread: registers,
+            ..*kernel
+        },
+    )
 }
 
 /// Occupancy for dynamic shared memory from 0 to the per-block limit (the opt-in limit if
@@ -103,16 +109,15 @@ pub fn sweep_shared_memory(
             .saturating_sub(kernel.static_smem),
     };
     let step = arch.shared_memory_allocation_unit.max(1);
-    (0..=cap / step)
-        .map(|steps| {
-            let dynamic = steps * step;
-            let changed = KernelResources {
-                dynamic_smem: dynamic,
-                ..*kernel
-            };
-            point(arch, dynamic, &changed, config)
-        })
-        .collect()
+    sweep(
+        arch,
+        config,
+        (0..=cap / step).map(|steps| steps * step),
+        |dynamic| KernelResources {
+            dynamic_smem: dynamic,
+            ..*kernel
+        },
+    )
 }
 
 /// The block size giving the most resident threads per SM, as found by

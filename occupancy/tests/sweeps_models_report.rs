@@ -18,6 +18,27 @@ fn limits(major: u32, minor: u32) -> &'static reconverge_occupancy::ArchLimits {
         .expect("cc in table")
 }
 
+/// [`max_potential_block_size`] on an H100 (cc 9.0, 132 SMs) with the default launch
+/// configuration: `registers` per thread, `static_smem` bytes, dynamic shared memory
+/// `dynamic_smem(block size)`, an optional block-size limit.
+fn best_on_h100(
+    registers: u32,
+    static_smem: u32,
+    dynamic_smem: impl Fn(u32) -> u32,
+    limit: Option<u32>,
+) -> Result<reconverge_occupancy::sweeps::BlockSizeSuggestion, OccupancyError> {
+    let config = LaunchConfig::default();
+    max_potential_block_size(
+        limits(9, 0),
+        registers,
+        static_smem,
+        dynamic_smem,
+        limit,
+        &config,
+        132,
+    )
+}
+
 // ---- Sweeps ------------------------------------------------------------------------------
 
 /// G80, 13 regs: one point per warp multiple up to 512 threads (16 points). At 256 threads
@@ -25,11 +46,8 @@ fn limits(major: u32, minor: u32) -> &'static reconverge_occupancy::ArchLimits {
 /// warp limit 24 / 6 = 4 → 18 of 24 warps = 75 %.
 #[test]
 fn block_size_sweep_on_g80() {
-    let points = sweep_block_size(
-        limits(1, 0),
-        &KernelResources::new(256, 13),
-        &LaunchConfig::default(),
-    );
+    let config = LaunchConfig::default();
+    let points = sweep_block_size(limits(1, 0), &KernelResources::new(256, 13), &config);
     assert_eq!(points.len(), 16);
     assert_eq!(points[0].value, 32);
     assert_eq!(points[15].value, 512);
@@ -44,11 +62,8 @@ fn block_size_sweep_on_g80() {
 /// zero from 33 (8448 > 8192 registers per block: cannot launch).
 #[test]
 fn register_sweep_on_g80() {
-    let points = sweep_registers(
-        limits(1, 0),
-        &KernelResources::new(256, 13),
-        &LaunchConfig::default(),
-    );
+    let config = LaunchConfig::default();
+    let points = sweep_registers(limits(1, 0), &KernelResources::new(256, 13), &config);
     assert_eq!(points.len(), 124);
     let at = |regs: u32| &points[regs as usize - 1];
     assert_eq!(at(10).occupancy, 1.0);
@@ -65,11 +80,8 @@ fn register_sweep_on_g80() {
 /// 233472 / 29696 = 7 blocks, limited by shared memory.
 #[test]
 fn shared_memory_sweep_on_h100() {
-    let points = sweep_shared_memory(
-        limits(9, 0),
-        &KernelResources::new(256, 32),
-        &LaunchConfig::default(),
-    );
+    let config = LaunchConfig::default();
+    let points = sweep_shared_memory(limits(9, 0), &KernelResources::new(256, 32), &config);
     assert_eq!(points.len(), 49152 / 128 + 1);
     assert_eq!(points[0].active_blocks_per_sm, 8);
     let point = points.iter().find(|p| p.value == 28_672).expect("point");
@@ -84,16 +96,7 @@ fn shared_memory_sweep_on_h100() {
 /// hold, and smaller sizes only tie. Min grid 2 × 132 SMs = 264.
 #[test]
 fn best_block_size_with_fixed_shared_memory() {
-    let best = max_potential_block_size(
-        limits(9, 0),
-        40,
-        0,
-        |_| 0,
-        None,
-        &LaunchConfig::default(),
-        132,
-    )
-    .expect("launchable");
+    let best = best_on_h100(40, 0, |_| 0, None).expect("launchable");
     assert_eq!(best.block_size, 768);
     assert_eq!(best.active_blocks_per_sm, 2);
     assert_eq!(best.occupancy, 0.75);
@@ -108,16 +111,7 @@ fn best_block_size_with_fixed_shared_memory() {
 /// 64 → 25 → 1600; 32 → 32 (cap) → 1024. Best: 352 threads, 5 blocks, grid 660.
 #[test]
 fn best_block_size_with_per_thread_shared_memory() {
-    let best = max_potential_block_size(
-        limits(9, 0),
-        32,
-        0,
-        |block_size| 128 * block_size,
-        None,
-        &LaunchConfig::default(),
-        132,
-    )
-    .expect("launchable");
+    let best = best_on_h100(32, 0, |block_size| 128 * block_size, None).expect("launchable");
     assert_eq!(best.block_size, 352);
     assert_eq!(best.active_blocks_per_sm, 5);
     assert_eq!(best.min_grid_size, 660);
@@ -129,43 +123,17 @@ fn best_block_size_with_per_thread_shared_memory() {
 /// the SM's maximum, so the search stops at 64.
 #[test]
 fn best_block_size_respects_limit() {
-    let best = max_potential_block_size(
-        limits(9, 0),
-        32,
-        0,
-        |_| 0,
-        Some(100),
-        &LaunchConfig::default(),
-        132,
-    )
-    .expect("launchable");
+    let best = best_on_h100(32, 0, |_| 0, Some(100)).expect("launchable");
     assert_eq!(best.block_size, 64);
     assert_eq!(best.active_blocks_per_sm, 32);
-    let capped = max_potential_block_size(
-        limits(9, 0),
-        32,
-        0,
-        |_| 0,
-        Some(40),
-        &LaunchConfig::default(),
-        132,
-    )
-    .expect("launchable");
+    let capped = best_on_h100(32, 0, |_| 0, Some(40)).expect("launchable");
     // 40 threads = 2 warps → 32 blocks (cap) = 1280 threads; 32 → 32 blocks = 1024.
     assert_eq!(capped.block_size, 40);
 }
 
 #[test]
 fn best_block_size_errors_when_nothing_fits() {
-    let result = max_potential_block_size(
-        limits(9, 0),
-        32,
-        60_000,
-        |_| 0,
-        None,
-        &LaunchConfig::default(),
-        132,
-    );
+    let result = best_on_h100(32, 60_000, |_| 0, None);
     assert!(matches!(
         result,
         Err(OccupancyError::NoLaunchableBlockSize { .. })
@@ -236,36 +204,28 @@ fn device_lookup_is_case_and_punctuation_insensitive() {
     let h100 = Device::lookup("H100").expect("h100");
     assert_eq!(h100.compute_capability, ComputeCapability::new(9, 0));
     assert_eq!(h100.sm_count, 132);
-    assert_eq!(
-        Device::lookup("8800gtx").expect("g80").compute_capability,
-        ComputeCapability::new(1, 0)
-    );
+    // Names as users write them, and the compute capability each must find.
+    for (name, major, minor) in [
+        ("8800gtx", 1, 0),
+        ("gtx480", 2, 0),
+        ("GTX 280", 1, 3),
+        ("RTX-4090", 8, 9),
+        ("h200", 9, 0),
+        ("B200", 10, 0),
+    ] {
+        let device = Device::lookup(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            device.compute_capability,
+            ComputeCapability::new(major, minor),
+            "{name}"
+        );
+    }
     assert_eq!(
         Device::lookup("GeForce 8800 GTX").expect("g80").sm_count,
         16
     );
-    assert_eq!(
-        Device::lookup("gtx480").expect("fermi").compute_capability,
-        ComputeCapability::new(2, 0)
-    );
-    assert_eq!(
-        Device::lookup("GTX 280").expect("gt200").compute_capability,
-        ComputeCapability::new(1, 3)
-    );
     assert_eq!(Device::lookup("a100").expect("a100").sm_count, 108);
     assert_eq!(Device::lookup("v100").expect("v100").sm_count, 80);
-    assert_eq!(
-        Device::lookup("RTX-4090").expect("ada").compute_capability,
-        ComputeCapability::new(8, 9)
-    );
-    assert_eq!(
-        Device::lookup("h200").expect("h200").compute_capability,
-        ComputeCapability::new(9, 0)
-    );
-    assert_eq!(
-        Device::lookup("B200").expect("b200").compute_capability,
-        ComputeCapability::new(10, 0)
-    );
     let error = Device::lookup("tpu").expect_err("unknown");
     assert!(error.to_string().contains("tpu") && error.to_string().contains("h100"));
 }

@@ -11,15 +11,24 @@ use reconverge_paper_kernels::SELFTESTS as KERNELS;
 
 include!("../device/builder.rs");
 
-#[test]
-fn device_crate_builds_to_self_contained_ptx() {
+/// The package's folder and the folder the tests build PTX into, or `None` (the test is
+/// skipped, saying why) without the nightly toolchain.
+fn package_and_out() -> Option<(PathBuf, PathBuf)> {
     if let Err(e) = find_toolchain("nightly") {
         eprintln!("skipped: {e}");
-        return;
+        return None;
     }
     let package = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     // CARGO_TARGET_TMPDIR persists between runs, so core is compiled for nvptx only once.
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ptx-test");
+    Some((package, out))
+}
+
+#[test]
+fn device_crate_builds_to_self_contained_ptx() {
+    let Some((package, out)) = package_and_out() else {
+        return;
+    };
     let ptx = device_builder(&package)
         .kernels(KERNELS.iter().copied())
         .arch("sm_80")
@@ -61,12 +70,9 @@ fn device_crate_builds_to_self_contained_ptx() {
 
 #[test]
 fn a_kernel_that_does_not_exist_is_named_in_the_error() {
-    if let Err(e) = find_toolchain("nightly") {
-        eprintln!("skipped: {e}");
+    let Some((package, out)) = package_and_out() else {
         return;
-    }
-    let package = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ptx-test");
+    };
     let e = device_builder(&package)
         .kernels(["warp_selftest", "no_such_kernel"])
         .build_into(&out, "missing.ptx");

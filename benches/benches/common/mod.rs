@@ -9,6 +9,19 @@ use criterion::{BenchmarkId, Criterion};
 use reconverge_backend::{Backend, Kernel, Launch, Strategy};
 use reconverge_benches::{Bench, label, timing_backend};
 
+/// The bench binary's `main`: criterion with [`config`] running the `targets`.
+macro_rules! bench_main {
+    ($($target:path),+ $(,)?) => {
+        criterion::criterion_group! {
+            name = benches;
+            config = $crate::common::config();
+            targets = $($target),+
+        }
+        criterion::criterion_main!(benches);
+    };
+}
+pub(crate) use bench_main;
+
 /// Small sample counts and short measurement windows.
 pub fn config() -> Criterion {
     Criterion::default()
@@ -18,11 +31,16 @@ pub fn config() -> Criterion {
         .without_plots()
 }
 
+/// One item per thread in blocks of 256 (the papers' block size).
+pub fn one_item_per_thread(items: u32) -> Launch {
+    Launch::one_item_per_thread(items, 256).expect("launch")
+}
+
 /// One benchmark per (point, strategy): `group/strategy/point`.
 pub fn bench_sweep<K>(
     c: &mut Criterion,
     group: &str,
-    points: &[(String, K)],
+    points: impl IntoIterator<Item = (String, K)>,
     strategies: &[Strategy],
     items: u32,
     launch: Launch,
@@ -35,8 +53,8 @@ pub fn bench_sweep<K>(
     let mut g = c.benchmark_group(group);
     for (x, k) in points {
         for s in strategies {
-            g.bench_with_input(BenchmarkId::new(label(s), x), s, |b, s| {
-                b.iter(|| backend.run(k, *s, items, launch).expect("runs"))
+            g.bench_with_input(BenchmarkId::new(label(s), &x), s, |b, s| {
+                b.iter(|| backend.run(&k, *s, items, launch).expect("runs"))
             });
         }
     }

@@ -1,6 +1,6 @@
 //! Helpers and constants every paper's experiments share.
 
-use reconverge_backend::Launch;
+use reconverge_backend::{Launch, Strategy};
 use serde_json::Value;
 
 use super::page::{fmt_num, num};
@@ -27,6 +27,13 @@ pub fn f(v: Option<f64>) -> String {
 /// A fraction as a JSON percentage.
 pub fn pct(v: Option<f64>) -> Value {
     num(v.map(|x| 100.0 * x))
+}
+
+/// The baseline, then `strategies`: a page's list, measured against its first.
+pub fn baseline_then(strategies: impl IntoIterator<Item = Strategy>) -> Vec<Strategy> {
+    std::iter::once(Strategy::Baseline)
+        .chain(strategies)
+        .collect()
 }
 
 /// One item per thread in blocks of [`BLOCK`] (one block if `items` does not fit).

@@ -7,8 +7,8 @@ use reconverge_transforms::{ItemLoopKernel, TwoPathKernel};
 use reconverge_workloads::synthetic::{DynamicWork, Gems34Branch};
 use serde_json::Value;
 
-use super::common::{BLOCK, SINCE_VOLTA, f, pct, x2};
-use super::page::{Page, Plot, Table, num, text};
+use super::common::{BLOCK, SINCE_VOLTA, baseline_then, f, pct, x2};
+use super::page::{Page, Plot, Table, columns_per, num, text};
 use super::registry::{Experiment, Paper};
 use super::seed004::dwa_runs;
 use super::setting::{Runs, Workload, per_thread, settings};
@@ -74,11 +74,9 @@ const OCCLUSION_PASSES: [u32; 4] = [1, 4, 8, 32];
 
 /// The one-kernel loop, then the occlusion-query loop at each iterations per pass.
 fn occlusion_strategies() -> Vec<Strategy> {
-    std::iter::once(Strategy::Baseline)
-        .chain(OCCLUSION_PASSES.map(|k| Strategy::OcclusionQueryLoop {
-            iterations_per_pass: k,
-        }))
-        .collect()
+    baseline_then(OCCLUSION_PASSES.map(|k| Strategy::OcclusionQueryLoop {
+        iterations_per_pass: k,
+    }))
 }
 
 /// §34.3's runs: seed 004 A-1's sizes.
@@ -103,20 +101,11 @@ fn gems34(ctx: &Ctx) -> Vec<Page> {
         res.push((coherent, p, m));
     }
     let mut cols = vec!["condition".to_string(), "p(taken)".to_string()];
-    for n in names {
-        cols.push(format!("{n} ms"));
-    }
+    cols.extend(columns_per(&names, "ms"));
     cols.push("z-cull culled passes ms (mask reused)".into());
-    for n in names {
-        cols.push(format!("{n} SIMD eff"));
-    }
-    cols.push("regs branching".into());
-    cols.push("occ branching %".into());
-    cols.push("outputs equal".into());
-    let mut table = Table {
-        columns: cols,
-        rows: Vec::new(),
-    };
+    cols.extend(columns_per(&names, "SIMD eff"));
+    cols.extend(["regs branching", "occ branching %", "outputs equal"].map(String::from));
+    let mut table = Table::with_columns(cols);
     for (c, p, m) in &res {
         let mut row = vec![text(if *c { "coherent" } else { "random" }), num(*p)];
         row.extend(m.iter().map(|m| num(m.ms())));

@@ -9,6 +9,11 @@ use plotters::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
+/// A column heading per name: the name, then `what` ("ms" gives "branching ms").
+pub fn columns_per(names: &[&str], what: &str) -> impl Iterator<Item = String> {
+    names.iter().map(move |n| format!("{n} {what}"))
+}
+
 /// A table of numbers and words; `None` cells print as "n/a" (or the table's `na` text).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Table {
@@ -21,8 +26,13 @@ pub struct Table {
 impl Table {
     /// A table with these headings and no rows.
     pub fn new(columns: &[&str]) -> Self {
+        Self::with_columns(columns.iter().map(|c| c.to_string()).collect())
+    }
+
+    /// A table with these headings and no rows.
+    pub fn with_columns(columns: Vec<String>) -> Self {
         Self {
-            columns: columns.iter().map(|c| c.to_string()).collect(),
+            columns,
             rows: Vec::new(),
         }
     }

@@ -8,7 +8,7 @@ use reconverge_workloads::synthetic::kato::{BPU_A, BPU_B};
 use reconverge_workloads::synthetic::{DynamicWork, PathUnification};
 use serde_json::Value;
 
-use super::common::{BLOCK, SINCE_VOLTA, f, launch, pct, x2};
+use super::common::{BLOCK, SINCE_VOLTA, baseline_then, f, launch, pct, x2};
 use super::page::{Page, Plot, Table, fmt_num, num, text};
 use super::paper::{PaperTable, Row, Source};
 use super::registry::{Experiment, Paper};
@@ -317,11 +317,9 @@ const DPTS: [u32; 4] = [1, 4, 16, 64];
 
 /// The baseline, then unification at each DATA_PER_THREAD.
 fn bpu_strategies() -> Vec<Strategy> {
-    std::iter::once(Strategy::Baseline)
-        .chain(DPTS.map(|k| Strategy::BranchPathUnification {
-            items_per_thread: k,
-        }))
-        .collect()
+    baseline_then(DPTS.map(|k| Strategy::BranchPathUnification {
+        items_per_thread: k,
+    }))
 }
 
 /// Tables 2-3's timed and modelled items.

@@ -111,6 +111,12 @@ impl BranchSplitBench {
             self.path_b(item)
         }
     }
+
+    /// The element's data, where either path's chain starts.
+    #[inline(always)]
+    fn path_start(&self, item: u32) -> u32 {
+        item_hash(self.seed ^ 1, item) as u32
+    }
 }
 
 #[inline(always)]
@@ -146,22 +152,12 @@ impl TwoPath for BranchSplitBench {
 
     #[inline]
     fn path_a(&self, item: u32) -> u32 {
-        lcg_chain(
-            item_hash(self.seed ^ 1, item) as u32,
-            self.light,
-            1_664_525,
-            1_013_904_223,
-        )
+        lcg_chain(self.path_start(item), self.light, 1_664_525, 1_013_904_223)
     }
 
     #[inline]
     fn path_b(&self, item: u32) -> u32 {
-        lcg_chain(
-            item_hash(self.seed ^ 1, item) as u32,
-            self.heavy,
-            22_695_477,
-            1,
-        )
+        lcg_chain(self.path_start(item), self.heavy, 22_695_477, 1)
     }
 }
 

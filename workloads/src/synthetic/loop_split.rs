@@ -296,20 +296,16 @@ mod tests {
         }
         let out = w.finish(&w.finish_a(&a), &b);
         for k in 0..ACCUMULATORS {
-            let mut a2 = a;
-            a2.acc[k] ^= 1;
-            assert_ne!(
-                w.finish(&w.finish_a(&a2), &b),
-                out,
-                "part A accumulator {k}"
-            );
-            let mut b2 = b;
-            b2.acc[k] ^= 1;
-            assert_ne!(
-                w.finish(&w.finish_a(&a), &b2),
-                out,
-                "part B accumulator {k}"
-            );
+            // Part A's or part B's state with accumulator `k` flipped.
+            let flip = |part: &PartState| {
+                let mut flipped = *part;
+                flipped.acc[k] ^= 1;
+                flipped
+            };
+            let a2 = w.finish(&w.finish_a(&flip(&a)), &b);
+            assert_ne!(a2, out, "part A accumulator {k}");
+            let b2 = w.finish(&w.finish_a(&a), &flip(&b));
+            assert_ne!(b2, out, "part B accumulator {k}");
         }
     }
 

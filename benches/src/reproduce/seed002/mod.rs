@@ -9,8 +9,8 @@ use reconverge_transforms::{BranchLoopKernel, FactoredBranchLoopKernel};
 use reconverge_workloads::synthetic::{SynBrDis, SynItDelay};
 use serde_json::Value;
 
-use crate::reproduce::common::{BLOCK, SINCE_VOLTA, f, pct};
-use crate::reproduce::page::{Page, Plot, Table, fmt_num, num, text};
+use crate::reproduce::common::{BLOCK, SINCE_VOLTA, baseline_then, f, pct};
+use crate::reproduce::page::{Page, Plot, Table, columns_per, fmt_num, num, text};
 use crate::reproduce::paper::{PaperTable, Quantity, Row, Source, reported};
 use crate::reproduce::registry::{Experiment, Paper};
 use crate::reproduce::setting::{Runs, Setting, Workload, per_thread, settings};
@@ -286,10 +286,7 @@ fn table1_strategies() -> Vec<Strategy> {
         .rows
         .iter()
         .map(|r| round_robin(r.cycle_percent, false));
-    std::iter::once(Strategy::Baseline)
-        .chain(votes)
-        .chain(cycles)
-        .collect()
+    baseline_then(votes.chain(cycles))
 }
 
 fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
@@ -335,22 +332,11 @@ fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
         )
     };
     let mut cols: Vec<String> = vec![if vs_r { "r".into() } else { "f %".into() }];
-    for n in &names {
-        cols.push(format!("{n} ms"));
-    }
-    for n in &names[1..] {
-        cols.push(format!("{n} speedup"));
-    }
-    for n in &names {
-        cols.push(format!("{n} SIMD eff"));
-    }
-    cols.push("outputs equal".into());
-    cols.push("regs baseline".into());
-    cols.push("occ baseline %".into());
-    let mut table = Table {
-        columns: cols,
-        rows: Vec::new(),
-    };
+    cols.extend(columns_per(&names, "ms"));
+    cols.extend(columns_per(&names[1..], "speedup"));
+    cols.extend(columns_per(&names, "SIMD eff"));
+    cols.extend(["outputs equal", "regs baseline", "occ baseline %"].map(String::from));
+    let mut table = Table::with_columns(cols);
     let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 3];
     let mut all = Vec::new();
     for (r, f_) in points {

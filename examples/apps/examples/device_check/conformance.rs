@@ -2,17 +2,15 @@
 //! conformance kit ([`reconverge_cpu::conformance::Check`]) with the CPU backend as the
 //! reference: outputs and tallies of the GPU run equal the CPU baseline's, exactly.
 
-use std::fmt::Debug;
-
 use reconverge_backend::{Backend, Launch};
 use reconverge_cpu::CpuBackend;
 use reconverge_cpu::conformance::Check;
 use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
 use reconverge_workloads::synthetic::SynItDelay;
 
-use crate::gpu::{CudaBackend, DeviceKernel, GpuError, launch};
+use crate::gpu::{CudaBackend, GpuError, launch};
 use crate::report::Report;
-use crate::workloads::{self, Visit, Workload};
+use crate::workloads::{self, Comparable, Visit, Workload};
 
 struct Conformance<'a> {
     rep: &'a mut Report,
@@ -21,20 +19,12 @@ struct Conformance<'a> {
 }
 
 impl Visit for Conformance<'_> {
-    fn visit<K>(&mut self, w: &Workload<'_, K>)
-    where
-        K: DeviceKernel + Sync,
-        K::Output: Default + Send + Sync + Debug + PartialEq,
-    {
-        println!("{}", w.title);
+    fn visit_titled<K: Comparable>(&mut self, w: &Workload<'_, K>) {
         let (items, shape) = (w.sizes.items_cmp, w.sizes.launch_cmp);
         let kernel = (w.make)(items);
         for strategy in K::strategies() {
-            let entries = workloads::entries(w, &strategy);
-            let label = format!("{} {entries}", w.name);
-            if self.rep.late() {
-                self.rep
-                    .skip(&format!("equal {label}"), "past the time budget");
+            let (entries, label) = workloads::entries_and_label(w, &strategy);
+            if self.rep.skip_when_late(&format!("equal {label}")) {
                 continue;
             }
             let strategies = [strategy];

@@ -79,6 +79,15 @@ impl Report {
         self.seconds() > self.deadline_s
     }
 
+    /// Whether the time budget is spent; if so, the check `name` is reported skipped.
+    pub fn skip_when_late(&mut self, name: &str) -> bool {
+        let late = self.late();
+        if late {
+            self.skip(name, "past the time budget");
+        }
+        late
+    }
+
     /// The row of `workload`'s entry points `entries` (one strategy with its parameters),
     /// added if the other concern has not: keyed by the entry points, since several
     /// parameter settings of one strategy (majority-vote thresholds, round-robin cycles) share

@@ -2,16 +2,15 @@
 //! off), GPU kernel time at a larger size, the driver's occupancy of each pass and the CPU
 //! model's SIMD efficiency.
 
-use std::fmt::Debug;
 use std::time::Duration;
 
 use reconverge_backend::Backend;
 use reconverge_cpu::CpuBackend;
 use reconverge_transforms::Strategy;
 
-use crate::gpu::{CudaBackend, DeviceKernel, GpuError};
+use crate::gpu::{CudaBackend, GpuError};
 use crate::report::{Report, fmt_occ};
-use crate::workloads::{self, Visit, Workload};
+use crate::workloads::{self, Comparable, Visit, Workload};
 
 struct Throughput<'a> {
     rep: &'a mut Report,
@@ -21,20 +20,12 @@ struct Throughput<'a> {
 }
 
 impl Visit for Throughput<'_> {
-    fn visit<K>(&mut self, w: &Workload<'_, K>)
-    where
-        K: DeviceKernel + Sync,
-        K::Output: Default + Send + Sync + Debug + PartialEq,
-    {
-        println!("{}", w.title);
+    fn visit_titled<K: Comparable>(&mut self, w: &Workload<'_, K>) {
         let s = &w.sizes;
         let mut baseline_rate: Option<f64> = None;
         for strategy in K::strategies() {
-            let entries = workloads::entries(w, &strategy);
-            let label = format!("{} {entries}", w.name);
-            if self.rep.late() {
-                self.rep
-                    .skip(&format!("timed {label}"), "past the time budget");
+            let (entries, label) = workloads::entries_and_label(w, &strategy);
+            if self.rep.skip_when_late(&format!("timed {label}")) {
                 continue;
             }
             let k = (w.make)(s.items_cmp);

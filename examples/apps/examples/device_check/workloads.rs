@@ -33,12 +33,27 @@ pub struct Workload<'a, K> {
     pub sizes: Sizes,
 }
 
+/// A kernel of a workload: on the GPU, and with outputs the concerns can compare.
+pub trait Comparable:
+    DeviceKernel<Output: Default + Send + Sync + Debug + PartialEq> + Sync
+{
+}
+
+impl<K> Comparable for K where
+    K: DeviceKernel<Output: Default + Send + Sync + Debug + PartialEq> + Sync
+{
+}
+
 /// What a concern does with each workload.
 pub trait Visit {
-    fn visit<K>(&mut self, w: &Workload<'_, K>)
-    where
-        K: DeviceKernel + Sync,
-        K::Output: Default + Send + Sync + Debug + PartialEq;
+    /// The concern's lines for `w`, under its title.
+    fn visit_titled<K: Comparable>(&mut self, w: &Workload<'_, K>);
+
+    /// Prints `w`'s title, then the concern's lines for it.
+    fn visit<K: Comparable>(&mut self, w: &Workload<'_, K>) {
+        println!("{}", w.title);
+        self.visit_titled(w);
+    }
 }
 
 /// Calls `v` on every workload, at small sizes for `sanitize`.
@@ -111,12 +126,15 @@ pub fn each(sanitize: bool, v: &mut impl Visit) -> Result<(), GpuError> {
     Ok(())
 }
 
-/// A strategy's entry points, `+`-joined (or why it has none).
-pub fn entries<K: DeviceKernel>(
+/// A strategy's entry points, `+`-joined (or why it has none), and the workload's name with
+/// them: the label of the strategy's lines.
+pub fn entries_and_label<K: DeviceKernel>(
     w: &Workload<'_, K>,
     strategy: &reconverge_transforms::Strategy,
-) -> String {
-    crate::gpu::CudaBackend::entry_points(&(w.make)(1), strategy)
+) -> (String, String) {
+    let entries = crate::gpu::CudaBackend::entry_points(&(w.make)(1), strategy)
         .map(|v| v.join("+"))
-        .unwrap_or_else(|e| e.to_string())
+        .unwrap_or_else(|e| e.to_string());
+    let label = format!("{} {entries}", w.name);
+    (entries, label)
 }
