@@ -131,11 +131,7 @@ fn occlusion_query_loop_issues_the_body_only_for_running_windows() {
         &Strategy::OcclusionQueryLoop {
             iterations_per_pass: 4,
         },
-        Launch {
-            items,
-            blocks: 1,
-            threads_per_block: 64,
-        },
+        Launch::new(items, 1, 64),
     )
     .unwrap();
     r.assert_complete();
@@ -160,11 +156,7 @@ fn occlusion_query_loop_issues_the_body_only_for_running_windows() {
             &Strategy::OcclusionQueryLoop {
                 iterations_per_pass: 0
             },
-            Launch {
-                items: 10,
-                blocks: 1,
-                threads_per_block: 32
-            }
+            Launch::new(10, 1, 32)
         ),
         Err(StrategyError::InvalidParameter { .. })
     ));
@@ -180,16 +172,7 @@ fn seed002_variable_trip_loop_issues_the_max_trip_count() {
         max_trips: 0,
         hand: true,
     });
-    let r = run(
-        &k,
-        &Strategy::Baseline,
-        Launch {
-            items: 32,
-            blocks: 1,
-            threads_per_block: 32,
-        },
-    )
-    .unwrap();
+    let r = run(&k, &Strategy::Baseline, Launch::new(32, 1, 32)).unwrap();
     let body = *r.counters.region(BODY).unwrap();
     assert_eq!(body.issues, 22);
     assert_eq!(body.active_lane_slots, 253 + 91);
@@ -217,11 +200,7 @@ fn strategies_without_a_loop_branch_are_not_applicable() {
             remove_idle: false,
         }),
     ] {
-        let l = Launch {
-            items: 10,
-            blocks: 1,
-            threads_per_block: 32,
-        };
+        let l = Launch::new(10, 1, 32);
         assert!(matches!(
             run(&k, &s, l),
             Err(StrategyError::NotApplicable { .. })

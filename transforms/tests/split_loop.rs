@@ -109,11 +109,7 @@ fn seed001_fig5_split_loops_issue_what_the_fused_loop_issues() {
         max_trips: 0,
         hand: true,
     });
-    let l = Launch {
-        items: 64,
-        blocks: 1,
-        threads_per_block: 32,
-    };
+    let l = Launch::new(64, 1, 32);
     for s in [Strategy::Baseline, Strategy::LoopSplitting] {
         let r = run(&k, &s, l).unwrap();
         assert_eq!(r.counters.region(PART_A).unwrap().issues, 44);

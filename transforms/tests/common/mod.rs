@@ -14,6 +14,16 @@ pub struct Launch {
     pub threads_per_block: u32,
 }
 
+impl Launch {
+    pub const fn new(items: u32, blocks: u32, threads_per_block: u32) -> Self {
+        Self {
+            items,
+            blocks,
+            threads_per_block,
+        }
+    }
+}
+
 /// The launches the property tests sweep: up to `max_items - 1` items over 1 to
 /// `max_blocks - 1` blocks of 1 to 4 warps.
 pub fn launches(
