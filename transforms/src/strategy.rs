@@ -283,6 +283,26 @@ pub enum StrategyError {
     },
 }
 
+impl StrategyError {
+    /// [`StrategyError::NotApplicable`]: `shape` has no code for `strategy`.
+    pub const fn not_applicable(strategy: Strategy, shape: &'static str) -> Self {
+        StrategyError::NotApplicable { strategy, shape }
+    }
+
+    /// A count parameter (items per thread, iterations per pass) that must be at least 1:
+    /// `count`, or [`StrategyError::InvalidParameter`] naming it.
+    pub const fn at_least_one(name: &'static str, count: u32) -> Result<u32, Self> {
+        if count == 0 {
+            Err(StrategyError::InvalidParameter {
+                name,
+                requirement: "at least 1",
+            })
+        } else {
+            Ok(count)
+        }
+    }
+}
+
 impl core::fmt::Display for StrategyError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {

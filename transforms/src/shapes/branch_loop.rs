@@ -78,10 +78,7 @@ fn mode_of(strategy: &Strategy) -> Result<(Mode, Assignment), StrategyError> {
             check_decision(decision)?;
             Ok((Mode::Delaying(decision), Assignment::Dynamic))
         }
-        other => Err(StrategyError::NotApplicable {
-            strategy: other,
-            shape: "branch loop",
-        }),
+        other => Err(StrategyError::not_applicable(other, "branch loop")),
     }
 }
 

@@ -172,10 +172,7 @@ crate::kernel_impl! {
                 Strategy::IterationDelaying(_) | Strategy::IterationDelayingWithDynamicWork(_) => {
                     BranchLoopKernel(Unfactored(self.0)).passes(strategy)
                 }
-                other => Err(StrategyError::NotApplicable {
-                    strategy: *other,
-                    shape: Self::SHAPE,
-                }),
+                other => Err(StrategyError::not_applicable(*other, Self::SHAPE)),
             }
         }
     }

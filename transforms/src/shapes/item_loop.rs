@@ -129,20 +129,9 @@ fn mode_of(strategy: &Strategy) -> Result<Mode, StrategyError> {
         Strategy::DynamicWorkAssignment => Ok(Mode::Dealt(Assignment::Dynamic)),
         Strategy::OcclusionQueryLoop {
             iterations_per_pass,
-        } => {
-            if iterations_per_pass == 0 {
-                Err(StrategyError::InvalidParameter {
-                    name: "iterations_per_pass",
-                    requirement: "at least 1",
-                })
-            } else {
-                Ok(Mode::Passes(iterations_per_pass))
-            }
-        }
-        other => Err(StrategyError::NotApplicable {
-            strategy: other,
-            shape: "item loop",
-        }),
+        } => StrategyError::at_least_one("iterations_per_pass", iterations_per_pass)
+            .map(Mode::Passes),
+        other => Err(StrategyError::not_applicable(other, "item loop")),
     }
 }
 

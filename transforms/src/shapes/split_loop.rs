@@ -92,10 +92,7 @@ fn split_of(strategy: &Strategy) -> Result<bool, StrategyError> {
     match *strategy {
         Strategy::Baseline => Ok(false),
         Strategy::LoopSplitting => Ok(true),
-        other => Err(StrategyError::NotApplicable {
-            strategy: other,
-            shape: "split loop",
-        }),
+        other => Err(StrategyError::not_applicable(other, "split loop")),
     }
 }
 

@@ -272,18 +272,8 @@ fn mode_of(strategy: &Strategy, pass: u32) -> Result<Mode, StrategyError> {
         }),
         Strategy::StaticBranchResolution => Ok(Mode::Compact),
         Strategy::BranchPathUnification { items_per_thread } => {
-            if items_per_thread == 0 {
-                Err(StrategyError::InvalidParameter {
-                    name: "items_per_thread",
-                    requirement: "at least 1",
-                })
-            } else {
-                Ok(Mode::Unify(items_per_thread))
-            }
+            StrategyError::at_least_one("items_per_thread", items_per_thread).map(Mode::Unify)
         }
-        other => Err(StrategyError::NotApplicable {
-            strategy: other,
-            shape: "two-path branch",
-        }),
+        other => Err(StrategyError::not_applicable(other, "two-path branch")),
     }
 }
