@@ -75,16 +75,7 @@ impl FactoredBranchLoop for Work {
     type Output = u64;
 
     fn regions(&self) -> FactoredRegions {
-        FactoredRegions {
-            condition: COND,
-            prologue_taken: PRO_T,
-            prologue_not_taken: PRO_N,
-            factored: FACT,
-            epilogue_taken: EPI_T,
-            epilogue_not_taken: EPI_N,
-            after_branch: AFTER,
-            item: ITEM,
-        }
+        FactoredRegions::new([COND, PRO_T, PRO_N, FACT, EPI_T, EPI_N, AFTER, ITEM])
     }
     fn tally_len(&self) -> usize {
         5

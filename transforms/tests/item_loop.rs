@@ -33,10 +33,7 @@ impl ItemLoop for Work {
     type Output = u64;
 
     fn regions(&self) -> ItemLoopRegions {
-        ItemLoopRegions {
-            body: BODY,
-            item: ITEM,
-        }
+        ItemLoopRegions::new([BODY, ITEM])
     }
     fn tally_len(&self) -> usize {
         7

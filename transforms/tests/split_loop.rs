@@ -28,11 +28,7 @@ impl SplitLoop for Work {
     type Output = (u64, u32);
 
     fn regions(&self) -> SplitLoopRegions {
-        SplitLoopRegions {
-            part_a: PART_A,
-            part_b: PART_B,
-            item: ITEM,
-        }
+        SplitLoopRegions::new([PART_A, PART_B, ITEM])
     }
     fn trips(&self, item: u32) -> u32 {
         if self.hand {
