@@ -1,6 +1,6 @@
 //! The tuner on a real backend: candidates timed, not modelled.
 //!
-//! The model ([`crate::tune`]) sees divergence but not a GPU's costs, so its pick can lose on
+//! The model ([`crate::tune()`]) sees divergence but not a GPU's costs, so its pick can lose on
 //! the GPU (MCML's majority vote over dynamic work: predicted 1.46x the baseline, measured 0.95x
 //! of dynamic work alone on an H100). [`tune_measured`] times the candidates themselves, by
 //! **successive halving** (Jamieson & Talwalkar, "Non-stochastic best arm identification and

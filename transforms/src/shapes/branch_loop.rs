@@ -85,7 +85,8 @@ fn mode_of(strategy: &Strategy) -> Result<(Mode, Assignment), StrategyError> {
 impl<W: Warp, L: BranchLoop + Copy> BranchLoopProgram<W, L> {
     /// The program of `strategy` for one warp, over `workload` taken by value: usually a
     /// reference, or a small view over one (an adapter such as MCML's branch-distributed
-    /// boundary). [`BranchLoopKernel::program`] is this with `&self.0`.
+    /// boundary). [`BranchLoopKernel`]'s [`program`](crate::Kernel::program) is this with
+    /// `&self.0`.
     pub fn for_strategy(
         warp: &W,
         workload: L,
