@@ -129,8 +129,18 @@ fn mode_of(strategy: &Strategy) -> Result<Mode, StrategyError> {
         Strategy::DynamicWorkAssignment => Ok(Mode::Dealt(Assignment::Dynamic)),
         Strategy::OcclusionQueryLoop {
             iterations_per_pass,
-        } => StrategyError::at_least_one("iterations_per_pass", iterations_per_pass)
-            .map(Mode::Passes),
+        } => {
+            // Not `StrategyError::at_least_one(..).map(Mode::Passes)`: through it LLVM stopped
+            // unrolling the occlusion-query loop's 8-iteration pass on the GPU (SASS compared).
+            if iterations_per_pass == 0 {
+                Err(StrategyError::InvalidParameter {
+                    name: "iterations_per_pass",
+                    requirement: "at least 1",
+                })
+            } else {
+                Ok(Mode::Passes(iterations_per_pass))
+            }
+        }
         other => Err(StrategyError::not_applicable(other, "item loop")),
     }
 }
