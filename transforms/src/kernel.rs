@@ -73,18 +73,17 @@ macro_rules! warp_program_enum {
 }
 
 /// Implements [`Kernel`] for a kernel type over one workload parameter: the impl states its
-/// output, its program type, its shape's name and the body of [`Kernel::program`] (naming the
-/// arguments it uses), and the signatures, which every kernel shares, are written here once.
-/// Any items after `program` (`STRATEGIES`, `passes`, `tally_len`, ...) go into the impl as
-/// written.
+/// output (after `->`, as in [`warp_program_enum!`](crate::warp_program_enum)), its program
+/// type, its shape's name and the body of [`Kernel::program`] (naming the arguments it uses),
+/// and the signatures, which every kernel shares, are written here once. Any items after
+/// `program` (`STRATEGIES`, `passes`, `tally_len`, ...) go into the impl as written.
 ///
 /// ```
 /// # use reconverge_transforms::{BranchLoop, BranchLoopProgram, check_pass, kernel_impl};
 /// /// A branch loop run as written.
 /// pub struct AsWritten<L>(L);
 /// kernel_impl! {
-///     impl<L: BranchLoop + Copy> for AsWritten {
-///         type Output = L::Output;
+///     impl<L: BranchLoop + Copy> for AsWritten -> L::Output {
 ///         type Program<'k, W> = BranchLoopProgram<W, &'k L>;
 ///         const SHAPE = "branch loop as written";
 ///         fn program(&self, warp, strategy, pass, task, _scratch) {
@@ -101,8 +100,7 @@ macro_rules! warp_program_enum {
 #[macro_export]
 macro_rules! kernel_impl {
     (
-        impl<$param:ident: $bound:ident $(+ $more:ident)*> for $kernel:ident {
-            type Output = $output:ty;
+        impl<$param:ident: $bound:ident $(+ $more:ident)*> for $kernel:ident -> $output:ty {
             type Program<$k:lifetime, $w:ident> = $program:ty;
             const SHAPE = $shape:expr;
             fn program(

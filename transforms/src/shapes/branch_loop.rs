@@ -38,8 +38,7 @@ pub struct BranchLoopProgram<W: Warp, L: BranchLoop> {
 }
 
 crate::kernel_impl! {
-    impl<L: BranchLoop + Copy> for BranchLoopKernel {
-        type Output = L::Output;
+    impl<L: BranchLoop + Copy> for BranchLoopKernel -> L::Output {
         type Program<'k, W> = BranchLoopProgram<W, &'k L>;
         const SHAPE = "branch loop";
         fn program(&self, warp, strategy, pass, task, _scratch) {

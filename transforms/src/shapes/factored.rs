@@ -116,8 +116,7 @@ pub struct DirectProgram<W: Warp, L: FactoredBranchLoop> {
 }
 
 crate::kernel_impl! {
-    impl<L: FactoredBranchLoop + Copy> for FactoredBranchLoopKernel {
-        type Output = L::Output;
+    impl<L: FactoredBranchLoop + Copy> for FactoredBranchLoopKernel -> L::Output {
         type Program<'k, W> = FactoredBranchLoopProgram<W, &'k L>;
         const SHAPE = "factored branch loop";
         fn program(&self, warp, strategy, pass, task, _scratch) {

@@ -46,8 +46,7 @@ pub struct DealtProgram<W: Warp, L: ItemLoop> {
 }
 
 crate::kernel_impl! {
-    impl<L: ItemLoop + Copy> for ItemLoopKernel {
-        type Output = L::Output;
+    impl<L: ItemLoop + Copy> for ItemLoopKernel -> L::Output {
         type Program<'k, W> = ItemLoopProgram<'k, W, &'k L>;
         const SHAPE = "item loop";
         fn program(&self, warp, strategy, pass, task, scratch) {

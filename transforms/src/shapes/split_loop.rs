@@ -56,8 +56,7 @@ pub struct SplitLoopProgram<W: Warp, L: SplitLoop> {
 }
 
 crate::kernel_impl! {
-    impl<L: SplitLoop + Copy> for SplitLoopKernel {
-        type Output = L::Output;
+    impl<L: SplitLoop + Copy> for SplitLoopKernel -> L::Output {
         type Program<'k, W> = SplitLoopProgram<W, &'k L>;
         const SHAPE = "split loop";
         fn program(&self, warp, strategy, pass, task, _scratch) {

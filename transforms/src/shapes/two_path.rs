@@ -203,8 +203,7 @@ enum Mode {
 }
 
 crate::kernel_impl! {
-    impl<P: TwoPath + Copy> for TwoPathKernel {
-        type Output = P::Output;
+    impl<P: TwoPath + Copy> for TwoPathKernel -> P::Output {
         type Program<'k, W> = TwoPathProgram<'k, W, &'k P>;
         const SHAPE = "two-path branch";
         fn program(&self, warp, strategy, pass, task, scratch) {

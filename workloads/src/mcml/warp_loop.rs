@@ -190,8 +190,7 @@ reconverge_transforms::warp_program_enum!(
 );
 
 reconverge_transforms::kernel_impl! {
-    impl<F: McmlFloat> for McmlKernel {
-        type Output = ();
+    impl<F: McmlFloat> for McmlKernel -> () {
         type Program<'k, W> = McmlProgram<'k, W, F>;
         const SHAPE = "MCML photon loop";
         fn program(&self, warp, strategy, pass, task, _scratch) {
