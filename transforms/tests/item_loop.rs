@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Launch, draw, launches, mix, run};
+use common::{Launch, draw, launches, mix, run, run_complete};
 use proptest::prelude::*;
 use reconverge_simt::Region;
 use reconverge_transforms::{
@@ -75,10 +75,8 @@ proptest! {
         l in launches(900, 6),
     ) {
         let k = ItemLoopKernel(Work { seed, max_trips, hand: false });
-        let base = run(&k, &Strategy::Baseline, l).unwrap();
-        base.assert_complete();
-        let dyn_ = run(&k, &Strategy::DynamicWorkAssignment, l).unwrap();
-        dyn_.assert_complete();
+        let base = run_complete(&k, &Strategy::Baseline, l);
+        let dyn_ = run_complete(&k, &Strategy::DynamicWorkAssignment, l);
         prop_assert_eq!(&dyn_.outputs, &base.outputs);
         prop_assert_eq!(&dyn_.tally, &base.tally);
         // Both run every iteration of every item exactly once.
@@ -101,8 +99,7 @@ proptest! {
         let w = Work { seed, max_trips, hand: false };
         let kernel = ItemLoopKernel(w);
         let base = run(&kernel, &Strategy::Baseline, l).unwrap();
-        let oq = run(&kernel, &Strategy::OcclusionQueryLoop { iterations_per_pass: k }, l).unwrap();
-        oq.assert_complete();
+        let oq = run_complete(&kernel, &Strategy::OcclusionQueryLoop { iterations_per_pass: k }, l);
         prop_assert_eq!(&oq.outputs, &base.outputs);
         prop_assert_eq!(&oq.tally, &base.tally);
         let slots = |r: &common::Run<u64>| r.counters.region(BODY).map_or(0, |x| x.active_lane_slots);

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Launch, draw, launches, mix, run};
+use common::{Launch, draw, launches, mix, run, run_complete};
 use proptest::prelude::*;
 use reconverge_simt::Region;
 use reconverge_transforms::{
@@ -81,10 +81,8 @@ proptest! {
         l in launches(800, 6),
     ) {
         let k = SplitLoopKernel(Work { seed, max_trips, hand: false });
-        let fused = run(&k, &Strategy::Baseline, l).unwrap();
-        fused.assert_complete();
-        let split = run(&k, &Strategy::LoopSplitting, l).unwrap();
-        split.assert_complete();
+        let fused = run_complete(&k, &Strategy::Baseline, l);
+        let split = run_complete(&k, &Strategy::LoopSplitting, l);
         let expected: Vec<_> = (0..l.items).map(|i| Some(k.0.reference(i))).collect();
         prop_assert_eq!(&fused.outputs, &expected);
         prop_assert_eq!(&split.outputs, &fused.outputs);

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Launch, draw, launches, run};
+use common::{Launch, draw, launches, run, run_complete};
 use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
 use reconverge_simt::Region;
@@ -121,11 +121,9 @@ proptest! {
     ) {
         let w = Work::new(seed, pattern);
         let k = TwoPathKernel(w);
-        let base = run(&k, &Strategy::Baseline, l).unwrap();
-        base.assert_complete();
+        let base = run_complete(&k, &Strategy::Baseline, l);
         prop_assert_eq!(&base.outputs, &expected(&w, l.items));
-        let r = run(&k, &s, l).unwrap();
-        r.assert_complete();
+        let r = run_complete(&k, &s, l);
         prop_assert_eq!(&r.outputs, &base.outputs);
     }
 }
@@ -215,8 +213,7 @@ fn z_cull_masking_decides_once_and_skips_ruled_out_windows() {
         let k = TwoPathKernel(w);
         let items = 1000;
         let l = Launch::new(items, blocks, 64);
-        let r = run(&k, &Strategy::ZCullMasking, l).unwrap();
-        r.assert_complete();
+        let r = run_complete(&k, &Strategy::ZCullMasking, l);
         assert_eq!(r.outputs, expected(&w, items));
         assert_eq!(r.pass_counters.len(), 3);
         let (p0, p1, p2) = (

@@ -63,6 +63,16 @@ impl<O: Copy + PartialEq + std::fmt::Debug> Run<O> {
     }
 }
 
+/// [`run`] of a strategy that applies, checked to write every item exactly once.
+pub fn run_complete<K: Kernel>(kernel: &K, strategy: &Strategy, launch: Launch) -> Run<K::Output>
+where
+    K::Output: PartialEq + std::fmt::Debug,
+{
+    let r = run(kernel, strategy, launch).unwrap();
+    r.assert_complete();
+    r
+}
+
 /// Runs `kernel` under `strategy`: every pass in order, every block with fresh shared
 /// counters, the warps of a block stepped round-robin until all are done. A warp that takes
 /// more steps than any strategy needs, or a write past the last item, fails the test.
