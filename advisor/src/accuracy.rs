@@ -32,20 +32,20 @@ pub struct Point {
 impl Point {
     /// The strategy predicted fastest (the first on a tie, as [`crate::Advice::recommended`]).
     pub fn pick(&self) -> Option<&Scored> {
-        self.scored
-            .iter()
-            .fold(None, |best: Option<&Scored>, s| match best {
-                Some(b) if b.predicted >= s.predicted => Some(b),
-                _ => Some(s),
-            })
+        self.fastest_by(|s| s.predicted)
     }
 
     /// The strategy measured fastest.
     pub fn measured_best(&self) -> Option<&Scored> {
+        self.fastest_by(|s| s.measured)
+    }
+
+    /// The strategy whose `speedup` is highest, the first on a tie.
+    fn fastest_by(&self, speedup: impl Fn(&Scored) -> f64) -> Option<&Scored> {
         self.scored
             .iter()
             .fold(None, |best: Option<&Scored>, s| match best {
-                Some(b) if b.measured >= s.measured => Some(b),
+                Some(b) if speedup(b) >= speedup(s) => Some(b),
                 _ => Some(s),
             })
     }

@@ -176,19 +176,46 @@ pub enum BackendError {
     },
 }
 
+/// One run a [`Backend`] is asked for: `kernel` under `strategy` over items `0..items` with
+/// `launch`, whose shape [`Backend::run`] has checked.
+#[derive(Debug)]
+pub struct Job<'k, K> {
+    /// The kernel to run.
+    pub kernel: &'k K,
+    /// The strategy to run it under.
+    pub strategy: Strategy,
+    /// How many items: `0..items`.
+    pub items: u32,
+    /// The grid, already [`Launch::validate`]d.
+    pub launch: Launch,
+}
+
 /// Runs kernels of type `K`.
 pub trait Backend<K: Kernel> {
     /// A short name for reports ("cpu", "cuda").
     fn name(&self) -> &'static str;
 
-    /// Runs `kernel` under `strategy` over items `0..items` with `launch`.
+    /// Runs `kernel` under `strategy` over items `0..items` with `launch`: checks the launch's
+    /// shape, then [`Backend::run_job`]. Every backend starts the same way, so it is written
+    /// once here.
     fn run(
         &self,
         kernel: &K,
         strategy: Strategy,
         items: u32,
         launch: Launch,
-    ) -> Result<Run<K::Output>, BackendError>;
+    ) -> Result<Run<K::Output>, BackendError> {
+        launch.validate()?;
+        self.run_job(Job {
+            kernel,
+            strategy,
+            items,
+            launch,
+        })
+    }
+
+    /// Runs a job whose launch [`Backend::run`] has checked: what each backend implements.
+    fn run_job(&self, job: Job<'_, K>) -> Result<Run<K::Output>, BackendError>;
 }
 
 #[cfg(test)]

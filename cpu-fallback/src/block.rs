@@ -22,7 +22,7 @@
 
 use std::time::{Duration, Instant};
 
-use reconverge_backend::{Backend, BackendError, Counters, Launch, Run};
+use reconverge_backend::{Backend, BackendError, Counters, Job, Launch, Run};
 use reconverge_simt::{BlockShared, ModelWarp, WARP_SIZE};
 use reconverge_transforms::{
     Kernel, PassPlan, Scratch, Sink, Strategy, StrategyError, Tally, WarpProgram, WarpTask,
@@ -307,25 +307,22 @@ impl<K: Kernel> Backend<K> for InOrderBackend {
         "in-order"
     }
 
-    fn run(
-        &self,
-        kernel: &K,
-        strategy: Strategy,
-        items: u32,
-        launch: Launch,
-    ) -> Result<Run<K::Output>, BackendError> {
-        launch.validate()?;
+    fn run_job(&self, job: Job<'_, K>) -> Result<Run<K::Output>, BackendError> {
         let started = Instant::now();
-        let run =
-            run_in_order(kernel, &strategy, items, launch, RunInOrder::default()).map_err(|e| {
-                match e {
-                    BlockError::Strategy(source) => BackendError::Strategy {
-                        shape: K::SHAPE,
-                        source,
-                    },
-                    BlockError::StepLimit { .. } => device_error(e.to_string()),
-                }
-            })?;
+        let run = run_in_order(
+            job.kernel,
+            &job.strategy,
+            job.items,
+            job.launch,
+            RunInOrder::default(),
+        )
+        .map_err(|e| match e {
+            BlockError::Strategy(source) => BackendError::Strategy {
+                shape: K::SHAPE,
+                source,
+            },
+            BlockError::StepLimit { .. } => device_error(e.to_string()),
+        })?;
         if run.stray_writes > 0 {
             return Err(device_error(format!(
                 "{} writes to items past the last one",

@@ -60,9 +60,9 @@ use std::sync::atomic::AtomicU32;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use reconverge_backend::{Backend, BackendError, Counters, Launch, Run};
+use reconverge_backend::{Backend, BackendError, Counters, Job, Launch, Run};
 use reconverge_simt::WARP_SIZE;
-use reconverge_transforms::{Kernel, PassPlan, Sink, Strategy, WarpTask};
+use reconverge_transforms::{Kernel, PassPlan, Sink, WarpTask};
 
 use block::{BlockError, BlockRun, SliceTally};
 
@@ -166,14 +166,13 @@ impl<K: Kernel + Sync> Backend<K> for CpuBackend {
         "cpu"
     }
 
-    fn run(
-        &self,
-        kernel: &K,
-        strategy: Strategy,
-        items: u32,
-        launch: Launch,
-    ) -> Result<Run<K::Output>, BackendError> {
-        launch.validate()?;
+    fn run_job(&self, job: Job<'_, K>) -> Result<Run<K::Output>, BackendError> {
+        let Job {
+            kernel,
+            strategy,
+            items,
+            launch,
+        } = job;
         let strategy_error = |source| BackendError::Strategy {
             shape: K::SHAPE,
             source,

@@ -9,6 +9,15 @@ use reconverge_transforms::{
 };
 use reconverge_workloads::synthetic::SynItDelay;
 
+/// One instruction per region: the tests count issues, not costs.
+const SPIN_REGIONS: LoopRegions = LoopRegions::new([
+    LoopRegion::Condition.region("condition", 1),
+    LoopRegion::Taken.region("taken", 1),
+    LoopRegion::NotTaken.region("not taken", 1),
+    LoopRegion::AfterBranch.region("after", 1),
+    LoopRegion::Item.region("item", 1),
+]);
+
 /// Items whose loop runs forever unless `endless` is off, in which case it runs `item % 5`
 /// times.
 #[derive(Clone, Copy)]
@@ -20,13 +29,7 @@ impl BranchLoop for Spin {
     type State = u32;
     type Output = u32;
     fn regions(&self) -> LoopRegions {
-        LoopRegions {
-            condition: LoopRegion::Condition.region("condition", 1),
-            taken: LoopRegion::Taken.region("taken", 1),
-            not_taken: LoopRegion::NotTaken.region("not taken", 1),
-            after_branch: LoopRegion::AfterBranch.region("after", 1),
-            item: LoopRegion::Item.region("item", 1),
-        }
+        SPIN_REGIONS
     }
     fn start(&self, item: u32) -> u32 {
         item % 5

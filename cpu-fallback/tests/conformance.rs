@@ -1,6 +1,6 @@
 //! The conformance kit finds a difference where there is one, and names it.
 
-use reconverge_backend::{Backend, BackendError, Launch, Run};
+use reconverge_backend::{Backend, BackendError, Job, Launch, Run};
 use reconverge_cpu::CpuBackend;
 use reconverge_cpu::block::InOrderBackend;
 use reconverge_cpu::conformance::{Check, Mismatch};
@@ -26,15 +26,9 @@ impl Backend<Kern> for Tamper {
         "tampered"
     }
 
-    fn run(
-        &self,
-        kernel: &Kern,
-        strategy: Strategy,
-        items: u32,
-        launch: Launch,
-    ) -> Result<Run<<Kern as Kernel>::Output>, BackendError> {
-        let mut run = CpuBackend::new().run(kernel, strategy, items, launch)?;
-        if strategy == Strategy::Baseline {
+    fn run_job(&self, job: Job<'_, Kern>) -> Result<Run<<Kern as Kernel>::Output>, BackendError> {
+        let mut run = CpuBackend::new().run(job.kernel, job.strategy, job.items, job.launch)?;
+        if job.strategy == Strategy::Baseline {
             return Ok(run);
         }
         match self {

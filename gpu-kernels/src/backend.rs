@@ -4,7 +4,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaSlice, DeviceRepr, PushKernelArg, ValidAsZeroBits};
-use reconverge_backend::{Backend, BackendError, Launch, Run};
+use reconverge_backend::{Backend, BackendError, Job, Launch, Run};
 use reconverge_simt::ModelWarp;
 use reconverge_transforms::{PassPlan, Strategy, WarpTask};
 
@@ -397,15 +397,8 @@ impl<K: DeviceKernel> Backend<K> for CudaBackend {
         "cuda"
     }
 
-    fn run(
-        &self,
-        kernel: &K,
-        strategy: Strategy,
-        items: u32,
-        launch: Launch,
-    ) -> Result<Run<K::Output>, BackendError> {
-        launch.validate()?;
-        self.try_run(kernel, strategy, items, launch)
+    fn run_job(&self, job: Job<'_, K>) -> Result<Run<K::Output>, BackendError> {
+        self.try_run(job.kernel, job.strategy, job.items, job.launch)
             .map_err(BackendError::from)
     }
 }

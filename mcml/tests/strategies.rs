@@ -11,20 +11,9 @@ use reconverge_workloads::mcml::McmlKernel;
 fn strategies() -> Vec<Strategy> {
     let mut s = <McmlKernel<f32> as Kernel>::STRATEGIES.to_vec();
     s.extend([
-        Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
-            num_zeros: 3,
-            num_ones: 1,
-            remove_idle: false,
-        }),
-        Strategy::IterationDelaying(Decision::MajorityVote {
-            threshold: 16,
-            stop_when_a_lane_finishes: false,
-        }),
-        Strategy::IterationDelaying(Decision::RoundRobin {
-            num_zeros: 3,
-            num_ones: 1,
-            remove_idle: true,
-        }),
+        Strategy::IterationDelayingWithDynamicWork(Decision::round_robin(3, 1, false)),
+        Strategy::IterationDelaying(Decision::majority_vote(16, false)),
+        Strategy::IterationDelaying(Decision::round_robin(3, 1, true)),
     ]);
     s
 }

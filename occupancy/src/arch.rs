@@ -198,31 +198,21 @@ const BASE: ArchLimits = ArchLimits {
     shared_memory_carveouts: &[],
 };
 
-const VOLTA_CARVEOUTS: &[u32] = &[0, 8 * KB, 16 * KB, 32 * KB, 64 * KB, 96 * KB];
-const TURING_CARVEOUTS: &[u32] = &[32 * KB, 64 * KB];
-const GA100_CARVEOUTS: &[u32] = &[
-    0,
-    8 * KB,
-    16 * KB,
-    32 * KB,
-    64 * KB,
-    100 * KB,
-    132 * KB,
-    164 * KB,
-];
-const GA10X_CARVEOUTS: &[u32] = &[0, 8 * KB, 16 * KB, 32 * KB, 64 * KB, 100 * KB];
-const HOPPER_CARVEOUTS: &[u32] = &[
-    0,
-    8 * KB,
-    16 * KB,
-    32 * KB,
-    64 * KB,
-    100 * KB,
-    132 * KB,
-    164 * KB,
-    196 * KB,
-    228 * KB,
-];
+const VOLTA_CARVEOUTS: &[u32] = &kib([0, 8, 16, 32, 64, 96]);
+const TURING_CARVEOUTS: &[u32] = &kib([32, 64]);
+const GA100_CARVEOUTS: &[u32] = &kib([0, 8, 16, 32, 64, 100, 132, 164]);
+const GA10X_CARVEOUTS: &[u32] = &kib([0, 8, 16, 32, 64, 100]);
+const HOPPER_CARVEOUTS: &[u32] = &kib([0, 8, 16, 32, 64, 100, 132, 164, 196, 228]);
+
+/// Sizes given in KiB, in bytes: the carveout tables as the CUDA guide lists them.
+const fn kib<const N: usize>(mut sizes: [u32; N]) -> [u32; N] {
+    let mut i = 0;
+    while i < N {
+        sizes[i] *= KB;
+        i += 1;
+    }
+    sizes
+}
 
 const fn tesla(minor: u32) -> ArchLimits {
     // 1.0/1.1 (G80, G9x) and 1.2/1.3 (GT200) differ in warps and register file (H0, S).

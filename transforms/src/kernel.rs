@@ -72,6 +72,67 @@ macro_rules! warp_program_enum {
     };
 }
 
+/// Implements [`Kernel`] for a kernel type over one workload parameter: the impl states its
+/// output (after `->`, as in [`warp_program_enum!`](crate::warp_program_enum)), its program
+/// type, its shape's name and the body of [`Kernel::program`] (naming the arguments it uses),
+/// and the signatures, which every kernel shares, are written here once. Any items after
+/// `program` (`STRATEGIES`, `passes`, `tally_len`, ...) go into the impl as written.
+///
+/// ```
+/// # use reconverge_transforms::{BranchLoop, BranchLoopProgram, check_pass, kernel_impl};
+/// /// A branch loop run as written.
+/// pub struct AsWritten<L>(L);
+/// kernel_impl! {
+///     impl<L: BranchLoop + Copy> for AsWritten -> L::Output {
+///         type Program<'k, W> = BranchLoopProgram<W, &'k L>;
+///         const SHAPE = "branch loop as written";
+///         fn program(&self, warp, strategy, pass, task, _scratch) {
+///             check_pass(pass, 1)?;
+///             BranchLoopProgram::for_strategy(warp, &self.0, strategy, task)
+///         }
+///         fn passes(&self, strategy: &reconverge_transforms::Strategy)
+///             -> Result<u32, reconverge_transforms::StrategyError> {
+///             Ok(1)
+///         }
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! kernel_impl {
+    (
+        impl<$param:ident: $bound:ident $(+ $more:ident)*> for $kernel:ident -> $output:ty {
+            type Program<$k:lifetime, $w:ident> = $program:ty;
+            const SHAPE = $shape:expr;
+            fn program(
+                &$this:ident, $warp:ident, $strategy:ident, $pass:ident, $task:ident,
+                $scratch:ident $(,)?
+            ) $body:block
+            $($rest:tt)*
+        }
+    ) => {
+        impl<$param: $bound $(+ $more)*> $crate::Kernel for $kernel<$param> {
+            type Output = $output;
+            type Program<$k, $w: reconverge_simt::Warp>
+                = $program
+            where
+                Self: $k;
+
+            const SHAPE: &'static str = $shape;
+
+            fn program<$k, $w: reconverge_simt::Warp>(
+                &$k $this,
+                $warp: &$w,
+                $strategy: &$crate::Strategy,
+                $pass: u32,
+                $task: $crate::WarpTask,
+                $scratch: &$k $crate::Scratch,
+            ) -> Result<Self::Program<$k, $w>, $crate::StrategyError> $body
+
+            $($rest)*
+        }
+    };
+}
+
 /// A workload in one of the shapes of [`crate::shape`], ready to run under a strategy.
 ///
 /// A strategy may need several passes (one kernel launch each on the GPU: branch splitting

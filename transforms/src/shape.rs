@@ -15,7 +15,10 @@ use crate::io::Tally;
 /// workload cannot share a row, nor share one with the strategies' own regions, whose rows come
 /// after [`reconverge_simt::MAX_REGIONS`].
 macro_rules! region_rows {
-    ($(#[$doc:meta])* $rows:ident { $($(#[$row_doc:meta])* $row:ident,)* }) => {
+    (
+        $(#[$doc:meta])*
+        $rows:ident for $regions:ident { $($(#[$row_doc:meta])* $row:ident => $field:ident,)* }
+    ) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[repr(u8)]
@@ -27,6 +30,21 @@ macro_rules! region_rows {
             /// This row's region: a name for reports and the instructions of one issue.
             pub const fn region(self, name: &'static str, cost: u32) -> Region {
                 Region::new(self as u8, name, cost)
+            }
+        }
+
+        impl $regions {
+            /// The regions in the order of the fields, each built on its field's row, so that
+            /// a workload's `regions` is one expression over its region constants.
+            ///
+            /// # Panics
+            /// In debug builds, if a region is not on its field's row (at compile time in a
+            /// `const`). Release builds skip the check, so device code (built in release) is
+            /// the same as with the struct written out field by field.
+            pub const fn new(regions: [Region; [$($rows::$row),*].len()]) -> Self {
+                let [$($field),*] = regions;
+                $(debug_assert!($field.id == $rows::$row as u8, "a region on another field's row");)*
+                Self { $($field),* }
             }
         }
     };
@@ -76,76 +94,76 @@ macro_rules! shape_trait {
 
 region_rows!(
     /// The counter rows of a [`BranchLoop`]'s regions ([`LoopRegions`]' fields, in order).
-    LoopRegion {
+    LoopRegion for LoopRegions {
         /// [`LoopRegions::condition`].
-        Condition,
+        Condition => condition,
         /// [`LoopRegions::taken`].
-        Taken,
+        Taken => taken,
         /// [`LoopRegions::not_taken`].
-        NotTaken,
+        NotTaken => not_taken,
         /// [`LoopRegions::after_branch`].
-        AfterBranch,
+        AfterBranch => after_branch,
         /// [`LoopRegions::item`].
-        Item,
+        Item => item,
     }
 );
 
 region_rows!(
     /// The counter rows of a [`TwoPath`]'s regions ([`TwoPathRegions`]' fields, in order).
-    TwoPathRegion {
+    TwoPathRegion for TwoPathRegions {
         /// [`TwoPathRegions::decide`].
-        Decide,
+        Decide => decide,
         /// [`TwoPathRegions::path_a`].
-        PathA,
+        PathA => path_a,
         /// [`TwoPathRegions::path_b`].
-        PathB,
+        PathB => path_b,
         /// [`TwoPathRegions::item`].
-        Item,
+        Item => item,
     }
 );
 
 region_rows!(
     /// The counter rows of an [`ItemLoop`]'s regions ([`ItemLoopRegions`]' fields, in order).
-    ItemLoopRegion {
+    ItemLoopRegion for ItemLoopRegions {
         /// [`ItemLoopRegions::body`].
-        Body,
+        Body => body,
         /// [`ItemLoopRegions::item`].
-        Item,
+        Item => item,
     }
 );
 
 region_rows!(
     /// The counter rows of a [`FactoredBranchLoop`]'s regions ([`FactoredRegions`]' fields, in
     /// order).
-    FactoredRegion {
+    FactoredRegion for FactoredRegions {
         /// [`FactoredRegions::condition`].
-        Condition,
+        Condition => condition,
         /// [`FactoredRegions::prologue_taken`].
-        PrologueTaken,
+        PrologueTaken => prologue_taken,
         /// [`FactoredRegions::prologue_not_taken`].
-        PrologueNotTaken,
+        PrologueNotTaken => prologue_not_taken,
         /// [`FactoredRegions::factored`].
-        Factored,
+        Factored => factored,
         /// [`FactoredRegions::epilogue_taken`].
-        EpilogueTaken,
+        EpilogueTaken => epilogue_taken,
         /// [`FactoredRegions::epilogue_not_taken`].
-        EpilogueNotTaken,
+        EpilogueNotTaken => epilogue_not_taken,
         /// [`FactoredRegions::after_branch`].
-        AfterBranch,
+        AfterBranch => after_branch,
         /// [`FactoredRegions::item`].
-        Item,
+        Item => item,
     }
 );
 
 region_rows!(
     /// The counter rows of a [`SplitLoop`]'s regions ([`SplitLoopRegions`]' fields, in order).
-    SplitLoopRegion {
+    SplitLoopRegion for SplitLoopRegions {
         /// [`SplitLoopRegions::part_a`].
-        PartA,
+        PartA => part_a,
         /// [`SplitLoopRegions::part_b`].
-        PartB,
+        PartB => part_b,
         /// [`SplitLoopRegions::item`].
-        Item,
+        Item => item,
     }
 );
 

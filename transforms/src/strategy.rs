@@ -130,6 +130,26 @@ pub enum Decision {
     },
 }
 
+impl Decision {
+    /// [`Decision::MajorityVote`], for strategy lists that would otherwise spell out the
+    /// variant's fields for every entry.
+    pub const fn majority_vote(threshold: u32, stop_when_a_lane_finishes: bool) -> Self {
+        Decision::MajorityVote {
+            threshold,
+            stop_when_a_lane_finishes,
+        }
+    }
+
+    /// [`Decision::RoundRobin`]: `num_zeros:num_ones`, as [`Decision`]'s `Display` writes it.
+    pub const fn round_robin(num_zeros: u32, num_ones: u32, remove_idle: bool) -> Self {
+        Decision::RoundRobin {
+            num_zeros,
+            num_ones,
+            remove_idle,
+        }
+    }
+}
+
 impl Strategy {
     /// A short name for tables and file names.
     pub fn name(&self) -> &'static str {
@@ -211,29 +231,28 @@ impl core::fmt::Display for Strategy {
 /// as in seed 002 fig. 5b).
 impl core::fmt::Display for Decision {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
+        // Each decision writes its parameters, then names its flag when the flag is on.
+        let (flag, flag_name) = match *self {
             Decision::MajorityVote {
                 threshold,
-                stop_when_a_lane_finishes,
+                stop_when_a_lane_finishes: stop,
             } => {
                 write!(f, "majority vote, threshold {threshold}")?;
-                if *stop_when_a_lane_finishes {
-                    f.write_str(", stop when a lane finishes")?;
-                }
-                Ok(())
+                (stop, ", stop when a lane finishes")
             }
             Decision::RoundRobin {
-                num_zeros,
-                num_ones,
+                num_zeros: zeros,
+                num_ones: ones,
                 remove_idle,
             } => {
-                write!(f, "round robin {num_zeros}:{num_ones}")?;
-                if *remove_idle {
-                    f.write_str(", idle removal")?;
-                }
-                Ok(())
+                write!(f, "round robin {zeros}:{ones}")?;
+                (remove_idle, ", idle removal")
             }
+        };
+        if flag {
+            f.write_str(flag_name)?;
         }
+        Ok(())
     }
 }
 
@@ -262,6 +281,26 @@ pub enum StrategyError {
         /// Passes the strategy has.
         passes: u32,
     },
+}
+
+impl StrategyError {
+    /// [`StrategyError::NotApplicable`]: `shape` has no code for `strategy`.
+    pub const fn not_applicable(strategy: Strategy, shape: &'static str) -> Self {
+        StrategyError::NotApplicable { strategy, shape }
+    }
+
+    /// A count parameter (items per thread, iterations per pass) that must be at least 1:
+    /// `count`, or [`StrategyError::InvalidParameter`] naming it.
+    pub const fn at_least_one(name: &'static str, count: u32) -> Result<u32, Self> {
+        if count == 0 {
+            Err(StrategyError::InvalidParameter {
+                name,
+                requirement: "at least 1",
+            })
+        } else {
+            Ok(count)
+        }
+    }
 }
 
 impl core::fmt::Display for StrategyError {

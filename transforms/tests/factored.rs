@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Launch, draw, launches, mix, run};
+use common::{Launch, draw, launches, mix, run, run_complete};
 use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
 use reconverge_simt::Region;
@@ -36,6 +36,29 @@ struct Work {
     percent_taken: u32,
 }
 
+impl Work {
+    /// SYN-BRDIS's condition over `max_trips` iterations (seed 0: the values, not the
+    /// condition, depend on it).
+    fn syn_brdis(max_trips: u32) -> Self {
+        Self {
+            seed: 0,
+            max_trips,
+            syn_brdis: true,
+            percent_taken: 0,
+        }
+    }
+
+    /// Random trip counts up to `max_trips` and random conditions, `percent_taken` % taken.
+    fn random(seed: u64, max_trips: u32, percent_taken: u32) -> Self {
+        Self {
+            seed,
+            max_trips,
+            syn_brdis: false,
+            percent_taken,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct S {
     item: u32,
@@ -52,16 +75,7 @@ impl FactoredBranchLoop for Work {
     type Output = u64;
 
     fn regions(&self) -> FactoredRegions {
-        FactoredRegions {
-            condition: COND,
-            prologue_taken: PRO_T,
-            prologue_not_taken: PRO_N,
-            factored: FACT,
-            epilogue_taken: EPI_T,
-            epilogue_not_taken: EPI_N,
-            after_branch: AFTER,
-            item: ITEM,
-        }
+        FactoredRegions::new([COND, PRO_T, PRO_N, FACT, EPI_T, EPI_N, AFTER, ITEM])
     }
     fn tally_len(&self) -> usize {
         5
@@ -168,11 +182,9 @@ proptest! {
         s in strategy(),
         l in launches(600, 6),
     ) {
-        let k = FactoredBranchLoopKernel(Work { seed, max_trips, syn_brdis: false, percent_taken });
-        let base = run(&k, &Strategy::Baseline, l).unwrap();
-        base.assert_complete();
-        let r = run(&k, &s, l).unwrap();
-        r.assert_complete();
+        let k = FactoredBranchLoopKernel(Work::random(seed, max_trips, percent_taken));
+        let base = run_complete(&k, &Strategy::Baseline, l);
+        let r = run_complete(&k, &s, l);
         prop_assert_eq!(&r.outputs, &base.outputs);
         prop_assert_eq!(&r.tally, &base.tally);
     }
@@ -191,17 +203,8 @@ fn issue_slots(c: &reconverge_simt::Counters, regions: &[Region]) -> u64 {
 /// ratio 4/3 is 2(1 + R)/(2 + R) with R = F/40 = 1 (§4.2.2).
 #[test]
 fn seed002_fig7_instruction_counts() {
-    let k = FactoredBranchLoopKernel(Work {
-        seed: 0,
-        max_trips: 10,
-        syn_brdis: true,
-        percent_taken: 0,
-    });
-    let l = Launch {
-        items: 32,
-        blocks: 1,
-        threads_per_block: 32,
-    };
+    let k = FactoredBranchLoopKernel(Work::syn_brdis(10));
+    let l = Launch::new(32, 1, 32);
     let base = run(&k, &Strategy::Baseline, l).unwrap();
     let dist = run(&k, &Strategy::BranchDistribution, l).unwrap();
     assert_eq!(base.outputs, dist.outputs);
@@ -239,17 +242,8 @@ fn seed002_fig7_instruction_counts() {
 
 #[test]
 fn other_strategies_are_not_applicable() {
-    let k = FactoredBranchLoopKernel(Work {
-        seed: 0,
-        max_trips: 3,
-        syn_brdis: false,
-        percent_taken: 50,
-    });
-    let l = Launch {
-        items: 10,
-        blocks: 1,
-        threads_per_block: 32,
-    };
+    let k = FactoredBranchLoopKernel(Work::random(0, 3, 50));
+    let l = Launch::new(10, 1, 32);
     for s in [
         Strategy::Predication,
         Strategy::BranchSplitting,

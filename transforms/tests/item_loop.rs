@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Launch, draw, launches, mix, run};
+use common::{Launch, draw, launches, mix, run, run_complete};
 use proptest::prelude::*;
 use reconverge_simt::Region;
 use reconverge_transforms::{
@@ -33,10 +33,7 @@ impl ItemLoop for Work {
     type Output = u64;
 
     fn regions(&self) -> ItemLoopRegions {
-        ItemLoopRegions {
-            body: BODY,
-            item: ITEM,
-        }
+        ItemLoopRegions::new([BODY, ITEM])
     }
     fn tally_len(&self) -> usize {
         7
@@ -78,10 +75,8 @@ proptest! {
         l in launches(900, 6),
     ) {
         let k = ItemLoopKernel(Work { seed, max_trips, hand: false });
-        let base = run(&k, &Strategy::Baseline, l).unwrap();
-        base.assert_complete();
-        let dyn_ = run(&k, &Strategy::DynamicWorkAssignment, l).unwrap();
-        dyn_.assert_complete();
+        let base = run_complete(&k, &Strategy::Baseline, l);
+        let dyn_ = run_complete(&k, &Strategy::DynamicWorkAssignment, l);
         prop_assert_eq!(&dyn_.outputs, &base.outputs);
         prop_assert_eq!(&dyn_.tally, &base.tally);
         // Both run every iteration of every item exactly once.
@@ -104,8 +99,7 @@ proptest! {
         let w = Work { seed, max_trips, hand: false };
         let kernel = ItemLoopKernel(w);
         let base = run(&kernel, &Strategy::Baseline, l).unwrap();
-        let oq = run(&kernel, &Strategy::OcclusionQueryLoop { iterations_per_pass: k }, l).unwrap();
-        oq.assert_complete();
+        let oq = run_complete(&kernel, &Strategy::OcclusionQueryLoop { iterations_per_pass: k }, l);
         prop_assert_eq!(&oq.outputs, &base.outputs);
         prop_assert_eq!(&oq.tally, &base.tally);
         let slots = |r: &common::Run<u64>| r.counters.region(BODY).map_or(0, |x| x.active_lane_slots);
@@ -131,11 +125,7 @@ fn occlusion_query_loop_issues_the_body_only_for_running_windows() {
         &Strategy::OcclusionQueryLoop {
             iterations_per_pass: 4,
         },
-        Launch {
-            items,
-            blocks: 1,
-            threads_per_block: 64,
-        },
+        Launch::new(items, 1, 64),
     )
     .unwrap();
     r.assert_complete();
@@ -160,11 +150,7 @@ fn occlusion_query_loop_issues_the_body_only_for_running_windows() {
             &Strategy::OcclusionQueryLoop {
                 iterations_per_pass: 0
             },
-            Launch {
-                items: 10,
-                blocks: 1,
-                threads_per_block: 32
-            }
+            Launch::new(10, 1, 32)
         ),
         Err(StrategyError::InvalidParameter { .. })
     ));
@@ -180,16 +166,7 @@ fn seed002_variable_trip_loop_issues_the_max_trip_count() {
         max_trips: 0,
         hand: true,
     });
-    let r = run(
-        &k,
-        &Strategy::Baseline,
-        Launch {
-            items: 32,
-            blocks: 1,
-            threads_per_block: 32,
-        },
-    )
-    .unwrap();
+    let r = run(&k, &Strategy::Baseline, Launch::new(32, 1, 32)).unwrap();
     let body = *r.counters.region(BODY).unwrap();
     assert_eq!(body.issues, 22);
     assert_eq!(body.active_lane_slots, 253 + 91);
@@ -217,11 +194,7 @@ fn strategies_without_a_loop_branch_are_not_applicable() {
             remove_idle: false,
         }),
     ] {
-        let l = Launch {
-            items: 10,
-            blocks: 1,
-            threads_per_block: 32,
-        };
+        let l = Launch::new(10, 1, 32);
         assert!(matches!(
             run(&k, &s, l),
             Err(StrategyError::NotApplicable { .. })

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Launch, draw, launches, mix, run};
+use common::{Launch, draw, launches, mix, run, run_complete};
 use proptest::prelude::*;
 use reconverge_simt::Region;
 use reconverge_transforms::{
@@ -28,11 +28,7 @@ impl SplitLoop for Work {
     type Output = (u64, u32);
 
     fn regions(&self) -> SplitLoopRegions {
-        SplitLoopRegions {
-            part_a: PART_A,
-            part_b: PART_B,
-            item: ITEM,
-        }
+        SplitLoopRegions::new([PART_A, PART_B, ITEM])
     }
     fn trips(&self, item: u32) -> u32 {
         if self.hand {
@@ -85,10 +81,8 @@ proptest! {
         l in launches(800, 6),
     ) {
         let k = SplitLoopKernel(Work { seed, max_trips, hand: false });
-        let fused = run(&k, &Strategy::Baseline, l).unwrap();
-        fused.assert_complete();
-        let split = run(&k, &Strategy::LoopSplitting, l).unwrap();
-        split.assert_complete();
+        let fused = run_complete(&k, &Strategy::Baseline, l);
+        let split = run_complete(&k, &Strategy::LoopSplitting, l);
         let expected: Vec<_> = (0..l.items).map(|i| Some(k.0.reference(i))).collect();
         prop_assert_eq!(&fused.outputs, &expected);
         prop_assert_eq!(&split.outputs, &fused.outputs);
@@ -109,11 +103,7 @@ fn seed001_fig5_split_loops_issue_what_the_fused_loop_issues() {
         max_trips: 0,
         hand: true,
     });
-    let l = Launch {
-        items: 64,
-        blocks: 1,
-        threads_per_block: 32,
-    };
+    let l = Launch::new(64, 1, 32);
     for s in [Strategy::Baseline, Strategy::LoopSplitting] {
         let r = run(&k, &s, l).unwrap();
         assert_eq!(r.counters.region(PART_A).unwrap().issues, 44);

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Launch, draw, launches, run};
+use common::{Launch, draw, launches, run, run_complete};
 use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
 use reconverge_simt::Region;
@@ -75,14 +75,6 @@ impl TwoPath for Work {
     }
 }
 
-fn launch(items: u32, blocks: u32, threads_per_block: u32) -> Launch {
-    Launch {
-        items,
-        blocks,
-        threads_per_block,
-    }
-}
-
 /// The outputs by definition: `decide ? path_a : path_b`, item by item.
 fn expected(w: &Work, items: u32) -> Vec<Option<u64>> {
     (0..items)
@@ -129,11 +121,9 @@ proptest! {
     ) {
         let w = Work::new(seed, pattern);
         let k = TwoPathKernel(w);
-        let base = run(&k, &Strategy::Baseline, l).unwrap();
-        base.assert_complete();
+        let base = run_complete(&k, &Strategy::Baseline, l);
         prop_assert_eq!(&base.outputs, &expected(&w, l.items));
-        let r = run(&k, &s, l).unwrap();
-        r.assert_complete();
+        let r = run_complete(&k, &s, l);
         prop_assert_eq!(&r.outputs, &base.outputs);
     }
 }
@@ -151,7 +141,7 @@ fn unsupported_strategies_are_not_applicable() {
         }),
     ] {
         assert!(matches!(
-            run(&k, &s, launch(64, 1, 32)),
+            run(&k, &s, Launch::new(64, 1, 32)),
             Err(StrategyError::NotApplicable { .. })
         ));
     }
@@ -161,10 +151,17 @@ fn unsupported_strategies_are_not_applicable() {
             &Strategy::BranchPathUnification {
                 items_per_thread: 0
             },
-            launch(64, 1, 32)
+            Launch::new(64, 1, 32)
         ),
         Err(StrategyError::InvalidParameter { .. })
     ));
+}
+
+/// Each path issued `issues` times, at `efficiency` over the two paths.
+fn assert_each_path(c: &reconverge_simt::Counters, issues: u64, efficiency: f64) {
+    assert_eq!(c.region(PATH_A).unwrap().issues, issues);
+    assert_eq!(c.region(PATH_B).unwrap().issues, issues);
+    assert_eq!(c.simd_efficiency_of(&[PATH_A, PATH_B]), efficiency);
 }
 
 /// Seed 002 §2.3 (fig. 1b): half the lanes on each path of an if-then-else run at 50 % SIMD
@@ -172,11 +169,8 @@ fn unsupported_strategies_are_not_applicable() {
 #[test]
 fn seed002_half_the_lanes_on_each_path_is_50_percent() {
     let k = TwoPathKernel(Work::new(0, Pattern::Alternate));
-    let r = run(&k, &Strategy::Baseline, launch(32, 1, 32)).unwrap();
-    let c = r.counters;
-    assert_eq!(c.region(PATH_A).unwrap().issues, 1);
-    assert_eq!(c.region(PATH_B).unwrap().issues, 1);
-    assert_eq!(c.simd_efficiency_of(&[PATH_A, PATH_B]), 0.5);
+    let r = run(&k, &Strategy::Baseline, Launch::new(32, 1, 32)).unwrap();
+    assert_each_path(&r.counters, 1, 0.5);
 }
 
 /// Predication issues both paths for every live lane: full efficiency on the paths, twice the
@@ -185,11 +179,8 @@ fn seed002_half_the_lanes_on_each_path_is_50_percent() {
 fn predication_runs_both_paths_at_full_mask() {
     let k = TwoPathKernel(Work::new(3, Pattern::Random { percent_a: 30 }));
     // One warp, 4 items per lane.
-    let r = run(&k, &Strategy::Predication, launch(128, 1, 32)).unwrap();
-    let c = r.counters;
-    assert_eq!(c.region(PATH_A).unwrap().issues, 4);
-    assert_eq!(c.region(PATH_B).unwrap().issues, 4);
-    assert_eq!(c.simd_efficiency_of(&[PATH_A, PATH_B]), 1.0);
+    let r = run(&k, &Strategy::Predication, Launch::new(128, 1, 32)).unwrap();
+    assert_each_path(&r.counters, 4, 1.0);
 }
 
 /// Branch splitting: pass 0 issues only path A, pass 1 only path B, and both evaluate every
@@ -197,7 +188,7 @@ fn predication_runs_both_paths_at_full_mask() {
 #[test]
 fn branch_splitting_runs_one_path_per_pass() {
     let k = TwoPathKernel(Work::new(5, Pattern::Random { percent_a: 50 }));
-    let l = launch(1000, 3, 64);
+    let l = Launch::new(1000, 3, 64);
     let base = run(&k, &Strategy::Baseline, l).unwrap();
     let r = run(&k, &Strategy::BranchSplitting, l).unwrap();
     assert_eq!(r.pass_counters.len(), 2);
@@ -221,9 +212,8 @@ fn z_cull_masking_decides_once_and_skips_ruled_out_windows() {
         let w = Work::new(3, pattern);
         let k = TwoPathKernel(w);
         let items = 1000;
-        let l = launch(items, blocks, 64);
-        let r = run(&k, &Strategy::ZCullMasking, l).unwrap();
-        r.assert_complete();
+        let l = Launch::new(items, blocks, 64);
+        let r = run_complete(&k, &Strategy::ZCullMasking, l);
         assert_eq!(r.outputs, expected(&w, items));
         assert_eq!(r.pass_counters.len(), 3);
         let (p0, p1, p2) = (
@@ -274,7 +264,7 @@ fn static_branch_resolution_compacts_items_into_full_warps() {
     let r = run(
         &TwoPathKernel(w),
         &Strategy::StaticBranchResolution,
-        launch(items, 1, 32),
+        Launch::new(items, 1, 32),
     )
     .unwrap();
     let a = *r.counters.region(PATH_A).unwrap();
@@ -286,7 +276,12 @@ fn static_branch_resolution_compacts_items_into_full_warps() {
     assert_eq!(b.active_lane_slots, n_b * 100);
     // Baseline: 1000 items over 32 lanes are 32 rounds (the last with 8 lanes), and with 37 %
     // of items on path A every round has both paths.
-    let base = run(&TwoPathKernel(w), &Strategy::Baseline, launch(items, 1, 32)).unwrap();
+    let base = run(
+        &TwoPathKernel(w),
+        &Strategy::Baseline,
+        Launch::new(items, 1, 32),
+    )
+    .unwrap();
     assert_eq!(base.counters.region(PATH_A).unwrap().issues, 32);
     assert_eq!(base.counters.region(PATH_B).unwrap().issues, 32);
 }
@@ -313,7 +308,7 @@ fn seed004_table4_branch_path_unification_rate() {
     println!("DATA_PER_THREAD | model rate | paper (seed 004 table 4) | baseline rate");
     for (n, paper) in PAPER {
         // 256 warps, each thread owning exactly n items.
-        let l = launch(32 * 256 * n, 32, 256);
+        let l = Launch::new(32 * 256 * n, 32, 256);
         let r = run(
             &k,
             &Strategy::BranchPathUnification {
@@ -369,7 +364,7 @@ fn seed001_fig10_baseline_efficiency_is_lowest_at_a_few_percent_else() {
         let r = run(
             &TwoPathKernel(w),
             &Strategy::Baseline,
-            launch(32 * 2048, 64, 256),
+            Launch::new(32 * 2048, 64, 256),
         )
         .unwrap();
         let e = r

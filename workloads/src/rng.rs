@@ -43,6 +43,22 @@ pub struct Mwc64 {
     pub multiplier: u32,
 }
 
+/// The rest of an [`RngCore`] impl from its `next_u32`, the one draw every generator here makes
+/// natively: `next_u64` from two draws, low word first, and `fill_bytes`, as `rand_core`
+/// derives them.
+macro_rules! rng_core_from_next_u32 {
+    () => {
+        #[inline]
+        fn next_u64(&mut self) -> u64 {
+            rand_core::impls::next_u64_via_u32(self)
+        }
+
+        fn fill_bytes(&mut self, dst: &mut [u8]) {
+            rand_core::impls::fill_bytes_via_next(self, dst);
+        }
+    };
+}
+
 impl Mwc64 {
     /// A generator with the given state and multiplier. A zero multiplier (a degenerate,
     /// constant generator) is replaced by [`MWC64X_MULTIPLIER`].
@@ -64,16 +80,7 @@ impl RngCore for Mwc64 {
         self.state as u32
     }
 
-    #[inline]
-    fn next_u64(&mut self) -> u64 {
-        let lo = u64::from(self.next_u32());
-        let hi = u64::from(self.next_u32());
-        (hi << 32) | lo
-    }
-
-    fn fill_bytes(&mut self, dst: &mut [u8]) {
-        rand_core::impls::fill_bytes_via_next(self, dst);
-    }
+    rng_core_from_next_u32!();
 }
 
 impl SeedableRng for Mwc64 {
@@ -192,16 +199,7 @@ impl RngCore for Philox4x32 {
         v
     }
 
-    #[inline]
-    fn next_u64(&mut self) -> u64 {
-        let lo = u64::from(self.next_u32());
-        let hi = u64::from(self.next_u32());
-        (hi << 32) | lo
-    }
-
-    fn fill_bytes(&mut self, dst: &mut [u8]) {
-        rand_core::impls::fill_bytes_via_next(self, dst);
-    }
+    rng_core_from_next_u32!();
 }
 
 impl SeedableRng for Philox4x32 {
@@ -310,15 +308,7 @@ impl RngCore for StreamRng {
         out
     }
 
-    /// Two draws, the first in the low half (as `Mwc64` and `Philox4x32`).
-    #[inline]
-    fn next_u64(&mut self) -> u64 {
-        rand_core::impls::next_u64_via_u32(self)
-    }
-
-    fn fill_bytes(&mut self, dst: &mut [u8]) {
-        rand_core::impls::fill_bytes_via_next(self, dst);
-    }
+    rng_core_from_next_u32!();
 }
 
 /// 2^-24, exact in f32.

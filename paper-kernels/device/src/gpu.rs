@@ -67,15 +67,8 @@ pub unsafe extern "ptx-kernel" fn warp_selftest(out: *mut u32, len: u32, seed: u
 /// `x` has `n` and `out` `5 n` elements of device memory.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn libm_selftest(x: *const f64, out: *mut f64, n: u32) {
-    let i = global_thread();
-    if i < n {
-        // SAFETY: `i < n`.
-        let row = libm_row(unsafe { *x.add(i as usize) });
-        for (k, v) in row.iter().enumerate() {
-            // SAFETY: `i < n`, so the row lies within `5 n`.
-            unsafe { *out.add(i as usize * LIBM_OUTPUTS + k) = *v };
-        }
-    }
+    // SAFETY: the caller's guarantee.
+    unsafe { store_row(x, out, n, libm_row) }
 }
 
 /// `libm` self-test in `f32`, as [`libm_selftest`].
@@ -84,10 +77,25 @@ pub unsafe extern "ptx-kernel" fn libm_selftest(x: *const f64, out: *mut f64, n:
 /// `x` has `n` and `out` `5 n` elements of device memory.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn libmf_selftest(x: *const f32, out: *mut f32, n: u32) {
+    // SAFETY: the caller's guarantee.
+    unsafe { store_row(x, out, n, mcml_math_row) }
+}
+
+/// A math self-test's thread `i`: writes `row(x[i])` to `out[i * 5 ..][..5]`.
+///
+/// # Safety
+/// `x` has `n` and `out` `5 n` elements of device memory.
+#[inline(always)]
+unsafe fn store_row<T: Copy>(
+    x: *const T,
+    out: *mut T,
+    n: u32,
+    row: impl Fn(T) -> [T; LIBM_OUTPUTS],
+) {
     let i = global_thread();
     if i < n {
         // SAFETY: `i < n`.
-        let row = mcml_math_row(unsafe { *x.add(i as usize) });
+        let row = row(unsafe { *x.add(i as usize) });
         for (k, v) in row.iter().enumerate() {
             // SAFETY: `i < n`, so the row lies within `5 n`.
             unsafe { *out.add(i as usize * LIBM_OUTPUTS + k) = *v };

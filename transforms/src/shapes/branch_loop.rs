@@ -5,8 +5,7 @@
 use reconverge_simt::{LaneMask, Warp};
 
 use crate::io::{Sink, Tally, WarpTask};
-use crate::kernel::{Kernel, WarpProgram, check_pass};
-use crate::scratch::Scratch;
+use crate::kernel::{WarpProgram, check_pass};
 use crate::shape::BranchLoop;
 use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
 use crate::strategies::iteration_delaying::{
@@ -14,7 +13,7 @@ use crate::strategies::iteration_delaying::{
 };
 use crate::strategy::{Decision, Strategy, StrategyError};
 
-/// A [`BranchLoop`] workload as a [`Kernel`]. Supports [`Strategy::Baseline`],
+/// A [`BranchLoop`] workload as a [`Kernel`](crate::Kernel). Supports [`Strategy::Baseline`],
 /// [`Strategy::IterationDelaying`] and [`Strategy::DynamicWorkAssignment`], each in one pass.
 #[derive(Clone, Copy, Debug)]
 #[repr(transparent)]
@@ -38,42 +37,31 @@ pub struct BranchLoopProgram<W: Warp, L: BranchLoop> {
     delaying: bool,
 }
 
-impl<L: BranchLoop + Copy> Kernel for BranchLoopKernel<L> {
-    type Output = L::Output;
-    type Program<'k, W: Warp>
-        = BranchLoopProgram<W, &'k L>
-    where
-        Self: 'k;
+crate::kernel_impl! {
+    impl<L: BranchLoop + Copy> for BranchLoopKernel -> L::Output {
+        type Program<'k, W> = BranchLoopProgram<W, &'k L>;
+        const SHAPE = "branch loop";
+        fn program(&self, warp, strategy, pass, task, _scratch) {
+            check_pass(pass, 1)?;
+            BranchLoopProgram::for_strategy(warp, &self.0, strategy, task)
+        }
 
-    const SHAPE: &'static str = "branch loop";
+        const STRATEGIES: &'static [Strategy] = &[
+            Strategy::Baseline,
+            Strategy::DynamicWorkAssignment,
+            Strategy::IterationDelaying(PAPER_MAJORITY_VOTE),
+            Strategy::IterationDelaying(PAPER_ROUND_ROBIN),
+            Strategy::IterationDelayingWithDynamicWork(PAPER_MAJORITY_VOTE),
+            Strategy::IterationDelayingWithDynamicWork(PAPER_ROUND_ROBIN),
+        ];
 
-    const STRATEGIES: &'static [Strategy] = &[
-        Strategy::Baseline,
-        Strategy::DynamicWorkAssignment,
-        Strategy::IterationDelaying(PAPER_MAJORITY_VOTE),
-        Strategy::IterationDelaying(PAPER_ROUND_ROBIN),
-        Strategy::IterationDelayingWithDynamicWork(PAPER_MAJORITY_VOTE),
-        Strategy::IterationDelayingWithDynamicWork(PAPER_ROUND_ROBIN),
-    ];
+        fn tally_len(&self) -> usize {
+            self.0.tally_len()
+        }
 
-    fn tally_len(&self) -> usize {
-        self.0.tally_len()
-    }
-
-    fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
-        mode_of(strategy).map(|_| 1)
-    }
-
-    fn program<'k, W: Warp>(
-        &'k self,
-        warp: &W,
-        strategy: &Strategy,
-        pass: u32,
-        task: WarpTask,
-        _scratch: &'k Scratch,
-    ) -> Result<BranchLoopProgram<W, &'k L>, StrategyError> {
-        check_pass(pass, 1)?;
-        BranchLoopProgram::for_strategy(warp, &self.0, strategy, task)
+        fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
+            mode_of(strategy).map(|_| 1)
+        }
     }
 }
 
@@ -89,17 +77,15 @@ fn mode_of(strategy: &Strategy) -> Result<(Mode, Assignment), StrategyError> {
             check_decision(decision)?;
             Ok((Mode::Delaying(decision), Assignment::Dynamic))
         }
-        other => Err(StrategyError::NotApplicable {
-            strategy: other,
-            shape: "branch loop",
-        }),
+        other => Err(StrategyError::not_applicable(other, "branch loop")),
     }
 }
 
 impl<W: Warp, L: BranchLoop + Copy> BranchLoopProgram<W, L> {
     /// The program of `strategy` for one warp, over `workload` taken by value: usually a
     /// reference, or a small view over one (an adapter such as MCML's branch-distributed
-    /// boundary). [`BranchLoopKernel::program`] is this with `&self.0`.
+    /// boundary). [`BranchLoopKernel`]'s [`program`](crate::Kernel::program) is this with
+    /// `&self.0`.
     pub fn for_strategy(
         warp: &W,
         workload: L,

@@ -4,16 +4,16 @@
 
 use reconverge_simt::{LaneMask, Region, Warp};
 
-use crate::io::{Sink, Tally, WarpTask};
-use crate::kernel::{Kernel, check_pass};
-use crate::scratch::Scratch;
+use crate::io::{Sink, Tally};
+use crate::kernel::check_pass;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
 use crate::shapes::branch_loop::{BranchLoopKernel, BranchLoopProgram};
 use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
 use crate::strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 use crate::strategy::{Strategy, StrategyError};
 
-/// A [`FactoredBranchLoop`] workload as a [`Kernel`]. Every strategy takes one pass.
+/// A [`FactoredBranchLoop`] workload as a [`Kernel`](crate::Kernel). Every strategy takes one
+/// pass.
 ///
 /// | strategy | issues per iteration of a warp whose lanes take both paths |
 /// |---|---|
@@ -115,79 +115,65 @@ pub struct DirectProgram<W: Warp, L: FactoredBranchLoop> {
     lanes: W::V<Lane<L::State>>,
 }
 
-impl<L: FactoredBranchLoop + Copy> Kernel for FactoredBranchLoopKernel<L> {
-    type Output = L::Output;
-    type Program<'k, W: Warp>
-        = FactoredBranchLoopProgram<W, &'k L>
-    where
-        Self: 'k;
-
-    const SHAPE: &'static str = "factored branch loop";
-
-    const STRATEGIES: &'static [Strategy] = &[
-        Strategy::Baseline,
-        Strategy::BranchDistribution,
-        Strategy::DynamicWorkAssignment,
-        Strategy::BranchDistributionWithDynamicWork,
-        Strategy::IterationDelaying(PAPER_MAJORITY_VOTE),
-        Strategy::IterationDelaying(PAPER_ROUND_ROBIN),
-        Strategy::IterationDelayingWithDynamicWork(PAPER_MAJORITY_VOTE),
-        Strategy::IterationDelayingWithDynamicWork(PAPER_ROUND_ROBIN),
-    ];
-
-    fn tally_len(&self) -> usize {
-        self.0.tally_len()
-    }
-
-    fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
-        match strategy {
-            Strategy::Baseline
-            | Strategy::BranchDistribution
-            | Strategy::BranchDistributionWithDynamicWork
-            | Strategy::DynamicWorkAssignment => Ok(1),
-            Strategy::IterationDelaying(_) | Strategy::IterationDelayingWithDynamicWork(_) => {
-                BranchLoopKernel(Unfactored(self.0)).passes(strategy)
-            }
-            other => Err(StrategyError::NotApplicable {
-                strategy: *other,
-                shape: Self::SHAPE,
-            }),
+crate::kernel_impl! {
+    impl<L: FactoredBranchLoop + Copy> for FactoredBranchLoopKernel -> L::Output {
+        type Program<'k, W> = FactoredBranchLoopProgram<W, &'k L>;
+        const SHAPE = "factored branch loop";
+        fn program(&self, warp, strategy, pass, task, _scratch) {
+            check_pass(pass, self.passes(strategy)?)?;
+            let workload = &self.0;
+            let direct = |distribute: bool, assignment: Assignment| {
+                let (dealer, lanes) =
+                    Dealer::first(warp, task, assignment, |item| workload.start(item));
+                FactoredBranchLoopProgram::Direct(DirectProgram {
+                    workload,
+                    distribute,
+                    dealer,
+                    lanes,
+                })
+            };
+            let program = match strategy {
+                Strategy::Baseline => direct(false, Assignment::Static),
+                Strategy::BranchDistribution => direct(true, Assignment::Static),
+                Strategy::BranchDistributionWithDynamicWork => direct(true, Assignment::Dynamic),
+                Strategy::DynamicWorkAssignment => direct(false, Assignment::Dynamic),
+                _ => FactoredBranchLoopProgram::Adapted(BranchLoopProgram::for_strategy(
+                    warp,
+                    Unfactored(workload),
+                    strategy,
+                    task,
+                )?),
+            };
+            Ok(program)
         }
-    }
 
-    fn program<'k, W: Warp>(
-        &'k self,
-        warp: &W,
-        strategy: &Strategy,
-        pass: u32,
-        task: WarpTask,
-        _scratch: &'k Scratch,
-    ) -> Result<FactoredBranchLoopProgram<W, &'k L>, StrategyError> {
-        check_pass(pass, self.passes(strategy)?)?;
-        let workload = &self.0;
-        let direct = |distribute: bool, assignment: Assignment| {
-            let (dealer, lanes) =
-                Dealer::first(warp, task, assignment, |item| workload.start(item));
-            FactoredBranchLoopProgram::Direct(DirectProgram {
-                workload,
-                distribute,
-                dealer,
-                lanes,
-            })
-        };
-        let program = match strategy {
-            Strategy::Baseline => direct(false, Assignment::Static),
-            Strategy::BranchDistribution => direct(true, Assignment::Static),
-            Strategy::BranchDistributionWithDynamicWork => direct(true, Assignment::Dynamic),
-            Strategy::DynamicWorkAssignment => direct(false, Assignment::Dynamic),
-            _ => FactoredBranchLoopProgram::Adapted(BranchLoopProgram::for_strategy(
-                warp,
-                Unfactored(workload),
-                strategy,
-                task,
-            )?),
-        };
-        Ok(program)
+        const STRATEGIES: &'static [Strategy] = &[
+            Strategy::Baseline,
+            Strategy::BranchDistribution,
+            Strategy::DynamicWorkAssignment,
+            Strategy::BranchDistributionWithDynamicWork,
+            Strategy::IterationDelaying(PAPER_MAJORITY_VOTE),
+            Strategy::IterationDelaying(PAPER_ROUND_ROBIN),
+            Strategy::IterationDelayingWithDynamicWork(PAPER_MAJORITY_VOTE),
+            Strategy::IterationDelayingWithDynamicWork(PAPER_ROUND_ROBIN),
+        ];
+
+        fn tally_len(&self) -> usize {
+            self.0.tally_len()
+        }
+
+        fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
+            match strategy {
+                Strategy::Baseline
+                | Strategy::BranchDistribution
+                | Strategy::BranchDistributionWithDynamicWork
+                | Strategy::DynamicWorkAssignment => Ok(1),
+                Strategy::IterationDelaying(_) | Strategy::IterationDelayingWithDynamicWork(_) => {
+                    BranchLoopKernel(Unfactored(self.0)).passes(strategy)
+                }
+                other => Err(StrategyError::not_applicable(*other, Self::SHAPE)),
+            }
+        }
     }
 }
 

@@ -4,15 +4,14 @@
 
 use reconverge_simt::Warp;
 
-use crate::io::{Sink, Tally, WarpTask};
-use crate::kernel::{Kernel, check_pass};
-use crate::scratch::Scratch;
+use crate::io::{Sink, Tally};
+use crate::kernel::check_pass;
 use crate::shape::ItemLoop;
 use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
 use crate::strategies::occlusion_query_loop::{PassLoopLayout, PassLoopProgram};
 use crate::strategy::{Strategy, StrategyError};
 
-/// An [`ItemLoop`] workload as a [`Kernel`]. Supports, each in one pass:
+/// An [`ItemLoop`] workload as a [`Kernel`](crate::Kernel). Supports, each in one pass:
 ///
 /// - [`Strategy::Baseline`]: thread `t` runs items `t`, `t + threads_per_block`, … of its
 ///   block's chunk, one after the other (seed 004 fig. 4 with `i = next(i)`); the warp issues
@@ -46,74 +45,63 @@ pub struct DealtProgram<W: Warp, L: ItemLoop> {
     lanes: W::V<Lane<L::State>>,
 }
 
-impl<L: ItemLoop + Copy> Kernel for ItemLoopKernel<L> {
-    type Output = L::Output;
-    type Program<'k, W: Warp>
-        = ItemLoopProgram<'k, W, &'k L>
-    where
-        Self: 'k;
-
-    const SHAPE: &'static str = "item loop";
-
-    // Eight iterations per pass: the setting whose wall time came closest to the one-kernel
-    // loop on seed 004's 1-32-trip loop while still needing several passes (README).
-    const STRATEGIES: &'static [Strategy] = &[
-        Strategy::Baseline,
-        Strategy::DynamicWorkAssignment,
-        Strategy::OcclusionQueryLoop {
-            iterations_per_pass: 8,
-        },
-    ];
-
-    fn tally_len(&self) -> usize {
-        self.0.tally_len()
-    }
-
-    fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
-        mode_of(strategy).map(Mode::passes)
-    }
-
-    fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {
-        match mode_of(strategy) {
-            Ok(Mode::Passes(_)) => PassLoopLayout::words::<L::State>(items),
-            _ => 0,
-        }
-    }
-
-    fn repeat_last_pass_while(&self, strategy: &Strategy) -> Option<usize> {
-        matches!(mode_of(strategy), Ok(Mode::Passes(_))).then_some(PassLoopLayout::QUERY)
-    }
-
-    fn program<'k, W: Warp>(
-        &'k self,
-        warp: &W,
-        strategy: &Strategy,
-        pass: u32,
-        task: WarpTask,
-        scratch: &'k Scratch,
-    ) -> Result<ItemLoopProgram<'k, W, &'k L>, StrategyError> {
-        let mode = mode_of(strategy)?;
-        check_pass(pass, mode.passes())?;
-        let workload = &self.0;
-        Ok(match mode {
-            Mode::Dealt(assignment) => {
-                let (dealer, lanes) =
-                    Dealer::first(warp, task, assignment, |item| workload.start(item));
-                ItemLoopProgram::Dealt(DealtProgram {
+crate::kernel_impl! {
+    impl<L: ItemLoop + Copy> for ItemLoopKernel -> L::Output {
+        type Program<'k, W> = ItemLoopProgram<'k, W, &'k L>;
+        const SHAPE = "item loop";
+        fn program(&self, warp, strategy, pass, task, scratch) {
+            let mode = mode_of(strategy)?;
+            check_pass(pass, mode.passes())?;
+            let workload = &self.0;
+            Ok(match mode {
+                Mode::Dealt(assignment) => {
+                    let (dealer, lanes) =
+                        Dealer::first(warp, task, assignment, |item| workload.start(item));
+                    ItemLoopProgram::Dealt(DealtProgram {
+                        workload,
+                        dealer,
+                        lanes,
+                    })
+                }
+                Mode::Passes(iterations) => ItemLoopProgram::Passes(PassLoopProgram::new(
+                    warp,
                     workload,
-                    dealer,
-                    lanes,
-                })
+                    task,
+                    iterations,
+                    pass == 0,
+                    scratch,
+                )),
+            })
+        }
+
+        // Eight iterations per pass: the setting whose wall time came closest to the one-kernel
+        // loop on seed 004's 1-32-trip loop while still needing several passes (README).
+        const STRATEGIES: &'static [Strategy] = &[
+            Strategy::Baseline,
+            Strategy::DynamicWorkAssignment,
+            Strategy::OcclusionQueryLoop {
+                iterations_per_pass: 8,
+            },
+        ];
+
+        fn tally_len(&self) -> usize {
+            self.0.tally_len()
+        }
+
+        fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
+            mode_of(strategy).map(Mode::passes)
+        }
+
+        fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {
+            match mode_of(strategy) {
+                Ok(Mode::Passes(_)) => PassLoopLayout::words::<L::State>(items),
+                _ => 0,
             }
-            Mode::Passes(iterations) => ItemLoopProgram::Passes(PassLoopProgram::new(
-                warp,
-                workload,
-                task,
-                iterations,
-                pass == 0,
-                scratch,
-            )),
-        })
+        }
+
+        fn repeat_last_pass_while(&self, strategy: &Strategy) -> Option<usize> {
+            matches!(mode_of(strategy), Ok(Mode::Passes(_))).then_some(PassLoopLayout::QUERY)
+        }
     }
 }
 
@@ -141,6 +129,8 @@ fn mode_of(strategy: &Strategy) -> Result<Mode, StrategyError> {
         Strategy::OcclusionQueryLoop {
             iterations_per_pass,
         } => {
+            // Not `StrategyError::at_least_one(..).map(Mode::Passes)`: through it LLVM stopped
+            // unrolling the occlusion-query loop's 8-iteration pass on the GPU (SASS compared).
             if iterations_per_pass == 0 {
                 Err(StrategyError::InvalidParameter {
                     name: "iterations_per_pass",
@@ -150,10 +140,7 @@ fn mode_of(strategy: &Strategy) -> Result<Mode, StrategyError> {
                 Ok(Mode::Passes(iterations_per_pass))
             }
         }
-        other => Err(StrategyError::NotApplicable {
-            strategy: other,
-            shape: "item loop",
-        }),
+        other => Err(StrategyError::not_applicable(other, "item loop")),
     }
 }
 

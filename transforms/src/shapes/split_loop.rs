@@ -5,14 +5,13 @@
 use reconverge_simt::{LaneMask, Warp};
 
 use crate::io::{Sink, Tally, WarpTask};
-use crate::kernel::{Kernel, WarpProgram, check_pass};
-use crate::scratch::Scratch;
+use crate::kernel::{WarpProgram, check_pass};
 use crate::shape::SplitLoop;
 use crate::strategies::loop_splitting::split_round;
 use crate::strategy::{Strategy, StrategyError};
 
-/// A [`SplitLoop`] workload as a [`Kernel`]. Supports [`Strategy::Baseline`] (fig. 5a, the
-/// fused loop) and [`Strategy::LoopSplitting`] (fig. 5b), each in one pass.
+/// A [`SplitLoop`] workload as a [`Kernel`](crate::Kernel). Supports [`Strategy::Baseline`]
+/// (fig. 5a, the fused loop) and [`Strategy::LoopSplitting`] (fig. 5b), each in one pass.
 ///
 /// Thread `t` of a block runs items `t`, `t + threads_per_block`, … of the block's chunk,
 /// one per round. In a round the fused loop runs `part_a; part_b` while any lane has
@@ -24,7 +23,7 @@ use crate::strategy::{Strategy, StrategyError};
 /// **One pass, two loops.** Seed 001 fig. 5b keeps both loops in one kernel: the register
 /// saving comes from `ptr1`, `ptr2` being dead during the second loop, not from a second
 /// launch. Two passes would also need part A's state carried between kernels through global
-/// memory, for which [`Kernel`] has no buffer.
+/// memory, for which [`Kernel`](crate::Kernel) has no buffer.
 ///
 /// **Liveness the compiler can see.** One [`WarpProgram::step`] runs one whole round, and
 /// the parts' states are locals of that call, not fields of the program: in the split
@@ -56,46 +55,35 @@ pub struct SplitLoopProgram<W: Warp, L: SplitLoop> {
     all: LaneMask,
 }
 
-impl<L: SplitLoop + Copy> Kernel for SplitLoopKernel<L> {
-    type Output = L::Output;
-    type Program<'k, W: Warp>
-        = SplitLoopProgram<W, &'k L>
-    where
-        Self: 'k;
+crate::kernel_impl! {
+    impl<L: SplitLoop + Copy> for SplitLoopKernel -> L::Output {
+        type Program<'k, W> = SplitLoopProgram<W, &'k L>;
+        const SHAPE = "split loop";
+        fn program(&self, warp, strategy, pass, task, _scratch) {
+            check_pass(pass, 1)?;
+            let split = split_of(strategy)?;
+            let w = &self.0;
+            let width = warp.width();
+            let lanes = warp.map(warp.lane_ids(), |lane| {
+                let item = task
+                    .block_start
+                    .saturating_add(task.thread_in_block(lane, width));
+                fresh(&w, item, task)
+            });
+            Ok(SplitLoopProgram {
+                workload: w,
+                split,
+                task,
+                lanes,
+                all: warp.full_mask(),
+            })
+        }
 
-    const SHAPE: &'static str = "split loop";
+        const STRATEGIES: &'static [Strategy] = &[Strategy::Baseline, Strategy::LoopSplitting];
 
-    const STRATEGIES: &'static [Strategy] = &[Strategy::Baseline, Strategy::LoopSplitting];
-
-    fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
-        split_of(strategy).map(|_| 1)
-    }
-
-    fn program<'k, W: Warp>(
-        &'k self,
-        warp: &W,
-        strategy: &Strategy,
-        pass: u32,
-        task: WarpTask,
-        _scratch: &'k Scratch,
-    ) -> Result<SplitLoopProgram<W, &'k L>, StrategyError> {
-        check_pass(pass, 1)?;
-        let split = split_of(strategy)?;
-        let w = &self.0;
-        let width = warp.width();
-        let lanes = warp.map(warp.lane_ids(), |lane| {
-            let item = task
-                .block_start
-                .saturating_add(task.thread_in_block(lane, width));
-            fresh(&w, item, task)
-        });
-        Ok(SplitLoopProgram {
-            workload: w,
-            split,
-            task,
-            lanes,
-            all: warp.full_mask(),
-        })
+        fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
+            split_of(strategy).map(|_| 1)
+        }
     }
 }
 
@@ -103,10 +91,7 @@ fn split_of(strategy: &Strategy) -> Result<bool, StrategyError> {
     match *strategy {
         Strategy::Baseline => Ok(false),
         Strategy::LoopSplitting => Ok(true),
-        other => Err(StrategyError::NotApplicable {
-            strategy: other,
-            shape: "split loop",
-        }),
+        other => Err(StrategyError::not_applicable(other, "split loop")),
     }
 }
 

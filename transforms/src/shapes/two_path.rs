@@ -5,8 +5,8 @@
 use reconverge_simt::{LaneMask, Warp};
 
 use crate::io::{Sink, WarpTask};
-use crate::kernel::{Kernel, check_pass};
-use crate::scratch::{DecisionMask, Scratch};
+use crate::kernel::check_pass;
+use crate::scratch::DecisionMask;
 use crate::shape::TwoPath;
 use crate::strategies::branch_path_unification::BranchPathUnification;
 use crate::strategies::branch_splitting::BranchSplitting;
@@ -15,7 +15,7 @@ use crate::strategies::static_branch_resolution::StaticBranchResolution;
 use crate::strategies::z_cull_masking::{ZCullMask, ZCullPath};
 use crate::strategy::{Strategy, StrategyError};
 
-/// A [`TwoPath`] workload as a [`Kernel`].
+/// A [`TwoPath`] workload as a [`Kernel`](crate::Kernel).
 ///
 /// | strategy | passes | what a warp does |
 /// |---|---|---|
@@ -202,72 +202,61 @@ enum Mode {
     Unify(u32),
 }
 
-impl<P: TwoPath + Copy> Kernel for TwoPathKernel<P> {
-    type Output = P::Output;
-    type Program<'k, W: Warp>
-        = TwoPathProgram<'k, W, &'k P>
-    where
-        Self: 'k;
-
-    const SHAPE: &'static str = "two-path branch";
-
-    // Branch path unification at 16 items per thread, one of seed 004 table 4's DATA_PER_THREAD
-    // values (1, 4, 16, 64) and the first at which it clearly gains (66.6 % useful lanes
-    // against 50 %) without needing 64 items per thread.
-    const STRATEGIES: &'static [Strategy] = &[
-        Strategy::Baseline,
-        Strategy::Predication,
-        Strategy::StaticBranchResolution,
-        Strategy::BranchSplitting,
-        Strategy::ZCullMasking,
-        Strategy::BranchPathUnification {
-            items_per_thread: 16,
-        },
-    ];
-
-    fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
-        mode_of(strategy, 0).map(|_| match strategy {
-            Strategy::BranchSplitting => 2,
-            Strategy::ZCullMasking => 3,
-            _ => 1,
-        })
-    }
-
-    fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {
-        match strategy {
-            Strategy::ZCullMasking => DecisionMask::words_for(items),
-            _ => 0,
+crate::kernel_impl! {
+    impl<P: TwoPath + Copy> for TwoPathKernel -> P::Output {
+        type Program<'k, W> = TwoPathProgram<'k, W, &'k P>;
+        const SHAPE = "two-path branch";
+        fn program(&self, warp, strategy, pass, task, scratch) {
+            check_pass(pass, self.passes(strategy)?)?;
+            let w = &self.0;
+            let mask = DecisionMask::new(scratch);
+            // rustfmt does not wrap inside the macro: a short name keeps the arms on the line.
+            use TwoPathProgram as P;
+            Ok(match mode_of(strategy, pass)? {
+                Mode::Baseline => {
+                    P::Baseline(TwoPathBaseline(PathWarp::block_stride(warp, w, task, ())))
+                }
+                Mode::Predication => P::Predication(Predication::new(warp, w, task)),
+                Mode::Split(a) => P::BranchSplitting(BranchSplitting::new(warp, w, task, a)),
+                Mode::ZMask => P::ZCullMask(ZCullMask::new(warp, w, task, mask)),
+                Mode::ZPath(a) => P::ZCullPath(ZCullPath::new(warp, w, task, mask, a)),
+                Mode::Compact => {
+                    P::StaticBranchResolution(StaticBranchResolution::new(warp, w, task))
+                }
+                Mode::Unify(n) => {
+                    P::BranchPathUnification(BranchPathUnification::new(warp, w, task, n))
+                }
+            })
         }
-    }
 
-    fn program<'k, W: Warp>(
-        &'k self,
-        warp: &W,
-        strategy: &Strategy,
-        pass: u32,
-        task: WarpTask,
-        scratch: &'k Scratch,
-    ) -> Result<TwoPathProgram<'k, W, &'k P>, StrategyError> {
-        check_pass(pass, self.passes(strategy)?)?;
-        let w = &self.0;
-        let mask = DecisionMask::new(scratch);
-        Ok(match mode_of(strategy, pass)? {
-            Mode::Baseline => {
-                TwoPathProgram::Baseline(TwoPathBaseline(PathWarp::block_stride(warp, w, task, ())))
+        // Branch path unification at 16 items per thread, one of seed 004 table 4's DATA_PER_THREAD
+        // values (1, 4, 16, 64) and the first at which it clearly gains (66.6 % useful lanes
+        // against 50 %) without needing 64 items per thread.
+        const STRATEGIES: &'static [Strategy] = &[
+            Strategy::Baseline,
+            Strategy::Predication,
+            Strategy::StaticBranchResolution,
+            Strategy::BranchSplitting,
+            Strategy::ZCullMasking,
+            Strategy::BranchPathUnification {
+                items_per_thread: 16,
+            },
+        ];
+
+        fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
+            mode_of(strategy, 0).map(|_| match strategy {
+                Strategy::BranchSplitting => 2,
+                Strategy::ZCullMasking => 3,
+                _ => 1,
+            })
+        }
+
+        fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {
+            match strategy {
+                Strategy::ZCullMasking => DecisionMask::words_for(items),
+                _ => 0,
             }
-            Mode::Predication => TwoPathProgram::Predication(Predication::new(warp, w, task)),
-            Mode::Split(a) => {
-                TwoPathProgram::BranchSplitting(BranchSplitting::new(warp, w, task, a))
-            }
-            Mode::ZMask => TwoPathProgram::ZCullMask(ZCullMask::new(warp, w, task, mask)),
-            Mode::ZPath(a) => TwoPathProgram::ZCullPath(ZCullPath::new(warp, w, task, mask, a)),
-            Mode::Compact => {
-                TwoPathProgram::StaticBranchResolution(StaticBranchResolution::new(warp, w, task))
-            }
-            Mode::Unify(n) => {
-                TwoPathProgram::BranchPathUnification(BranchPathUnification::new(warp, w, task, n))
-            }
-        })
+        }
     }
 }
 
@@ -282,18 +271,8 @@ fn mode_of(strategy: &Strategy, pass: u32) -> Result<Mode, StrategyError> {
         }),
         Strategy::StaticBranchResolution => Ok(Mode::Compact),
         Strategy::BranchPathUnification { items_per_thread } => {
-            if items_per_thread == 0 {
-                Err(StrategyError::InvalidParameter {
-                    name: "items_per_thread",
-                    requirement: "at least 1",
-                })
-            } else {
-                Ok(Mode::Unify(items_per_thread))
-            }
+            StrategyError::at_least_one("items_per_thread", items_per_thread).map(Mode::Unify)
         }
-        other => Err(StrategyError::NotApplicable {
-            strategy: other,
-            shape: "two-path branch",
-        }),
+        other => Err(StrategyError::not_applicable(other, "two-path branch")),
     }
 }

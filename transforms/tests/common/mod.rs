@@ -14,6 +14,16 @@ pub struct Launch {
     pub threads_per_block: u32,
 }
 
+impl Launch {
+    pub const fn new(items: u32, blocks: u32, threads_per_block: u32) -> Self {
+        Self {
+            items,
+            blocks,
+            threads_per_block,
+        }
+    }
+}
+
 /// The launches the property tests sweep: up to `max_items - 1` items over 1 to
 /// `max_blocks - 1` blocks of 1 to 4 warps.
 pub fn launches(
@@ -51,6 +61,16 @@ impl<O: Copy + PartialEq + std::fmt::Debug> Run<O> {
             assert_eq!(*w, 1, "item {i} written {w} times");
         }
     }
+}
+
+/// [`run`] of a strategy that applies, checked to write every item exactly once.
+pub fn run_complete<K: Kernel>(kernel: &K, strategy: &Strategy, launch: Launch) -> Run<K::Output>
+where
+    K::Output: PartialEq + std::fmt::Debug,
+{
+    let r = run(kernel, strategy, launch).unwrap();
+    r.assert_complete();
+    r
 }
 
 /// Runs `kernel` under `strategy`: every pass in order, every block with fresh shared

@@ -9,8 +9,8 @@
 
 use reconverge_simt::Warp;
 use reconverge_transforms::{
-    BranchLoop, BranchLoopKernel, BranchLoopProgram, Decision, Kernel, LoopRegion, LoopRegions,
-    Scratch, Strategy, StrategyError, Tally as WarpTally, WarpTask, check_pass,
+    BranchLoop, BranchLoopKernel, BranchLoopProgram, Decision, LoopRegion, LoopRegions, Strategy,
+    StrategyError, Tally as WarpTally, check_pass,
 };
 
 use super::float::McmlFloat;
@@ -162,9 +162,10 @@ impl<F: McmlFloat> BranchLoop for DistributedBoundary<'_, F> {
     fn finish(&self, _photon: &Photon<F>) {}
 }
 
-/// MCML as a [`Kernel`]: every loop strategy of [`BranchLoopKernel`] (baseline, iteration
-/// delaying, dynamic work assignment) on MCML's main branch (seed 002 fig. 8), plus
-/// [`Strategy::BranchDistribution`] of the boundary path's up/down branch (fig. 9).
+/// MCML as a [`Kernel`](reconverge_transforms::Kernel): every loop strategy of
+/// [`BranchLoopKernel`] (baseline, iteration delaying, dynamic work assignment) on MCML's main
+/// branch (seed 002 fig. 8), plus [`Strategy::BranchDistribution`] of the boundary path's
+/// up/down branch (fig. 9).
 ///
 /// The reference model sees the boundary path as one region either way (the up/down
 /// divergence happens inside a lane's path); the GPU, where the two versions are different
@@ -188,87 +189,56 @@ reconverge_transforms::warp_program_enum!(
     |program, warp, sink, tally| program.step(warp, sink, tally)
 );
 
-impl<F: McmlFloat> Kernel for McmlKernel<F> {
-    type Output = ();
-    type Program<'k, W: Warp>
-        = McmlProgram<'k, W, F>
-    where
-        Self: 'k;
-
-    const SHAPE: &'static str = "MCML photon loop";
-
-    /// What MCML's benchmarks run: the loop strategies with seed 002's parameters (round robin
-    /// 1:1 and majority vote 16 on static lanes; 4, 8 and round robin 3:1 with idle removal
-    /// over dynamic work), and branch distribution of the boundary path (fig. 9) on static and
-    /// dynamic lanes.
-    const STRATEGIES: &'static [Strategy] = &[
-        Strategy::Baseline,
-        Strategy::DynamicWorkAssignment,
-        Strategy::IterationDelaying(Decision::MajorityVote {
-            threshold: 16,
-            stop_when_a_lane_finishes: true,
-        }),
-        Strategy::IterationDelaying(Decision::RoundRobin {
-            num_zeros: 1,
-            num_ones: 1,
-            remove_idle: false,
-        }),
-        Strategy::IterationDelaying(Decision::RoundRobin {
-            num_zeros: 1,
-            num_ones: 1,
-            remove_idle: true,
-        }),
-        Strategy::BranchDistribution,
-        Strategy::BranchDistributionWithDynamicWork,
-        Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
-            threshold: 4,
-            stop_when_a_lane_finishes: true,
-        }),
-        Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
-            threshold: 8,
-            stop_when_a_lane_finishes: true,
-        }),
-        Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
-            num_zeros: 3,
-            num_ones: 1,
-            remove_idle: true,
-        }),
-    ];
-
-    fn tally_len(&self) -> usize {
-        self.0.tally_len()
-    }
-
-    fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
-        match strategy {
-            Strategy::BranchDistribution | Strategy::BranchDistributionWithDynamicWork => Ok(1),
-            other => BranchLoopKernel(self.0).passes(other),
-        }
-    }
-
-    fn program<'k, W: Warp>(
-        &'k self,
-        warp: &W,
-        strategy: &Strategy,
-        pass: u32,
-        task: WarpTask,
-        _scratch: &'k Scratch,
-    ) -> Result<McmlProgram<'k, W, F>, StrategyError> {
-        check_pass(pass, 1)?;
-        match strategy {
-            Strategy::BranchDistribution | Strategy::BranchDistributionWithDynamicWork => {
-                // The distributed boundary is the workload's; how lanes get photons is the
-                // loop program's.
-                let lanes = if *strategy == Strategy::BranchDistribution {
-                    Strategy::Baseline
-                } else {
-                    Strategy::DynamicWorkAssignment
-                };
-                BranchLoopProgram::for_strategy(warp, DistributedBoundary(&self.0), &lanes, task)
-                    .map(McmlProgram::Distributed)
+reconverge_transforms::kernel_impl! {
+    impl<F: McmlFloat> for McmlKernel -> () {
+        type Program<'k, W> = McmlProgram<'k, W, F>;
+        const SHAPE = "MCML photon loop";
+        fn program(&self, warp, strategy, pass, task, _scratch) {
+            check_pass(pass, 1)?;
+            match strategy {
+                Strategy::BranchDistribution | Strategy::BranchDistributionWithDynamicWork => {
+                    // The distributed boundary is the workload's; how lanes get photons is the
+                    // loop program's.
+                    let lanes = if *strategy == Strategy::BranchDistribution {
+                        Strategy::Baseline
+                    } else {
+                        Strategy::DynamicWorkAssignment
+                    };
+                    let boundary = DistributedBoundary(&self.0);
+                    BranchLoopProgram::for_strategy(warp, boundary, &lanes, task)
+                        .map(McmlProgram::Distributed)
+                }
+                other => BranchLoopProgram::for_strategy(warp, &self.0, other, task)
+                    .map(McmlProgram::AsWritten),
             }
-            other => BranchLoopProgram::for_strategy(warp, &self.0, other, task)
-                .map(McmlProgram::AsWritten),
+        }
+
+        /// What MCML's benchmarks run: the loop strategies with seed 002's parameters (round robin
+        /// 1:1 and majority vote 16 on static lanes; 4, 8 and round robin 3:1 with idle removal
+        /// over dynamic work), and branch distribution of the boundary path (fig. 9) on static and
+        /// dynamic lanes.
+        const STRATEGIES: &'static [Strategy] = &[
+            Strategy::Baseline,
+            Strategy::DynamicWorkAssignment,
+            Strategy::IterationDelaying(Decision::majority_vote(16, true)),
+            Strategy::IterationDelaying(Decision::round_robin(1, 1, false)),
+            Strategy::IterationDelaying(Decision::round_robin(1, 1, true)),
+            Strategy::BranchDistribution,
+            Strategy::BranchDistributionWithDynamicWork,
+            Strategy::IterationDelayingWithDynamicWork(Decision::majority_vote(4, true)),
+            Strategy::IterationDelayingWithDynamicWork(Decision::majority_vote(8, true)),
+            Strategy::IterationDelayingWithDynamicWork(Decision::round_robin(3, 1, true)),
+        ];
+
+        fn tally_len(&self) -> usize {
+            self.0.tally_len()
+        }
+
+        fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
+            match strategy {
+                Strategy::BranchDistribution | Strategy::BranchDistributionWithDynamicWork => Ok(1),
+                other => BranchLoopKernel(self.0).passes(other),
+            }
         }
     }
 }

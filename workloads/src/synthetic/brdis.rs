@@ -165,16 +165,8 @@ impl FactoredBranchLoop for SynBrDis {
     type Output = BrDisOutput;
 
     fn regions(&self) -> FactoredRegions {
-        FactoredRegions {
-            condition: CONDITION,
-            prologue_taken: SEG1,
-            prologue_not_taken: SEG2,
-            factored: FACTORED.with_cost(self.n.saturating_mul(2).saturating_mul(self.m())),
-            epilogue_taken: SEG3,
-            epilogue_not_taken: SEG4,
-            after_branch: AFTER,
-            item: ITEM,
-        }
+        let factored = FACTORED.with_cost(self.n.saturating_mul(2).saturating_mul(self.m()));
+        FactoredRegions::new([CONDITION, SEG1, SEG2, factored, SEG3, SEG4, AFTER, ITEM])
     }
 
     #[inline]

@@ -14,6 +14,11 @@ pub const TAKEN: Region = LoopRegion::Taken.region("taken (100 FMA)", 100);
 /// The not-taken path: 100 FMA.
 pub const NOT_TAKEN: Region = LoopRegion::NotTaken.region("not taken (100 FMA)", 100);
 
+// The pattern's regions besides its paths: free, so that only the paths count.
+const CONDITION: Region = LoopRegion::Condition.region("condition", 0);
+const AFTER: Region = LoopRegion::AfterBranch.region("after", 0);
+const ITEM: Region = LoopRegion::Item.region("item", 0);
+
 const T: bool = true;
 const N: bool = false;
 
@@ -41,13 +46,7 @@ impl BranchLoop for Pattern {
     type Output = u32;
 
     fn regions(&self) -> LoopRegions {
-        LoopRegions {
-            condition: LoopRegion::Condition.region("condition", 0),
-            taken: TAKEN,
-            not_taken: NOT_TAKEN,
-            after_branch: LoopRegion::AfterBranch.region("after", 0),
-            item: LoopRegion::Item.region("item", 0),
-        }
+        LoopRegions::new([CONDITION, TAKEN, NOT_TAKEN, AFTER, ITEM])
     }
     fn start(&self, item: u32) -> Thread {
         Thread {
