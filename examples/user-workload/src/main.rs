@@ -9,6 +9,7 @@
 
 use std::process::ExitCode;
 
+use reconverge::cpu::conformance::Check;
 use reconverge::prelude::*;
 use user_workload_walk::Walk;
 
@@ -37,19 +38,13 @@ fn main() -> ExitCode {
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let kernel = BranchLoopKernel(WALK);
-    let launch = Launch::new(128, 64)?;
+    let launches = [Launch::new(128, 64)?];
     let cpu = CpuBackend::new();
-    let baseline = cpu.run(&kernel, Strategy::Baseline, ITEMS, launch)?;
-    for &strategy in <BranchLoopKernel<Walk> as Kernel>::STRATEGIES {
-        let run = cpu.run(&kernel, strategy, ITEMS, launch)?;
-        if run.outputs != baseline.outputs {
-            return Err(format!("CPU, {strategy}: outputs differ from the baseline's").into());
-        }
-        println!(
-            "CPU  {strategy}: {:?}, SIMD efficiency {:.3}, outputs = baseline",
-            run.elapsed,
-            run.simd_efficiency().unwrap_or(0.0)
-        );
+    // The conformance kit: every strategy the shape lists against the baseline, exactly.
+    let report = Check::listed(&kernel, ITEMS, &launches).run(&kernel, &[&cpu]);
+    println!("CPU  every listed strategy against the baseline: {report}");
+    if !report.passed() {
+        return Err(report.to_string().into());
     }
     #[cfg(feature = "cuda")]
     {
@@ -57,14 +52,21 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         match CudaBackend::with_ptx(0, PTX, user_workload_walk::WALK_ENTRY_POINTS) {
             Ok(gpu) => {
                 let gpu = gpu.with_warm_up(WarmUp::FirstUse);
-                for strategy in <BranchLoopKernel<Walk> as DeviceKernel>::strategies() {
-                    let on_gpu = gpu.run(&kernel, strategy, ITEMS, launch)?;
-                    let on_cpu = cpu.run(&kernel, strategy, ITEMS, launch)?;
-                    if on_gpu.outputs != on_cpu.outputs {
-                        return Err(
-                            format!("GPU, {strategy}: outputs differ from the CPU's").into()
-                        );
-                    }
+                // The same kit with the CPU's baseline as the reference: every strategy the
+                // GPU has entry points for, on the GPU, bit for bit.
+                let strategies = <BranchLoopKernel<Walk> as DeviceKernel>::strategies();
+                let check = Check {
+                    strategies: &strategies,
+                    counters: false,
+                    ..Check::listed(&kernel, ITEMS, &launches)
+                };
+                let report = check.run(&kernel, &[&cpu, &gpu]);
+                println!("GPU  every compiled strategy against the CPU's baseline: {report}");
+                if !report.passed() {
+                    return Err(report.to_string().into());
+                }
+                for strategy in strategies {
+                    let on_gpu = gpu.run(&kernel, strategy, ITEMS, launches[0])?;
                     println!(
                         "GPU  {strategy}: {:?} kernel time, outputs = CPU's bit for bit",
                         on_gpu.pass_times.iter().sum::<std::time::Duration>()
@@ -81,21 +83,22 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 mod tests {
     use super::*;
 
-    /// The workload diverges and its strategies agree: outputs equal across strategies, and
-    /// the model sees lanes masked off (SIMD efficiency below 1).
+    /// The workload diverges and its strategies agree: the conformance kit finds every
+    /// listed strategy equal to the baseline on two launch shapes, and the model sees lanes
+    /// masked off (SIMD efficiency below 1).
     #[test]
     fn every_listed_strategy_gives_the_baseline_outputs() {
         let kernel = BranchLoopKernel(WALK);
-        let launch = Launch::new(64, 4).unwrap();
+        let launches = [Launch::new(64, 4).unwrap(), Launch::new(128, 2).unwrap()];
         let cpu = CpuBackend::new();
-        let base = cpu.run(&kernel, Strategy::Baseline, 4096, launch).unwrap();
+        let base = cpu
+            .run(&kernel, Strategy::Baseline, 4096, launches[0])
+            .unwrap();
         assert!(base.simd_efficiency().unwrap() < 0.9);
-        for &s in <BranchLoopKernel<Walk> as Kernel>::STRATEGIES {
-            assert_eq!(
-                cpu.run(&kernel, s, 4096, launch).unwrap().outputs,
-                base.outputs,
-                "{s}"
-            );
-        }
+        let report = Check::listed(&kernel, 4096, &launches).run(&kernel, &[&cpu]);
+        assert!(report.passed(), "{report}");
+        // Every listed strategy on every launch, and the baselines.
+        let listed = <BranchLoopKernel<Walk> as Kernel>::STRATEGIES.len();
+        assert!(report.runs >= listed * launches.len(), "{report}");
     }
 }
