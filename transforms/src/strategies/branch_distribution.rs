@@ -11,7 +11,7 @@
 //! Measured (`docs/results/h100-reproduce/seed002-fig12-branch-distribution.md`,
 //! `docs/results/mcml/README.md`): on an H100's SYN-BRDIS
 //! the measured speedup is a median 0.927 of the theoretical one (the paper: about 0.90), range
-//! 0.775–1.106; on MCML's boundary path (fig. 9) 1.04x on skin and 1.01x on slab, 1.29x on skin
+//! 0.778–1.098; on MCML's boundary path (fig. 9) 1.04x on skin and 1.01x on slab, 1.29x on skin
 //! with dynamic work assignment.
 
 use reconverge_simt::{LaneMask, Warp};

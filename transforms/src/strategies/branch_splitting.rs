@@ -8,8 +8,8 @@
 //!
 //! Measured (`docs/results/h100-reproduce/seed001-fig08-branch-splitting-linear.md`,
 //! `docs/results/h100-reproduce/seed001-fig10-branch-splitting-random.md`):
-//! on an H100 the split version runs at 0.588–0.628x the branched kernel's speed with a linear
-//! decision mask and 0.635–0.670x with a random one, faster at none of 19 points (the paper:
+//! on an H100 the split version runs at 0.586–0.627x the branched kernel's speed with a linear
+//! decision mask and 0.624–0.671x with a random one, faster at none of 19 points (the paper:
 //! 1.06–1.135x faster over 98 % of the random sweep); the H100 has registers to spare.
 
 use reconverge_simt::{LaneMask, Warp};

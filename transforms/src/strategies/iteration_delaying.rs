@@ -11,8 +11,8 @@
 //! Measured (`docs/results/h100-reproduce/seed002-fig10-iteration-delaying-vs-r.md`,
 //! `docs/results/h100-reproduce/seed002-table1-decision-parameters.md`,
 //! `docs/results/mcml/README.md`): on an H100's SYN-ITDELAY
-//! at r = 8 majority vote is 1.017x the baseline and round robin 1.079x; the best threshold is 8
-//! with the stop rule at 1.090x (the paper: 1.15x); on MCML it loses (majority vote 16 at
+//! at r = 8 majority vote is 1.021x the baseline and round robin 1.081x; the best threshold is 8
+//! with the stop rule at 1.087x (the paper: 1.15x); on MCML it loses (majority vote 16 at
 //! 0.85x on skin, 0.75x on slab).
 
 use reconverge_simt::{LaneMask, Warp};

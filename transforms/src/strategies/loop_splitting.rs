@@ -8,9 +8,9 @@
 //! round.
 //!
 //! Measured (`docs/results/h100-reproduce/seed001-fig05-loop-splitting.md`):
-//! on an H100 the split kernel needs 31 registers against the fused one's 39 (occupancy 100 %
-//! against 75 %, the paper's "up to 33 %"), yet runs at 0.919x the fused loop's speed at 16
-//! trips, 0.934x at 64 and 0.938x at 256, with equal outputs.
+//! on an H100 the split kernel needs 31 registers against the fused one's 38 (occupancy 100 %
+//! against 75 %, the paper's "up to 33 %"), yet runs at 0.903x the fused loop's speed at 16
+//! trips, 0.916x at 64 and 0.921x at 256, with equal outputs.
 
 use core::hint::black_box;
 

@@ -6,8 +6,8 @@
 //! must be total (callable on any item).
 //!
 //! Measured (`docs/results/h100-reproduce/gems34-fig34-2-branching.md`):
-//! on an H100 at p = 0.05 branching takes 0.957x predication's time with a random condition
-//! and 0.463x with a coherent one; at p = 0.5, 1.024x and 0.734x. Predication wins only where
+//! on an H100 at p = 0.05 branching takes 0.958x predication's time with a random condition
+//! and 0.485x with a coherent one; at p = 0.5, 1.068x and 0.759x. Predication wins only where
 //! a branch is random and its paths are short.
 
 use reconverge_simt::Warp;

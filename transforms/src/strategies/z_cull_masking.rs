@@ -8,9 +8,9 @@
 //! spatially coherent condition.
 //!
 //! Measured (`docs/results/h100-reproduce/gems34-fig34-1-zcull.md`):
-//! on an H100 at p = 0.05 the culled passes take 0.088 ms with a random condition and 0.050 ms
-//! with a coherent one, against predication's 0.075 / 0.072 ms; with the mask pass 0.121 /
-//! 0.081 ms.
+//! on an H100 at p = 0.05 the culled passes take 0.088 ms with a random condition and 0.052 ms
+//! with a coherent one, against predication's 0.071 / 0.073 ms; with the mask pass 0.121 /
+//! 0.085 ms.
 
 use reconverge_simt::{Region, Warp};
 
