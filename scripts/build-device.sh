@@ -11,8 +11,8 @@ bash "$root/paper-kernels/device-check.sh" build
 cargo build --release -p reconverge-apps --features cuda --example mcml --example mcml_bench \
     --example advise
 cp "$CARGO_TARGET_DIR"/release/examples/{mcml,mcml_bench,advise} "$root/.device/"
-if [[ -f "$root/benches/examples/reproduce.rs" ]]; then
-    cargo build --release -p reconverge-benches --features cuda --example reproduce
+if [[ -f "$root/examples/apps/examples/reproduce.rs" ]]; then
+    cargo build --release -p reconverge-apps --features cuda --example reproduce
     cp "$CARGO_TARGET_DIR/release/examples/reproduce" "$root/.device/"
 fi
 for b in seed002_iteration_delaying seed002_branch_distribution; do

@@ -3,11 +3,11 @@
 //!
 //! ```text
 //! # CPU backend, CI / laptop scale, pages in target/results/cpu (ignored by git):
-//! cargo run --release -p reconverge-benches --example reproduce -- --quick
+//! cargo run --release -p reconverge-apps --example reproduce -- --quick
 //! # Refresh the committed CPU pages (the only way to write under docs/results):
-//! cargo run --release -p reconverge-benches --example reproduce -- --out docs/results/cpu --quick --refresh-docs
+//! cargo run --release -p reconverge-apps --example reproduce -- --out docs/results/cpu --quick --refresh-docs
 //! # GPU (all experiments within ~10 minutes on an H100):
-//! cargo run --release -p reconverge-benches --example reproduce --features cuda -- --out docs/results/h100 --refresh-docs
+//! cargo run --release -p reconverge-apps --example reproduce --features cuda -- --out docs/results/h100 --refresh-docs
 //! ```
 //!
 //! By default the pages go to `target/results/<cpu|cuda>`, so a run leaves the checkout
@@ -79,7 +79,7 @@ fn main() -> ExitCode {
     } else {
         Scale::FULL
     };
-    let mut command = String::from("cargo run --release -p reconverge-benches --example reproduce");
+    let mut command = String::from("cargo run --release -p reconverge-apps --example reproduce");
     if cfg!(feature = "cuda") {
         command.push_str(" --features cuda");
     }
