@@ -10,9 +10,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 name=reconverge-paper-kernels
-# The user-shaped example (unpublished, its crates depend on each other by path) is left out.
-cargo package --workspace --exclude user-workload --exclude user-workload-walk --no-verify \
-    --allow-dirty --quiet
+# Left out: the user-shaped example (unpublished, its crates depend on each other by path) and
+# the apps (unpublished, they depend on the unpublished benches crate's experiments).
+cargo package --workspace --exclude user-workload --exclude user-workload-walk \
+    --exclude reconverge-apps --no-verify --allow-dirty --quiet
 work="$root/target/package-check"
 rm -rf "$work"
 mkdir -p "$work"
