@@ -247,6 +247,19 @@ impl GpuContext {
             .map_err(driver("cuOccupancyMaxActiveBlocksPerMultiprocessor"))
     }
 
+    /// Blocks of `threads_per_block` threads of kernel `name` that fill every multiprocessor
+    /// once ([`GpuContext::max_active_blocks`] times the multiprocessors, at least one per
+    /// multiprocessor): the grid of a persistent-lane launch, whose lanes take items until
+    /// none is left.
+    ///
+    /// # Errors
+    /// As [`GpuContext::max_active_blocks`].
+    pub fn resident_blocks(&self, name: &str, threads_per_block: u32) -> Result<u32, GpuError> {
+        let per_sm = self.max_active_blocks(name, threads_per_block)?.max(1);
+        let sms = u32::try_from(self.device.multiprocessors.max(1)).unwrap_or(1);
+        Ok(per_sm.saturating_mul(sms))
+    }
+
     /// The theoretical occupancy of kernel `name` in blocks of `threads_per_block`: active
     /// warps per multiprocessor ([`GpuContext::max_active_blocks`] times warps per block) over
     /// the most the multiprocessor holds, 0 to 1.

@@ -90,8 +90,8 @@ mod gpu {
     ) -> u32 {
         let sms = u32::try_from(gpu.gpu().device().multiprocessors).unwrap_or(1);
         K::entry_point(&strategy, 0)
-            .and_then(|e| gpu.gpu().max_active_blocks(e, threads).ok())
-            .map_or(4 * sms, |per_sm| (per_sm * sms).max(1))
+            .and_then(|e| gpu.gpu().resident_blocks(e, threads).ok())
+            .unwrap_or(4 * sms)
     }
 }
 

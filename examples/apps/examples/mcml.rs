@@ -428,12 +428,9 @@ fn simulate_cuda(
         }
         let entry = <McmlKernel<f32>>::entry_point(strategy, 0)
             .ok_or_else(|| format!("no CUDA entry point for MCML under {strategy}"))?;
-        let per_sm = gpu
-            .gpu()
-            .max_active_blocks(entry, args.threads_per_block)
-            .map_err(|e| e.to_string())?;
-        let sms = u32::try_from(gpu.gpu().device().multiprocessors).unwrap_or(1);
-        Ok((per_sm * sms).max(1))
+        gpu.gpu()
+            .resident_blocks(entry, args.threads_per_block)
+            .map_err(|e| e.to_string())
     };
     let strategy = match (args.strategy, gpus.first()) {
         (StrategyArg::Tune, Some(gpu)) => {

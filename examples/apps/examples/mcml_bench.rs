@@ -361,12 +361,11 @@ fn gpu_measure() -> Result<(String, u64, Box<Measure<'static>>), Box<dyn std::er
             let strategy = strategy.ok_or("the scalar loop runs on the CPU only")?;
             let entry = <McmlKernel<f32>>::entry_point(&strategy, 0)
                 .ok_or_else(|| format!("no entry point for {strategy:?}"))?;
-            let per_sm = gpu
+            let blocks = gpu
                 .gpu()
-                .max_active_blocks(entry, 128)
+                .resident_blocks(entry, 128)
                 .map_err(|e| e.to_string())?;
-            let sms = u32::try_from(gpu.gpu().device().multiprocessors).unwrap_or(1);
-            let launch = Launch::new(128, (per_sm * sms).max(1)).map_err(|e| e.to_string())?;
+            let launch = Launch::new(128, blocks).map_err(|e| e.to_string())?;
             // Warm the entry point up on a small run so the timed one is steady state.
             run_on_backend::<f32, _>(&gpu, input, 100_000, 2, strategy, launch, None)
                 .map_err(|e| e.to_string())?;

@@ -152,13 +152,8 @@ pub fn run(
                 );
                 continue;
             }
-            let per_sm = b
-                .gpu
-                .gpu()
-                .max_active_blocks(entry, tpb)
-                .unwrap_or(1)
-                .max(1);
-            let launch = Launch::new(tpb, sms * per_sm).map_err(|e| GpuError::InvalidInput {
+            let blocks = b.gpu.gpu().resident_blocks(entry, tpb).unwrap_or(sms);
+            let launch = Launch::new(tpb, blocks).map_err(|e| GpuError::InvalidInput {
                 kernel: entry.into(),
                 reason: e.to_string(),
             })?;
@@ -236,17 +231,11 @@ pub fn run(
                 .find(|e| e.name == entry)
                 .map(|e| e.strategy)
             {
-                let per_sm = b
-                    .gpu
-                    .gpu()
-                    .max_active_blocks(&entry, tpb)
-                    .unwrap_or(1)
-                    .max(1);
-                let launch =
-                    Launch::new(tpb, sms * per_sm).map_err(|e| GpuError::InvalidInput {
-                        kernel: entry.clone(),
-                        reason: e.to_string(),
-                    })?;
+                let blocks = b.gpu.gpu().resident_blocks(&entry, tpb).unwrap_or(sms);
+                let launch = Launch::new(tpb, blocks).map_err(|e| GpuError::InvalidInput {
+                    kernel: entry.clone(),
+                    reason: e.to_string(),
+                })?;
                 let items = u32::try_from(big).unwrap_or(u32::MAX);
                 let r = b.gpu.try_run(&kernel, strategy, items, launch)?;
                 let s = r.pass_times.iter().sum::<Duration>().as_secs_f64();
