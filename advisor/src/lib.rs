@@ -136,6 +136,9 @@ pub enum AdviseError {
         /// What the backend said.
         source: reconverge_backend::BackendError,
     },
+    /// An advice whose predictions were emptied holds no baseline to predict against.
+    #[error("the advice holds no baseline prediction")]
+    NoBaseline,
     /// No candidate could run on the backend.
     #[error("none of the candidates can run on this backend")]
     NothingRan,
@@ -374,37 +377,85 @@ pub fn advise_strategies<K: Kernel + ?Sized>(
     options: &Options,
 ) -> Result<Advice, AdviseError> {
     let baseline = Baseline::measure(kernel, items, launch, options)?;
-    let mut predictions = vec![baseline.predict(baseline.profile.clone(), options)?];
+    let mut runs: Vec<Profile> = Vec::new();
     let mut skipped = Vec::new();
     for &strategy in strategies {
-        if strategy == Strategy::Baseline || predictions.iter().any(|p| p.strategy == strategy) {
+        if strategy == Strategy::Baseline || runs.iter().any(|r| r.strategy == strategy) {
             continue;
         }
         match kernel.passes(&strategy) {
             Err(e @ StrategyError::NotApplicable { .. }) => skipped.push((strategy, e)),
-            _ => {
-                let run = profile(kernel, strategy, items, launch, options.step_limit)?;
-                predictions.push(baseline.predict(run, options)?);
+            _ => runs.push(profile(
+                kernel,
+                strategy,
+                items,
+                launch,
+                options.step_limit,
+            )?),
+        }
+    }
+    Advice::predicted(K::SHAPE, items, baseline, runs, skipped, options)
+}
+
+impl Advice {
+    /// The same model runs predicted under other `options` (registers, the occupancy cap, the
+    /// launch overhead), without running the model again: comparing occupancy models, or
+    /// adding registers once they are known, costs no second sample. `options.step_limit` has
+    /// no effect here (nothing runs).
+    ///
+    /// # Errors
+    /// As [`advise_strategies`] for the options and registers; [`AdviseError::NoBaseline`] if
+    /// [`Advice::predictions`] was emptied.
+    pub fn with_options(&self, options: &Options) -> Result<Advice, AdviseError> {
+        options.validate()?;
+        let (base, runs) = self
+            .predictions
+            .split_first()
+            .ok_or(AdviseError::NoBaseline)?;
+        let baseline = Baseline::new(base.profile.clone(), self.launch, options)?;
+        let runs = runs.iter().map(|p| p.profile.clone()).collect();
+        Self::predicted(
+            self.shape,
+            self.items,
+            baseline,
+            runs,
+            self.skipped.clone(),
+            options,
+        )
+    }
+
+    /// Predicts the baseline and every run in `runs` against `baseline`, and picks.
+    fn predicted(
+        shape: &'static str,
+        items: u32,
+        baseline: Baseline,
+        runs: Vec<Profile>,
+        skipped: Vec<(Strategy, StrategyError)>,
+        options: &Options,
+    ) -> Result<Advice, AdviseError> {
+        let mut predictions = Vec::with_capacity(runs.len() + 1);
+        predictions.push(baseline.predict(baseline.profile.clone(), options)?);
+        for run in runs {
+            predictions.push(baseline.predict(run, options)?);
+        }
+        // Strictly greater only, so that on a tie the earlier (simpler) strategy stays.
+        let mut recommended = 0;
+        for (i, p) in predictions.iter().enumerate() {
+            if p.speedup > predictions[recommended].speedup {
+                recommended = i;
             }
         }
+        Ok(Advice {
+            shape,
+            items,
+            launch: baseline.launch,
+            baseline_occupancy: baseline.occupancy,
+            baseline: Divergence::of(&baseline.profile),
+            predictions,
+            skipped,
+            recommended,
+        })
     }
-    // Strictly greater only, so that on a tie the earlier (simpler) strategy stays.
-    let mut recommended = 0;
-    for (i, p) in predictions.iter().enumerate() {
-        if p.speedup > predictions[recommended].speedup {
-            recommended = i;
-        }
-    }
-    Ok(Advice {
-        shape: K::SHAPE,
-        items,
-        launch,
-        baseline_occupancy: baseline.occupancy,
-        baseline: Divergence::of(&baseline.profile),
-        predictions,
-        skipped,
-        recommended,
-    })
 }
 
 /// The baseline's run, against which strategies are predicted (shared by the advisor and the
@@ -427,18 +478,24 @@ impl Baseline {
         if items == 0 {
             return Err(AdviseError::NoItems);
         }
+        let run = profile(
+            kernel,
+            Strategy::Baseline,
+            items,
+            launch,
+            options.step_limit,
+        )?;
+        Self::new(run, launch, options)
+    }
+
+    /// The baseline of a run already made, with its occupancy under `options`' registers.
+    fn new(profile: Profile, launch: Launch, options: &Options) -> Result<Self, AdviseError> {
         let occupancy = match &options.registers {
             Some(r) => Some(occupancy_of(&r.arch, launch, r.baseline)?),
             None => None,
         };
         Ok(Self {
-            profile: profile(
-                kernel,
-                Strategy::Baseline,
-                items,
-                launch,
-                options.step_limit,
-            )?,
+            profile,
             occupancy,
             launch,
         })

@@ -178,6 +178,23 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
         ps.speedup
     );
     assert!(ps.speedup < p.speedup);
+    // The same model runs re-predicted under the saturating options give the same advice as
+    // running the model again.
+    let again = advice.with_options(&saturating)?;
+    let pa = again
+        .prediction(&Strategy::BranchSplitting)
+        .ok_or("branch splitting ran")?;
+    assert_eq!(pa.speedup, ps.speedup);
+    assert_eq!(pa.occupancy, ps.occupancy);
+    assert_eq!(again.baseline_occupancy, s.baseline_occupancy);
+    assert_eq!(again.recommended().strategy, s.recommended().strategy);
+    assert!(matches!(
+        again.with_options(&Options {
+            saturating_occupancy: Some(1.5),
+            ..options.clone()
+        }),
+        Err(AdviseError::InvalidOption { .. })
+    ));
     // At 0.9 only the split's full-occupancy pass is capped.
     let capped = Options {
         saturating_occupancy: Some(0.9),

@@ -8,7 +8,7 @@
 use std::sync::Mutex;
 
 use reconverge_advisor::accuracy::{Point, Scored, spearman_of};
-use reconverge_advisor::{Options, Registers, advise_strategies};
+use reconverge_advisor::{Advice, Options, Registers, advise_strategies};
 use reconverge_backend::Launch;
 use reconverge_occupancy::ArchLimits;
 use reconverge_transforms::{Kernel, Strategy};
@@ -112,18 +112,21 @@ impl AdvisorLog {
             saturating_occupancy: Some(SATURATING_OCCUPANCY),
             ..eq1.clone()
         };
-        let mut points = Vec::with_capacity(2);
-        for options in [&eq1, &saturating] {
-            let advice = match advise_strategies(kernel, items, launch, strategies, options) {
-                Ok(a) => a,
-                Err(e) => {
-                    let mut inner = self.lock();
-                    let what = format!("{}: {setting}: {e}", inner.experiment);
-                    inner.failures.push(what);
-                    return;
-                }
-            };
-            let scored = measured
+        // One model run per strategy; the saturating model re-predicts the same runs.
+        let advice = advise_strategies(kernel, items, launch, strategies, &eq1)
+            .and_then(|a| Ok((a.with_options(&saturating)?, a)));
+        let (saturated, advice) = match advice {
+            Ok(pair) => pair,
+            Err(e) => {
+                let mut inner = self.lock();
+                let what = format!("{}: {setting}: {e}", inner.experiment);
+                inner.failures.push(what);
+                return;
+            }
+        };
+        // Every strategy that both predicted and ran; a point needs two to rank.
+        let score = |advice: &Advice| {
+            let scored: Vec<Scored> = measured
                 .iter()
                 .filter_map(|m| {
                     let strategy = m.strategy?;
@@ -133,13 +136,10 @@ impl AdvisorLog {
                         measured: m.speedup_over(base)?,
                     })
                 })
-                .collect::<Vec<_>>();
-            if scored.len() < 2 {
-                return;
-            }
-            points.push(Point { scored });
-        }
-        let (Some(saturating), Some(point)) = (points.pop(), points.pop()) else {
+                .collect();
+            (scored.len() >= 2).then_some(Point { scored })
+        };
+        let (Some(point), Some(saturating)) = (score(&advice), score(&saturated)) else {
             return;
         };
         let mut inner = self.lock();
