@@ -206,9 +206,10 @@ pub fn tune_measured(
     let mut timings = Vec::new();
     let mut skipped = Vec::new();
     while survivors.len() > 1 {
-        let sample = (per_round / survivors.len() as f64)
-            .clamp(f64::from(halving.min_items.min(items)), f64::from(items))
-            as u32;
+        let sample = (per_round / survivors.len() as f64).clamp(
+            f64::from(halving.min_items.clamp(1, items)),
+            f64::from(items),
+        ) as u32;
         let mut round: Vec<Timing> = Vec::with_capacity(survivors.len());
         for &strategy in &survivors {
             if let Some(time) = time_one(&mut measure, strategy, sample, &mut skipped)? {

@@ -219,3 +219,26 @@ fn bad_options_are_refused_before_any_run() {
         Err(AdviseError::NoItems)
     ));
 }
+
+#[test]
+fn no_round_times_an_empty_prefix() -> TestResult {
+    // Nineteen candidates, a budget too small for one item each and no floor: every round still
+    // times at least one item, never zero.
+    let candidates = itdelay_candidates();
+    let halving = Halving {
+        keep: 2,
+        budget: 1e-6,
+        min_items: 0,
+    };
+    let mut items_timed = Vec::new();
+    let tuned = tune_measured(&candidates, 100, &halving, |s, n| {
+        items_timed.push(n);
+        Ok(Duration::from_nanos(
+            u64::from(n) + s.to_string().len() as u64,
+        ))
+    })?;
+    assert!(!items_timed.is_empty());
+    assert!(items_timed.iter().all(|&n| n >= 1), "{items_timed:?}");
+    assert!(candidates.contains(&tuned.best));
+    Ok(())
+}
