@@ -32,8 +32,8 @@ pub trait McmlFloat:
     /// can take ([`neg_ln_draw_f32`]: integer range reduction, one polynomial, no branch and
     /// no division), the same code on the CPU and the GPU. f64 keeps `libm`'s `log`.
     fn neg_ln_uniform<R: RngCore>(rng: &mut R) -> Self;
-    /// `round(self · 2^32)` as an integer weight ([`FIXED_ONE`] = one packet); negative or NaN
-    /// values give 0 and huge ones saturate.
+    /// `self · 2^32` rounded to the nearest integer (ties to even) as an integer weight
+    /// ([`FIXED_ONE`] = one packet); negative or NaN values give 0 and huge ones saturate.
     fn to_fixed(self) -> u64;
     /// `cos` above which a direction counts as along ±z (MCML's `COSZERO`): `1 − 1e-12` in f64
     /// as MCML, `1 − 1e-6` in f32 as CUDAMCML (`1 − 1e-12` rounds to 1 in f32, and then
@@ -167,20 +167,24 @@ float_to_int!(
     reg64
 );
 
-/// `round(v)` (half away from zero) as `u64` for `v ≥ 0`, 0 for negative values and NaN,
-/// saturating at `u64::MAX`: the same integer as `Float::round(v) as u64`, without `libm`'s
-/// software `round`. `v - trunc(v)` is exact in binary floating point (both have the exponent of
-/// `v` or less), and for `v ≥ 2^(p-1)` (`p` the significand width) `v` is an integer, so the
-/// truncation converts back exactly.
+/// `v` rounded to the nearest integer, ties to even, as `u64`: 0 for negative values and NaN,
+/// saturating at `u64::MAX`. Adding and subtracting `2^(p-1)` (`p` the significand width) rounds
+/// any `0 ≤ v < 2^(p-1)` to an integer in the current rounding mode, round to nearest even: IEEE
+/// 754 fixes both results, so every target gets the same integer; `v ≥ 2^(p-1)` is an integer
+/// already. Then a truncating conversion is exact. Four float instructions and one conversion on
+/// the GPU, where `Float::round` is a `libm` call and half-away-from-zero by hand cost a 64-bit
+/// compare-and-add besides (about 13 instructions per drop).
 macro_rules! round_to_u64 {
     ($v:expr, $f:ty, $to_u64:ident) => {{
         let v: $f = $v;
-        let t = $to_u64(v);
-        if v - t as $f >= 0.5 {
-            t.saturating_add(1)
+        // 2^(p-1): 2^23 for f32, 2^52 for f64.
+        const HALF_ULP_ONE: $f = (1u64 << (<$f>::MANTISSA_DIGITS - 1)) as $f;
+        let rounded = if v < HALF_ULP_ONE {
+            (v + HALF_ULP_ONE) - HALF_ULP_ONE
         } else {
-            t
-        }
+            v
+        };
+        $to_u64(rounded)
     }};
 }
 
@@ -462,45 +466,61 @@ mod tests {
         assert_eq!(neg_ln_draw_f32(0x1234_5600), neg_ln_draw_f32(0x1234_56ff));
     }
 
-    /// The fixed-point conversion rounds exactly as `Float::round` does, at halves, edges and
-    /// out-of-range values, in both precisions.
+    /// The fixed-point conversion rounds exactly as the standard library's `round_ties_even`
+    /// does, at halves (both parities), at the edge where the significand runs out of fraction
+    /// bits, and at out-of-range values, in both precisions.
     #[test]
-    fn to_fixed_rounds_half_away_from_zero() {
+    fn to_fixed_rounds_half_to_even() {
         let scale = 4_294_967_296.0;
-        let mut cases: [f64; 14] = [
+        fn want64(v: f64) -> u64 {
+            v.round_ties_even() as u64
+        }
+        fn want32(v: f32) -> u64 {
+            v.round_ties_even() as u64
+        }
+        extern crate std;
+        let mut cases: std::vec::Vec<f64> = std::vec![
             0.0,
             -0.0,
             0.25,
             0.5,
+            1.5,
+            2.5,
             0.75,
             1.0,
-            2.5,
             -0.3,
+            -0.5,
             -2.0,
             4.0e9,
             1.0e30,
+            -1.0e30,
             f64::INFINITY,
+            f64::NEG_INFINITY,
             f64::NAN,
             1.0 - f64::EPSILON,
         ];
-        for k in 0..2000u32 {
-            let x = (f64::from(k) + 0.5) / scale;
-            for c in [x, x + 1e-20, 0.123_456_789 * f64::from(k)] {
-                assert_eq!(c.to_fixed(), Float::round(c * scale) as u64, "{c:e}");
-                let c32 = c as f32;
-                assert_eq!(
-                    c32.to_fixed(),
-                    Float::round(c32 * scale as f32) as u64,
-                    "{c32:e}"
-                );
-            }
+        // Around 2^23 and 2^52, where the add-and-subtract stops and the value is integral.
+        for p in [23, 24, 52, 53] {
+            let e = 2f64.powi(p);
+            cases.extend([
+                e - 1.5,
+                e - 0.5,
+                e - 0.25,
+                e,
+                e + 0.5,
+                e + 1.0,
+                e + 2.0,
+                e + 3.0,
+            ]);
         }
-        for c in &mut cases {
-            assert_eq!(c.to_fixed(), Float::round(*c * scale) as u64, "{c:e}");
-            let c32 = *c as f32;
-            assert_eq!(c32.to_fixed(), Float::round(c32 * scale as f32) as u64);
-            *c /= scale;
-            assert_eq!(c.to_fixed(), Float::round(*c * scale) as u64, "{c:e}");
+        for k in 0..2000u32 {
+            let x = f64::from(k) + 0.5;
+            cases.extend([x, x + 1e-9, 0.123_456_789 * f64::from(k) * scale]);
+        }
+        for &v in &cases {
+            assert_eq!((v / scale).to_fixed(), want64(v), "{v:e}");
+            let v32 = v as f32;
+            assert_eq!((v32 / scale as f32).to_fixed(), want32(v32), "{v32:e}");
         }
     }
 

@@ -63,6 +63,9 @@ pub enum ParamError {
     InvalidAmbient,
     /// A grid size or count is not > 0.
     InvalidGrid,
+    /// The grid has more tally bins (`nr·nz + 2·nr·na + 2`) than a `u32` index reaches, the
+    /// most a warp program's tally can address.
+    GridTooLarge,
 }
 
 impl core::fmt::Display for ParamError {
@@ -76,6 +79,10 @@ impl core::fmt::Display for ParamError {
             ),
             Self::InvalidAmbient => write!(f, "ambient refractive indices must be > 0"),
             Self::InvalidGrid => write!(f, "dz, dr, nz, nr and na must be > 0"),
+            Self::GridTooLarge => write!(
+                f,
+                "nr*nz + 2*nr*na + 2 tally bins exceed 2^32 - 1, the most a warp program addresses"
+            ),
         }
     }
 }
@@ -224,6 +231,10 @@ impl<F: McmlFloat> McmlParams<F> {
             || grid.na == 0
         {
             return Err(ParamError::InvalidGrid);
+        }
+        let (nr, nz, na) = (u64::from(grid.nr), u64::from(grid.nz), u64::from(grid.na));
+        if nr * nz + 2 * nr * na + 2 > u64::from(u32::MAX) {
+            return Err(ParamError::GridTooLarge);
         }
         let mut out = [Layer::<F>::default(); MAX_LAYERS + 2];
         out[0].n = F::lit(n_above);

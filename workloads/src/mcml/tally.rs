@@ -88,6 +88,33 @@ impl TallyLayout {
     }
 }
 
+impl TallyLayout {
+    /// [`TallyLayout::flat_index`] in `u32` arithmetic, what a warp program's tally takes: the
+    /// same index whenever [`TallyLayout::len`] fits a `u32`, which
+    /// [`McmlParams::new`](super::McmlParams::new) guarantees (a larger grid is
+    /// [`ParamError::GridTooLarge`](super::ParamError::GridTooLarge)). Wrapping, so a layout
+    /// built by hand beyond that gives a wrong bin rather than a panic; on the GPU this is one
+    /// multiply-add per drop where the `usize` index and its conversion took five.
+    #[inline(always)]
+    pub const fn flat_index32(&self, bin: TallyBin) -> u32 {
+        let (nr, nz, na) = (self.nr, self.nz, self.na);
+        let reflected = nr.wrapping_mul(nz);
+        let transmitted = reflected.wrapping_add(nr.wrapping_mul(na));
+        let roulette = transmitted.wrapping_add(nr.wrapping_mul(na));
+        match bin {
+            TallyBin::Absorbed { ir, iz } => ir.wrapping_mul(nz).wrapping_add(iz),
+            TallyBin::Reflected { ir, ia } => {
+                reflected.wrapping_add(ir.wrapping_mul(na).wrapping_add(ia))
+            }
+            TallyBin::Transmitted { ir, ia } => {
+                transmitted.wrapping_add(ir.wrapping_mul(na).wrapping_add(ia))
+            }
+            TallyBin::RouletteGain => roulette,
+            TallyBin::RouletteLoss => roulette.wrapping_add(1),
+        }
+    }
+}
+
 /// A sink for fixed-point weights ([`super::FIXED_ONE`] = one packet).
 ///
 /// The CPU uses per-thread arrays ([`SliceTally`]) summed at the end; a GPU backend implements
@@ -114,5 +141,64 @@ impl Tally for SliceTally<'_> {
             // Wrapping: sums are exact modulo 2^64 and cannot panic on overflow.
             *slot = slot.wrapping_add(amount);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcml::{GridSpec, LayerSpec, McmlParams, ParamError};
+
+    /// The `u32` index equals the `usize` one for every bin of several layouts, the largest
+    /// one a `u32` still reaches included.
+    #[test]
+    fn flat_index32_is_flat_index() {
+        for (nr, nz, na) in [(1, 1, 1), (50, 40, 30), (3, 700, 2)] {
+            let l = TallyLayout { nz, nr, na };
+            let mut bins = [TallyBin::RouletteGain, TallyBin::RouletteLoss].to_vec();
+            for ir in 0..nr {
+                bins.extend((0..nz).map(|iz| TallyBin::Absorbed { ir, iz }));
+                bins.extend((0..na).map(|ia| TallyBin::Reflected { ir, ia }));
+                bins.extend((0..na).map(|ia| TallyBin::Transmitted { ir, ia }));
+            }
+            for b in bins {
+                assert_eq!(l.flat_index32(b) as usize, l.flat_index(b), "{b:?}");
+            }
+        }
+        // The largest grid `McmlParams::new` accepts, near 2^32 bins: its last bin still fits.
+        let big = TallyLayout {
+            nz: 65_533,
+            nr: 65_535,
+            na: 1,
+        };
+        assert!(big.len() as u64 <= u64::from(u32::MAX));
+        let last = TallyBin::RouletteLoss;
+        assert_eq!(big.flat_index32(last) as usize, big.flat_index(last));
+    }
+
+    /// A grid past what a `u32` index reaches is refused before any run.
+    #[test]
+    fn grid_beyond_u32_bins_is_refused() {
+        extern crate std;
+        let layer = [LayerSpec {
+            n: 1.4,
+            mua: 1.0,
+            mus: 10.0,
+            g: 0.9,
+            d: 0.1,
+        }];
+        let grid = |nr, nz, na| GridSpec {
+            dz: 0.01,
+            dr: 0.01,
+            nz,
+            nr,
+            na,
+        };
+        let ok = McmlParams::<f32>::new(1.0, &layer, 1.0, grid(65_535, 65_533, 1));
+        assert!(ok.is_ok());
+        let too_big = McmlParams::<f32>::new(1.0, &layer, 1.0, grid(65_536, 65_536, 1));
+        assert_eq!(too_big.err(), Some(ParamError::GridTooLarge));
+        let too_big = McmlParams::<f32>::new(1.0, &layer, 1.0, grid(1 << 20, 1, 1 << 11));
+        assert_eq!(too_big.err(), Some(ParamError::GridTooLarge));
     }
 }

@@ -52,9 +52,7 @@ struct Flat<'t, T> {
 impl<T: WarpTally> Tally for Flat<'_, T> {
     #[inline(always)]
     fn add(&mut self, bin: TallyBin, amount: u64) {
-        let index = self.layout.flat_index(bin);
-        self.tally
-            .add(u32::try_from(index).unwrap_or(u32::MAX), amount);
+        self.tally.add(self.layout.flat_index32(bin), amount);
     }
 }
 
