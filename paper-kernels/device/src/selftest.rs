@@ -69,9 +69,9 @@ pub fn libm_row(x: f64) -> [f64; LIBM_OUTPUTS] {
 /// and `libm`'s `acosf` (the exit angle). The device check compares these bit for bit.
 #[inline(always)]
 pub fn mcml_math_row(x: f32) -> [f32; LIBM_OUTPUTS] {
-    use reconverge_workloads::mcml::{McmlFloat, neg_ln_draw_f32};
+    use reconverge_workloads::mcml::{McmlFloat, cos_sin_draw_f32, neg_ln_draw_f32};
     let draw = x.to_bits();
-    let (cos, sin) = reconverge_workloads::rng::u32_to_f32_co(draw).cos_sin_turns();
+    let (cos, sin) = cos_sin_draw_f32(draw);
     [
         neg_ln_draw_f32(draw),
         cos,

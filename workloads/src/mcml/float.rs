@@ -41,19 +41,14 @@ pub trait McmlFloat:
     const COSZERO: Self;
     /// `trunc(self)` clamped into `0 ..= n - 1`: MCML's grid index with the overflow bin last.
     fn bin_index(self, n: u32) -> u32;
-    /// Cosine and sine of `2π · self`, for a fraction of a turn `self` in `[0, 1)`: the
-    /// azimuth of a scattering (MCML's `Spin`, `ψ = 2π ξ`).
+    /// Cosine and sine of a uniformly drawn azimuth `ψ = 2π ξ`, `ξ` in `[0, 1)` (MCML's
+    /// `Spin`).
     ///
     /// f64 keeps MCML's own code: `cos ψ` from `libm`, `sin ψ = ±sqrt(1 − cos² ψ)` with the
-    /// sign of `ψ < π`. f32 evaluates both on the GPU's terms: the turn is split exactly into
-    /// a quadrant and a remainder of at most an eighth of a turn (`4 · self` is exact, and so
-    /// is subtracting the nearest integer from it), and two short Taylor polynomials take it
-    /// from there (truncation below 3e-8). Measured over all 2^24 turn fractions a draw can
-    /// give, against f64 `libm`: at most 9.8e-8 absolute error (0.82 ulp of 1). Neither needs
-    /// `cosf`'s reduction of large arguments, whose code and 500-byte stack frame the GPU
-    /// kernel would otherwise carry for arguments MCML never passes; plain f32 arithmetic keeps
-    /// CPU and GPU bit-identical.
-    fn cos_sin_turns(self) -> (Self, Self);
+    /// sign of `ψ < π`. f32 takes the draw's integer apart ([`cos_sin_draw_f32`]): the
+    /// quadrant and the remainder come out of its bits exactly, and two short polynomials run
+    /// in 32-bit fixed point, one multiply-add per coefficient on both backends.
+    fn azimuth<R: RngCore>(rng: &mut R) -> (Self, Self);
     /// Arc cosine from the `libm` crate, on every target.
     ///
     /// Not `Float::acos`: when any crate of a build turns on `num-traits`' `std` feature (test
@@ -253,43 +248,132 @@ pub fn neg_ln_draw_f32(u: u32) -> f32 {
     (n * LN2_HI - f) + (n * LN2_LO - r)
 }
 
+/// `((a · b) >> 32) + c` in 64-bit signed arithmetic, wrapping: the high half of a 32-bit
+/// fixed-point product plus an addend. One `mad.hi.s32` (`IMAD.HI`) on the GPU, a widening
+/// multiply, a shift and an add on a CPU; integer arithmetic, so the same bits everywhere.
+#[inline(always)]
+pub fn mad_hi(a: i32, b: i32, c: i32) -> i32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let d: i32;
+        // SAFETY: one integer instruction on registers; no memory, no side effects.
+        unsafe {
+            core::arch::asm!(
+                "mad.hi.s32 {d}, {a}, {b}, {c};",
+                d = out(reg32) d,
+                a = in(reg32) a,
+                b = in(reg32) b,
+                c = in(reg32) c,
+                options(pure, nomem, nostack)
+            );
+        }
+        d
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        (((i64::from(a) * i64::from(b)) >> 32) as i32).wrapping_add(c)
+    }
+}
+
+/// `x · 2^30` rounded to the nearest integer: a coefficient in Q30 fixed point.
+const fn q30(x: f64) -> i32 {
+    let s = x * 1_073_741_824.0;
+    (if s < 0.0 { s - 0.5 } else { s + 0.5 }) as i32
+}
+
+/// [`COS_R`] in Q30.
+const COS_Q30: [i32; 4] = [q30(COS_R[0]), q30(COS_R[1]), q30(COS_R[2]), q30(COS_R[3])];
+/// [`SIN_R`] in Q30.
+const SIN_Q30: [i32; 5] = [
+    q30(SIN_R[0]),
+    q30(SIN_R[1]),
+    q30(SIN_R[2]),
+    q30(SIN_R[3]),
+    q30(SIN_R[4]),
+];
+
+/// Cosine and sine of `2π t` for the turn fraction `t = (u >> 8) · 2^-24` of the draw `u` (the
+/// value [`McmlFloat::uniform_co`] gives for it): the f32 azimuth of [`McmlFloat::azimuth`].
+///
+/// `2π t = (π/2)(n + r)` with the quadrant `n` nearest to `4t` and `r = 4t − n` in
+/// `[−1/2, 1/2)`: both come out of the draw's bits exactly (`r` in Q32 is the draw shifted
+/// left by two, read as signed). `cos(rπ/2)` and `sin(rπ/2)/r` are Taylor polynomials in `r²`
+/// (truncation below 3e-8), evaluated in Q30 fixed point by [`mad_hi`] as sums of
+/// coefficient × power: one instruction per term on the GPU, where an f32 Horner step without
+/// FMA takes two (an FMA would give the CPU, without one in its baseline instruction set,
+/// other bits or a software `fmaf`). Integers make the
+/// result the same on every target; the last steps to f32 are an exact conversion of `r`, two
+/// rounded conversions and two products.
+///
+/// Measured over all 2^24 draws against f64 `libm` (test
+/// `f32_azimuth_matches_f64_cos_and_sin`): at most 6.03e-8 absolute error (0.51 ulp of 1).
+#[inline(always)]
+pub fn cos_sin_draw_f32(u: u32) -> (f32, f32) {
+    let k = u >> 8;
+    // 4t = k · 2^-22: the nearest quadrant (halves round up, matching `r` below).
+    let n = (k + (1 << 21)) >> 22;
+    // frac(4t) in Q32, wrapping; read as signed it is 4t − n.
+    let r = (k << 10) as i32;
+    // The even powers of r in Q32 (r² at most 2^30), then each polynomial as a sum of
+    // coefficient × power terms: a coefficient is an immediate operand of `IMAD.HI` and the sum
+    // stays in its addend, one instruction per term (Horner's scheme would need the
+    // coefficient in a register first). Integer sums are exact, so the order is free.
+    let r2 = mad_hi(r, r, 0);
+    let r4 = mad_hi(r2, r2, 0);
+    let r6 = mad_hi(r4, r2, 0);
+    let r8 = mad_hi(r4, r4, 0);
+    let powers = [r2, r4, r6, r8];
+    let mut c = 1 << 30;
+    for (p, k) in powers.into_iter().zip(COS_Q30) {
+        c = mad_hi(p, k, c);
+    }
+    let mut s = SIN_Q30[0];
+    for (p, k) in powers
+        .into_iter()
+        .zip([SIN_Q30[1], SIN_Q30[2], SIN_Q30[3], SIN_Q30[4]])
+    {
+        s = mad_hi(p, k, s);
+    }
+    // cos in [√½, 1]: one rounding. sin = r · S(r²): `r` converts exactly (at most 22
+    // significant bits), the product rounds once more, and 2^-62 is exact.
+    let cos = c as f32 * (1.0 / 1_073_741_824.0);
+    let sin = (r as f32 * s as f32) * f32::from_bits(0x2080_0000);
+    // The quadrant by selection and sign bits, not by a branch (a GPU warp would run the
+    // four cases one after another): quadrants 1 and 3 swap cos and sin, 1 and 2 negate the
+    // cosine, 2 and 3 the sine. Negation is exact, so this is `match n & 3`'s result.
+    let odd = n & 1 != 0;
+    let (a, b) = if odd { (sin, cos) } else { (cos, sin) };
+    (
+        f32::from_bits(a.to_bits() ^ ((n.wrapping_add(1) & 2) << 30)),
+        f32::from_bits(b.to_bits() ^ ((n & 2) << 30)),
+    )
+}
+
+/// MCML's azimuth in f64: `cos ψ` from `libm`, `sin ψ = ±sqrt(1 − cos² ψ)` with the sign of
+/// `ψ < π`, for the turn fraction `t` (`ψ = 2π t`).
+#[inline(always)]
+fn cos_sin_turns_f64(t: f64) -> (f64, f64) {
+    let psi = 2.0 * core::f64::consts::PI * t;
+    let cos = libm::cos(psi);
+    let sin = (1.0 - cos * cos).sqrt_rn();
+    (
+        cos,
+        if psi < core::f64::consts::PI {
+            sin
+        } else {
+            -sin
+        },
+    )
+}
+
 impl McmlFloat for f32 {
     #[inline(always)]
     fn neg_ln_uniform<R: RngCore>(rng: &mut R) -> Self {
         neg_ln_draw_f32(rng.next_u32())
     }
     #[inline(always)]
-    fn cos_sin_turns(self) -> (Self, Self) {
-        // θ = 2π t = (π/2)(n + r): quadrant n, remainder r in [-1/2, 1/2] (x = r π/2 within
-        // ±π/4). `q + 0.5` may round at a quadrant's edge; `q - n` stays exact either way.
-        let q = self * 4.0;
-        let n = f32_to_u32(q + 0.5);
-        let r = q - n as f32;
-        const C: [f32; 4] = [
-            COS_R[0] as f32,
-            COS_R[1] as f32,
-            COS_R[2] as f32,
-            COS_R[3] as f32,
-        ];
-        const S: [f32; 5] = [
-            SIN_R[0] as f32,
-            SIN_R[1] as f32,
-            SIN_R[2] as f32,
-            SIN_R[3] as f32,
-            SIN_R[4] as f32,
-        ];
-        let u = r * r;
-        let cos = 1.0 + u * (C[0] + u * (C[1] + u * (C[2] + u * C[3])));
-        let sin = r * (S[0] + u * (S[1] + u * (S[2] + u * (S[3] + u * S[4]))));
-        // The quadrant by selection and sign bits, not by a branch (a GPU warp would run the
-        // four cases one after another): quadrants 1 and 3 swap cos and sin, 1 and 2 negate
-        // the cosine, 2 and 3 the sine. Negation is exact, so this is `match n & 3`'s result.
-        let odd = n & 1 != 0;
-        let (a, b) = if odd { (sin, cos) } else { (cos, sin) };
-        (
-            f32::from_bits(a.to_bits() ^ ((n.wrapping_add(1) & 2) << 30)),
-            f32::from_bits(b.to_bits() ^ ((n & 2) << 30)),
-        )
+    fn azimuth<R: RngCore>(rng: &mut R) -> (Self, Self) {
+        cos_sin_draw_f32(rng.next_u32())
     }
     #[inline(always)]
     fn acos_shared(self) -> Self {
@@ -348,18 +432,8 @@ impl McmlFloat for f64 {
         -libm::log(u64_to_f64_oc(rng.next_u64()))
     }
     #[inline(always)]
-    fn cos_sin_turns(self) -> (Self, Self) {
-        let psi = 2.0 * core::f64::consts::PI * self;
-        let cos = libm::cos(psi);
-        let sin = (1.0 - cos * cos).sqrt_rn();
-        (
-            cos,
-            if psi < core::f64::consts::PI {
-                sin
-            } else {
-                -sin
-            },
-        )
+    fn azimuth<R: RngCore>(rng: &mut R) -> (Self, Self) {
+        cos_sin_turns_f64(u64_to_f64_co(rng.next_u64()))
     }
     #[inline(always)]
     fn acos_shared(self) -> Self {
@@ -415,32 +489,58 @@ mod tests {
     use super::*;
 
     /// The f32 azimuth against f64 `libm` at every turn fraction a draw can give (all 2^24
-    /// values `k · 2^-24`, [`McmlFloat::uniform_co`]'s range) and the turn's edges: within the
-    /// bound `cos_sin_turns` states, and on the unit circle to the same precision.
+    /// values `k · 2^-24`): within the bound `cos_sin_draw_f32` states, and on the unit circle
+    /// to the same precision; the quadrants' edges exactly.
     #[test]
-    fn f32_turns_match_f64_cos_and_sin() {
+    fn f32_azimuth_matches_f64_cos_and_sin() {
         let mut worst = 0.0f64;
-        let steps = 1u32 << 24;
-        let edges = [0.125f32, 0.25, 0.375, 0.5, 0.75, 1.0 - f32::EPSILON / 2.0];
-        for t in (0..steps)
-            .map(|i| i as f32 / steps as f32)
-            .chain(edges.iter().copied())
-        {
-            let (c, s) = t.cos_sin_turns();
-            let psi = 2.0 * core::f64::consts::PI * f64::from(t);
+        for k in 0..(1u32 << 24) {
+            let (c, s) = cos_sin_draw_f32(k << 8);
+            let psi = 2.0 * core::f64::consts::PI * f64::from(k) / 16_777_216.0;
             let err = (f64::from(c) - libm::cos(psi))
                 .abs()
                 .max((f64::from(s) - libm::sin(psi)).abs());
             worst = worst.max(err);
             let norm = f64::from(c).powi(2) + f64::from(s).powi(2);
-            assert!((norm - 1.0).abs() < 5e-7, "t = {t}: cos² + sin² = {norm}");
+            assert!((norm - 1.0).abs() < 5e-7, "k = {k}: cos² + sin² = {norm}");
         }
-        assert!(worst < 9.8e-8, "worst error {worst}");
-        // The quadrants land where they should.
-        assert_eq!(0.0f32.cos_sin_turns(), (1.0, 0.0));
-        assert_eq!(0.25f32.cos_sin_turns(), (0.0, 1.0));
-        assert_eq!(0.5f32.cos_sin_turns(), (-1.0, 0.0));
-        assert_eq!(0.75f32.cos_sin_turns(), (0.0, -1.0));
+        assert!(worst < 6.1e-8, "worst error {worst}");
+        // The quadrants land where they should; the draw's low 8 bits are not used.
+        let turn = |t: f32| cos_sin_draw_f32(((t * 16_777_216.0) as u32) << 8);
+        assert_eq!(turn(0.0), (1.0, 0.0));
+        assert_eq!(turn(0.25), (0.0, 1.0));
+        assert_eq!(turn(0.5), (-1.0, 0.0));
+        assert_eq!(turn(0.75), (0.0, -1.0));
+        assert_eq!(cos_sin_draw_f32(0x1234_5600), cos_sin_draw_f32(0x1234_56ff));
+    }
+
+    /// `mad_hi` against 128-bit arithmetic, at the extremes of both signs.
+    #[test]
+    fn mad_hi_is_the_high_half_plus_addend() {
+        let vals = [
+            0,
+            1,
+            -1,
+            2,
+            1 << 30,
+            i32::MAX,
+            i32::MIN,
+            -(1 << 30),
+            123_456_789,
+            -987_654_321,
+        ];
+        for a in vals {
+            for b in vals {
+                for c in vals {
+                    let want = ((i128::from(a) * i128::from(b)) >> 32) + i128::from(c);
+                    assert_eq!(
+                        i128::from(mad_hi(a, b, c)),
+                        (want as i32).into(),
+                        "{a} {b} {c}"
+                    );
+                }
+            }
+        }
     }
 
     /// Every value the f32 step length can take, against f64 `libm::log`: within 0.89 ulp of
@@ -528,7 +628,7 @@ mod tests {
     #[test]
     fn f64_turns_keep_mcml_sign_rule() {
         for t in [0.1, 0.3, 0.6, 0.9] {
-            let (c, s) = f64::cos_sin_turns(t);
+            let (c, s) = cos_sin_turns_f64(t);
             let psi = 2.0 * core::f64::consts::PI * t;
             assert_eq!(c, libm::cos(psi));
             assert!((s - libm::sin(psi)).abs() < 1e-7);

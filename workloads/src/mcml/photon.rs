@@ -161,15 +161,17 @@ pub fn prepare_step<F: McmlFloat>(params: &McmlParams<F>, photon: &mut Photon<F>
 fn cut_at_face<F: McmlFloat>(params: &McmlParams<F>, p: &mut Photon<F>) {
     let l = params.layer(p.layer);
     let dl_b = depth_to_face(l, p) / p.uz;
-    if !l.is_glass() {
-        // Rounding can put `dl_b` a hair above `s`: then nothing is left over.
-        let rest = p.s - dl_b;
-        p.sleft = if rest > F::zero() {
-            rest * (l.mua + l.mus)
-        } else {
-            F::zero()
-        };
-    }
+    // Selections, not branches: this is the rare path, which a GPU warp issues for a few lanes.
+    // Rounding can put `dl_b` a hair above `s`: then nothing is left over.
+    let rest = p.s - dl_b;
+    let mu_t = l.mua + l.mus;
+    let left = if rest > F::zero() {
+        rest * mu_t
+    } else {
+        F::zero()
+    };
+    // µa, µs ≥ 0, so µa + µs = 0 is glass.
+    p.sleft = if mu_t == F::zero() { p.sleft } else { left };
     p.s = dl_b;
 }
 
@@ -413,7 +415,7 @@ pub fn interact<F: McmlFloat, T: Tally>(
     let one = F::one();
     let cost = spin_theta(l.g, &l.hg, F::uniform_co(&mut photon.rng));
     let sin2t = one - cost * cost;
-    let (cosp, sinp) = F::uniform_co(&mut photon.rng).cos_sin_turns();
+    let (cosp, sinp) = F::azimuth(&mut photon.rng);
     let (ux, uy, uz) = (photon.ux, photon.uy, photon.uz);
     if uz.abs() > F::COSZERO {
         let sint = sin2t.sqrt_rn();
