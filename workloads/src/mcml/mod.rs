@@ -16,7 +16,7 @@ mod photon;
 mod tally;
 mod warp_loop;
 
-pub use float::{FIXED_ONE, McmlFloat, cos_sin_draw_f32, mad_hi, neg_ln_draw_f32};
+pub use float::{FIXED_ONE, McmlFloat, cos_sin_draw_f32, neg_ln_draw_f32};
 pub use params::{
     Grid, GridSpec, HenyeyGreenstein, Layer, LayerSpec, MAX_LAYERS, McmlParams, ParamError,
     ROULETTE_CHANCE, ROULETTE_THRESHOLD,
