@@ -25,6 +25,19 @@ use std::path::{Path, PathBuf};
 use crate::{RunInput, Streams};
 
 const MAGIC: &[u8; 8] = b"RCNVCKPT";
+
+/// [`RunKey::float_bits`] of a fast-math f32 run (`FastF32`): 32 with the top bit set. A GPU
+/// fast-math run's tallies differ from an exact f32 run's, so neither resumes the other.
+pub const FAST_MATH_F32_BITS: u32 = 0x8000_0020;
+
+/// The float type a key's `float_bits` names, for messages.
+fn float_name(bits: u32) -> String {
+    if bits == FAST_MATH_F32_BITS {
+        "f32 fast math".into()
+    } else {
+        format!("f{bits}")
+    }
+}
 const VERSION: u32 = 1;
 /// Bytes before the tally.
 const HEADER: usize = 8 + 4 * 4 + 8 * 5;
@@ -32,7 +45,7 @@ const HEADER: usize = 8 + 4 * 4 + 8 * 5;
 /// Which run a checkpoint belongs to: everything that decides its tallies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunKey {
-    /// 32 (f32) or 64 (f64).
+    /// 32 (f32), 64 (f64) or [`FAST_MATH_F32_BITS`] (f32 fast math).
     pub float_bits: u32,
     /// CRC-32 of the run's physics: ambient indices, layers and grid, as f64 bits.
     pub input_crc: u32,
@@ -75,8 +88,9 @@ impl RunKey {
     fn difference(&self, run: &RunKey) -> Option<String> {
         if self.float_bits != run.float_bits {
             Some(format!(
-                "f{} (this run is f{})",
-                self.float_bits, run.float_bits
+                "{} (this run is {})",
+                float_name(self.float_bits),
+                float_name(run.float_bits)
             ))
         } else if self.input_crc != run.input_crc {
             Some("another input's layers or grid".into())

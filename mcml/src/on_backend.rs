@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use reconverge_backend::{Backend, BackendError, Counters, Launch};
 use reconverge_transforms::Strategy;
-use reconverge_workloads::mcml::{McmlFloat, McmlKernel, McmlLoop};
+use reconverge_workloads::mcml::{FastF32, McmlFloat, McmlKernel, McmlLoop};
 
 use crate::checkpoint::{self, Checkpoint, CheckpointError, CheckpointPolicy, RunKey};
 use crate::limits::{check_launch, check_run, zeroed_tally};
@@ -58,6 +58,16 @@ fn next_batch(batch: u64, elapsed: Duration) -> u64 {
     aimed
         .clamp(batch / 2, batch.saturating_mul(8))
         .clamp(1024, MAX_BATCH_PHOTONS)
+}
+
+/// The checkpoint key's float field for `F`: its width, or
+/// [`checkpoint::FAST_MATH_F32_BITS`] for [`FastF32`], whose GPU tallies are not f32's.
+fn float_bits<F: McmlFloat>() -> u32 {
+    if core::any::TypeId::of::<F>() == core::any::TypeId::of::<FastF32>() {
+        checkpoint::FAST_MATH_F32_BITS
+    } else {
+        8 * core::mem::size_of::<F>() as u32
+    }
 }
 
 /// What a backend run of MCML produced, beyond MCML's own outputs.
@@ -152,12 +162,7 @@ where
     let layout = params.layout();
     let mut tally = zeroed_tally(layout).map_err(RunError::from)?;
     let Streams { seed, first_photon } = streams;
-    let key = RunKey::new(
-        input,
-        photons,
-        streams,
-        8 * core::mem::size_of::<F>() as u32,
-    );
+    let key = RunKey::new(input, photons, streams, float_bits::<F>());
     let mut done = 0u64;
     if let Some(policy) = &options.checkpoint {
         match checkpoint::load(&policy.path, &key, tally.len())? {

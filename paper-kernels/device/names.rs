@@ -3,4 +3,9 @@
 // (`KERNELS`), so the two cannot drift.
 
 /// The self-test kernels of the device crate.
-pub const SELFTESTS: &[&str] = &["warp_selftest", "libm_selftest", "libmf_selftest"];
+pub const SELFTESTS: &[&str] = &[
+    "warp_selftest",
+    "libm_selftest",
+    "libmf_selftest",
+    "fastmath_selftest",
+];

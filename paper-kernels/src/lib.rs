@@ -34,7 +34,7 @@ use reconverge_gpu::{DeviceKernel, EntryPoint};
 use reconverge_transforms::{
     BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
 };
-use reconverge_workloads::mcml::McmlKernel;
+use reconverge_workloads::mcml::{FastF32, McmlKernel};
 use reconverge_workloads::synthetic::{
     BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis,
     SynItDelay,
@@ -75,6 +75,7 @@ const TABLES: &[&[EntryPoint]] = &[
     <TwoPathKernel<PathUnification> as DeviceKernel>::ENTRY_POINTS,
     <TwoPathKernel<Gems34Branch> as DeviceKernel>::ENTRY_POINTS,
     <McmlKernel<f32> as DeviceKernel>::ENTRY_POINTS,
+    <McmlKernel<FastF32> as DeviceKernel>::ENTRY_POINTS,
 ];
 
 /// Every (kernel type, strategy, pass) entry point of the papers' list, in its order.

@@ -4,6 +4,8 @@
 //! functions of `device/src/selftest.rs` ([`warp_ops`], [`libm_row`], [`mcml_math_row`]) on the
 //! GPU; this module includes that very file and runs it on the CPU — the warp operations on
 //! the reference SIMT model [`ModelWarp`] — so that both sides can be compared bit for bit.
+//! `fastmath_selftest` ([`fast_math_row`]) is not bit-identical by design: [`check_fast_math`]
+//! measures its errors and holds them to the PTX ISA's stated bounds.
 
 use reconverge_simt::{ModelWarp, WARP_SIZE};
 
@@ -11,7 +13,10 @@ use reconverge_simt::{ModelWarp, WARP_SIZE};
 #[path = "../device/src/selftest.rs"]
 mod shared;
 
-pub use shared::{LIBM_OUTPUTS, WARP_OPS, WARP_OUTPUTS, libm_row, mcml_math_row, warp_ops};
+pub use shared::{
+    LIBM_OUTPUTS, WARP_OPS, WARP_OUTPUTS, fast_math_divisor, fast_math_row, libm_row,
+    mcml_math_row, warp_ops,
+};
 
 /// The names of the `warp_selftest` output slots, for reports.
 pub const WARP_OUTPUT_NAMES: [&str; WARP_OUTPUTS] = [
@@ -37,6 +42,155 @@ pub const MCML_MATH_NAMES: [&str; LIBM_OUTPUTS] = [
     "sqrt_rn",
     "libm acosf",
 ];
+
+/// The fast-math self-test's operations ([`fast_math_row`]), in output order, with their PTX
+/// instructions.
+pub const FAST_MATH_NAMES: [&str; LIBM_OUTPUTS] = [
+    "-ln(draw) lg2.approx",
+    "cos(turn) cos.approx",
+    "sin(turn) sin.approx",
+    "sqrt sqrt.approx",
+    "x / y div.full",
+];
+
+/// The bound each fast-math operation is held to, as [`check_fast_math`] applies it, in
+/// [`FAST_MATH_NAMES`]' order. `y` is the exact value (f64, or the correctly rounded f32
+/// quotient for the division).
+pub const FAST_MATH_BOUNDS: [&str; LIBM_OUTPUTS] = [
+    "|err| <= max(2^-22 ln 2, 2^-22 |y|) + 2^-23 |y| (PTX ISA 9.1 §9.7.3.20 lg2 plus the product's rounding), and >= 0",
+    "|err| <= 2^-20.5 + 2^-21 (§9.7.3.19 cos on [-2pi, 2pi] plus rounding of 2pi r)",
+    "|err| <= 2^-20.5 + 2^-21 (§9.7.3.18 sin on [-2pi, 2pi] plus rounding of 2pi r)",
+    "|err| / y <= 2^-23 (§9.7.3.15 sqrt.approx)",
+    "|err| <= 2 ulp of the correctly rounded f32 quotient (§9.7.3.8 div.full)",
+];
+
+/// How far one fast-math operation's GPU results are from the exact ones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToleranceCheck {
+    /// The operation ([`FAST_MATH_NAMES`]).
+    pub name: &'static str,
+    /// The bound it is held to ([`FAST_MATH_BOUNDS`]).
+    pub bound: &'static str,
+    /// Values compared (inputs whose exact result is finite).
+    pub compared: usize,
+    /// Values beyond the bound.
+    pub outside: usize,
+    /// Largest absolute difference from the exact CPU f32 operation.
+    pub max_abs: f64,
+    /// Largest relative difference from the exact CPU f32 operation (where it is not 0).
+    pub max_rel: f64,
+    /// Largest error as a fraction of its bound: at most 1 passes.
+    pub worst_of_bound: f64,
+    /// The first value beyond the bound: index, GPU value, exact value.
+    pub first: Option<(usize, f64, f64)>,
+}
+
+impl ToleranceCheck {
+    /// Whether every compared value is within the bound (and something was compared).
+    pub fn passed(&self) -> bool {
+        self.outside == 0 && self.compared > 0
+    }
+}
+
+/// One unit in the last place of the f32 `v` (its binade's spacing; 2^-149 among subnormals).
+fn ulp_f32(v: f32) -> f64 {
+    let a = v.abs();
+    if a < f32::MIN_POSITIVE {
+        f64::from(f32::from_bits(1))
+    } else {
+        f64::from(f32::from_bits(a.to_bits() & 0x7f80_0000)) * f64::from(f32::EPSILON)
+    }
+}
+
+/// Compares the output of `fastmath_selftest` (MCML's fast-math operations, [`fast_math_row`])
+/// with the exact results, one [`ToleranceCheck`] per operation.
+///
+/// Each operation is held to the PTX ISA's bound for its instruction ([`FAST_MATH_BOUNDS`]).
+/// The logarithm, cosine, sine and square root are measured against f64 (`libm`, or the
+/// IEEE square root) of the very f32 argument. The division is measured against the
+/// correctly rounded f32 quotient, as PTX states the bound. Inputs whose exact result is not
+/// finite (the inputs' infinities and NaN, an overflowing quotient) are not compared. The
+/// differences from the exact CPU f32 operations (the row on the CPU, where `FastF32` is f32)
+/// are reported beside the bounds.
+pub fn check_fast_math(inputs: &[f32], gpu: &[f32]) -> Vec<ToleranceCheck> {
+    let mut checks: Vec<ToleranceCheck> = FAST_MATH_NAMES
+        .iter()
+        .zip(FAST_MATH_BOUNDS)
+        .map(|(&name, bound)| ToleranceCheck {
+            name,
+            bound,
+            compared: 0,
+            outside: 0,
+            max_abs: 0.0,
+            max_rel: 0.0,
+            worst_of_bound: 0.0,
+            first: None,
+        })
+        .collect();
+    let turn_exact = |t: f64| 2.0 * core::f64::consts::PI * t;
+    for (i, &x) in inputs.iter().enumerate() {
+        let cpu = fast_math_row(x);
+        let draw = x.to_bits();
+        let k = f64::from((draw >> 8) + 1);
+        let t = f64::from(reconverge_workloads::rng::u32_to_f32_co(draw));
+        let a = f32::from_bits(draw & 0x7fff_ffff);
+        // (exact value, error measure of a GPU value as a fraction of the bound)
+        let neg_ln = -libm::log(k / 16_777_216.0);
+        let neg_ln_bound = (libm::exp2(-22.0) * core::f64::consts::LN_2)
+            .max(libm::exp2(-22.0) * neg_ln)
+            + libm::exp2(-23.0) * neg_ln;
+        let trig_bound = libm::exp2(-20.5) + libm::exp2(-21.0);
+        let quotient = x / fast_math_divisor(x);
+        let exact: [Option<f64>; LIBM_OUTPUTS] = [
+            Some(neg_ln),
+            Some(libm::cos(turn_exact(t))),
+            Some(libm::sin(turn_exact(t))),
+            a.is_finite().then(|| libm::sqrt(f64::from(a))),
+            quotient.is_finite().then_some(f64::from(quotient)),
+        ];
+        for (op, check) in checks.iter_mut().enumerate() {
+            let Some(y) = exact[op] else { continue };
+            let g = gpu
+                .get(i * LIBM_OUTPUTS + op)
+                .map_or(f64::NAN, |&v| f64::from(v));
+            let err = (g - y).abs();
+            let of_bound = match op {
+                0 if g < 0.0 => f64::INFINITY,
+                0 => err / neg_ln_bound,
+                1 | 2 => err / trig_bound,
+                3 if y == 0.0 => {
+                    if g == 0.0 {
+                        0.0
+                    } else {
+                        f64::INFINITY
+                    }
+                }
+                3 => err / y / libm::exp2(-23.0),
+                _ => err / ulp_f32(quotient) / 2.0,
+            };
+            let of_bound = if of_bound.is_nan() {
+                f64::INFINITY
+            } else {
+                of_bound
+            };
+            check.compared += 1;
+            check.worst_of_bound = check.worst_of_bound.max(of_bound);
+            if of_bound > 1.0 {
+                check.outside += 1;
+                check.first.get_or_insert((i, g, y));
+            }
+            let c = f64::from(cpu[op]);
+            let d = (g - c).abs();
+            if d.is_finite() {
+                check.max_abs = check.max_abs.max(d);
+                if c != 0.0 {
+                    check.max_rel = check.max_rel.max(d / c.abs());
+                }
+            }
+        }
+    }
+    checks
+}
 
 /// What `warp_selftest` must write for slots `0..WARP_OPS` of every thread, computed on the
 /// model warp; the two `block_fetch_add` slots are left 0 (their per-warp values depend on the
@@ -273,6 +427,14 @@ pub trait SelfTests {
     /// # Errors
     /// As [`SelfTests::libm_selftest`].
     fn libmf_selftest(&self, inputs: &[f32]) -> Result<Timed<Vec<f32>>, GpuError>;
+
+    /// Runs `fastmath_selftest`: MCML's fast-math operations ([`fast_math_row`]) of each
+    /// input, as [`SelfTests::libm_selftest`] runs `libm`'s f64 functions (compare with
+    /// [`check_fast_math`]).
+    ///
+    /// # Errors
+    /// As [`SelfTests::libm_selftest`].
+    fn fastmath_selftest(&self, inputs: &[f32]) -> Result<Timed<Vec<f32>>, GpuError>;
 }
 
 #[cfg(feature = "cuda")]
@@ -313,6 +475,10 @@ impl SelfTests for GpuContext {
 
     fn libmf_selftest(&self, inputs: &[f32]) -> Result<Timed<Vec<f32>>, GpuError> {
         libm_kernel(self, "libmf_selftest", inputs)
+    }
+
+    fn fastmath_selftest(&self, inputs: &[f32]) -> Result<Timed<Vec<f32>>, GpuError> {
+        libm_kernel(self, "fastmath_selftest", inputs)
     }
 }
 
@@ -412,5 +578,30 @@ mod tests {
         gf[3 * LIBM_OUTPUTS] = f32::from_bits(gf[3 * LIBM_OUTPUTS].to_bits() ^ 1);
         let c = check_mcml_math(&xf, &gf);
         assert_eq!((c[0].differ, c[0].name), (1, "-ln(draw)"));
+    }
+
+    /// The CPU's own fast-math row (exact f32, since `FastF32` is f32 off the GPU) passes, and
+    /// values pushed past each bound are counted.
+    #[test]
+    fn fast_math_check_holds_the_exact_row_within_bounds_and_catches_excess() {
+        let xf: Vec<f32> = libm_inputs(4096).iter().map(|&x| x as f32).collect();
+        let mut gf: Vec<f32> = xf.iter().flat_map(|&x| fast_math_row(x)).collect();
+        let c = check_fast_math(&xf, &gf);
+        assert!(c.iter().all(ToleranceCheck::passed), "{c:?}");
+        assert!(c.iter().all(|c| c.max_abs == 0.0 && c.compared > 4000));
+        // Off by 1e-5: beyond every absolute bound of the log, cosine and sine.
+        for op in 0..3 {
+            gf[100 * LIBM_OUTPUTS + op] += 1e-5;
+        }
+        // Three ulp off in the quotient, 2^-21 relative off in the square root.
+        let q = &mut gf[200 * LIBM_OUTPUTS + 4];
+        *q = f32::from_bits(q.to_bits() + 3);
+        let r = &mut gf[300 * LIBM_OUTPUTS + 3];
+        *r *= 1.0 + 2f32.powi(-20);
+        let c = check_fast_math(&xf, &gf);
+        let outside: Vec<usize> = c.iter().map(|c| c.outside).collect();
+        assert_eq!(outside, [1, 1, 1, 1, 1], "{c:?}");
+        assert_eq!(c[0].first.map(|f| f.0), Some(100));
+        assert!(c[4].worst_of_bound > 1.4);
     }
 }

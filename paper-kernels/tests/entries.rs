@@ -97,8 +97,9 @@ fn lookup_finds_passes_and_rejects_the_unknown() {
 fn entry_points_follow_the_strategy_data() {
     use reconverge_transforms::{Kernel, SplitLoopKernel};
     use reconverge_workloads::gpu_entries::{
-        BRANCH_SPLIT_STRATEGIES, DYNAMIC_WORK_STRATEGIES, GEMS34_STRATEGIES, MCML_GPU_STRATEGIES,
-        PATH_UNIFICATION_STRATEGIES, SYN_BR_DIS_STRATEGIES, SYN_IT_DELAY_STRATEGIES,
+        BRANCH_SPLIT_STRATEGIES, DYNAMIC_WORK_STRATEGIES, GEMS34_STRATEGIES,
+        MCML_FAST_MATH_STRATEGIES, MCML_GPU_STRATEGIES, PATH_UNIFICATION_STRATEGIES,
+        SYN_BR_DIS_STRATEGIES, SYN_IT_DELAY_STRATEGIES,
     };
     use reconverge_workloads::synthetic::LoopSplitBench;
     fn check<K: DeviceKernel>(data: &[Strategy]) {
@@ -112,6 +113,14 @@ fn entry_points_follow_the_strategy_data() {
     check::<TwoPathKernel<PathUnification>>(PATH_UNIFICATION_STRATEGIES);
     check::<TwoPathKernel<Gems34Branch>>(GEMS34_STRATEGIES);
     check::<McmlKernel<f32>>(MCML_GPU_STRATEGIES);
+    check::<McmlKernel<reconverge_workloads::mcml::FastF32>>(MCML_FAST_MATH_STRATEGIES);
+    assert_eq!(
+        <McmlKernel<reconverge_workloads::mcml::FastF32>>::entry_point(
+            &Strategy::BranchDistributionWithDynamicWork,
+            0
+        ),
+        Some("mcml_fast_distribution_dynamic")
+    );
     // MCML on the GPU runs every strategy its benchmarks run.
     for s in <McmlKernel<f32>>::STRATEGIES {
         assert!(MCML_GPU_STRATEGIES.contains(s), "{s}");

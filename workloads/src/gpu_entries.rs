@@ -133,6 +133,17 @@ pub const MCML_GPU_STRATEGIES: &[Strategy] = &[
     Strategy::IterationDelayingWithDynamicWork(round_robin(3, 1, true)),
 ];
 
+/// MCML's fast-math entry points ([`FastF32`](crate::mcml::FastF32): approximate PTX division,
+/// square root, logarithm, cosine and sine): the plain loop, dynamic work assignment, and
+/// branch distribution over dynamic work (the fastest exact strategy on an H100). They are
+/// opt-in and not bit-identical to the CPU. The device check compares their results with the
+/// exact ones within a statistical tolerance.
+pub const MCML_FAST_MATH_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::DynamicWorkAssignment,
+    Strategy::BranchDistributionWithDynamicWork,
+];
+
 /// Calls `$entries!` (`reconverge_device::entries!`, `reconverge_gpu::device_entries!` or
 /// `reconverge_gpu_build::entry_names!`) with the papers' entry-point list, through
 /// `reconverge_device::entries_from_data!`: `Workload as Shape from (slice) { name,
@@ -142,7 +153,8 @@ pub const MCML_GPU_STRATEGIES: &[Strategy] = &[
 /// gain).
 ///
 /// Where it is called: `reconverge_device` is a dependency, and the shape wrappers of
-/// `reconverge-transforms`, `McmlKernel` and the synthetic workloads named below are in scope.
+/// `reconverge-transforms`, `McmlKernel`, `FastF32` and the synthetic workloads named below are
+/// in scope.
 #[macro_export]
 macro_rules! paper_entries {
     ($entries:ident) => {
@@ -197,6 +209,12 @@ macro_rules! paper_entries {
                 mcml_rr31_idle, mcml_distribution, mcml_distribution_dynamic,
                 mcml_mv4_dynamic, mcml_mv8_dynamic, mcml_rr31_dynamic,
             }
+
+            // MCML in opt-in fast math (approximate division, sqrt, lg2, sin/cos on the GPU;
+            // not bit-identical to the CPU, checked within stated tolerances).
+            FastF32 as McmlKernel from ($crate::gpu_entries::MCML_FAST_MATH_STRATEGIES) {
+                mcml_fast_baseline, mcml_fast_dynamic, mcml_fast_distribution_dynamic,
+            }
         }
     };
 }
@@ -208,7 +226,7 @@ mod host {
         BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
     };
 
-    use crate::mcml::McmlKernel;
+    use crate::mcml::{FastF32, McmlKernel};
     use crate::synthetic::{
         BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis,
         SynItDelay,

@@ -36,7 +36,7 @@ use reconverge_mcml::{
     Batching, RunInput, RunOptions, RunResult, run_on_backend_streams, run_streams,
 };
 use reconverge_transforms::{Decision, Strategy};
-use reconverge_workloads::mcml::McmlFloat;
+use reconverge_workloads::mcml::{FastF32, McmlFloat};
 
 /// Where the warps run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -183,6 +183,16 @@ struct Args {
     /// Run in f32 (the default; kept for older command lines).
     #[arg(long)]
     f32: bool,
+    /// Opt-in fast math (implies f32): on the GPU, division, square root, the step's logarithm
+    /// and the azimuth's cosine and sine use the approximate PTX instructions (div.full,
+    /// sqrt.approx, lg2.approx, sin/cos.approx, each within its PTX-stated bound), so results
+    /// are NOT bit-identical to the exact f32 run. They agree with it within the device check's
+    /// statistical tolerance. GPU entry points exist for --strategy baseline, dynamic, and
+    /// branch-distribution --dynamic-work. On --backend cpu this runs FastF32 on the CPU,
+    /// which is exactly f32 (the same tallies, bit for bit). Checkpoints of fast-math runs are
+    /// kept apart from f32's.
+    #[arg(long, conflicts_with = "f64")]
+    fast_math: bool,
     /// How warps run the photon loop.
     #[arg(long, value_enum, default_value = "baseline")]
     strategy: StrategyArg,
@@ -379,15 +389,19 @@ fn simulate<F: McmlFloat>(
     }
 }
 
-/// Runs one input in f32 on the GPUs of `--devices` (each a contiguous share of the photons,
+/// Runs one input in `F` (f32, or `FastF32` with `--fast-math`) on the GPUs of `--devices` (each a contiguous share of the photons,
 /// in a thread of its own; tallies summed by NCCL when there are several); returns MCML's
 /// result and a description of where it ran.
 #[cfg(feature = "cuda")]
-fn simulate_cuda(
+fn simulate_cuda<F>(
     args: &Args,
     run: &PlannedRun,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<(RunResult, String), DynError> {
+) -> Result<(RunResult, String), DynError>
+where
+    F: McmlFloat,
+    reconverge_workloads::mcml::McmlKernel<F>: reconverge_gpu::DeviceKernel,
+{
     use std::sync::atomic::{AtomicU64, Ordering};
 
     use reconverge_gpu::{CudaBackend, DeviceKernel, GpuContext, NcclSum, WarmUp};
@@ -399,7 +413,7 @@ fn simulate_cuda(
         );
     };
     let strategy = if args.strategy == StrategyArg::Auto {
-        auto_strategy(run, &<McmlKernel<f32>>::strategies())?
+        auto_strategy(run, &<McmlKernel<F>>::strategies())?
     } else {
         strategy
     };
@@ -426,7 +440,7 @@ fn simulate_cuda(
         if let Some(b) = args.blocks {
             return Ok(b);
         }
-        let entry = <McmlKernel<f32>>::entry_point(strategy, 0)
+        let entry = <McmlKernel<F>>::entry_point(strategy, 0)
             .ok_or_else(|| format!("no CUDA entry point for MCML under {strategy}"))?;
         gpu.gpu()
             .resident_blocks(entry, args.threads_per_block)
@@ -436,7 +450,7 @@ fn simulate_cuda(
         (StrategyArg::Tune, Some(gpu)) => {
             // The contexts were loaded on other threads: time on GPU 0 from this one.
             gpu.gpu().bind_to_thread()?;
-            tuned_strategy::<f32, _>(gpu, run, &<McmlKernel<f32>>::strategies(), |s, _| {
+            tuned_strategy::<F, _>(gpu, run, &<McmlKernel<F>>::strategies(), |s, _| {
                 let blocks = resident_blocks(gpu, &s).map_err(|message| {
                     reconverge_backend::BackendError::Device {
                         backend: "cuda",
@@ -448,10 +462,10 @@ fn simulate_cuda(
         }
         _ => strategy,
     };
-    <McmlKernel<f32>>::entry_point(&strategy, 0).ok_or_else(|| {
+    <McmlKernel<F>>::entry_point(&strategy, 0).ok_or_else(|| {
         format!(
             "no CUDA entry point for MCML under {strategy:?}; compiled: {}",
-            <McmlKernel<f32>>::ENTRY_POINTS
+            <McmlKernel<F>>::ENTRY_POINTS
                 .iter()
                 .map(|e| format!("{:?}", e.strategy))
                 .collect::<Vec<_>>()
@@ -484,7 +498,7 @@ fn simulate_cuda(
                         progress(done.iter().map(|a| a.load(Ordering::Relaxed)).sum());
                     };
                     let t = std::time::Instant::now();
-                    let out = run_on_backend_streams::<f32, _>(
+                    let out = run_on_backend_streams::<F, _>(
                         gpu,
                         &share.input,
                         share.input.photons,
@@ -639,6 +653,7 @@ fn real_main() -> Result<(), DynError> {
         write_outputs: from_file && root,
         output: args.output.clone().filter(|_| root),
     };
+    let fast_math = args.fast_math;
     let planned = if f64 {
         plan::<f64>(&runs, &options)?
     } else {
@@ -668,7 +683,13 @@ fn real_main() -> Result<(), DynError> {
                 "{name}: {} layers, {} photons, {}, seed {} (first stream {})",
                 run.input.layers.len(),
                 run.input.photons,
-                if f64 { "f64" } else { "f32" },
+                if f64 {
+                    "f64"
+                } else if fast_math {
+                    "f32 fast math (approximate on the GPU)"
+                } else {
+                    "f32"
+                },
                 run.streams.seed,
                 run.streams.first_photon,
             );
@@ -686,9 +707,16 @@ fn real_main() -> Result<(), DynError> {
         let progress = |done: u64| bar.set_position(done);
         let out = match args.backend {
             BackendArg::Cpu if f64 => simulate::<f64>(&args, run, &progress),
+            // FastF32 off the GPU is f32 bit for bit.
+            BackendArg::Cpu if fast_math => simulate::<FastF32>(&args, run, &progress),
             BackendArg::Cpu => simulate::<f32>(&args, run, &progress),
             #[cfg(feature = "cuda")]
-            BackendArg::Cuda => simulate_cuda(&args, run, &progress).map(|(result, device)| {
+            BackendArg::Cuda => if fast_math {
+                simulate_cuda::<FastF32>(&args, run, &progress)
+            } else {
+                simulate_cuda::<f32>(&args, run, &progress)
+            }
+            .map(|(result, device)| {
                 *on_gpu.borrow_mut() = Some(device);
                 (result, None)
             }),
@@ -770,6 +798,13 @@ mod tests {
         assert!(!parse(&["--f32"]).unwrap().f64, "--f32 is still accepted");
         assert!(parse(&["--f64"]).unwrap().f64);
         assert!(parse(&["--f32", "--f64"]).is_err());
+    }
+
+    #[test]
+    fn fast_math_is_f32_only() {
+        assert!(parse(&["--fast-math"]).unwrap().fast_math);
+        assert!(parse(&["--fast-math", "--f32"]).is_ok());
+        assert!(parse(&["--fast-math", "--f64"]).is_err());
     }
 
     #[test]

@@ -6,7 +6,9 @@ use core::arch::nvptx::{_block_dim_x, _block_idx_x, _syncthreads, _thread_idx_x}
 
 use reconverge_simt::{GpuWarp, WARP_SIZE, Warp};
 
-use crate::selftest::{LIBM_OUTPUTS, WARP_OPS, WARP_OUTPUTS, libm_row, mcml_math_row, warp_ops};
+use crate::selftest::{
+    LIBM_OUTPUTS, WARP_OPS, WARP_OUTPUTS, fast_math_row, libm_row, mcml_math_row, warp_ops,
+};
 
 /// The global index of the calling thread.
 #[inline(always)]
@@ -79,6 +81,16 @@ pub unsafe extern "ptx-kernel" fn libm_selftest(x: *const f64, out: *mut f64, n:
 pub unsafe extern "ptx-kernel" fn libmf_selftest(x: *const f32, out: *mut f32, n: u32) {
     // SAFETY: the caller's guarantee.
     unsafe { store_row(x, out, n, mcml_math_row) }
+}
+
+/// MCML's fast-math operations in `f32` ([`fast_math_row`]), as [`libm_selftest`].
+///
+/// # Safety
+/// `x` has `n` and `out` `5 n` elements of device memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fastmath_selftest(x: *const f32, out: *mut f32, n: u32) {
+    // SAFETY: the caller's guarantee.
+    unsafe { store_row(x, out, n, fast_math_row) }
 }
 
 /// A math self-test's thread `i`: writes `row(x[i])` to `out[i * 5 ..][..5]`.

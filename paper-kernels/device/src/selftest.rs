@@ -10,8 +10,8 @@ pub const WARP_OPS: usize = 7;
 /// `block_fetch_add` result, then the block counter's final value.
 pub const WARP_OUTPUTS: usize = WARP_OPS + 2;
 
-/// Results per input of `libm_selftest` (log, sin, cos, sqrt, exp) and `libmf_selftest`
-/// ([`mcml_math_row`]).
+/// Results per input of `libm_selftest` (log, sin, cos, sqrt, exp), `libmf_selftest`
+/// ([`mcml_math_row`]) and `fastmath_selftest` ([`fast_math_row`]).
 pub const LIBM_OUTPUTS: usize = 5;
 
 /// The warp operations of the self-test, per lane: lane id, a full ballot, an index shuffle, a
@@ -78,5 +78,35 @@ pub fn mcml_math_row(x: f32) -> [f32; LIBM_OUTPUTS] {
         sin,
         x.sqrt_rn(),
         x.acos_shared(),
+    ]
+}
+
+/// The divisor of [`fast_math_row`]'s division for input `x`: the sign and mantissa of `x`'s
+/// bits rotated by 16, with an exponent from them in 2^-60 ..= 2^60. The quotient of a
+/// moderate input has magnitudes far from overflow and from subnormals, as MCML's do.
+#[inline(always)]
+pub fn fast_math_divisor(x: f32) -> f32 {
+    let b = x.to_bits().rotate_left(16);
+    f32::from_bits((b & 0x807f_ffff) | ((67 + (b >> 24) % 121) << 23))
+}
+
+/// MCML's fast-math operations ([`reconverge_workloads::mcml::FastF32`]) on the input `x`: the
+/// step length `−ln ξ` of the draw `x.to_bits()` (`lg2.approx` on the GPU), the azimuth's
+/// cosine and sine of that draw's turn fraction (`cos.approx`/`sin.approx`), the square root
+/// of `|x|` (`sqrt.approx`) and `x / fast_math_divisor(x)` (`div.full`). Off the GPU these are
+/// exactly the f32 operations, so the host's CPU run of this row is the exact reference.
+#[inline(always)]
+pub fn fast_math_row(x: f32) -> [f32; LIBM_OUTPUTS] {
+    use reconverge_workloads::mcml::{
+        fast_cos_sin_draw_f32, fast_div_f32, fast_neg_ln_draw_f32, fast_sqrt_f32,
+    };
+    let draw = x.to_bits();
+    let (cos, sin) = fast_cos_sin_draw_f32(draw);
+    [
+        fast_neg_ln_draw_f32(draw),
+        cos,
+        sin,
+        fast_sqrt_f32(f32::from_bits(draw & 0x7fff_ffff)),
+        fast_div_f32(x, fast_math_divisor(x)),
     ]
 }

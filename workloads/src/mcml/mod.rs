@@ -9,13 +9,21 @@
 //!   on accumulation order, thread count or backend.
 //! - [`McmlFloat`]: f32 or f64; the same math on the CPU and the GPU: IEEE operations, own
 //!   polynomials (f32 logarithm and azimuth) and `libm`, for identical bits everywhere.
+//! - [`FastF32`]: the opt-in fast-math float. On the GPU its division, square root, step
+//!   logarithm and azimuth use PTX's approximate instructions (`div.full`, `sqrt.approx`,
+//!   `lg2.approx`, `sin`/`cos.approx`), each within a stated bound. Everywhere else it is f32,
+//!   bit for bit.
 
+mod fast_math;
 mod float;
 mod params;
 mod photon;
 mod tally;
 mod warp_loop;
 
+pub use fast_math::{
+    FastF32, fast_cos_sin_draw_f32, fast_div_f32, fast_neg_ln_draw_f32, fast_sqrt_f32,
+};
 pub use float::{FIXED_ONE, McmlFloat, cos_sin_draw_f32, neg_ln_draw_f32};
 pub use params::{
     Grid, GridSpec, HenyeyGreenstein, Layer, LayerSpec, MAX_LAYERS, McmlParams, ParamError,

@@ -4,7 +4,8 @@
 pub use reconverge_gpu::{CudaBackend, DeviceKernel, GpuContext, GpuError, WarmUp};
 pub use reconverge_paper_kernels::PTX;
 pub use reconverge_paper_kernels::selftest::{
-    SelfTests, SlotCheck, check_libm_f64, check_mcml_math, check_warp_outputs, libm_inputs,
+    SelfTests, SlotCheck, ToleranceCheck, check_fast_math, check_libm_f64, check_mcml_math,
+    check_warp_outputs, libm_inputs,
 };
 
 /// A launch shape, or the error the device check reports for it (`kernel` names what

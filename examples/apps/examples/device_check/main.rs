@@ -10,7 +10,11 @@
 //! - [`throughput`]: GPU throughput at a larger size next to the CPU backend's (items/s), the
 //!   driver's occupancy of each pass and the CPU model's SIMD efficiency;
 //! - [`mcml`]: MCML f32 (skin, slab) tallies bitwise against the CPU backend, then photons/s
-//!   per strategy.
+//!   per strategy;
+//! - [`fast_math`]: MCML's opt-in fast-math entry points (`mcml_fast_*`, approximate PTX
+//!   instructions) on skin and slab, Rd/A/Tt within 4 standard errors of the exact CPU f32
+//!   run of the same photons (the self-tests hold each approximate operation to its PTX
+//!   bound).
 //!
 //! The sanitizers (`compute-sanitizer` memcheck, racecheck, synccheck) are driven by the
 //! script, which runs this check with `--sanitize`: small sizes, no timing. `--only` picks
@@ -19,6 +23,7 @@
 //! if all passed, 1 if not, 2 without a GPU.
 
 mod conformance;
+mod fast_math;
 mod gpu;
 mod mcml;
 mod occupancy;
@@ -48,6 +53,7 @@ enum Concern {
     Conformance,
     Throughput,
     Mcml,
+    FastMath,
 }
 
 /// Check the CUDA backend against the CPU backend and the driver.
@@ -62,6 +68,9 @@ struct Args {
     /// Photons of each MCML throughput run (ten times as many for the fastest strategy).
     #[arg(long, default_value_t = 10_000_000)]
     mcml_photons: u64,
+    /// Photons of each MCML fast-math comparison (per input and fast-math entry point).
+    #[arg(long, default_value_t = 1_000_000)]
+    fast_math_photons: u64,
     /// Stop starting long runs after this many seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_BUDGET_S)]
     budget: f64,
@@ -132,6 +141,9 @@ fn run(args: &Args, rep: &mut Report) -> Result<(), GpuError> {
             cpu_counting: &cpu_counting,
         };
         mcml::run(rep, &b, args.sanitize, args.mcml_photons)?;
+    }
+    if args.wants(Concern::FastMath) {
+        fast_math::run(rep, &gpu, args.sanitize, args.fast_math_photons)?;
     }
     Ok(())
 }

@@ -1,9 +1,10 @@
 //! Self-tests: warp votes, shuffles and block atomics against the CPU SIMT model, `libm` f64
-//! and MCML's f32 math bit for bit, and a bad launch shape rejected.
+//! and MCML's f32 math bit for bit, MCML's fast-math operations within the PTX ISA's stated
+//! bounds, and a bad launch shape rejected.
 
 use crate::gpu::{
-    GpuContext, GpuError, SelfTests, SlotCheck, check_libm_f64, check_mcml_math,
-    check_warp_outputs, libm_inputs,
+    GpuContext, GpuError, SelfTests, SlotCheck, ToleranceCheck, check_fast_math, check_libm_f64,
+    check_mcml_math, check_warp_outputs, libm_inputs,
 };
 use crate::report::Report;
 
@@ -24,6 +25,22 @@ fn slot_report(rep: &mut Report, title: &str, checks: &[SlotCheck], ms: f32) {
         title,
         bad.is_empty(),
         &format!("({compared} values, {ms:.3} ms) {}", bad.join("; ")),
+    );
+}
+
+/// One fast-math operation's line: its measured errors and the bound it is held to.
+fn tolerance_report(rep: &mut Report, n: usize, c: &ToleranceCheck, ms: f32) {
+    let first = c
+        .first
+        .map(|(i, g, y)| format!("; first outside at {i}: gpu {g:e} exact {y:e}"))
+        .unwrap_or_default();
+    rep.check(
+        &format!("fast math {} x{n}", c.name),
+        c.passed(),
+        &format!(
+            "({} values, {ms:.3} ms) vs the exact CPU op: max abs {:.3e}, max rel {:.3e}; worst {:.3} of the bound {}; {} outside{first}",
+            c.compared, c.max_abs, c.max_rel, c.worst_of_bound, c.bound, c.outside
+        ),
     );
 }
 
@@ -53,6 +70,11 @@ pub fn run(rep: &mut Report, gpu: &GpuContext, sanitize: bool) -> Result<(), Gpu
     let r = gpu.libmf_selftest(&xf)?;
     let title = format!("MCML f32 math (own -ln, cos/sin of turns, sqrt.rn, libm acosf) x{n}");
     slot_report(rep, &title, &check_mcml_math(&xf, &r.value), r.kernel_ms);
+    // Fast math: not bit-identical by design; each operation within its PTX-stated bound.
+    let r = gpu.fastmath_selftest(&xf)?;
+    for c in check_fast_math(&xf, &r.value) {
+        tolerance_report(rep, n, &c, r.kernel_ms);
+    }
     match gpu.warp_selftest(48, 1, 0) {
         Err(e @ GpuError::BadLaunch { .. }) => {
             rep.check("bad launch shape rejected", true, &format!("({e})"));
