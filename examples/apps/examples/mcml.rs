@@ -184,8 +184,8 @@ struct Args {
     #[arg(long)]
     f32: bool,
     /// Opt-in fast math (implies f32): on the GPU, division, square root, the step's logarithm
-    /// and the azimuth's cosine and sine use the approximate PTX instructions (div.full,
-    /// sqrt.approx, lg2.approx, sin/cos.approx, each within its PTX-stated bound), so results
+    /// and the azimuth's cosine and sine use the approximate PTX instructions (div.approx,
+    /// sqrt.approx, lg2.approx, sin/cos.approx, subnormals flushed, each within its PTX-stated bound), so results
     /// are NOT bit-identical to the exact f32 run. They agree with it within the device check's
     /// statistical tolerance. GPU entry points exist for --strategy baseline, dynamic, and
     /// branch-distribution --dynamic-work. On --backend cpu this runs FastF32 on the CPU,

@@ -93,7 +93,7 @@ pub fn fast_math_divisor(x: f32) -> f32 {
 /// MCML's fast-math operations ([`reconverge_workloads::mcml::FastF32`]) on the input `x`: the
 /// step length `−ln ξ` of the draw `x.to_bits()` (`lg2.approx` on the GPU), the azimuth's
 /// cosine and sine of that draw's turn fraction (`cos.approx`/`sin.approx`), the square root
-/// of `|x|` (`sqrt.approx`) and `x / fast_math_divisor(x)` (`div.full`). Off the GPU these are
+/// of `|x|` (`sqrt.approx`) and `x / fast_math_divisor(x)` (`div.approx.ftz`). Off the GPU these are
 /// exactly the f32 operations, so the host's CPU run of this row is the exact reference.
 #[inline(always)]
 pub fn fast_math_row(x: f32) -> [f32; LIBM_OUTPUTS] {

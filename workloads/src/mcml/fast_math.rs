@@ -7,17 +7,20 @@
 //!
 //! | op | instruction | PTX ISA bound |
 //! |---|---|---|
-//! | `a / b` (`Div`) | `div.full.f32` | 2 ulp over the full range (§9.7.3.8) |
-//! | [`McmlFloat::sqrt_rn`] | `sqrt.approx.f32` | relative 2^-23 over the positive finite range (§9.7.3.15) |
-//! | [`McmlFloat::neg_ln_uniform`] | `lg2.approx.f32`, times `−ln 2` | absolute 2^-22 on (0.5, 2), relative 2^-22 elsewhere (§9.7.3.20) |
-//! | [`McmlFloat::azimuth`] | `cos.approx.f32`, `sin.approx.f32` on `[-π, π)` | absolute 2^-20.5 on [-2π, 2π] (§9.7.3.18, §9.7.3.19) |
+//! | `a / b` (`Div`) | `div.approx.ftz.f32` | 2 ulp for `|b|` in [2^-126, 2^126] (§9.7.3.8) |
+//! | [`McmlFloat::sqrt_rn`] | `sqrt.approx.ftz.f32` | relative 2^-23 over the positive normal range (§9.7.3.15) |
+//! | [`McmlFloat::neg_ln_uniform`] | `lg2.approx.ftz.f32`, times `−ln 2` | absolute 2^-22 on (0.5, 2), relative 2^-22 elsewhere (§9.7.3.20) |
+//! | [`McmlFloat::azimuth`] | `cos.approx.ftz.f32`, `sin.approx.ftz.f32` on `[-π, π)` | absolute 2^-20.5 on [-2π, 2π] (§9.7.3.18, §9.7.3.19) |
 //!
-//! The division is `div.full.f32`, not `div.approx.f32`. `div.approx` computes `a · (1/b)`
-//! and keeps its 2-ulp bound only for `|b|` in [2^-126, 2^126]; above that it returns 0.
-//! `div.full` scales its operands and keeps the same 2-ulp bound over the whole range, for
-//! one or two more instructions. MCML divides by values it computed itself (cosines,
-//! `1 − cos²`, refractive-index products), so the full range costs little and removes a whole
-//! class of surprises.
+//! All five flush subnormal inputs and results to zero (`.ftz`), as CUDA's `-use_fast_math`
+//! does: the instructions are then one `MUFU` each (the division a reciprocal and a product)
+//! without the range fix-ups around them, which cost about 4 instructions per operation (the
+//! first fast-math build, with `div.full` and no `.ftz`, issued 12.8 warp instructions per
+//! photon step on skin; about a sixth of them those fix-ups). MCML's divisors are values it
+//! computes itself, all inside [2^-126, 2^126]: `1 − g + 2gξ` (at least `1 − g`), `1 − uz²`
+//! (at least about 2·10^-6 off the z axis), Fresnel's `sin² cos²` off grazing incidence, `uz`
+//! at a face, and the roulette chance. A flushed subnormal is a radius, sine or cosine below
+//! 10^-19, far under the grid's resolution.
 //!
 //! Every other operation is exact f32: `+`, `−` and `×` are IEEE operations (Rust never
 //! contracts them into an FMA), and every `num_traits::Float` method is f32's own.
@@ -71,19 +74,20 @@ mod ptx {
             }
         };
     }
-    approx_unary!(lg2_approx, "lg2.approx.f32 {r}, {x};");
-    approx_unary!(sin_approx, "sin.approx.f32 {r}, {x};");
-    approx_unary!(cos_approx, "cos.approx.f32 {r}, {x};");
-    approx_unary!(sqrt_approx, "sqrt.approx.f32 {r}, {x};");
+    approx_unary!(lg2_approx, "lg2.approx.ftz.f32 {r}, {x};");
+    approx_unary!(sin_approx, "sin.approx.ftz.f32 {r}, {x};");
+    approx_unary!(cos_approx, "cos.approx.ftz.f32 {r}, {x};");
+    approx_unary!(sqrt_approx, "sqrt.approx.ftz.f32 {r}, {x};");
 
-    /// `div.full.f32`: at most 2 ulp from the quotient over the full range (PTX ISA §9.7.3.8).
+    /// `div.approx.ftz.f32`: at most 2 ulp from the quotient for `|b|` in [2^-126, 2^126]
+    /// (PTX ISA §9.7.3.8).
     #[inline(always)]
-    pub fn div_full(a: f32, b: f32) -> f32 {
+    pub fn div_approx(a: f32, b: f32) -> f32 {
         let r: f32;
         // SAFETY: as above.
         unsafe {
             core::arch::asm!(
-                "div.full.f32 {r}, {a}, {b};",
+                "div.approx.ftz.f32 {r}, {a}, {b};",
                 r = out(reg32) r,
                 a = in(reg32) a,
                 b = in(reg32) b,
@@ -94,18 +98,18 @@ mod ptx {
     }
 }
 
-/// `a / b` in fast-math mode: `div.full.f32` on the GPU (at most 2 ulp), the IEEE quotient
-/// elsewhere.
+/// `a / b` in fast-math mode: `div.approx.ftz.f32` on the GPU (at most 2 ulp for `|b|` in
+/// [2^-126, 2^126], subnormals flushed), the IEEE quotient elsewhere.
 #[inline(always)]
 pub fn fast_div_f32(a: f32, b: f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
-    return ptx::div_full(a, b);
+    return ptx::div_approx(a, b);
     #[cfg(not(target_arch = "nvptx64"))]
     return a / b;
 }
 
-/// The square root in fast-math mode: `sqrt.approx.f32` on the GPU (relative error at most
-/// 2^-23), the correctly rounded one ([`McmlFloat::sqrt_rn`] of f32) elsewhere.
+/// The square root in fast-math mode: `sqrt.approx.ftz.f32` on the GPU (relative error at most
+/// 2^-23; a subnormal input gives 0), the correctly rounded one ([`McmlFloat::sqrt_rn`] of f32) elsewhere.
 #[inline(always)]
 pub fn fast_sqrt_f32(x: f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
@@ -117,7 +121,7 @@ pub fn fast_sqrt_f32(x: f32) -> f32 {
 /// The step length `−ln ξ` of the draw `u` in fast-math mode, for the same `ξ = k · 2^-24`
 /// (`k = (u >> 8) + 1`) as the exact [`neg_ln_draw_f32`](super::neg_ln_draw_f32).
 ///
-/// On the GPU this is `lg2.approx.f32(ξ) · (−ln 2)`. `ξ` is exact in f32, and the lg2
+/// On the GPU this is `lg2.approx.ftz.f32(ξ) · (−ln 2)` (`ξ ≥ 2^-24` is never subnormal). `ξ` is exact in f32, and the lg2
 /// instruction's error is absolute 2^-22 for `ξ` in (0.5, 1] and relative 2^-22 below that
 /// (PTX ISA §9.7.3.20). The product adds 2^-24 relative, so the step is within
 /// `max(2^-22 ln 2, 2^-22 |−ln ξ|) + 2^-23 |−ln ξ|` of the exact value. Near `ξ = 1` the
@@ -192,7 +196,7 @@ binary_op!(
 
 impl Div for FastF32 {
     type Output = Self;
-    /// `div.full.f32` on the GPU (at most 2 ulp), the IEEE quotient elsewhere.
+    /// `div.approx.ftz.f32` on the GPU ([`fast_div_f32`]), the IEEE quotient elsewhere.
     #[inline(always)]
     fn div(self, rhs: Self) -> Self {
         Self(fast_div_f32(self.0, rhs.0))

@@ -10,8 +10,8 @@
 //! - [`McmlFloat`]: f32 or f64; the same math on the CPU and the GPU: IEEE operations, own
 //!   polynomials (f32 logarithm and azimuth) and `libm`, for identical bits everywhere.
 //! - [`FastF32`]: the opt-in fast-math float. On the GPU its division, square root, step
-//!   logarithm and azimuth use PTX's approximate instructions (`div.full`, `sqrt.approx`,
-//!   `lg2.approx`, `sin`/`cos.approx`), each within a stated bound. Everywhere else it is f32,
+//!   logarithm and azimuth use PTX's approximate instructions (`div.approx`, `sqrt.approx`,
+//!   `lg2.approx`, `sin`/`cos.approx`, flushing subnormals), each within a stated bound. Everywhere else it is f32,
 //!   bit for bit.
 
 mod fast_math;
