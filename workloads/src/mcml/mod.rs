@@ -27,11 +27,13 @@ pub use fast_math::{
 pub use float::{FIXED_ONE, McmlFloat, cos_sin_draw_f32, neg_ln_draw_f32};
 pub use params::{
     Grid, GridSpec, HenyeyGreenstein, Layer, LayerSpec, MAX_LAYERS, McmlParams, ParamError,
-    ROULETTE_CHANCE, ROULETTE_THRESHOLD,
+    ROULETTE_CHANCE, ROULETTE_THRESHOLD, StepView,
 };
 pub use photon::{
     Photon, Steps, alive, boundary, boundary_distributed, fresnel, interact, launch, prepare_step,
     roulette, simulate_photon, spin_theta,
 };
 pub use tally::{SliceTally, Tally, TallyBin, TallyLayout};
-pub use warp_loop::{DistributedBoundary, MCML_REGIONS, McmlKernel, McmlLoop, McmlProgram};
+pub use warp_loop::{
+    DistributedBoundary, MCML_REGIONS, McmlKernel, McmlLoop, McmlProgram, McmlSteps,
+};

@@ -360,3 +360,60 @@ impl<F: McmlFloat> Layer<F> {
         self.mua == F::zero() && self.mus == F::zero()
     }
 }
+
+/// What every photon step reads besides its layer, held by value: the grid, the layer count
+/// and the roulette constants, beside a reference to the parameters for the layers.
+///
+/// A GPU warp program keeps its workload in registers. With the constants there, a step reads
+/// only its layer from memory; through `&McmlParams` alone it would reload the grid after
+/// every tally atomic, which the compiler must assume may have written it (six loads per
+/// photon step). Built once per photon loop ([`StepView::new`]); the CPU gains nothing and
+/// loses nothing.
+#[derive(Clone, Copy, Debug)]
+pub struct StepView<'p, F> {
+    params: &'p McmlParams<F>,
+    /// [`McmlParams::grid`].
+    pub grid: Grid<F>,
+    /// [`McmlParams::num_layers`].
+    pub num_layers: u32,
+    /// [`McmlParams::weight_threshold`].
+    pub weight_threshold: F,
+    /// [`McmlParams::chance`].
+    pub chance: F,
+}
+
+impl<'p, F: McmlFloat> StepView<'p, F> {
+    /// The view of `params`.
+    #[inline(always)]
+    pub fn new(params: &'p McmlParams<F>) -> Self {
+        Self {
+            params,
+            grid: params.grid,
+            num_layers: params.num_layers,
+            weight_threshold: params.weight_threshold,
+            chance: params.chance,
+        }
+    }
+
+    /// The parameters it views.
+    #[inline(always)]
+    pub fn params(&self) -> &'p McmlParams<F> {
+        self.params
+    }
+
+    /// [`McmlParams::layer`].
+    #[inline(always)]
+    pub fn layer(&self, i: u32) -> &'p Layer<F> {
+        self.params.layer(i)
+    }
+
+    /// [`McmlParams::layout`], from the grid held by value.
+    #[inline(always)]
+    pub fn layout(&self) -> super::tally::TallyLayout {
+        super::tally::TallyLayout {
+            nz: self.grid.nz,
+            nr: self.grid.nr,
+            na: self.grid.na,
+        }
+    }
+}

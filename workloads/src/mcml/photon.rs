@@ -36,7 +36,7 @@
 //! memory traffic that bounds GPU MCML codes) into register adds.
 
 use super::float::McmlFloat;
-use super::params::{HenyeyGreenstein, Layer, McmlParams};
+use super::params::{HenyeyGreenstein, Layer, McmlParams, StepView};
 use super::tally::{Tally, TallyBin};
 use crate::rng::StreamRng;
 
@@ -125,7 +125,7 @@ fn depth_to_face<F: McmlFloat>(l: &Layer<F>, p: &Photon<F>) -> F {
 /// In glass every step goes to the boundary (MCML's `StepSizeInGlass`); a glass photon with
 /// `uz == 0` is killed, as MCML does, and the call returns `true` with nothing left to do.
 #[inline]
-pub fn prepare_step<F: McmlFloat>(params: &McmlParams<F>, photon: &mut Photon<F>) -> bool {
+pub fn prepare_step<F: McmlFloat>(params: &StepView<'_, F>, photon: &mut Photon<F>) -> bool {
     let l = *params.layer(photon.layer);
     if l.is_glass() {
         if photon.uz == F::zero() {
@@ -158,7 +158,7 @@ pub fn prepare_step<F: McmlFloat>(params: &McmlParams<F>, photon: &mut Photon<F>
 /// is kept, in mean free paths, in `sleft`. In glass the step is `dl_b` (MCML's
 /// `StepSizeInGlass`) and `sleft` carries over untouched, as in MCML.
 #[inline(always)]
-fn cut_at_face<F: McmlFloat>(params: &McmlParams<F>, p: &mut Photon<F>) {
+fn cut_at_face<F: McmlFloat>(params: &StepView<'_, F>, p: &mut Photon<F>) {
     let l = params.layer(p.layer);
     let dl_b = depth_to_face(l, p) / p.uz;
     // Selections, not branches: this is the rare path, which a GPU warp issues for a few lanes.
@@ -218,7 +218,7 @@ pub fn fresnel<F: McmlFloat>(n1: F, n2: F, n1_over_n2: F, ca1: F) -> (F, F) {
 
 /// The radial bin of the photon's position.
 #[inline(always)]
-fn radial_bin<F: McmlFloat>(params: &McmlParams<F>, p: &Photon<F>) -> u32 {
+fn radial_bin<F: McmlFloat>(params: &StepView<'_, F>, p: &Photon<F>) -> u32 {
     ((p.x * p.x + p.y * p.y).sqrt_rn() * params.grid.inv_dr).bin_index(params.grid.nr)
 }
 
@@ -227,7 +227,7 @@ fn radial_bin<F: McmlFloat>(params: &McmlParams<F>, p: &Photon<F>) -> u32 {
 /// weight: MCML 1.2's all-or-none mode) and dies.
 #[inline]
 pub fn boundary<F: McmlFloat, T: Tally>(
-    params: &McmlParams<F>,
+    params: &StepView<'_, F>,
     photon: &mut Photon<F>,
     tally: &mut T,
 ) {
@@ -303,7 +303,7 @@ pub fn boundary<F: McmlFloat, T: Tally>(
 /// same operands, only selected differently (`-(-x)` and `|x|` of a known sign are exact).
 #[inline]
 pub fn boundary_distributed<F: McmlFloat, T: Tally>(
-    params: &McmlParams<F>,
+    params: &StepView<'_, F>,
     photon: &mut Photon<F>,
     tally: &mut T,
 ) {
@@ -386,7 +386,7 @@ pub fn spin_theta<F: McmlFloat>(g: F, hg: &HenyeyGreenstein<F>, xi: F) -> F {
 /// `Hop` + `Drop` + `Spin`).
 #[inline]
 pub fn interact<F: McmlFloat, T: Tally>(
-    params: &McmlParams<F>,
+    params: &StepView<'_, F>,
     photon: &mut Photon<F>,
     tally: &mut T,
 ) {
@@ -439,7 +439,7 @@ pub fn interact<F: McmlFloat, T: Tally>(
 /// goes to the roulette counters, so the energy balance can be checked exactly.
 #[inline]
 pub fn roulette<F: McmlFloat, T: Tally>(
-    params: &McmlParams<F>,
+    params: &StepView<'_, F>,
     photon: &mut Photon<F>,
     tally: &mut T,
 ) {
@@ -496,6 +496,7 @@ pub fn simulate_photon<F: McmlFloat, T: Tally>(
     tally: &mut T,
 ) -> Steps {
     let mut p = launch(params, seed, photon_index);
+    let params = &StepView::new(params);
     let mut steps = Steps::default();
     while alive(&p) {
         if prepare_step(params, &mut p) {

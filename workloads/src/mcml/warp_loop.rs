@@ -14,7 +14,7 @@ use reconverge_transforms::{
 };
 
 use super::float::McmlFloat;
-use super::params::McmlParams;
+use super::params::{McmlParams, StepView};
 use super::photon::{
     Photon, alive, boundary, boundary_distributed, interact, launch, prepare_step, roulette,
 };
@@ -56,17 +56,42 @@ impl<T: WarpTally> Tally for Flat<'_, T> {
     }
 }
 
+/// [`McmlLoop`] as the warp programs run it: the parameters through a [`StepView`], whose grid
+/// and roulette constants a GPU keeps in registers, by value with the seed. Same photons,
+/// same tallies.
+#[derive(Clone, Copy, Debug)]
+pub struct McmlSteps<'k, F> {
+    /// The parameters, with the per-step constants by value.
+    pub view: StepView<'k, F>,
+    /// [`McmlLoop::seed`].
+    pub seed: u64,
+    /// [`McmlLoop::first_photon`].
+    pub first_photon: u64,
+}
+
 impl<F: McmlFloat> McmlLoop<F> {
+    /// The loop as the warp programs run it.
+    #[inline(always)]
+    pub fn steps(&self) -> McmlSteps<'_, F> {
+        McmlSteps {
+            view: StepView::new(&self.params),
+            seed: self.seed,
+            first_photon: self.first_photon,
+        }
+    }
+}
+
+impl<F: McmlFloat> McmlSteps<'_, F> {
     #[inline(always)]
     fn flat<'t, T: WarpTally>(&self, tally: &'t mut T) -> Flat<'t, T> {
         Flat {
-            layout: self.params.layout(),
+            layout: self.view.layout(),
             tally,
         }
     }
 }
 
-impl<F: McmlFloat> BranchLoop for McmlLoop<F> {
+impl<F: McmlFloat> BranchLoop for McmlSteps<'_, F> {
     type State = Photon<F>;
     /// Photons leave nothing per item: everything they do goes to the tallies.
     type Output = ();
@@ -76,13 +101,13 @@ impl<F: McmlFloat> BranchLoop for McmlLoop<F> {
     }
 
     fn tally_len(&self) -> usize {
-        self.params.layout().len()
+        self.view.params().layout().len()
     }
 
     #[inline(always)]
     fn start(&self, item: u32) -> Photon<F> {
         launch(
-            &self.params,
+            self.view.params(),
             self.seed,
             self.first_photon.wrapping_add(u64::from(item)),
         )
@@ -95,32 +120,73 @@ impl<F: McmlFloat> BranchLoop for McmlLoop<F> {
 
     #[inline(always)]
     fn condition(&self, photon: &mut Photon<F>) -> bool {
-        prepare_step(&self.params, photon)
+        prepare_step(&self.view, photon)
     }
 
     #[inline(always)]
     fn taken<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
-        boundary(&self.params, photon, &mut self.flat(tally));
+        boundary(&self.view, photon, &mut self.flat(tally));
     }
 
     #[inline(always)]
     fn not_taken<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
-        interact(&self.params, photon, &mut self.flat(tally));
+        interact(&self.view, photon, &mut self.flat(tally));
     }
 
     #[inline(always)]
     fn after_branch<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
-        roulette(&self.params, photon, &mut self.flat(tally));
+        roulette(&self.view, photon, &mut self.flat(tally));
     }
 
     #[inline(always)]
     fn finish(&self, _photon: &Photon<F>) {}
 }
 
-/// [`McmlLoop`] with the boundary path after branch distribution ([`boundary_distributed`],
+/// The loop itself is a [`BranchLoop`] too, through [`McmlLoop::steps`] at every call (what
+/// the model and the CPU backend's conformance checks see); the warp programs of
+/// [`McmlKernel`] build the view once.
+impl<F: McmlFloat> BranchLoop for McmlLoop<F> {
+    type State = Photon<F>;
+    type Output = ();
+
+    fn regions(&self) -> LoopRegions {
+        MCML_REGIONS
+    }
+    fn tally_len(&self) -> usize {
+        self.params.layout().len()
+    }
+    #[inline(always)]
+    fn start(&self, item: u32) -> Photon<F> {
+        self.steps().start(item)
+    }
+    #[inline(always)]
+    fn running(&self, photon: &Photon<F>) -> bool {
+        alive(photon)
+    }
+    #[inline(always)]
+    fn condition(&self, photon: &mut Photon<F>) -> bool {
+        self.steps().condition(photon)
+    }
+    #[inline(always)]
+    fn taken<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
+        self.steps().taken(photon, tally)
+    }
+    #[inline(always)]
+    fn not_taken<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
+        self.steps().not_taken(photon, tally)
+    }
+    #[inline(always)]
+    fn after_branch<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
+        self.steps().after_branch(photon, tally)
+    }
+    #[inline(always)]
+    fn finish(&self, _photon: &Photon<F>) {}
+}
+
+/// [`McmlSteps`] with the boundary path after branch distribution ([`boundary_distributed`],
 /// seed 002 fig. 9). Same photons, same tallies, bit for bit.
 #[derive(Clone, Copy, Debug)]
-pub struct DistributedBoundary<'a, F>(pub &'a McmlLoop<F>);
+pub struct DistributedBoundary<'a, F>(pub McmlSteps<'a, F>);
 
 impl<F: McmlFloat> BranchLoop for DistributedBoundary<'_, F> {
     type State = Photon<F>;
@@ -146,7 +212,7 @@ impl<F: McmlFloat> BranchLoop for DistributedBoundary<'_, F> {
     }
     #[inline(always)]
     fn taken<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
-        boundary_distributed(&self.0.params, photon, &mut self.0.flat(tally));
+        boundary_distributed(&self.0.view, photon, &mut self.0.flat(tally));
     }
     #[inline(always)]
     fn not_taken<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
@@ -176,7 +242,7 @@ pub struct McmlKernel<F>(pub McmlLoop<F>);
 #[allow(clippy::large_enum_variant)]
 pub enum McmlProgram<'k, W: Warp, F: McmlFloat> {
     /// MCML's boundary code as written.
-    AsWritten(BranchLoopProgram<W, &'k McmlLoop<F>>),
+    AsWritten(BranchLoopProgram<W, McmlSteps<'k, F>>),
     /// The boundary path after branch distribution.
     Distributed(BranchLoopProgram<W, DistributedBoundary<'k, F>>),
 }
@@ -202,11 +268,11 @@ reconverge_transforms::kernel_impl! {
                     } else {
                         Strategy::DynamicWorkAssignment
                     };
-                    let boundary = DistributedBoundary(&self.0);
+                    let boundary = DistributedBoundary(self.0.steps());
                     BranchLoopProgram::for_strategy(warp, boundary, &lanes, task)
                         .map(McmlProgram::Distributed)
                 }
-                other => BranchLoopProgram::for_strategy(warp, &self.0, other, task)
+                other => BranchLoopProgram::for_strategy(warp, self.0.steps(), other, task)
                     .map(McmlProgram::AsWritten),
             }
         }
