@@ -30,8 +30,8 @@ pub use params::{
     ROULETTE_CHANCE, ROULETTE_THRESHOLD, StepView,
 };
 pub use photon::{
-    Photon, Steps, alive, boundary, boundary_distributed, fresnel, interact, launch, prepare_step,
-    roulette, simulate_photon, spin_theta,
+    LayerConstants, Photon, Steps, alive, boundary, boundary_distributed, fresnel, interact,
+    launch, prepare_step, roulette, simulate_photon, spin_theta,
 };
 pub use tally::{SliceTally, Tally, TallyBin, TallyLayout};
 pub use warp_loop::{

@@ -141,8 +141,10 @@ pub struct HenyeyGreenstein<F> {
 }
 
 impl<F: McmlFloat> HenyeyGreenstein<F> {
-    /// The constants of anisotropy `g` (in f64, rounded to `F` once each).
+    /// The constants of anisotropy `g` (in f64, rounded to `F` once each). A `g` that rounds
+    /// to 0 in `F` counts as 0, so that `two_g == 0` is exactly "isotropic in `F`".
     pub fn new(g: f64) -> Self {
+        let g = if F::lit(g) == F::zero() { 0.0 } else { g };
         Self {
             one_minus_g2: F::lit(1.0 - g * g),
             one_plus_g2: F::lit(1.0 + g * g),

@@ -75,6 +75,49 @@ pub struct Photon<F> {
     pub absorbed_bin: (u32, u32),
     /// This photon's random stream.
     pub rng: StreamRng,
+    /// The constants of layer `layer` that every step reads, kept with the photon and renewed
+    /// when it changes layer (rarely): a step then loads nothing from memory on a GPU.
+    pub here: LayerConstants<F>,
+}
+
+/// What a step reads of the photon's layer: [`prepare_step`]'s faces and step scale, the cut
+/// of a step at a face, and the drop and the scattering of [`interact`].
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[repr(C)]
+pub struct LayerConstants<F> {
+    /// [`Layer::z0`].
+    pub z0: F,
+    /// [`Layer::z1`].
+    pub z1: F,
+    /// [`Layer::inv_mut`].
+    pub inv_mut: F,
+    /// `µa + µs` in `F` (0 in glass).
+    pub mu_t: F,
+    /// [`Layer::absorb_fraction`].
+    pub absorb_fraction: F,
+    /// [`Layer::hg`].
+    pub hg: HenyeyGreenstein<F>,
+}
+
+impl<F: McmlFloat> LayerConstants<F> {
+    /// The constants of `l`.
+    #[inline(always)]
+    pub fn of(l: &Layer<F>) -> Self {
+        Self {
+            z0: l.z0,
+            z1: l.z1,
+            inv_mut: l.inv_mut,
+            mu_t: l.mua + l.mus,
+            absorb_fraction: l.absorb_fraction,
+            hg: l.hg,
+        }
+    }
+
+    /// Glass: no absorption and no scattering (µa, µs ≥ 0).
+    #[inline(always)]
+    pub fn is_glass(&self) -> bool {
+        self.mu_t == F::zero()
+    }
 }
 
 /// Launches photon `photon_index`: a pencil beam at the origin along +z with weight 1 − Rsp
@@ -98,6 +141,7 @@ pub fn launch<F: McmlFloat>(params: &McmlParams<F>, seed: u64, photon_index: u64
         absorbed: 0,
         absorbed_bin: (0, 0),
         rng: StreamRng::for_stream(seed, photon_index),
+        here: LayerConstants::of(params.layer(layer)),
     }
 }
 
@@ -110,8 +154,12 @@ pub fn alive<F>(photon: &Photon<F>) -> bool {
 /// `z` of the face the photon is heading for, minus its `z`: the distance to it along z, with
 /// the sign of `uz`.
 #[inline(always)]
-fn depth_to_face<F: McmlFloat>(l: &Layer<F>, p: &Photon<F>) -> F {
-    let face = if p.uz > F::zero() { l.z1 } else { l.z0 };
+fn depth_to_face<F: McmlFloat>(p: &Photon<F>) -> F {
+    let face = if p.uz > F::zero() {
+        p.here.z1
+    } else {
+        p.here.z0
+    };
     face - p.z
 }
 
@@ -125,8 +173,8 @@ fn depth_to_face<F: McmlFloat>(l: &Layer<F>, p: &Photon<F>) -> F {
 /// In glass every step goes to the boundary (MCML's `StepSizeInGlass`); a glass photon with
 /// `uz == 0` is killed, as MCML does, and the call returns `true` with nothing left to do.
 #[inline]
-pub fn prepare_step<F: McmlFloat>(params: &StepView<'_, F>, photon: &mut Photon<F>) -> bool {
-    let l = *params.layer(photon.layer);
+pub fn prepare_step<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
+    let l = photon.here;
     if l.is_glass() {
         if photon.uz == F::zero() {
             photon.dead = true;
@@ -142,7 +190,7 @@ pub fn prepare_step<F: McmlFloat>(params: &StepView<'_, F>, photon: &mut Photon<
     // MCML's HitBoundary without its division: `s > dl_b` with `dl_b = Δz / uz` is `s·uz > Δz`
     // (or `<` for `uz < 0`).
     let uz = photon.uz;
-    let dz = depth_to_face(&l, photon);
+    let dz = depth_to_face(photon);
     let su = photon.s * uz;
     if uz > F::zero() {
         su > dz
@@ -158,20 +206,18 @@ pub fn prepare_step<F: McmlFloat>(params: &StepView<'_, F>, photon: &mut Photon<
 /// is kept, in mean free paths, in `sleft`. In glass the step is `dl_b` (MCML's
 /// `StepSizeInGlass`) and `sleft` carries over untouched, as in MCML.
 #[inline(always)]
-fn cut_at_face<F: McmlFloat>(params: &StepView<'_, F>, p: &mut Photon<F>) {
-    let l = params.layer(p.layer);
-    let dl_b = depth_to_face(l, p) / p.uz;
+fn cut_at_face<F: McmlFloat>(p: &mut Photon<F>) {
+    let dl_b = depth_to_face(p) / p.uz;
     // Selections, not branches: this is the rare path, which a GPU warp issues for a few lanes.
     // Rounding can put `dl_b` a hair above `s`: then nothing is left over.
     let rest = p.s - dl_b;
-    let mu_t = l.mua + l.mus;
+    let mu_t = p.here.mu_t;
     let left = if rest > F::zero() {
         rest * mu_t
     } else {
         F::zero()
     };
-    // µa, µs ≥ 0, so µa + µs = 0 is glass.
-    p.sleft = if mu_t == F::zero() { p.sleft } else { left };
+    p.sleft = if p.here.is_glass() { p.sleft } else { left };
     p.s = dl_b;
 }
 
@@ -234,7 +280,7 @@ pub fn boundary<F: McmlFloat, T: Tally>(
     if photon.dead {
         return;
     }
-    cut_at_face(params, photon);
+    cut_at_face(photon);
     hop(photon);
     let ni = params.layer(photon.layer).n;
     if photon.uz < F::zero() {
@@ -257,6 +303,7 @@ pub fn boundary<F: McmlFloat, T: Tally>(
             } else {
                 let ratio = params.layer(photon.layer).n_over_above;
                 photon.layer -= 1;
+                photon.here = LayerConstants::of(params.layer(photon.layer));
                 photon.ux = photon.ux * ratio;
                 photon.uy = photon.uy * ratio;
                 photon.uz = -uz1;
@@ -283,6 +330,7 @@ pub fn boundary<F: McmlFloat, T: Tally>(
             } else {
                 let ratio = params.layer(photon.layer).n_over_below;
                 photon.layer += 1;
+                photon.here = LayerConstants::of(params.layer(photon.layer));
                 photon.ux = photon.ux * ratio;
                 photon.uy = photon.uy * ratio;
                 photon.uz = uz1;
@@ -310,7 +358,7 @@ pub fn boundary_distributed<F: McmlFloat, T: Tally>(
     if photon.dead {
         return;
     }
-    cut_at_face(params, photon);
+    cut_at_face(photon);
     hop(photon);
     let up = photon.uz < F::zero();
     // The divergent prologue: which face, and the incidence cosine.
@@ -357,6 +405,7 @@ pub fn boundary_distributed<F: McmlFloat, T: Tally>(
             photon.dead = true;
         } else {
             photon.layer = next;
+            photon.here = LayerConstants::of(params.layer(next));
             photon.ux = photon.ux * ratio;
             photon.uy = photon.uy * ratio;
             photon.uz = uz_out;
@@ -369,9 +418,10 @@ pub fn boundary_distributed<F: McmlFloat, T: Tally>(
 /// Henyey–Greenstein polar cosine (MCML's `SpinTheta`; g = 0 is isotropic), from the layer's
 /// precomputed terms: `cos θ = (1 + g² − ((1 − g²) / (1 − g + 2gξ))²) / (2g)`, one division.
 #[inline]
-pub fn spin_theta<F: McmlFloat>(g: F, hg: &HenyeyGreenstein<F>, xi: F) -> F {
+pub fn spin_theta<F: McmlFloat>(hg: &HenyeyGreenstein<F>, xi: F) -> F {
     let one = F::one();
-    if g == F::zero() {
+    // `two_g` is 0 exactly when `g` is 0 in `F` (HenyeyGreenstein::new).
+    if hg.two_g == F::zero() {
         F::lit(2.0) * xi - one
     } else {
         let temp = hg.one_minus_g2 / (hg.one_minus_g + hg.two_g * xi);
@@ -394,7 +444,7 @@ pub fn interact<F: McmlFloat, T: Tally>(
         return;
     }
     hop(photon);
-    let l = *params.layer(photon.layer);
+    let l = photon.here;
     // Drop.
     let iz = (photon.z * params.grid.inv_dz).bin_index(params.grid.nz);
     let ir = radial_bin(params, photon);
@@ -413,7 +463,7 @@ pub fn interact<F: McmlFloat, T: Tally>(
     photon.absorbed_bin = (ir, iz);
     // Spin.
     let one = F::one();
-    let cost = spin_theta(l.g, &l.hg, F::uniform_co(&mut photon.rng));
+    let cost = spin_theta(&l.hg, F::uniform_co(&mut photon.rng));
     let sin2t = one - cost * cost;
     let (cosp, sinp) = F::azimuth(&mut photon.rng);
     let (ux, uy, uz) = (photon.ux, photon.uy, photon.uz);
@@ -499,7 +549,7 @@ pub fn simulate_photon<F: McmlFloat, T: Tally>(
     let params = &StepView::new(params);
     let mut steps = Steps::default();
     while alive(&p) {
-        if prepare_step(params, &mut p) {
+        if prepare_step(&mut p) {
             steps.boundary += 1;
             boundary(params, &mut p, tally);
         } else {

@@ -120,7 +120,7 @@ impl<F: McmlFloat> BranchLoop for McmlSteps<'_, F> {
 
     #[inline(always)]
     fn condition(&self, photon: &mut Photon<F>) -> bool {
-        prepare_step(&self.view, photon)
+        prepare_step(photon)
     }
 
     #[inline(always)]
