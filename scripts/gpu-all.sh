@@ -58,12 +58,15 @@ for v in after before; do
     fi
     # The fastest strategy (branch distribution over dynamic work) exists after this work only.
     strategies=("dynamic" "baseline")
-    [[ $v == after ]] && strategies=("branch-distribution --dynamic-work" "dynamic" "baseline")
+    [[ $v == after ]] && strategies=("fast-math branch-distribution --dynamic-work" "fast-math dynamic"
+        "branch-distribution --dynamic-work" "dynamic" "baseline")
     for input in skin slab; do
         for strategy in "${strategies[@]}"; do
             t0=$(date +%s.%N)
             # shellcheck disable=SC2086 # the strategy's flags split on purpose
-            line=$(timeout 120 "$bin" --backend cuda --f32 --strategy $strategy --builtin $input \
+            flags="--strategy $strategy"
+            [[ $strategy == fast-math* ]] && flags="--fast-math --strategy ${strategy#fast-math }"
+            line=$(timeout 120 "$bin" --backend cuda --f32 $flags --builtin $input \
                 --photons 100000000 2>&1 | grep "kernel time")
             t1=$(date +%s.%N)
             k=$(sed -n 's/.*kernel time \([0-9.]*\) s.*/\1/p' <<< "$line")
@@ -80,14 +83,15 @@ fi
 
 if want profile && command -v ncu > /dev/null; then
     mkdir -p "$out/mcml"
-    # The fastest kernel: branch distribution over dynamic work assignment.
-    kernel=mcml_distribution_dynamic
     n=10000000
-    # One batch: the same single launch (after the warm-up) in both profiler runs.
-    run=(--backend cuda --f32 --strategy branch-distribution --dynamic-work --builtin skin
-        --photons $n --batch-photons $n)
-    echo "== where MCML's time goes: ncu on $kernel, skin, 10^7 photons"
     "$dev/mcml_bench" --count-steps $n --inputs skin > "$out/mcml/steps.txt"
+    # The fastest kernels, exact and fast math: branch distribution over dynamic work assignment.
+    for kernel in mcml_distribution_dynamic mcml_fast_distribution_dynamic; do
+    fast=(); [[ $kernel == mcml_fast_* ]] && fast=(--fast-math)
+    # One batch: the same single launch (after the warm-up) in both profiler runs.
+    run=(--backend cuda --f32 "${fast[@]}" --strategy branch-distribution --dynamic-work
+        --builtin skin --photons $n --batch-photons $n)
+    echo "== where MCML's time goes: ncu on $kernel, skin, 10^7 photons"
     timeout 300 ncu --kernel-name $kernel --launch-skip 1 --csv \
         --metrics smsp__thread_inst_executed.sum,smsp__inst_executed.sum \
         "$dev/mcml" "${run[@]}" > "$out/mcml/ncu-sum.csv" 2>&1
@@ -97,8 +101,12 @@ if want profile && command -v ncu > /dev/null; then
     ncu -i "$out/mcml/fastest.ncu-rep" --page source --csv --print-source sass > "$out/mcml/ncu-source.csv"
     python3 "$root/scripts/ncu-where-time-goes.py" "$out/mcml/ncu-details.txt" \
         "$out/mcml/ncu-source.csv" "$out/mcml/ncu-sum.csv" "$out/mcml/steps.txt" \
-        > "$out/mcml/where-time-goes-h100.md" && head -3 "$out/mcml/where-time-goes-h100.md"
+        > "$out/mcml/where-time-goes-$kernel.md" && head -3 "$out/mcml/where-time-goes-$kernel.md"
+    mv "$out/mcml/ncu-details.txt" "$out/mcml/ncu-details-$kernel.txt"
+    mv "$out/mcml/ncu-sum.csv" "$out/mcml/ncu-sum-$kernel.csv"
+    gzip -c "$out/mcml/ncu-source.csv" > "$out/mcml/ncu-source-$kernel.csv.gz"
     rm -f "$out/mcml/fastest.ncu-rep" "$out/mcml/ncu-source.csv"
+    done
 fi
 # One archive per folder: the device tool brings back a handful of files per run.
 if [[ -d "$out/mcml" ]]; then

@@ -96,6 +96,8 @@ for r in data:
     for s in stall_cols:
         stalls[s] += int(r[col[s]] or 0)
 
+kernel = re.search(r"^\s+(\S+) \(\d+, \d+, \d+\)x", open(details).read(), re.M)
+print(f"Kernel `{kernel.group(1) if kernel else '?'}`, MCML skin.\n")
 print(f"Photon steps of the whole run: {steps:,} for {photons:,} photons ({steps / photons:.1f} per photon, {100 * boundary / steps:.2f} % at a boundary), counted on the CPU for the same input and seed.\n")
 print(f"Whole run ({launches} launches): **{thread_inst / steps:.0f} thread instructions per photon step** "
       f"(`smsp__thread_inst_executed.sum` / steps), {warp_inst / steps:.1f} warp instructions per step "
