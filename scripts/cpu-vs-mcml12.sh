@@ -255,7 +255,8 @@ profile() { # name cmd... ; prints "total_Ir"; writes $out/callgrind-NAME.{out,t
     awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' "$out/callgrind-$name.txt"
 }
 # Top $2 of a callgrind_annotate listing, summed by function ("fn") or by source file ("file").
-top_list() { # txt fn|file count
+top_list() { # txt fn|file count (reads all of sort's output: `head` would make it die of
+    # SIGPIPE on a long list, which pipefail turns into the script's exit status)
     awk -v by="$2" -v top="$3" -v root="$root/" '
         /PROGRAM TOTALS/ { total = $1; gsub(",", "", total); next }
         /^ *[0-9,]+ +\( *[0-9.]+%\) +/ && total > 0 {
@@ -271,7 +272,7 @@ top_list() { # txt fn|file count
         }
         END {
             for (k in sum) printf "%.2f\t%s\n", 100 * sum[k] / total, k
-        }' "$1" | sort -t$'\t' -k1,1 -gr | head -n "$3" |
+        }' "$1" | sort -t$'\t' -k1,1 -gr | awk -v n="$3" 'NR <= n' |
         awk -F'\t' '{ f = $2; if (length(f) > 110) f = substr(f, 1, 107) "..."; printf "| %6.2f%% | `%s` |\n", $1, f }'
 }
 profile_ok=0

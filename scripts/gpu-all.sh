@@ -23,7 +23,8 @@ want() { [[ "$parts" == *" $1 "* ]]; }
 
 if want user && [[ -x "$dev/user-workload" ]]; then
     echo "== a user's own workload (examples/user-workload): every listed strategy, GPU = CPU"
-    "$dev/user-workload" 2>&1 | tail -4
+    "$dev/user-workload" > "$out/user-workload.txt" 2>&1
+    tail -4 "$out/user-workload.txt"
 fi
 
 if want check; then

@@ -118,3 +118,29 @@ print("Warp stall samples (top 6):\n")
 print("| reason | share |\n|---|---:|")
 for s, c in stalls.most_common(6):
     print(f"| {s.replace('stall_', '')} | {100 * c / tot_s:.1f} % |")
+
+# Straight-line runs of the listing with one execution count: the kernel's basic blocks (what
+# the warp issues together), the costliest first, per photon step of the profiled launch. Which
+# code each is (the step length, the boundary path, the drop and scattering, the warp
+# program's votes) is read off its instructions; the first one is shown.
+blocks = []
+for i, r in enumerate(data):
+    w, t = int(r[iw]), int(r[it])
+    if w == 0:
+        continue
+    if blocks and blocks[-1]["w"] == w and blocks[-1]["end"] == i - 1:
+        blocks[-1]["end"] = i
+        blocks[-1]["n"] += 1
+        blocks[-1]["t"] += t
+    else:
+        blocks.append({"start": i, "end": i, "n": 1, "w": w, "t": t})
+# The profiled launch ran every photon of the run (one batch), so its steps are the run's.
+print("\nThe costliest straight-line blocks of that launch (instructions with one execution count),"
+      " per photon step:\n")
+print("| first instruction | instructions | executions per 1000 steps | active threads | warp instructions per step | share |")
+print("|---|---:|---:|---:|---:|---:|")
+for b in sorted(blocks, key=lambda b: -b["w"] * b["n"])[:14]:
+    first = data[b["start"]][col["Source"]].strip()
+    first = re.sub(r"0x[0-9a-f]{8,}", "…", first)[:48]
+    per_step = b["w"] * b["n"] / steps
+    print(f"| `{first}` | {b['n']} | {1000 * b['w'] / steps:.1f} | {b['t'] / (b['w'] * b['n']):.1f} | {per_step:.2f} | {100 * b['w'] * b['n'] / tot_w:.1f} % |")
