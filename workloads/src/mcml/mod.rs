@@ -14,7 +14,7 @@
 //!   `lg2.approx`, `sin`/`cos.approx`, flushing subnormals), each within a stated bound. Everywhere else it is f32,
 //!   bit for bit.
 
-mod fast_math;
+pub mod fast_math;
 mod float;
 mod params;
 mod photon;

@@ -179,6 +179,18 @@ pub struct Grid<F> {
     pub na: u32,
 }
 
+impl<F> Grid<F> {
+    /// The flat tally layout of this grid's bins.
+    #[inline(always)]
+    pub fn layout(&self) -> super::tally::TallyLayout {
+        super::tally::TallyLayout {
+            nz: self.nz,
+            nr: self.nr,
+            na: self.na,
+        }
+    }
+}
+
 /// Everything one photon needs: layers with ambient media, grid, specular reflectance.
 ///
 /// `layers[0]` is the medium above, `layers[1..=num_layers]` the tissue, `layers[num_layers+1]`
@@ -347,11 +359,7 @@ impl<F: McmlFloat> McmlParams<F> {
     /// The tally layout of this grid.
     #[inline(always)]
     pub fn layout(&self) -> super::tally::TallyLayout {
-        super::tally::TallyLayout {
-            nz: self.grid.nz,
-            nr: self.grid.nr,
-            na: self.grid.na,
-        }
+        self.grid.layout()
     }
 }
 
@@ -412,10 +420,6 @@ impl<'p, F: McmlFloat> StepView<'p, F> {
     /// [`McmlParams::layout`], from the grid held by value.
     #[inline(always)]
     pub fn layout(&self) -> super::tally::TallyLayout {
-        super::tally::TallyLayout {
-            nz: self.grid.nz,
-            nr: self.grid.nr,
-            na: self.grid.na,
-        }
+        self.grid.layout()
     }
 }
