@@ -77,6 +77,12 @@ for v in after before; do
     done
 done
 export RECONVERGE_GPU_CUBIN="$cubin"
+# The process's fixed cost (CUDA start-up, module load, exit): the same command on 1,000 photons.
+t0=$(date +%s.%N)
+"$dev/mcml" --backend cuda --f32 --strategy dynamic --builtin skin --photons 1000 > /dev/null 2>&1
+t1=$(date +%s.%N)
+printf "after\tskin\tfixed-cost_dynamic\t1000\t%s\t\n" "$(python3 -c "print(f'{$t1 - $t0:.3f}')")" \
+    >> "$out/mcml/whole-process.tsv"
 [[ -f "$dev/before/REV" ]] && cp "$dev/before/REV" "$out/mcml/before/REV"
 python3 "$root/scripts/mcml-before-after.py" "$out/mcml" > "$out/mcml/mcml-before-after-h100.md"
 cat "$out/mcml/mcml-before-after-h100.md"

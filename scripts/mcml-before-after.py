@@ -23,6 +23,8 @@ names = {
     "baseline": "baseline",
 }
 table = {}
+fixed = [r for r in rows if r["strategy"].startswith("fixed-cost")]
+rows = [r for r in rows if not r["strategy"].startswith("fixed-cost")]
 for r in rows:
     n = float(r["photons"])
     kernel = n / float(r["kernel_s"]) / 1e6 if r["kernel_s"] else float("nan")
@@ -50,3 +52,6 @@ for strategy, name in names.items():
         a, b = table.get(("after", strategy, inp)), table.get(("before", strategy, inp))
         if a and b:
             print(f"- {name}, {inp}: {a[0] / b[0]:.2f}x kernel time, {a[1] / b[1]:.2f}x whole process")
+for r in fixed:
+    print(f"- the same command on {r['photons']} photons ({r['input']}, {r['strategy'].split('_', 1)[1]}):"
+          f" {float(r['wall_s']):.2f} s in all, the process's fixed cost")
