@@ -30,7 +30,8 @@ pub const MCML_REGIONS: LoopRegions = LoopRegions {
     item: LoopRegion::Item.region("launch / retire photon", 30),
 };
 
-/// MCML over photons `0..n` with one seed: a [`BranchLoop`] whose state is a [`Photon`].
+/// MCML over photons `0..n` with one seed: the kernel's data. Its [`BranchLoop`], whose state
+/// is a [`Photon`], is [`McmlLoop::steps`].
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub struct McmlLoop<F> {
@@ -101,7 +102,7 @@ impl<F: McmlFloat> BranchLoop for McmlSteps<'_, F> {
     }
 
     fn tally_len(&self) -> usize {
-        self.view.params().layout().len()
+        self.view.layout().len()
     }
 
     #[inline(always)]
@@ -138,47 +139,6 @@ impl<F: McmlFloat> BranchLoop for McmlSteps<'_, F> {
         roulette(&self.view, photon, &mut self.flat(tally));
     }
 
-    #[inline(always)]
-    fn finish(&self, _photon: &Photon<F>) {}
-}
-
-/// The loop itself is a [`BranchLoop`] too, through [`McmlLoop::steps`] at every call (what
-/// the model and the CPU backend's conformance checks see); the warp programs of
-/// [`McmlKernel`] build the view once.
-impl<F: McmlFloat> BranchLoop for McmlLoop<F> {
-    type State = Photon<F>;
-    type Output = ();
-
-    fn regions(&self) -> LoopRegions {
-        MCML_REGIONS
-    }
-    fn tally_len(&self) -> usize {
-        self.params.layout().len()
-    }
-    #[inline(always)]
-    fn start(&self, item: u32) -> Photon<F> {
-        self.steps().start(item)
-    }
-    #[inline(always)]
-    fn running(&self, photon: &Photon<F>) -> bool {
-        alive(photon)
-    }
-    #[inline(always)]
-    fn condition(&self, photon: &mut Photon<F>) -> bool {
-        self.steps().condition(photon)
-    }
-    #[inline(always)]
-    fn taken<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
-        self.steps().taken(photon, tally)
-    }
-    #[inline(always)]
-    fn not_taken<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
-        self.steps().not_taken(photon, tally)
-    }
-    #[inline(always)]
-    fn after_branch<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
-        self.steps().after_branch(photon, tally)
-    }
     #[inline(always)]
     fn finish(&self, _photon: &Photon<F>) {}
 }
@@ -295,13 +255,13 @@ reconverge_transforms::kernel_impl! {
         ];
 
         fn tally_len(&self) -> usize {
-            self.0.tally_len()
+            self.0.params.layout().len()
         }
 
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
             match strategy {
                 Strategy::BranchDistribution | Strategy::BranchDistributionWithDynamicWork => Ok(1),
-                other => BranchLoopKernel(self.0).passes(other),
+                other => BranchLoopKernel(self.0.steps()).passes(other),
             }
         }
     }
