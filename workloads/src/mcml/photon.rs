@@ -221,6 +221,14 @@ fn cut_at_face<F: McmlFloat>(p: &mut Photon<F>) {
     p.s = dl_b;
 }
 
+/// Moves the photon into `layer`, with that layer's constants: the one place where
+/// [`Photon::layer`] changes after launch, so that [`Photon::here`] always matches it.
+#[inline(always)]
+fn enter_layer<F: McmlFloat>(params: &StepView<'_, F>, p: &mut Photon<F>, layer: u32) {
+    p.layer = layer;
+    p.here = LayerConstants::of(params.layer(layer));
+}
+
 #[inline(always)]
 fn hop<F: McmlFloat>(p: &mut Photon<F>) {
     p.x = p.x + p.s * p.ux;
@@ -302,8 +310,7 @@ pub fn boundary<F: McmlFloat, T: Tally>(
                 photon.dead = true;
             } else {
                 let ratio = params.layer(photon.layer).n_over_above;
-                photon.layer -= 1;
-                photon.here = LayerConstants::of(params.layer(photon.layer));
+                enter_layer(params, photon, photon.layer - 1);
                 photon.ux = photon.ux * ratio;
                 photon.uy = photon.uy * ratio;
                 photon.uz = -uz1;
@@ -329,8 +336,7 @@ pub fn boundary<F: McmlFloat, T: Tally>(
                 photon.dead = true;
             } else {
                 let ratio = params.layer(photon.layer).n_over_below;
-                photon.layer += 1;
-                photon.here = LayerConstants::of(params.layer(photon.layer));
+                enter_layer(params, photon, photon.layer + 1);
                 photon.ux = photon.ux * ratio;
                 photon.uy = photon.uy * ratio;
                 photon.uz = uz1;
@@ -404,8 +410,7 @@ pub fn boundary_distributed<F: McmlFloat, T: Tally>(
             photon.w = F::zero();
             photon.dead = true;
         } else {
-            photon.layer = next;
-            photon.here = LayerConstants::of(params.layer(next));
+            enter_layer(params, photon, next);
             photon.ux = photon.ux * ratio;
             photon.uy = photon.uy * ratio;
             photon.uz = uz_out;
