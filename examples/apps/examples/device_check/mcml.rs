@@ -24,7 +24,7 @@ pub struct Backends<'a> {
 type Throughput = (f64, f64, Vec<Option<f64>>, (f64, f64, f64));
 
 /// MCML's Rd, A, Tt from a tally.
-fn mcml_result(
+pub(crate) fn mcml_result(
     input: &reconverge_mcml::RunInput,
     photons: u64,
     rsp: f64,
