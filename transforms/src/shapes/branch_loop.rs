@@ -173,19 +173,25 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
             self.delaying = false;
         }
         let want = self.conditions(warp, live);
-        match self.mode {
+        // The lanes of each path this iteration. Each path is then called at one site: two
+        // sites (one per mode) made the GPU compiler inline the whole loop body twice, 3,184
+        // SASS instructions for MCML against 1,872 without delaying, and the larger code lost
+        // to instruction-cache misses what delaying saved. An empty mask runs nothing.
+        let (taken, not_taken, ran) = match self.mode {
             Mode::Delaying(decision) if self.delaying => {
                 let (dir, runs) =
                     delayed_path(warp, &self.lanes, decision, self.iteration, live, want);
-                self.run_path(warp, dir, runs, tally);
-                self.after_branch(warp, runs, tally);
+                if dir {
+                    (runs, 0, runs)
+                } else {
+                    (0, runs, runs)
+                }
             }
-            _ => {
-                self.run_path(warp, true, want, tally);
-                self.run_path(warp, false, live & !want, tally);
-                self.after_branch(warp, live, tally);
-            }
-        }
+            _ => (want, live & !want, live),
+        };
+        self.run_path(warp, true, taken, tally);
+        self.run_path(warp, false, not_taken, tally);
+        self.after_branch(warp, ran, tally);
         self.iteration = self.iteration.wrapping_add(1);
         true
     }
