@@ -22,6 +22,10 @@
 //! at a face, and the roulette chance. A flushed subnormal is a radius, sine or cosine below
 //! 10^-19, far under the grid's resolution.
 //!
+//! The products and sums that the physics writes as [`McmlFloat::mul_then_add`] (the
+//! moves, the new direction, Henyey–Greenstein and Fresnel: about 20 per step) are one
+//! `fma.rn.f32` each on the GPU, which rounds once where f32 rounds twice.
+//!
 //! Every other operation is exact f32: `+`, `−` and `×` are IEEE operations (Rust never
 //! contracts them into an FMA), and every `num_traits::Float` method is f32's own.
 //! [`McmlFloat::acos_shared`], [`McmlFloat::to_fixed`] and [`McmlFloat::bin_index`] forward
@@ -78,6 +82,24 @@ mod ptx {
     approx_unary!(sin_approx, "sin.approx.ftz.f32 {r}, {x};");
     approx_unary!(cos_approx, "cos.approx.ftz.f32 {r}, {x};");
     approx_unary!(sqrt_approx, "sqrt.approx.ftz.f32 {r}, {x};");
+
+    /// `fma.rn.f32`: `a · b + c` with one rounding (IEEE 754 `fusedMultiplyAdd`).
+    #[inline(always)]
+    pub fn fma_rn(a: f32, b: f32, c: f32) -> f32 {
+        let r: f32;
+        // SAFETY: one arithmetic instruction on registers; no memory, no side effects.
+        unsafe {
+            core::arch::asm!(
+                "fma.rn.f32 {r}, {a}, {b}, {c};",
+                r = out(reg32) r,
+                a = in(reg32) a,
+                b = in(reg32) b,
+                c = in(reg32) c,
+                options(pure, nomem, nostack)
+            );
+        }
+        r
+    }
 
     /// `div.approx.ftz.f32`: at most 2 ulp from the quotient for `|b|` in [2^-126, 2^126]
     /// (PTX ISA §9.7.3.8).
@@ -390,6 +412,15 @@ impl McmlFloat for FastF32 {
     #[inline(always)]
     fn bin_index(self, n: u32) -> u32 {
         self.0.bin_index(n)
+    }
+    /// One `fma.rn.f32` on the GPU (a rounding fewer than f32's product and sum); f32's
+    /// product and sum elsewhere.
+    #[inline(always)]
+    fn mul_then_add(self, b: Self, c: Self) -> Self {
+        #[cfg(target_arch = "nvptx64")]
+        return Self(ptx::fma_rn(self.0, b.0, c.0));
+        #[cfg(not(target_arch = "nvptx64"))]
+        return Self(self.0.mul_then_add(b.0, c.0));
     }
 }
 

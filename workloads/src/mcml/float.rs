@@ -63,6 +63,14 @@ pub trait McmlFloat:
     /// which cost MCML a fifth of its GPU issue slots. IEEE 754 fixes the result bit for bit,
     /// so the hardware instructions of both sides agree without sharing code.
     fn sqrt_rn(self) -> Self;
+    /// `self · b + c` as MCML writes it. In f32 and f64 it is exactly that, a product and a
+    /// sum, each rounded (Rust never contracts them into an FMA), so both backends give the
+    /// same bits. [`FastF32`](super::FastF32) on the GPU contracts it into one `fma.rn.f32`
+    /// (a single rounding, so at least as accurate), as CUDA's fast math does.
+    #[inline(always)]
+    fn mul_then_add(self, b: Self, c: Self) -> Self {
+        c + self * b
+    }
 }
 
 /// The GPU's correctly rounded square roots (`sqrt.rn`: IEEE 754 round to nearest even, not the

@@ -231,9 +231,9 @@ fn enter_layer<F: McmlFloat>(params: &StepView<'_, F>, p: &mut Photon<F>, layer:
 
 #[inline(always)]
 fn hop<F: McmlFloat>(p: &mut Photon<F>) {
-    p.x = p.x + p.s * p.ux;
-    p.y = p.y + p.s * p.uy;
-    p.z = p.z + p.s * p.uz;
+    p.x = p.s.mul_then_add(p.ux, p.x);
+    p.y = p.s.mul_then_add(p.uy, p.y);
+    p.z = p.s.mul_then_add(p.uz, p.z);
 }
 
 /// Fresnel reflectance for incidence cosine `ca1 ≥ 0` from index `n1` into `n2`, and the
@@ -253,18 +253,19 @@ pub fn fresnel<F: McmlFloat>(n1: F, n2: F, n1_over_n2: F, ca1: F) -> (F, F) {
     } else if ca1 < F::lit(COS90D) {
         (one, F::zero())
     } else {
-        let sa1 = (one - ca1 * ca1).sqrt_rn();
+        let sa1 = (-ca1).mul_then_add(ca1, one).sqrt_rn();
         let sa2 = sa1 * n1_over_n2;
         if sa2 >= one {
             // Total internal reflection.
             (one, F::zero())
         } else {
-            let ca2 = (one - sa2 * sa2).sqrt_rn();
-            let cap = ca1 * ca2 - sa1 * sa2; // cos(a1 + a2)
-            let cam = ca1 * ca2 + sa1 * sa2; // cos(a1 - a2)
-            let sap = sa1 * ca2 + ca1 * sa2; // sin(a1 + a2)
-            let sam = sa1 * ca2 - ca1 * sa2; // sin(a1 - a2)
-            let r = F::lit(0.5) * sam * sam * (cam * cam + cap * cap) / (sap * sap * cam * cam);
+            let ca2 = (-sa2).mul_then_add(sa2, one).sqrt_rn();
+            let cap = (-sa1).mul_then_add(sa2, ca1 * ca2); // cos(a1 + a2)
+            let cam = sa1.mul_then_add(sa2, ca1 * ca2); // cos(a1 - a2)
+            let sap = ca1.mul_then_add(sa2, sa1 * ca2); // sin(a1 + a2)
+            let sam = (-ca1).mul_then_add(sa2, sa1 * ca2); // sin(a1 - a2)
+            let r = F::lit(0.5) * sam * sam * cap.mul_then_add(cap, cam * cam)
+                / (sap * sap * cam * cam);
             (r, ca2)
         }
     }
@@ -273,7 +274,7 @@ pub fn fresnel<F: McmlFloat>(n1: F, n2: F, n1_over_n2: F, ca1: F) -> (F, F) {
 /// The radial bin of the photon's position.
 #[inline(always)]
 fn radial_bin<F: McmlFloat>(params: &StepView<'_, F>, p: &Photon<F>) -> u32 {
-    ((p.x * p.x + p.y * p.y).sqrt_rn() * params.grid.inv_dr).bin_index(params.grid.nr)
+    (p.y.mul_then_add(p.y, p.x * p.x).sqrt_rn() * params.grid.inv_dr).bin_index(params.grid.nr)
 }
 
 /// The boundary path: hop to the face, then transmit or reflect by Fresnel (MCML's `Hop` +
@@ -429,8 +430,8 @@ pub fn spin_theta<F: McmlFloat>(hg: &HenyeyGreenstein<F>, xi: F) -> F {
     if hg.two_g == F::zero() {
         F::lit(2.0) * xi - one
     } else {
-        let temp = hg.one_minus_g2 / (hg.one_minus_g + hg.two_g * xi);
-        let cost = (hg.one_plus_g2 - temp * temp) * hg.inv_two_g;
+        let temp = hg.one_minus_g2 / hg.two_g.mul_then_add(xi, hg.one_minus_g);
+        let cost = (-temp).mul_then_add(temp, hg.one_plus_g2) * hg.inv_two_g;
         // Clamped by two selections, not an if-else chain (which compiles to a branch).
         let above = if cost < -one { -one } else { cost };
         if above > one { one } else { above }
@@ -469,7 +470,7 @@ pub fn interact<F: McmlFloat, T: Tally>(
     // Spin.
     let one = F::one();
     let cost = spin_theta(&l.hg, F::uniform_co(&mut photon.rng));
-    let sin2t = one - cost * cost;
+    let sin2t = (-cost).mul_then_add(cost, one);
     let (cosp, sinp) = F::azimuth(&mut photon.rng);
     let (ux, uy, uz) = (photon.ux, photon.uy, photon.uz);
     if uz.abs() > F::COSZERO {
@@ -480,12 +481,16 @@ pub fn interact<F: McmlFloat, T: Tally>(
     } else {
         // MCML's sin θ / sqrt(1 − uz²) and sin θ · sqrt(1 − uz²) from one square root and one
         // division (MCML takes two roots and divides twice).
-        let sin2z = one - uz * uz;
+        let sin2z = (-uz).mul_then_add(uz, one);
         let k = (sin2t / sin2z).sqrt_rn();
         let sint_temp = k * sin2z;
-        photon.ux = (ux * uz * cosp - uy * sinp) * k + ux * cost;
-        photon.uy = (uy * uz * cosp + ux * sinp) * k + uy * cost;
-        photon.uz = -cosp * sint_temp + uz * cost;
+        photon.ux = (-uy)
+            .mul_then_add(sinp, ux * uz * cosp)
+            .mul_then_add(k, ux * cost);
+        photon.uy = ux
+            .mul_then_add(sinp, uy * uz * cosp)
+            .mul_then_add(k, uy * cost);
+        photon.uz = (-cosp).mul_then_add(sint_temp, uz * cost);
     }
 }
 
