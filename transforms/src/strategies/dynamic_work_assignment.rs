@@ -51,6 +51,9 @@ pub(crate) struct Dealer {
     pub assignment: Assignment,
     /// Lanes that received a first item: the lanes that take part in the warp's votes.
     pub started: LaneMask,
+    /// Lanes that hold an item. It changes only when lanes are refilled, so a warp in which
+    /// no item finished reuses it instead of voting again (one vote fewer on most iterations).
+    live: LaneMask,
 }
 
 impl Dealer {
@@ -90,6 +93,8 @@ impl Dealer {
                 task,
                 assignment,
                 started,
+                // Lane `l` got a first item exactly when `l < n`: the lanes of `started`.
+                live: started,
             },
             lanes,
         )
@@ -100,7 +105,7 @@ impl Dealer {
     /// have an item.
     #[allow(clippy::too_many_arguments)]
     pub fn retire_and_refill<W: Warp, S: Copy, O: Copy, K: Sink<O>>(
-        &self,
+        &mut self,
         warp: &mut W,
         region: Region,
         lanes: &mut W::V<Lane<S>>,
@@ -110,13 +115,18 @@ impl Dealer {
         sink: &mut K,
     ) -> LaneMask {
         let task = self.task;
+        let mut refilled = false;
         loop {
             let finished = warp.map_ref(lanes, |l| l.has_item && done(&l.state));
             let finished = warp.ballot(self.started, finished);
             if finished == 0 {
-                let has = warp.map_ref(lanes, |l| l.has_item);
-                return warp.ballot(self.started, has);
+                if refilled {
+                    let has = warp.map_ref(lanes, |l| l.has_item);
+                    self.live = warp.ballot(self.started, has);
+                }
+                return self.live;
             }
+            refilled = true;
             match self.assignment {
                 Assignment::Static => {
                     let stride = task.threads_per_block;
