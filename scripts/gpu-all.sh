@@ -59,8 +59,9 @@ for v in after before; do
     fi
     # The fastest strategy (branch distribution over dynamic work) exists after this work only.
     strategies=("dynamic" "baseline")
-    [[ $v == after ]] && strategies=("fast-math branch-distribution --dynamic-work" "fast-math dynamic"
-        "branch-distribution --dynamic-work" "dynamic" "baseline")
+    [[ $v == after ]] && strategies=("fast-math branch-distribution-cost-balanced"
+        "fast-math branch-distribution --dynamic-work" "fast-math dynamic"
+        "branch-distribution-cost-balanced" "branch-distribution --dynamic-work" "dynamic" "baseline")
     for input in skin slab; do
         for strategy in "${strategies[@]}"; do
             t0=$(date +%s.%N)
@@ -92,11 +93,14 @@ if want profile && command -v ncu > /dev/null; then
     mkdir -p "$out/mcml"
     n=10000000
     "$dev/mcml_bench" --count-steps $n --inputs skin > "$out/mcml/steps.txt"
-    # The fastest kernels, exact and fast math: branch distribution over dynamic work assignment.
-    for kernel in mcml_distribution_dynamic mcml_fast_distribution_dynamic; do
+    # The fastest kernels on skin, exact and fast math: branch distribution over dynamic work
+    # assignment, without and with cost-balanced delaying.
+    for kernel in mcml_distribution_balanced mcml_distribution_dynamic mcml_fast_distribution_dynamic; do
     fast=(); [[ $kernel == mcml_fast_* ]] && fast=(--fast-math)
+    strategy=(branch-distribution --dynamic-work)
+    [[ $kernel == *_balanced ]] && strategy=(branch-distribution-cost-balanced)
     # One batch: the same single launch (after the warm-up) in both profiler runs.
-    run=(--backend cuda --f32 "${fast[@]}" --strategy branch-distribution --dynamic-work
+    run=(--backend cuda --f32 "${fast[@]}" --strategy "${strategy[@]}"
         --builtin skin --photons $n --batch-photons $n)
     echo "== where MCML's time goes: ncu on $kernel, skin, 10^7 photons"
     timeout 300 ncu --kernel-name $kernel --launch-skip 1 --csv \

@@ -16,8 +16,10 @@ rows = list(csv.DictReader(open(os.path.join(d, "whole-process.tsv")), delimiter
 rev_file = os.path.join(d, "before", "REV")
 rev = open(rev_file).read().strip() if os.path.exists(rev_file) else "the previous revision"
 names = {
+    "fast-math_branch-distribution-cost-balanced": "opt-in fast math, branch distribution + cost-balanced delaying + dynamic work",
     "fast-math_branch-distribution_--dynamic-work": "opt-in fast math, branch distribution + dynamic work",
     "fast-math_dynamic": "opt-in fast math, dynamic work assignment",
+    "branch-distribution-cost-balanced": "branch distribution + cost-balanced delaying + dynamic work",
     "branch-distribution_--dynamic-work": "branch distribution + dynamic work",
     "dynamic": "dynamic work assignment",
     "baseline": "baseline",

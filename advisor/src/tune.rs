@@ -61,23 +61,25 @@ impl Family {
     /// up to 64 items per thread or iterations per pass); `None` for a strategy without a
     /// parameter to tune.
     pub fn of(strategy: &Strategy) -> Option<Self> {
+        // Cost-balanced delaying has no parameter.
         let delaying = |decision: &Decision, over_dynamic_work| match *decision {
             Decision::MajorityVote {
                 stop_when_a_lane_finishes,
                 ..
-            } => Family::MajorityVote {
+            } => Some(Family::MajorityVote {
                 stop_when_a_lane_finishes,
                 over_dynamic_work,
-            },
-            Decision::RoundRobin { remove_idle, .. } => Family::RoundRobin {
+            }),
+            Decision::RoundRobin { remove_idle, .. } => Some(Family::RoundRobin {
                 remove_idle,
                 over_dynamic_work,
                 max_run: 8,
-            },
+            }),
+            Decision::CostBalanced => None,
         };
         match strategy {
-            Strategy::IterationDelaying(d) => Some(delaying(d, false)),
-            Strategy::IterationDelayingWithDynamicWork(d) => Some(delaying(d, true)),
+            Strategy::IterationDelaying(d) => delaying(d, false),
+            Strategy::IterationDelayingWithDynamicWork(d) => delaying(d, true),
             Strategy::BranchPathUnification { .. } => Some(Family::BranchPathUnification {
                 max_items_per_thread: 64,
             }),

@@ -69,6 +69,14 @@ pub enum Strategy {
     /// Shapes: [`crate::FactoredBranchLoop`] (and workloads with a factored path of their
     /// own, such as MCML's boundary).
     BranchDistributionWithDynamicWork,
+    /// [`Strategy::BranchDistribution`] and [`Strategy::IterationDelayingWithDynamicWork`]
+    /// together: the factored paths, the warp's `Decision` on which path each iteration runs,
+    /// and lanes fed by dynamic work assignment, the three techniques of seed 002's MCML
+    /// experiment at once (§4.2.2). Each acts on something else (what a divergent path issues,
+    /// how often a rare path is issued, idle lanes), so their gains can add up: on an H100,
+    /// MCML's fastest exact strategy on skin is this one with [`Decision::CostBalanced`].
+    /// Shapes: workloads with a factored path of their own (MCML's boundary).
+    BranchDistributionWithDelaying(Decision),
     /// A lane whose item finishes takes the next item of its block from a block-shared
     /// counter, instead of idling until the whole warp is done (seed 004 §3.1, fig. 5). Helps
     /// loops whose trip counts vary; costs one shared atomic per refill, and gains nothing when
@@ -128,6 +136,20 @@ pub enum Decision {
         /// Flip a direction no lane wants.
         remove_idle: bool,
     },
+    /// Delay only the taken path, and for no longer than waiting costs as much as issuing it:
+    /// the not-taken path runs in every iteration, the lanes that want the taken path wait,
+    /// and the taken path runs for all of them once the lane-iterations spent waiting since it
+    /// last ran reach `B`, its cost in lane-iterations (its region cost times the warp width,
+    /// over the cost of the rest of an iteration). A rent-or-buy rule: idling costs a lane one
+    /// lane-iteration per iteration, an issue costs `B` whoever runs it, and between two
+    /// issues the warp never idles more than one issue costs. A frequent taken path gathers
+    /// several lanes per issue (MCML's boundary on skin, about 4); the taken path also runs
+    /// whenever no lane wants the other one, so no lane waits for ever. Not in seed 002,
+    /// whose decisions run one path per iteration: this one keeps the common path running and
+    /// batches only the rare one. Measured on an H100 (MCML, with branch distribution over
+    /// dynamic work): 1.06x on skin, 0.92x on the slab, whose photons hit the surface in
+    /// bursts (`docs/results/mcml/README.md`).
+    CostBalanced,
 }
 
 impl Decision {
@@ -180,6 +202,24 @@ impl Strategy {
             }) => "delaying-round-robin-idle-removal-dynamic",
             Strategy::BranchDistribution => "branch-distribution",
             Strategy::BranchDistributionWithDynamicWork => "branch-distribution-dynamic",
+            Strategy::IterationDelaying(Decision::CostBalanced) => "delaying-cost-balanced",
+            Strategy::IterationDelayingWithDynamicWork(Decision::CostBalanced) => {
+                "delaying-cost-balanced-dynamic"
+            }
+            Strategy::BranchDistributionWithDelaying(Decision::MajorityVote { .. }) => {
+                "branch-distribution-majority-vote-dynamic"
+            }
+            Strategy::BranchDistributionWithDelaying(Decision::RoundRobin {
+                remove_idle: false,
+                ..
+            }) => "branch-distribution-round-robin-dynamic",
+            Strategy::BranchDistributionWithDelaying(Decision::RoundRobin {
+                remove_idle: true,
+                ..
+            }) => "branch-distribution-round-robin-idle-removal-dynamic",
+            Strategy::BranchDistributionWithDelaying(Decision::CostBalanced) => {
+                "branch-distribution-cost-balanced-dynamic"
+            }
             Strategy::DynamicWorkAssignment => "dynamic-work-assignment",
             Strategy::OcclusionQueryLoop { .. } => "occlusion-query-loop",
             Strategy::BranchPathUnification { .. } => "branch-path-unification",
@@ -210,6 +250,12 @@ impl core::fmt::Display for Strategy {
             Strategy::BranchDistribution => f.write_str("branch distribution"),
             Strategy::BranchDistributionWithDynamicWork => {
                 write!(f, "branch distribution{OVER_DYNAMIC}")
+            }
+            Strategy::BranchDistributionWithDelaying(decision) => {
+                write!(
+                    f,
+                    "branch distribution, iteration delaying, {decision}{OVER_DYNAMIC}"
+                )
             }
             Strategy::DynamicWorkAssignment => f.write_str("dynamic work assignment"),
             Strategy::OcclusionQueryLoop {
@@ -247,6 +293,10 @@ impl core::fmt::Display for Decision {
             } => {
                 write!(f, "round robin {zeros}:{ones}")?;
                 (remove_idle, ", idle removal")
+            }
+            Decision::CostBalanced => {
+                f.write_str("cost-balanced")?;
+                (false, "")
             }
         };
         if flag {

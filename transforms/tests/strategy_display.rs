@@ -23,6 +23,7 @@ fn decisions() -> Vec<Decision> {
             });
         }
     }
+    d.push(Decision::CostBalanced);
     d
 }
 
@@ -42,6 +43,7 @@ fn representative() -> Vec<Strategy> {
     for d in decisions() {
         s.push(Strategy::IterationDelaying(d));
         s.push(Strategy::IterationDelayingWithDynamicWork(d));
+        s.push(Strategy::BranchDistributionWithDelaying(d));
     }
     for k in [0, 1, 8, 11, 32, u32::MAX] {
         s.push(Strategy::OcclusionQueryLoop {
@@ -105,6 +107,10 @@ fn texts_carry_the_parameters() {
                 remove_idle: false,
             }),
             "iteration delaying, round robin 1:9, over dynamic work assignment",
+        ),
+        (
+            Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
+            "branch distribution, iteration delaying, cost-balanced, over dynamic work assignment",
         ),
         (
             Strategy::BranchPathUnification {

@@ -131,17 +131,21 @@ pub const MCML_GPU_STRATEGIES: &[Strategy] = &[
     Strategy::IterationDelayingWithDynamicWork(majority_vote(4, true)),
     Strategy::IterationDelayingWithDynamicWork(majority_vote(8, true)),
     Strategy::IterationDelayingWithDynamicWork(round_robin(3, 1, true)),
+    Strategy::IterationDelayingWithDynamicWork(Decision::CostBalanced),
+    Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
 ];
 
 /// MCML's fast-math entry points ([`FastF32`](crate::mcml::FastF32): approximate PTX division,
 /// square root, logarithm, cosine and sine): the plain loop, dynamic work assignment, and
-/// branch distribution over dynamic work (the fastest exact strategy on an H100). They are
+/// branch distribution over dynamic work, without and with cost-balanced delaying (the fastest
+/// exact strategies on an H100). They are
 /// opt-in and not bit-identical to the CPU. The device check compares their results with the
 /// exact ones within a statistical tolerance.
 pub const MCML_FAST_MATH_STRATEGIES: &[Strategy] = &[
     Strategy::Baseline,
     Strategy::DynamicWorkAssignment,
     Strategy::BranchDistributionWithDynamicWork,
+    Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
 ];
 
 /// Calls `$entries!` (`reconverge_device::entries!`, `reconverge_gpu::device_entries!` or
@@ -208,12 +212,14 @@ macro_rules! paper_entries {
                 mcml_baseline, mcml_dynamic, mcml_mv16, mcml_rr11_idle, mcml_rr11, mcml_rr31,
                 mcml_rr31_idle, mcml_distribution, mcml_distribution_dynamic,
                 mcml_mv4_dynamic, mcml_mv8_dynamic, mcml_rr31_dynamic,
+                mcml_balanced_dynamic, mcml_distribution_balanced,
             }
 
             // MCML in opt-in fast math (approximate division, sqrt, lg2, sin/cos on the GPU;
             // not bit-identical to the CPU, checked within stated tolerances).
             FastF32 as McmlKernel from ($crate::gpu_entries::MCML_FAST_MATH_STRATEGIES) {
                 mcml_fast_baseline, mcml_fast_dynamic, mcml_fast_distribution_dynamic,
+                mcml_fast_distribution_balanced,
             }
         }
     };

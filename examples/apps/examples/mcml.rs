@@ -64,6 +64,12 @@ enum StrategyArg {
     RoundRobinIdleRemoval,
     /// Branch distribution of the boundary path's up/down branch (seed 002 fig. 9).
     BranchDistribution,
+    /// Iteration delaying of the boundary path only, for as long as waiting costs less than
+    /// issuing it (cost-balanced: the interaction path runs every iteration).
+    CostBalanced,
+    /// Branch distribution and cost-balanced delaying, over dynamic work assignment (implied):
+    /// all three of seed 002's MCML techniques.
+    BranchDistributionCostBalanced,
     /// The advisor picks (reconverge-advisor): every strategy of MCML's list runs on a sample
     /// of the run's photons on the CPU model, and the one predicted fastest runs the run (on
     /// `--backend cuda`, among those with GPU entry points).
@@ -187,8 +193,8 @@ struct Args {
     /// and the azimuth's cosine and sine use the approximate PTX instructions (div.approx,
     /// sqrt.approx, lg2.approx, sin/cos.approx, subnormals flushed, each within its PTX-stated bound), so results
     /// are NOT bit-identical to the exact f32 run. They agree with it within the device check's
-    /// statistical tolerance. GPU entry points exist for --strategy baseline, dynamic, and
-    /// branch-distribution --dynamic-work. On --backend cpu this runs FastF32 on the CPU,
+    /// statistical tolerance. GPU entry points exist for --strategy baseline, dynamic,
+    /// branch-distribution --dynamic-work and branch-distribution-cost-balanced. On --backend cpu this runs FastF32 on the CPU,
     /// which is exactly f32 (the same tallies, bit for bit). Checkpoints of fast-math runs are
     /// kept apart from f32's.
     #[arg(long, conflicts_with = "f64")]
@@ -197,8 +203,7 @@ struct Args {
     #[arg(long, value_enum, default_value = "baseline")]
     strategy: StrategyArg,
     /// Feed the lanes by dynamic work assignment under a branch strategy (majority-vote,
-    /// round-robin*, branch-distribution): seed 002's MCML setting. On an H100 the fastest
-    /// GPU run is `--strategy branch-distribution --dynamic-work`.
+    /// round-robin*, cost-balanced, branch-distribution): seed 002's MCML setting.
     #[arg(long)]
     dynamic_work: bool,
     /// Majority vote's threshold (lanes of 32 that must want the boundary path: 1 to 32).
@@ -329,6 +334,10 @@ impl Args {
                 Some(Strategy::BranchDistributionWithDynamicWork)
             }
             StrategyArg::BranchDistribution => Some(Strategy::BranchDistribution),
+            StrategyArg::CostBalanced => Some(delaying(Decision::CostBalanced)),
+            StrategyArg::BranchDistributionCostBalanced => Some(
+                Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
+            ),
             StrategyArg::MajorityVote => Some(delaying(Decision::MajorityVote {
                 threshold: self.threshold,
                 stop_when_a_lane_finishes: true,

@@ -246,6 +246,7 @@ pub const fn entry_strategy(
                 num_ones,
                 remove_idle,
             },
+            Decision::CostBalanced => Decision::CostBalanced,
         }
     }
     match strategy {
@@ -261,6 +262,9 @@ pub const fn entry_strategy(
         }
         Strategy::BranchDistribution => Strategy::BranchDistribution,
         Strategy::BranchDistributionWithDynamicWork => Strategy::BranchDistributionWithDynamicWork,
+        Strategy::BranchDistributionWithDelaying(d) => {
+            Strategy::BranchDistributionWithDelaying(decision(d))
+        }
         Strategy::DynamicWorkAssignment => Strategy::DynamicWorkAssignment,
         Strategy::OcclusionQueryLoop {
             iterations_per_pass,

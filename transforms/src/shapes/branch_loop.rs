@@ -9,7 +9,8 @@ use crate::kernel::{WarpProgram, check_pass};
 use crate::shape::BranchLoop;
 use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
 use crate::strategies::iteration_delaying::{
-    PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_path, stops,
+    DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths, stops,
+    taken_cost_in_lane_iterations,
 };
 use crate::strategy::{Decision, Strategy, StrategyError};
 
@@ -31,8 +32,10 @@ pub struct BranchLoopProgram<W: Warp, L: BranchLoop> {
     mode: Mode,
     dealer: Dealer,
     lanes: W::V<Lane<L::State>>,
-    /// Iterations the warp has run (round robin's position in its period).
-    iteration: u32,
+    /// What the warp's delaying decision remembers between iterations.
+    delay: DelayState,
+    /// [`Decision::CostBalanced`]'s cost of the taken path, in lane-iterations.
+    taken_cost: u32,
     /// Majority vote's anti-starvation rule can turn delaying off for good.
     delaying: bool,
 }
@@ -100,12 +103,14 @@ impl<W: Warp, L: BranchLoop + Copy> BranchLoopProgram<W, L> {
 impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
     fn new(warp: &W, workload: L, mode: Mode, assignment: Assignment, task: WarpTask) -> Self {
         let (dealer, lanes) = Dealer::first(warp, task, assignment, |item| workload.start(item));
+        let taken_cost = taken_cost_in_lane_iterations(&workload.regions(), warp.width());
         Self {
             workload,
             mode,
             dealer,
             lanes,
-            iteration: 0,
+            delay: DelayState::default(),
+            taken_cost,
             delaying: true,
         }
     }
@@ -179,20 +184,22 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
         // to instruction-cache misses what delaying saved. An empty mask runs nothing.
         let (taken, not_taken, ran) = match self.mode {
             Mode::Delaying(decision) if self.delaying => {
-                let (dir, runs) =
-                    delayed_path(warp, &self.lanes, decision, self.iteration, live, want);
-                if dir {
-                    (runs, 0, runs)
-                } else {
-                    (0, runs, runs)
-                }
+                let (taken, not_taken) = delayed_paths(
+                    warp,
+                    &self.lanes,
+                    decision,
+                    &mut self.delay,
+                    self.taken_cost,
+                    live,
+                    want,
+                );
+                (taken, not_taken, taken | not_taken)
             }
             _ => (want, live & !want, live),
         };
         self.run_path(warp, true, taken, tally);
         self.run_path(warp, false, not_taken, tally);
         self.after_branch(warp, ran, tally);
-        self.iteration = self.iteration.wrapping_add(1);
         true
     }
 }

@@ -8,6 +8,12 @@
 //! taken iterations, fig. 5b). Fewer iterations run both paths half-empty; the price is a vote
 //! per iteration.
 //!
+//! A third decision, [`Decision::CostBalanced`], is this crate's: the common (not-taken) path
+//! runs in every iteration and only the rare taken path waits, until the lanes waiting for it
+//! have idled as many lane-iterations as one issue of it costs. Where seed 002's decisions
+//! idle every lane of the path not picked, this one idles only the few lanes of the rare path,
+//! and issues that path for several of them at once.
+//!
 //! Measured (`docs/results/h100-reproduce/seed002-fig10-iteration-delaying-vs-r.md`,
 //! `docs/results/h100-reproduce/seed002-table1-decision-parameters.md`,
 //! `docs/results/mcml/README.md`): on an H100's SYN-ITDELAY
@@ -17,6 +23,7 @@
 
 use reconverge_simt::{LaneMask, Warp};
 
+use crate::shape::LoopRegions;
 use crate::strategies::dynamic_work_assignment::Lane;
 use crate::strategy::{Decision, StrategyError};
 
@@ -64,10 +71,74 @@ pub(crate) fn stops(decision: Decision, live: LaneMask, started: LaneMask) -> bo
     ) && live != started
 }
 
+/// What a delaying warp carries from one iteration to the next (the same in every lane).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct DelayState {
+    /// Iterations run (round robin's position in its period).
+    iteration: u32,
+    /// [`Decision::CostBalanced`]: lane-iterations spent waiting for the taken path since it
+    /// last ran.
+    waited: u32,
+}
+
+/// [`Decision::CostBalanced`]'s `B`: the taken path's cost in lane-iterations, the taken
+/// region's cost times the warp width over the cost of the rest of an iteration (condition,
+/// not-taken path, after-branch code), at least 1.
+pub(crate) fn taken_cost_in_lane_iterations(regions: &LoopRegions, width: u32) -> u32 {
+    let rest = regions.condition.cost + regions.not_taken.cost + regions.after_branch.cost;
+    let lanes = u64::from(regions.taken.cost) * u64::from(width);
+    u32::try_from(lanes.div_ceil(u64::from(rest.max(1))))
+        .unwrap_or(u32::MAX)
+        .max(1)
+}
+
+/// The lanes that run the taken and the not-taken path in this iteration, given the lanes
+/// `live` that have an item and those of them that `want` the taken path; `taken_cost` is
+/// [`taken_cost_in_lane_iterations`]. Seed 002's decisions run one path per iteration (the
+/// other mask is empty); [`Decision::CostBalanced`] runs the not-taken path every time. Never
+/// an iteration in which no lane of `live` runs: that would make no progress.
+pub(crate) fn delayed_paths<W: Warp, S: Copy>(
+    warp: &mut W,
+    lanes: &W::V<Lane<S>>,
+    decision: Decision,
+    state: &mut DelayState,
+    taken_cost: u32,
+    live: LaneMask,
+    want: LaneMask,
+) -> (LaneMask, LaneMask) {
+    let iteration = state.iteration;
+    state.iteration = iteration.wrapping_add(1);
+    if decision == Decision::CostBalanced {
+        return cost_balanced(state, taken_cost, live, want);
+    }
+    let (dir, runs) = delayed_path(warp, lanes, decision, iteration, live, want);
+    if dir { (runs, 0) } else { (0, runs) }
+}
+
+/// [`Decision::CostBalanced`]: the waiting lanes' count is added to `waited` each iteration;
+/// the taken path runs once `waited` reaches `taken_cost` (or when nobody wants the other
+/// path), and `waited` starts again from 0.
+fn cost_balanced(
+    state: &mut DelayState,
+    taken_cost: u32,
+    live: LaneMask,
+    want: LaneMask,
+) -> (LaneMask, LaneMask) {
+    let others = live & !want;
+    let waited = state.waited.saturating_add(want.count_ones());
+    if want != 0 && (others == 0 || waited >= taken_cost) {
+        state.waited = 0;
+        (want, others)
+    } else {
+        state.waited = waited;
+        (0, others)
+    }
+}
+
 /// The path the warp's `iteration`-th iteration runs and the lanes that run it, given the
 /// lanes `live` that have an item and those of them that `want` the taken path. Never a path
 /// that no lane of `live` wants: an iteration nobody runs would make no progress.
-pub(crate) fn delayed_path<W: Warp, S: Copy>(
+fn delayed_path<W: Warp, S: Copy>(
     warp: &mut W,
     lanes: &W::V<Lane<S>>,
     decision: Decision,
@@ -97,6 +168,8 @@ pub(crate) fn delayed_path<W: Warp, S: Copy>(
                 dir
             }
         }
+        // Handled by `delayed_paths`.
+        Decision::CostBalanced => true,
     };
     let mut runs = if dir { want } else { live & !want };
     if runs == 0 && matches!(decision, Decision::MajorityVote { .. }) {

@@ -220,13 +220,17 @@ reconverge_transforms::kernel_impl! {
         fn program(&self, warp, strategy, pass, task, _scratch) {
             check_pass(pass, 1)?;
             match strategy {
-                Strategy::BranchDistribution | Strategy::BranchDistributionWithDynamicWork => {
-                    // The distributed boundary is the workload's; how lanes get photons is the
-                    // loop program's.
-                    let lanes = if *strategy == Strategy::BranchDistribution {
-                        Strategy::Baseline
-                    } else {
-                        Strategy::DynamicWorkAssignment
+                Strategy::BranchDistribution
+                | Strategy::BranchDistributionWithDynamicWork
+                | Strategy::BranchDistributionWithDelaying(_) => {
+                    // The distributed boundary is the workload's; how lanes get photons and
+                    // which lanes run which path is the loop program's.
+                    let lanes = match *strategy {
+                        Strategy::BranchDistribution => Strategy::Baseline,
+                        Strategy::BranchDistributionWithDelaying(decision) => {
+                            Strategy::IterationDelayingWithDynamicWork(decision)
+                        }
+                        _ => Strategy::DynamicWorkAssignment,
                     };
                     let boundary = DistributedBoundary(self.0.steps());
                     BranchLoopProgram::for_strategy(warp, boundary, &lanes, task)
@@ -239,8 +243,9 @@ reconverge_transforms::kernel_impl! {
 
         /// What MCML's benchmarks run: the loop strategies with seed 002's parameters (round robin
         /// 1:1 and majority vote 16 on static lanes; 4, 8 and round robin 3:1 with idle removal
-        /// over dynamic work), and branch distribution of the boundary path (fig. 9) on static and
-        /// dynamic lanes.
+        /// over dynamic work), branch distribution of the boundary path (fig. 9) on static and
+        /// dynamic lanes, and cost-balanced delaying of the boundary path over dynamic work,
+        /// with the boundary as written and distributed.
         const STRATEGIES: &'static [Strategy] = &[
             Strategy::Baseline,
             Strategy::DynamicWorkAssignment,
@@ -252,6 +257,8 @@ reconverge_transforms::kernel_impl! {
             Strategy::IterationDelayingWithDynamicWork(Decision::majority_vote(4, true)),
             Strategy::IterationDelayingWithDynamicWork(Decision::majority_vote(8, true)),
             Strategy::IterationDelayingWithDynamicWork(Decision::round_robin(3, 1, true)),
+            Strategy::IterationDelayingWithDynamicWork(Decision::CostBalanced),
+            Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
         ];
 
         fn tally_len(&self) -> usize {
@@ -261,6 +268,8 @@ reconverge_transforms::kernel_impl! {
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
             match strategy {
                 Strategy::BranchDistribution | Strategy::BranchDistributionWithDynamicWork => Ok(1),
+                Strategy::BranchDistributionWithDelaying(decision) => BranchLoopKernel(self.0.steps())
+                    .passes(&Strategy::IterationDelayingWithDynamicWork(*decision)),
                 other => BranchLoopKernel(self.0.steps()).passes(other),
             }
         }
