@@ -87,9 +87,13 @@ pub(crate) struct DelayState {
 /// region's cost times the warp width over the cost of the rest of an iteration (condition,
 /// not-taken path, after-branch code), at least 1.
 pub(crate) fn taken_cost_in_lane_iterations(regions: &LoopRegions, width: u32) -> u32 {
-    let rest = regions.condition.cost + regions.not_taken.cost + regions.after_branch.cost;
+    // In u64: a workload's region costs are its own, and their sum must not overflow.
+    let rest = [regions.condition, regions.not_taken, regions.after_branch]
+        .iter()
+        .map(|r| u64::from(r.cost))
+        .sum::<u64>();
     let lanes = u64::from(regions.taken.cost) * u64::from(width);
-    u32::try_from(lanes.div_ceil(u64::from(rest.max(1))))
+    u32::try_from(lanes.div_ceil(rest.max(1)))
         .unwrap_or(u32::MAX)
         .max(1)
 }
@@ -180,4 +184,46 @@ fn delayed_path<W: Warp, S: Copy>(
         runs = live & !runs & if dir { want } else { !want };
     }
     (dir, runs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::LoopRegion;
+
+    fn regions(condition: u32, taken: u32, not_taken: u32, after: u32) -> LoopRegions {
+        LoopRegions {
+            condition: LoopRegion::Condition.region("c", condition),
+            taken: LoopRegion::Taken.region("t", taken),
+            not_taken: LoopRegion::NotTaken.region("n", not_taken),
+            after_branch: LoopRegion::AfterBranch.region("a", after),
+            item: LoopRegion::Item.region("i", 1),
+        }
+    }
+
+    #[test]
+    fn taken_cost_is_the_taken_path_in_lane_iterations() {
+        // MCML's regions: 32 · 90 / (40 + 110 + 8) = 18.2, rounded up.
+        assert_eq!(
+            taken_cost_in_lane_iterations(&regions(40, 90, 110, 8), 32),
+            19
+        );
+        // Costs at the top of the range neither overflow nor make the path free.
+        let huge = regions(u32::MAX, u32::MAX, u32::MAX, u32::MAX);
+        assert_eq!(taken_cost_in_lane_iterations(&huge, 32), 11);
+        assert_eq!(taken_cost_in_lane_iterations(&regions(0, 0, 0, 0), 32), 1);
+    }
+
+    #[test]
+    fn cost_balanced_waits_until_the_waiting_costs_one_issue() {
+        let mut state = DelayState::default();
+        let live = 0xffff_ffff;
+        // One lane wants the taken path: with B = 3 it waits two iterations, then runs.
+        assert_eq!(cost_balanced(&mut state, 3, live, 1), (0, live & !1));
+        assert_eq!(cost_balanced(&mut state, 3, live, 1), (0, live & !1));
+        assert_eq!(cost_balanced(&mut state, 3, live, 1), (1, live & !1));
+        // The count starts again; when every live lane wants the path it runs at once.
+        assert_eq!(cost_balanced(&mut state, 3, 0b11, 0b11), (0b11, 0));
+        assert_eq!(cost_balanced(&mut state, 3, live, 0), (0, live));
+    }
 }
