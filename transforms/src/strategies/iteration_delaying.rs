@@ -20,8 +20,8 @@
 //! at r = 8 majority vote is 1.000x the baseline and round robin 1.056x; the best threshold is 8
 //! with the stop rule at 1.077x (the paper: 1.15x); on MCML seed 002's decisions lose (majority
 //! vote 16 at 0.91x on skin, 0.73x on slab), and cost-balanced delaying with branch
-//! distribution over dynamic work runs 1.36x the baseline on skin, MCML's fastest bit-identical
-//! strategy there, but 0.92x of dynamic work on slab.
+//! distribution over dynamic work runs 1.37x the baseline on skin, MCML's fastest bit-identical
+//! strategy there, but 0.93x of dynamic work on slab.
 
 use reconverge_simt::{LaneMask, Warp};
 
