@@ -191,12 +191,13 @@ struct Args {
     f32: bool,
     /// Opt-in fast math (implies f32): on the GPU, division, square root, the step's logarithm
     /// and the azimuth's cosine and sine use the approximate PTX instructions (div.approx,
-    /// sqrt.approx, lg2.approx, sin/cos.approx, subnormals flushed, each within its PTX-stated bound), so results
-    /// are NOT bit-identical to the exact f32 run. They agree with it within the device check's
-    /// statistical tolerance. GPU entry points exist for --strategy baseline, dynamic,
-    /// branch-distribution --dynamic-work and branch-distribution-cost-balanced. On --backend cpu this runs FastF32 on the CPU,
-    /// which is exactly f32 (the same tallies, bit for bit). Checkpoints of fast-math runs are
-    /// kept apart from f32's.
+    /// sqrt.approx, lg2.approx, sin/cos.approx, subnormals flushed, each within its PTX-stated
+    /// bound) and products and sums become FMAs, so results are NOT bit-identical to the exact
+    /// f32 run. They agree with it within the device check's statistical tolerance. GPU entry
+    /// points exist for --strategy baseline, dynamic, branch-distribution --dynamic-work and
+    /// branch-distribution-cost-balanced. On --backend cpu this runs FastF32 on the CPU, which
+    /// is exactly f32 (the same tallies, bit for bit). Checkpoints of fast-math runs are kept
+    /// apart from f32's.
     #[arg(long, conflicts_with = "f64")]
     fast_math: bool,
     /// How warps run the photon loop.
