@@ -60,63 +60,15 @@ pub struct FastF32(pub f32);
 /// The approximate PTX instructions (`nvptx64` only).
 #[cfg(target_arch = "nvptx64")]
 mod ptx {
-    macro_rules! approx_unary {
-        ($name:ident, $ins:literal) => {
-            #[inline(always)]
-            pub fn $name(x: f32) -> f32 {
-                let r: f32;
-                // SAFETY: one arithmetic instruction on registers; no memory, no side effects.
-                unsafe {
-                    core::arch::asm!(
-                        $ins,
-                        r = out(reg32) r,
-                        x = in(reg32) x,
-                        options(pure, nomem, nostack)
-                    );
-                }
-                r
-            }
-        };
-    }
-    approx_unary!(lg2_approx, "lg2.approx.ftz.f32 {r}, {x};");
-    approx_unary!(sin_approx, "sin.approx.ftz.f32 {r}, {x};");
-    approx_unary!(cos_approx, "cos.approx.ftz.f32 {r}, {x};");
-    approx_unary!(sqrt_approx, "sqrt.approx.ftz.f32 {r}, {x};");
-
-    /// `fma.rn.f32`: `a · b + c` with one rounding (IEEE 754 `fusedMultiplyAdd`).
-    #[inline(always)]
-    pub fn fma_rn(a: f32, b: f32, c: f32) -> f32 {
-        let r: f32;
-        // SAFETY: one arithmetic instruction on registers; no memory, no side effects.
-        unsafe {
-            core::arch::asm!(
-                "fma.rn.f32 {r}, {a}, {b}, {c};",
-                r = out(reg32) r,
-                a = in(reg32) a,
-                b = in(reg32) b,
-                c = in(reg32) c,
-                options(pure, nomem, nostack)
-            );
-        }
-        r
-    }
-
-    /// `div.approx.ftz.f32`: at most 2 ulp from the quotient for `|b|` in [2^-126, 2^126]
-    /// (PTX ISA §9.7.3.8).
-    #[inline(always)]
-    pub fn div_approx(a: f32, b: f32) -> f32 {
-        let r: f32;
-        // SAFETY: as above.
-        unsafe {
-            core::arch::asm!(
-                "div.approx.ftz.f32 {r}, {a}, {b};",
-                r = out(reg32) r,
-                a = in(reg32) a,
-                b = in(reg32) b,
-                options(pure, nomem, nostack)
-            );
-        }
-        r
+    ptx_instructions! {
+        fn lg2_approx(x): f32, reg32 = "lg2.approx.ftz.f32 {r}, {x};";
+        fn sin_approx(x): f32, reg32 = "sin.approx.ftz.f32 {r}, {x};";
+        fn cos_approx(x): f32, reg32 = "cos.approx.ftz.f32 {r}, {x};";
+        fn sqrt_approx(x): f32, reg32 = "sqrt.approx.ftz.f32 {r}, {x};";
+        /// `a · b + c` with one rounding (IEEE 754 `fusedMultiplyAdd`).
+        fn fma_rn(a, b, c): f32, reg32 = "fma.rn.f32 {r}, {a}, {b}, {c};";
+        /// At most 2 ulp from the quotient for `|b|` in [2^-126, 2^126] (PTX ISA §9.7.3.8).
+        fn div_approx(a, b): f32, reg32 = "div.approx.ftz.f32 {r}, {a}, {b};";
     }
 }
 

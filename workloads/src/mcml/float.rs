@@ -77,34 +77,9 @@ pub trait McmlFloat:
 /// approximate `sqrt.approx`).
 #[cfg(target_arch = "nvptx64")]
 mod ptx {
-    #[inline(always)]
-    pub fn sqrt_rn_f32(x: f32) -> f32 {
-        let r: f32;
-        // SAFETY: one arithmetic instruction on registers; no memory, no side effects.
-        unsafe {
-            core::arch::asm!(
-                "sqrt.rn.f32 {r}, {x};",
-                r = out(reg32) r,
-                x = in(reg32) x,
-                options(pure, nomem, nostack)
-            );
-        }
-        r
-    }
-
-    #[inline(always)]
-    pub fn sqrt_rn_f64(x: f64) -> f64 {
-        let r: f64;
-        // SAFETY: as above.
-        unsafe {
-            core::arch::asm!(
-                "sqrt.rn.f64 {r}, {x};",
-                r = out(reg64) r,
-                x = in(reg64) x,
-                options(pure, nomem, nostack)
-            );
-        }
-        r
+    ptx_instructions! {
+        fn sqrt_rn_f32(x): f32, reg32 = "sqrt.rn.f32 {r}, {x};";
+        fn sqrt_rn_f64(x): f64, reg64 = "sqrt.rn.f64 {r}, {x};";
     }
 }
 

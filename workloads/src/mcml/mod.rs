@@ -14,6 +14,29 @@
 //!   `lg2.approx`, `sin`/`cos.approx`, flushing subnormals), each within a stated bound. Everywhere else it is f32,
 //!   bit for bit.
 
+/// Safe wrappers of single PTX arithmetic instructions on registers, one line each:
+/// `fn name(a, b): f32, reg32 = "div.approx.ftz.f32 {r}, {a}, {b};";` (the result is `{r}`).
+#[cfg(target_arch = "nvptx64")]
+macro_rules! ptx_instructions {
+    ($($(#[$doc:meta])* fn $name:ident($($arg:ident),+): $t:ty, $reg:ident = $ins:literal;)*) => {$(
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name($($arg: $t),+) -> $t {
+            let r: $t;
+            // SAFETY: one arithmetic instruction on registers; no memory, no side effects.
+            unsafe {
+                core::arch::asm!(
+                    $ins,
+                    r = out($reg) r,
+                    $($arg = in($reg) $arg,)+
+                    options(pure, nomem, nostack)
+                );
+            }
+            r
+        }
+    )*};
+}
+
 pub mod fast_math;
 mod float;
 mod params;
