@@ -6,11 +6,12 @@ use reconverge_cpu::CpuBackend;
 use reconverge_mcml::builtin::builtin;
 use reconverge_mcml::checkpoint::{CheckpointError, CheckpointPolicy};
 use reconverge_mcml::{
-    BackendRunError, RunOptions, Streams, run_on_backend, run_on_backend_streams, run_with,
+    BackendRun, BackendRunError, RunInput, RunOptions, Streams, run_on_backend,
+    run_on_backend_streams, run_with,
 };
 use reconverge_transforms::Strategy;
 use reconverge_workloads::gpu_entries::MCML_FAST_MATH_STRATEGIES;
-use reconverge_workloads::mcml::FastF32;
+use reconverge_workloads::mcml::{FastF32, McmlFloat};
 
 #[test]
 fn fast_math_on_the_cpu_equals_f32_bit_for_bit() {
@@ -46,26 +47,19 @@ fn fast_math_checkpoints_are_not_resumed_by_f32_runs() {
         }),
         ..RunOptions::default()
     };
-    run_on_backend_streams::<FastF32, _>(
-        &cpu,
-        &input,
-        500,
-        Streams::new(1),
-        Strategy::Baseline,
-        launch,
-        &options,
-    )
-    .expect("fast-math run with a checkpoint");
-    let err = run_on_backend_streams::<f32, _>(
-        &cpu,
-        &input,
-        500,
-        Streams::new(1),
-        Strategy::Baseline,
-        launch,
-        &options,
-    )
-    .expect_err("an f32 run must refuse a fast-math checkpoint");
+    // The same run in both float types: only the checkpoint key's float field differs.
+    fn run<F: McmlFloat>(
+        cpu: &CpuBackend,
+        input: &RunInput,
+        launch: Launch,
+        options: &RunOptions<'_>,
+    ) -> Result<BackendRun, BackendRunError> {
+        let baseline = Strategy::Baseline;
+        run_on_backend_streams::<F, _>(cpu, input, 500, Streams::new(1), baseline, launch, options)
+    }
+    run::<FastF32>(&cpu, &input, launch, &options).expect("fast-math run with a checkpoint");
+    let err = run::<f32>(&cpu, &input, launch, &options)
+        .expect_err("an f32 run must refuse a fast-math checkpoint");
     match err {
         BackendRunError::Checkpoint(e @ CheckpointError::Foreign { .. }) => {
             assert!(e.to_string().contains("f32 fast math"), "{e}");
