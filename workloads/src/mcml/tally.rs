@@ -86,9 +86,7 @@ impl TallyLayout {
             TallyBin::RouletteLoss => self.roulette_offset() + 1,
         }
     }
-}
 
-impl TallyLayout {
     /// [`TallyLayout::flat_index`] in `u32` arithmetic, what a warp program's tally takes: the
     /// same index whenever [`TallyLayout::len`] fits a `u32`, which
     /// [`McmlParams::new`](super::McmlParams::new) guarantees (a larger grid is
