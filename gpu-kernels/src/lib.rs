@@ -31,6 +31,7 @@
 
 mod entry;
 mod error;
+mod tally_copies;
 
 #[cfg(feature = "runtime")]
 mod backend;
@@ -41,6 +42,7 @@ mod nccl;
 
 pub use entry::{DeviceEntries, DeviceKernel, EntryPoint};
 pub use error::{GpuError, LaunchShape};
+pub use tally_copies::{DEFAULT_TALLY_COPIES, TALLY_COPIES_MAX_BYTES};
 
 #[cfg(feature = "runtime")]
 pub use backend::{CudaBackend, WarmUp};

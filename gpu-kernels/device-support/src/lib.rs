@@ -44,7 +44,8 @@ pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
 ///     items: u32,                           // items 0..items
 ///     pass: u32,                            // pass of a multi-pass strategy
 ///     out: *mut <KernelType as Kernel>::Output, // `items` outputs
-///     tally: *mut u64, tally_len: u32,      // the workload's integer accumulators
+///     tally: *mut u64, tally_len: u32,      // the workload's integer accumulators,
+///     tally_copies: u32,                    //   in this many copies of tally_len each
 ///     scratch: *mut u32, scratch_len: u32,  // words the passes hand each other (zeroed)
 ///     status: *mut u32,                     // set to 1 if the strategy cannot run
 /// )
@@ -80,6 +81,7 @@ macro_rules! warp_kernel {
             out: *mut <$kernel as $crate::reexport::Kernel>::Output,
             tally: *mut u64,
             tally_len: u32,
+            tally_copies: u32,
             scratch: *mut u32,
             scratch_len: u32,
             status: *mut u32,
@@ -93,8 +95,8 @@ macro_rules! warp_kernel {
             // the documented sizes (reconverge-gpu's launcher checks them).
             unsafe {
                 $crate::run_warp_program::<$kernel>(
-                    kernel, strategy, items, pass, out, tally, tally_len, scratch, scratch_len,
-                    status,
+                    kernel, strategy, items, pass, out, tally, tally_len, tally_copies, scratch,
+                    scratch_len, status,
                 )
             }
         }

@@ -32,7 +32,8 @@ impl<O: Copy> Sink<O> for GlobalSink<O> {
     }
 }
 
-/// Adds to the workload's accumulators with global atomics (integer, so order-independent).
+/// Adds to the workload's accumulators with global atomics (integer, so order-independent), in
+/// the block's copy of the tally.
 struct GlobalTally {
     tally: *mut u64,
     len: u32,
@@ -55,7 +56,7 @@ impl Tally for GlobalTally {
 ///
 /// # Safety
 /// `kernel` points to a valid `K` in device memory; `out` has `items` elements; `tally` has
-/// `tally_len` elements (or `tally_len` is 0); `scratch` has `scratch_len` elements (or
+/// `tally_copies` copies of `tally_len` elements each (or `tally_len` is 0); `scratch` has `scratch_len` elements (or
 /// `scratch_len` is 0), accessed only atomically; `status` points to one `u32`; every thread of
 /// the block calls this (it contains a block barrier) and blocks have a multiple of 32 threads.
 #[allow(clippy::too_many_arguments)]
@@ -68,6 +69,7 @@ pub unsafe fn run_warp_program<K: Kernel>(
     out: *mut K::Output,
     tally: *mut u64,
     tally_len: u32,
+    tally_copies: u32,
     scratch: *mut u32,
     scratch_len: u32,
     status: *mut u32,
@@ -98,8 +100,14 @@ pub unsafe fn run_warp_program<K: Kernel>(
     match kernel.program(&warp, &strategy, pass, task, scratch) {
         Ok(mut program) => {
             let mut sink = GlobalSink { out, items };
+            // Block `b` adds to copy `b % tally_copies`: the hottest accumulators (MCML's
+            // absorption bins by the source) take 1 / tally_copies of the atomics each, which
+            // the L2 serialises per address. The host adds the copies up.
+            let copy = block % tally_copies.max(1);
             let mut acc = GlobalTally {
-                tally,
+                // In bounds: `copy < tally_copies` and `tally` has `tally_copies * tally_len`
+                // elements (the caller's contract); wrapping, for a null tally of length 0.
+                tally: tally.wrapping_add(copy as usize * tally_len as usize),
                 len: tally_len,
             };
             while program.step(&mut warp, &mut sink, &mut acc) {}

@@ -141,6 +141,7 @@ fn run(args: &Args, rep: &mut Report) -> Result<(), GpuError> {
             cpu_counting: &cpu_counting,
         };
         mcml::run(rep, &b, args.sanitize, args.mcml_photons)?;
+        mcml::tally_copies(rep, &mut gpu, &cpu_counting, args.sanitize)?;
     }
     if args.wants(Concern::FastMath) {
         fast_math::run(rep, &gpu, args.sanitize, args.fast_math_photons)?;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use reconverge_backend::{Backend, Launch};
 use reconverge_cpu::CpuBackend;
+use reconverge_transforms::Kernel;
 use reconverge_workloads::mcml::{McmlKernel, McmlLoop};
 use serde_json::{Value, json};
 
@@ -256,5 +257,62 @@ pub fn run(
         }
     }
     rep.json.insert("mcml".into(), Value::Array(throughput));
+    Ok(())
+}
+
+/// The tally copies of the CUDA backend change no bit: MCML skin under branch distribution
+/// with dynamic work, its tallies from 1, 3 (not dividing the blocks), 8 (the default) and 32
+/// copies each equal to the CPU backend's.
+pub fn tally_copies(
+    rep: &mut Report,
+    gpu: &mut CudaBackend,
+    cpu: &CpuBackend,
+    sanitize: bool,
+) -> Result<(), GpuError> {
+    println!("\n== MCML f32: tallies in 1, 3, 8 and 32 copies on the GPU = CPU bitwise");
+    let Some(params) =
+        reconverge_mcml::builtin::builtin("skin").and_then(|i| i.params::<f32>().ok())
+    else {
+        rep.check("tally copies: skin input", false, "no built-in skin");
+        return Ok(());
+    };
+    let kernel = McmlKernel(McmlLoop {
+        params,
+        seed: 7,
+        first_photon: 0,
+    });
+    let strategy = reconverge_transforms::Strategy::BranchDistributionWithDynamicWork;
+    let photons: u32 = if sanitize { 128 } else { 1 << 15 };
+    let launch =
+        Launch::new(128, if sanitize { 2 } else { 64 }).map_err(|e| GpuError::InvalidInput {
+            kernel: "mcml".into(),
+            reason: e.to_string(),
+        })?;
+    let want = match cpu.run(&kernel, strategy, photons, launch) {
+        Ok(r) => r.tally,
+        Err(e) => {
+            rep.check("tally copies", false, &format!("CPU error: {e}"));
+            return Ok(());
+        }
+    };
+    for copies in [1, 3, 8, 32] {
+        gpu.set_tally_copies(Some(copies));
+        let used = gpu.tally_copies(kernel.tally_len() as u32, launch.blocks);
+        let label = format!("tally copies {copies} (used {used})");
+        match gpu.try_run(&kernel, strategy, photons, launch) {
+            Ok(r) => {
+                let differ = r.tally.iter().zip(&want).filter(|(a, b)| a != b).count();
+                rep.check(
+                    &label,
+                    r.tally == want,
+                    &format!("({differ} of {} tallies differ from the CPU's)", want.len()),
+                );
+            }
+            Err(e) => {
+                rep.check(&label, false, &format!("GPU error: {e}"));
+            }
+        }
+    }
+    gpu.set_tally_copies(None);
     Ok(())
 }
