@@ -38,6 +38,9 @@ pub struct BranchLoopProgram<W: Warp, L: BranchLoop> {
     taken_cost: u32,
     /// Majority vote's anti-starvation rule can turn delaying off for good.
     delaying: bool,
+    /// Lanes that ran the last iteration: with the lanes refilled since, the ones that hold no
+    /// branch condition (the others were delayed, their condition pending).
+    ran: LaneMask,
 }
 
 crate::kernel_impl! {
@@ -112,6 +115,8 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
             delay: DelayState::default(),
             taken_cost,
             delaying: true,
+            // No lane holds a condition before the first iteration.
+            ran: LaneMask::MAX,
         }
     }
 
@@ -119,17 +124,16 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
     /// none pending.
     fn conditions(&mut self, warp: &mut W, live: LaneMask) -> LaneMask {
         let w = &self.workload;
-        // Without delaying every live lane ran the previous iteration, so none holds a
-        // condition: no vote needed (one fewer per iteration on the hot loop).
+        // A lane holds a pending condition exactly when it was delayed (live, but not among
+        // the last iteration's lanes) and kept its item: known from the masks, so no vote (one
+        // fewer per iteration). Without delaying every live lane ran.
         let need = if matches!(self.mode, Mode::Baseline) {
             live
         } else {
-            let need = warp.map_ref(&self.lanes, |l| !l.has_cond);
-            warp.ballot(live, need)
+            live & (self.ran | self.dealer.refilled)
         };
         warp.branch(w.regions().condition, need, &mut self.lanes, |l| {
             l.cond = w.condition(&mut l.state);
-            l.has_cond = true;
         });
         let cond = warp.map_ref(&self.lanes, |l| l.cond);
         warp.ballot(live, cond)
@@ -154,7 +158,6 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
         let w = &self.workload;
         warp.branch(w.regions().after_branch, mask, &mut self.lanes, |l| {
             w.after_branch(&mut l.state, tally);
-            l.has_cond = false;
         });
     }
 }
@@ -200,6 +203,7 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
         self.run_path(warp, true, taken, tally);
         self.run_path(warp, false, not_taken, tally);
         self.after_branch(warp, ran, tally);
+        self.ran = ran;
         true
     }
 }

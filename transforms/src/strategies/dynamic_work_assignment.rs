@@ -28,7 +28,8 @@ pub enum Assignment {
 }
 
 /// What one lane carries: its item, the item's state, and the branch condition it computed
-/// but has not yet acted on (iteration delaying keeps it across delayed iterations).
+/// but has not yet acted on (iteration delaying keeps it across delayed iterations; which lanes
+/// hold one the program knows from its masks, without a vote).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lane<S> {
     /// The lane's index in the warp.
@@ -37,8 +38,6 @@ pub struct Lane<S> {
     pub item: u32,
     /// Whether the lane has an item.
     pub has_item: bool,
-    /// Whether `cond` holds a condition computed for the pending iteration.
-    pub has_cond: bool,
     /// The pending iteration's branch condition.
     pub cond: bool,
     /// The item's state.
@@ -54,6 +53,9 @@ pub(crate) struct Dealer {
     /// Lanes that hold an item. It changes only when lanes are refilled, so a warp in which
     /// no item finished reuses it instead of voting again (one vote fewer on most iterations).
     live: LaneMask,
+    /// Lanes dealt a new item by the last [`Dealer::retire_and_refill`]: they hold no branch
+    /// condition yet.
+    pub refilled: LaneMask,
 }
 
 impl Dealer {
@@ -78,7 +80,6 @@ impl Dealer {
                 lane,
                 item,
                 has_item,
-                has_cond: false,
                 cond: false,
                 state: fresh(item.min(task.block_end.saturating_sub(1))),
             }
@@ -95,6 +96,7 @@ impl Dealer {
                 started,
                 // Lane `l` got a first item exactly when `l < n`: the lanes of `started`.
                 live: started,
+                refilled: started,
             },
             lanes,
         )
@@ -115,24 +117,23 @@ impl Dealer {
         sink: &mut K,
     ) -> LaneMask {
         let task = self.task;
-        let mut refilled = false;
+        self.refilled = 0;
         loop {
             let finished = warp.map_ref(lanes, |l| l.has_item && done(&l.state));
             let finished = warp.ballot(self.started, finished);
             if finished == 0 {
-                if refilled {
+                if self.refilled != 0 {
                     let has = warp.map_ref(lanes, |l| l.has_item);
                     self.live = warp.ballot(self.started, has);
                 }
                 return self.live;
             }
-            refilled = true;
+            self.refilled |= finished;
             match self.assignment {
                 Assignment::Static => {
                     let stride = task.threads_per_block;
                     warp.branch(region, finished, lanes, |l| {
                         sink.put(l.item, finish(&l.state));
-                        l.has_cond = false;
                         l.item = l.item.saturating_add(stride);
                         l.has_item = l.item < task.block_end;
                         if l.has_item {
@@ -147,7 +148,6 @@ impl Dealer {
                     let base = warp.block_fetch_add(self.started, 0, claimed);
                     warp.branch(region, finished, lanes, |l| {
                         sink.put(l.item, finish(&l.state));
-                        l.has_cond = false;
                         let rank = (finished & ((1u32 << l.lane) - 1)).count_ones();
                         let next = base.saturating_add(rank);
                         l.item = task.block_start.saturating_add(next);
