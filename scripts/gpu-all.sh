@@ -95,7 +95,8 @@ if want profile && command -v ncu > /dev/null; then
     "$dev/mcml_bench" --count-steps $n --inputs skin > "$out/mcml/steps.txt"
     # The fastest kernels on skin, exact and fast math: branch distribution over dynamic work
     # assignment, without and with cost-balanced delaying.
-    for kernel in mcml_distribution_balanced mcml_distribution_dynamic mcml_fast_distribution_dynamic; do
+    for kernel in mcml_distribution_balanced mcml_distribution_dynamic \
+        mcml_fast_distribution_balanced mcml_fast_distribution_dynamic; do
     fast=(); [[ $kernel == mcml_fast_* ]] && fast=(--fast-math)
     strategy=(branch-distribution --dynamic-work)
     [[ $kernel == *_balanced ]] && strategy=(branch-distribution-cost-balanced)
