@@ -17,11 +17,11 @@
 //! Measured (`docs/results/h100-reproduce/seed002-fig10-iteration-delaying-vs-r.md`,
 //! `docs/results/h100-reproduce/seed002-table1-decision-parameters.md`,
 //! `docs/results/mcml/README.md`): on an H100's SYN-ITDELAY
-//! at r = 8 majority vote is 1.000x the baseline and round robin 1.056x; the best threshold is 8
-//! with the stop rule at 1.077x (the paper: 1.15x); on MCML seed 002's decisions lose (majority
-//! vote 16 at 0.91x on skin, 0.73x on slab), and cost-balanced delaying with branch
-//! distribution over dynamic work runs 1.37x the baseline on skin, MCML's fastest bit-identical
-//! strategy there, but 0.93x of dynamic work on slab.
+//! at r = 8 majority vote is 1.028x the baseline and round robin 1.082x; the best threshold is 8
+//! with the stop rule at 1.101x (the paper: 1.15x); on MCML seed 002's decisions lose (majority
+//! vote 16 at 0.93x on skin, 0.74x on slab), and cost-balanced delaying with branch
+//! distribution over dynamic work runs 1.41x the baseline on skin, MCML's fastest strategy there
+//! (bit-identical and in fast math), but 0.95x of branch distribution over dynamic work on slab.
 
 use reconverge_simt::{LaneMask, Warp};
 
