@@ -53,10 +53,10 @@ pub enum WarmUp {
 ///
 /// Blocks add to [`CudaBackend::tally_copies`] copies of the tally, block `b` to copy
 /// `b % copies`, and the copies are added up after the run: atomics to one address are
-/// serialised in the L2, and MCML's absorption bins by the source take most of them (8 copies:
-/// fast-math MCML on skin 26 % faster on an H100 with 8 copies than with one, the slab 3 %,
-/// the bit-identical kernels 0-1 %; 4 copies gain less, 16 and 32 no more). Integer sums, so the tallies are the same
-/// bit for bit with any number of copies.
+/// serialised in the L2, and MCML's absorption bins by the source take most of them. On an H100,
+/// 8 copies against one: fast-math MCML 26 % faster on skin, 3 % on the slab, the bit-identical
+/// kernels 0-1 %; 4 copies gain less, 16 and 32 no more. Integer sums, so the tallies are the
+/// same bit for bit with any number of copies.
 #[derive(Debug)]
 pub struct CudaBackend {
     gpu: GpuContext,
@@ -88,9 +88,10 @@ impl CudaBackend {
         }
     }
 
-    /// The same backend with `copies` copies of the tally (at least 1; at most one per
-    /// block of a launch is used) instead of the backend's choice: [`DEFAULT_TALLY_COPIES`](crate::DEFAULT_TALLY_COPIES),
-    /// fewer where they would take more than [`TALLY_COPIES_MAX_BYTES`](crate::TALLY_COPIES_MAX_BYTES).
+    /// The same backend with `copies` copies of the tally (at least 1; at most one per block of
+    /// a launch is used) instead of the backend's choice:
+    /// [`DEFAULT_TALLY_COPIES`](crate::DEFAULT_TALLY_COPIES), fewer where they would take more
+    /// than [`TALLY_COPIES_MAX_BYTES`](crate::TALLY_COPIES_MAX_BYTES).
     pub fn with_tally_copies(mut self, copies: u32) -> Self {
         self.tally_copies = Some(copies.max(1));
         self
@@ -366,7 +367,8 @@ impl<K: Copy, O: Copy> Buffers<K, O> {
             // items: u32, pass: u32, out: *mut K::Output, tally: *mut u64, tally_len: u32,
             // tally_copies: u32, scratch: *mut u32, scratch_len: u32, status: *mut u32)`;
             // `kernel` holds one `K`, `out` `items` outputs (or nothing when they are
-            // zero-sized), `tally` at least `tally_copies * tally_len` u64s, `scratch` at least `scratch_len` u32s, `status` one u32.
+            // zero-sized), `tally` at least `tally_copies * tally_len` u64s, `scratch` at least
+            // `scratch_len` u32s, `status` one u32.
             unsafe { b.launch(c) }.map(|_| ())
         })
     }

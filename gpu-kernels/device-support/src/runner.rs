@@ -56,9 +56,10 @@ impl Tally for GlobalTally {
 ///
 /// # Safety
 /// `kernel` points to a valid `K` in device memory; `out` has `items` elements; `tally` has
-/// `tally_copies` copies of `tally_len` elements each (or `tally_len` is 0); `scratch` has `scratch_len` elements (or
-/// `scratch_len` is 0), accessed only atomically; `status` points to one `u32`; every thread of
-/// the block calls this (it contains a block barrier) and blocks have a multiple of 32 threads.
+/// `tally_copies` copies of `tally_len` elements each (or `tally_len` is 0); `scratch` has
+/// `scratch_len` elements (or `scratch_len` is 0), accessed only atomically; `status` points to
+/// one `u32`; every thread of the block calls this (it contains a block barrier) and blocks have
+/// a multiple of 32 threads.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn run_warp_program<K: Kernel>(

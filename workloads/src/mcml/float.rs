@@ -148,7 +148,12 @@ macro_rules! round_to_u64 {
             let r: u64;
             // SAFETY: one conversion instruction on registers; no memory, no side effects.
             unsafe {
-                core::arch::asm!($rni, r = out(reg64) r, x = in($fcls) v, options(pure, nomem, nostack));
+                core::arch::asm!(
+                    $rni,
+                    r = out(reg64) r,
+                    x = in($fcls) v,
+                    options(pure, nomem, nostack)
+                );
             }
             r
         }
