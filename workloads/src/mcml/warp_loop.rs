@@ -213,30 +213,33 @@ reconverge_transforms::warp_program_enum!(
     |program, warp, sink, tally| program.step(warp, sink, tally)
 );
 
+/// For the strategies that distribute the boundary path, the loop strategy that feeds the lanes
+/// and picks which lanes run which path (the distributed boundary being the workload's); `None`
+/// for the others, which run the boundary as written.
+fn distributed_loop_strategy(strategy: &Strategy) -> Option<Strategy> {
+    match *strategy {
+        Strategy::BranchDistribution => Some(Strategy::Baseline),
+        Strategy::BranchDistributionWithDynamicWork => Some(Strategy::DynamicWorkAssignment),
+        Strategy::BranchDistributionWithDelaying(decision) => {
+            Some(Strategy::IterationDelayingWithDynamicWork(decision))
+        }
+        _ => None,
+    }
+}
+
 reconverge_transforms::kernel_impl! {
     impl<F: McmlFloat> for McmlKernel -> () {
         type Program<'k, W> = McmlProgram<'k, W, F>;
         const SHAPE = "MCML photon loop";
         fn program(&self, warp, strategy, pass, task, _scratch) {
             check_pass(pass, 1)?;
-            match strategy {
-                Strategy::BranchDistribution
-                | Strategy::BranchDistributionWithDynamicWork
-                | Strategy::BranchDistributionWithDelaying(_) => {
-                    // The distributed boundary is the workload's; how lanes get photons and
-                    // which lanes run which path is the loop program's.
-                    let lanes = match *strategy {
-                        Strategy::BranchDistribution => Strategy::Baseline,
-                        Strategy::BranchDistributionWithDelaying(decision) => {
-                            Strategy::IterationDelayingWithDynamicWork(decision)
-                        }
-                        _ => Strategy::DynamicWorkAssignment,
-                    };
+            match distributed_loop_strategy(strategy) {
+                Some(lanes) => {
                     let boundary = DistributedBoundary(self.0.steps());
                     BranchLoopProgram::for_strategy(warp, boundary, &lanes, task)
                         .map(McmlProgram::Distributed)
                 }
-                other => BranchLoopProgram::for_strategy(warp, self.0.steps(), other, task)
+                None => BranchLoopProgram::for_strategy(warp, self.0.steps(), strategy, task)
                     .map(McmlProgram::AsWritten),
             }
         }
@@ -266,12 +269,8 @@ reconverge_transforms::kernel_impl! {
         }
 
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
-            match strategy {
-                Strategy::BranchDistribution | Strategy::BranchDistributionWithDynamicWork => Ok(1),
-                Strategy::BranchDistributionWithDelaying(decision) => BranchLoopKernel(self.0.steps())
-                    .passes(&Strategy::IterationDelayingWithDynamicWork(*decision)),
-                other => BranchLoopKernel(self.0.steps()).passes(other),
-            }
+            let lanes = distributed_loop_strategy(strategy).unwrap_or(*strategy);
+            BranchLoopKernel(self.0.steps()).passes(&lanes)
         }
     }
 }
