@@ -83,14 +83,21 @@ mod ptx {
     }
 }
 
-/// Rust's `x as u32` / `x as u64` for floats: truncation toward zero, saturating, NaN → 0. On
-/// the GPU one `cvt.rzi` instruction does exactly this (PTX clamps float-to-integer conversions
-/// to the destination's range and converts NaN to 0), but LLVM lowers `as` there with two
-/// compares and two selects around it; MCML converts a handful of floats per step.
+/// A float-to-integer conversion that is one PTX `cvt` on the GPU and `elsewhere` on other
+/// targets (by default Rust's `x as u32` / `x as u64`: truncation toward zero, saturating,
+/// NaN → 0). `cvt.rzi` does exactly what `as` does (PTX clamps float-to-integer conversions to
+/// the destination's range and converts NaN to 0), but LLVM lowers `as` there with two compares
+/// and two selects around it; MCML converts a handful of floats per step.
 macro_rules! float_to_int {
     ($name:ident, $f:ty, $i:ty, $ptx:literal, $fcls:ident, $icls:ident) => {
+        float_to_int!($name, $f, $i, $ptx, $fcls, $icls, elsewhere: |x| x as $i);
+    };
+    (
+        $name:ident, $f:ty, $i:ty, $ptx:literal, $fcls:ident, $icls:ident,
+        elsewhere: |$x:ident| $elsewhere:expr
+    ) => {
         #[inline(always)]
-        fn $name(x: $f) -> $i {
+        fn $name($x: $f) -> $i {
             #[cfg(target_arch = "nvptx64")]
             {
                 let r: $i;
@@ -99,7 +106,7 @@ macro_rules! float_to_int {
                     core::arch::asm!(
                         $ptx,
                         r = out($icls) r,
-                        x = in($fcls) x,
+                        x = in($fcls) $x,
                         options(pure, nomem, nostack)
                     );
                 }
@@ -107,7 +114,7 @@ macro_rules! float_to_int {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                x as $i
+                $elsewhere
             }
         }
     };
@@ -133,32 +140,17 @@ float_to_int!(
 /// saturating at `u64::MAX`. Adding and subtracting `2^(p-1)` (`p` the significand width) rounds
 /// any `0 ≤ v < 2^(p-1)` to an integer in the current rounding mode, round to nearest even: IEEE
 /// 754 fixes both results, so every target gets the same integer; `v ≥ 2^(p-1)` is an integer
-/// already. Then a truncating conversion is exact. (`Float::round` is a `libm` call, and
-/// half-away-from-zero by hand cost a 64-bit compare-and-add besides.)
+/// already. Then a truncating conversion (Rust's `as`: saturating, NaN to 0) is exact.
+/// (`Float::round` is a `libm` call, and half-away-from-zero by hand cost a 64-bit
+/// compare-and-add besides.)
 ///
 /// On the GPU one `cvt.rni` conversion gives the same integer for every input: it rounds to
 /// nearest even, and PTX clamps a conversion to the destination's range and turns NaN into 0
 /// (0 for negative values, as the sum above followed by a truncating conversion gives). It
 /// replaces four float instructions per drop (2 % of fast-math MCML's instructions).
-macro_rules! round_to_u64 {
-    ($v:expr, $f:ty, $rni:literal, $fcls:ident) => {{
-        let v: $f = $v;
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let r: u64;
-            // SAFETY: one conversion instruction on registers; no memory, no side effects.
-            unsafe {
-                core::arch::asm!(
-                    $rni,
-                    r = out(reg64) r,
-                    x = in($fcls) v,
-                    options(pure, nomem, nostack)
-                );
-            }
-            r
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        {
+macro_rules! nearest_even_to_u64 {
+    ($name:ident, $f:ty, $rni:literal, $fcls:ident) => {
+        float_to_int!($name, $f, u64, $rni, $fcls, reg64, elsewhere: |v| {
             // 2^(p-1): 2^23 for f32, 2^52 for f64.
             const HALF_ULP_ONE: $f = (1u64 << (<$f>::MANTISSA_DIGITS - 1)) as $f;
             let rounded = if v < HALF_ULP_ONE {
@@ -166,11 +158,12 @@ macro_rules! round_to_u64 {
             } else {
                 v
             };
-            // Rust's float-to-integer `as`: truncating (exact here), saturating, NaN to 0.
             rounded as u64
-        }
-    }};
+        });
+    };
 }
+nearest_even_to_u64!(f32_to_u64_nearest, f32, "cvt.rni.u64.f32 {r}, {x};", reg32);
+nearest_even_to_u64!(f64_to_u64_nearest, f64, "cvt.rni.u64.f64 {r}, {x};", reg64);
 
 /// Taylor coefficients of `cos(r π/2)` in `r²` (the terms of degree 2, 4, 6, 8 in `r`):
 /// `(-1)^k (π/2)^(2k) / (2k)!`, in f64 (rounded to f32 where used).
@@ -336,12 +329,7 @@ impl McmlFloat for f32 {
     #[inline(always)]
     fn to_fixed(self) -> u64 {
         // Scaling by a power of two is exact, so this rounds the f32 value itself.
-        round_to_u64!(
-            self * 4_294_967_296.0,
-            f32,
-            "cvt.rni.u64.f32 {r}, {x};",
-            reg32
-        )
+        f32_to_u64_nearest(self * 4_294_967_296.0)
     }
     #[inline(always)]
     fn sqrt_rn(self) -> Self {
@@ -400,12 +388,7 @@ impl McmlFloat for f64 {
     }
     #[inline(always)]
     fn to_fixed(self) -> u64 {
-        round_to_u64!(
-            self * 4_294_967_296.0,
-            f64,
-            "cvt.rni.u64.f64 {r}, {x};",
-            reg64
-        )
+        f64_to_u64_nearest(self * 4_294_967_296.0)
     }
     #[inline(always)]
     fn sqrt_rn(self) -> Self {
