@@ -32,8 +32,9 @@ pub enum WarmUp {
     /// warm).
     #[default]
     EveryRun,
-    /// Only the first time an entry point is used by this backend (long runs, where running
-    /// everything twice would double the cost).
+    /// Only the first time an entry point is used by this backend, and then on at most one
+    /// item per thread of the launch (long runs cut into batches, where running a batch twice
+    /// would double its cost: the warm-up is there to load the code, not to time it).
     FirstUse,
     /// Never.
     Off,
@@ -228,10 +229,12 @@ impl CudaBackend {
         };
         let setup_time = setup.elapsed();
 
-        if self.needs_warm_up(&names) {
+        if let Some(warm_items) = self.warm_up_items(&names, items, launch) {
+            let timed_items = std::mem::replace(&mut buffers.items, warm_items);
             for (pass, name) in names.iter().enumerate() {
                 buffers.launch(gpu, name, shape, pass as u32)?;
             }
+            buffers.items = timed_items;
             buffers.zero(gpu)?;
         }
 
@@ -283,10 +286,11 @@ impl CudaBackend {
         })
     }
 
-    /// Whether this run warms up, and records the entry points as warm.
-    fn needs_warm_up(&self, names: &[&'static str]) -> bool {
-        match self.warm_up {
-            WarmUp::EveryRun => true,
+    /// The items of this run's warm-up launches (`None`: no warm-up), recording the entry
+    /// points as warm.
+    fn warm_up_items(&self, names: &[&'static str], items: u32, launch: Launch) -> Option<u32> {
+        let cold = match self.warm_up {
+            WarmUp::EveryRun => return Some(items),
             WarmUp::Off => false,
             WarmUp::FirstUse => {
                 let mut warmed = self
@@ -301,7 +305,9 @@ impl CudaBackend {
                 }
                 cold
             }
-        }
+        };
+        let lanes = launch.blocks.saturating_mul(launch.threads_per_block);
+        cold.then_some(items.min(lanes))
     }
 }
 
