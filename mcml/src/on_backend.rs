@@ -42,7 +42,7 @@ const MAX_BATCH_PHOTONS: u64 = 1 << 30;
 const BATCH_SECONDS: f64 = 0.5;
 
 /// Most a batch grows over the one before. The first batch on a GPU (8 photons per lane) takes
-/// milliseconds, so growing 8-fold took three batches, and three launch tails, to reach half a
+/// milliseconds, so growing 8-fold took two more batches, and their launch tails, to reach half a
 /// second; 64-fold takes one. With the rest joining the last batch ([`Batching::Adaptive`]),
 /// 10^8 photons go in two or three launches instead of four. Measured on an H100 (10^8 photons,
 /// kernel time, three runs each): bit-identical branch distribution + dynamic work on the slab
