@@ -147,7 +147,7 @@ pub enum Decision {
     /// whenever no lane wants the other one, so no lane waits for ever. Not in seed 002,
     /// whose decisions run one path per iteration: this one keeps the common path running and
     /// batches only the rare one. Measured on an H100 (MCML, with branch distribution over
-    /// dynamic work): 1.09x on skin, 0.95x on the slab, whose photons seem to meet the surface
+    /// dynamic work): 1.10x on skin, 0.95x on the slab, whose photons seem to meet the surface
     /// in bursts (`docs/results/mcml/README.md`).
     CostBalanced,
 }

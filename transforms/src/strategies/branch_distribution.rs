@@ -10,9 +10,9 @@
 //!
 //! Measured (`docs/results/h100-reproduce/seed002-fig12-branch-distribution.md`,
 //! `docs/results/mcml/README.md`): on an H100's SYN-BRDIS
-//! the measured speedup is a median 0.927 of the theoretical one (the paper: about 0.90), range
-//! 0.776–1.103; on MCML's boundary path (fig. 9) 1.04x on skin and 0.99x on slab, 1.29x on skin
-//! with dynamic work assignment and 1.41x with cost-balanced delaying too.
+//! the measured speedup is a median 0.928 of the theoretical one (the paper: about 0.90), range
+//! 0.771–1.101; on MCML's boundary path (fig. 9) 1.04x on skin and 0.98x on slab, 1.26x on skin
+//! with dynamic work assignment and 1.38x with cost-balanced delaying too.
 
 use reconverge_simt::{LaneMask, Warp};
 

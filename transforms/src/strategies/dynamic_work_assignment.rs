@@ -9,8 +9,8 @@
 //!
 //! Measured (`docs/results/mcml/README.md`,
 //! `docs/results/h100-reproduce/seed004-table1-fig12-dynamic-work-assignment.md`):
-//! on an H100, MCML runs 1.23x the baseline on skin and 1.43x on slab (1.29x and 1.43x with
-//! branch distribution); at seed 004's LOOP_NUM = 1 the dynamic kernel takes 1.003x the
+//! on an H100, MCML runs 1.21x the baseline on skin and 1.44x on slab (1.26x and 1.44x with
+//! branch distribution); at seed 004's LOOP_NUM = 1 the dynamic kernel takes 1.000x the
 //! baseline's time (the paper: 1.733x, the atomic refill costing more than the work).
 
 use reconverge_simt::{LaneMask, Region, Warp};

@@ -17,10 +17,10 @@
 //! Measured (`docs/results/h100-reproduce/seed002-fig10-iteration-delaying-vs-r.md`,
 //! `docs/results/h100-reproduce/seed002-table1-decision-parameters.md`,
 //! `docs/results/mcml/README.md`): on an H100's SYN-ITDELAY
-//! at r = 8 majority vote is 1.027x the baseline and round robin 1.082x; the best threshold is 8
-//! with the stop rule at 1.102x (the paper: 1.15x); on MCML seed 002's decisions lose (majority
-//! vote 16 at 0.92x on skin, 0.73x on slab), and cost-balanced delaying with branch
-//! distribution over dynamic work runs 1.41x the baseline on skin, MCML's fastest strategy there
+//! at r = 8 majority vote is 1.027x the baseline and round robin 1.084x; the best threshold is 8
+//! with the stop rule at 1.104x (the paper: 1.15x); on MCML seed 002's decisions lose (majority
+//! vote 16 at 0.92x on skin, 0.74x on slab), and cost-balanced delaying with branch
+//! distribution over dynamic work runs 1.38x the baseline on skin, MCML's fastest strategy there
 //! (bit-identical and in fast math), but 0.95x of branch distribution over dynamic work on slab.
 
 use reconverge_simt::{LaneMask, Warp};
