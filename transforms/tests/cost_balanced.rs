@@ -45,11 +45,11 @@ impl BranchLoop for RarePath {
         S {
             item,
             k: 0,
-            // Items differ in length, so dynamic work keeps refilling lanes.
             trace: 0,
         }
     }
     fn running(&self, s: &S) -> bool {
+        // Items differ in length, so dynamic work keeps refilling lanes.
         s.k < self.trips + (s.item % 7) * 10
     }
     fn condition(&self, s: &mut S) -> bool {
