@@ -38,7 +38,11 @@ mod cuda {
         };
         let arch =
             std::env::var("RECONVERGE_GPU_ARCH").unwrap_or_else(|_| DEFAULT_ARCH.to_string());
-        let kernels = SELFTESTS.iter().chain(list::PAPER_ENTRY_NAMES).copied();
+        let kernels = SELFTESTS
+            .iter()
+            .chain(PLAIN_KERNELS)
+            .chain(list::PAPER_ENTRY_NAMES)
+            .copied();
         let result = device_builder(&package_dir)
             .kernels(kernels)
             .arch(arch)

@@ -75,6 +75,65 @@ impl Launch {
     pub fn threads(&self) -> u64 {
         u64::from(self.threads_per_block) * u64::from(self.blocks)
     }
+
+    /// The launch a backend picks for `strategy` over `items` items on a device of
+    /// `multiprocessors` multiprocessors, where a block of `t` threads of the kernel fits
+    /// `blocks_per_multiprocessor(t)` times on one (the occupancy calculator's or the driver's
+    /// answer; `None` or 0 where `t` cannot run). What [`Backend::launch_for`] returns.
+    ///
+    /// - The block size is the candidate (128, 256, 512, 1024 threads) that keeps the most
+    ///   warps resident per multiprocessor; the smaller block on a tie, so that the tail of a
+    ///   launch is shorter.
+    /// - A strategy that deals items statically ([`Strategy::deals_dynamically`] is false)
+    ///   gets one thread per item ([`Strategy::items_per_thread`] for the ones that own
+    ///   several): the hardware's block scheduler then balances the load, block by block,
+    ///   as in the plain kernel a CUDA programmer writes first.
+    /// - A strategy that deals items dynamically gets one resident wave of blocks (every
+    ///   multiprocessor full, no more): its lanes keep taking items until none is left, so
+    ///   more blocks would only wait for a slot, and a per-block counter needs several items
+    ///   per lane to balance anything.
+    ///
+    /// Never more blocks than items need; at least one block.
+    ///
+    /// ```
+    /// # use reconverge_backend::{Launch, Strategy};
+    /// // An H100 (132 multiprocessors), a kernel that fits 2048 threads per multiprocessor.
+    /// let fit = |t: u32| Some(2048 / t);
+    /// let one_per_item = Launch::for_items(&Strategy::Baseline, 1 << 20, 132, fit);
+    /// assert_eq!((one_per_item.threads_per_block, one_per_item.blocks), (128, 8192));
+    /// let wave = Launch::for_items(&Strategy::DynamicWorkAssignment, 1 << 20, 132, fit);
+    /// assert_eq!((wave.threads_per_block, wave.blocks), (128, 132 * 16));
+    /// ```
+    pub fn for_items(
+        strategy: &Strategy,
+        items: u32,
+        multiprocessors: u32,
+        blocks_per_multiprocessor: impl Fn(u32) -> Option<u32>,
+    ) -> Self {
+        let mut best = (128, 0);
+        for threads in [128, 256, 512, 1024] {
+            let blocks = blocks_per_multiprocessor(threads).unwrap_or(0);
+            let warps = blocks.saturating_mul(threads / 32);
+            if warps > best.0 / 32 * best.1 || best.1 == 0 && blocks > 0 {
+                best = (threads, blocks);
+            }
+        }
+        let (threads_per_block, per_multiprocessor) = (best.0, best.1.max(1));
+        let per_thread = strategy.items_per_thread().max(1);
+        let needed = items
+            .div_ceil(per_thread)
+            .div_ceil(threads_per_block)
+            .max(1);
+        let blocks = if strategy.deals_dynamically() {
+            needed.min(per_multiprocessor.saturating_mul(multiprocessors.max(1)))
+        } else {
+            needed
+        };
+        Self {
+            threads_per_block,
+            blocks: blocks.max(1),
+        }
+    }
 }
 
 /// What a run produced and measured.
@@ -92,12 +151,32 @@ pub struct Run<O> {
     pub elapsed: Duration,
     /// Achieved or predicted occupancy of each pass's kernel, where known (0 to 1).
     pub occupancy: Vec<Option<f64>>,
+    /// The launch that ran.
+    pub launch: Launch,
+    /// Where the backend knows the device: the share of its resident-thread slots the launch
+    /// fills at once (blocks over the blocks that fit on all multiprocessors together, at most
+    /// 1, times the first pass's occupancy). Below one half, most of the GPU idled:
+    /// [`Run::launch_warning`] says so.
+    pub fill: Option<f64>,
 }
 
 impl<O> Run<O> {
     /// SIMD efficiency over all regions, if the backend counted.
     pub fn simd_efficiency(&self) -> Option<f64> {
         self.counters.as_ref().map(Counters::simd_efficiency)
+    }
+
+    /// A sentence for the report when the launch left most of the device idle (see
+    /// [`Run::fill`]), naming the launch and what to do about it; `None` otherwise.
+    pub fn launch_warning(&self) -> Option<String> {
+        let fill = self.fill.filter(|&f| f < 0.5)?;
+        Some(format!(
+            "the launch of {} blocks x {} threads kept only {:.0} % of the GPU's thread slots \
+             busy; Backend::launch_for (or run_auto) picks one that fills it",
+            self.launch.blocks,
+            self.launch.threads_per_block,
+            100.0 * fill
+        ))
     }
 
     /// Items per second over the whole run.
@@ -216,6 +295,39 @@ pub trait Backend<K: Kernel> {
 
     /// Runs a job whose launch [`Backend::run`] has checked: what each backend implements.
     fn run_job(&self, job: Job<'_, K>) -> Result<Run<K::Output>, BackendError>;
+
+    /// The launch this backend picks for `kernel` under `strategy` over `items` items: the
+    /// rule of [`Launch::for_items`] with what the backend knows of the device (on the GPU,
+    /// the kernel's registers and shared memory as the driver reports them, through the
+    /// occupancy calculator). The default, for a backend that knows no device: one
+    /// multiprocessor that holds 2048 threads.
+    ///
+    /// # Errors
+    /// Whatever stops the backend from asking (no entry point compiled for the strategy).
+    fn launch_for(
+        &self,
+        kernel: &K,
+        strategy: &Strategy,
+        items: u32,
+    ) -> Result<Launch, BackendError> {
+        let _ = kernel;
+        Ok(Launch::for_items(strategy, items, 1, |t| Some(2048 / t)))
+    }
+
+    /// [`Backend::run`] with the launch [`Backend::launch_for`] picks: how to run a workload
+    /// when the launch is not what is being studied.
+    ///
+    /// # Errors
+    /// As [`Backend::launch_for`] and [`Backend::run`].
+    fn run_auto(
+        &self,
+        kernel: &K,
+        strategy: Strategy,
+        items: u32,
+    ) -> Result<Run<K::Output>, BackendError> {
+        let launch = self.launch_for(kernel, &strategy, items)?;
+        self.run(kernel, strategy, items, launch)
+    }
 }
 
 #[cfg(test)]
@@ -235,6 +347,65 @@ mod tests {
     fn one_item_per_thread_rounds_blocks_up() {
         let l = Launch::one_item_per_thread(1000, 256).ok();
         assert_eq!(l.map(|l| l.blocks), Some(4));
+    }
+
+    #[test]
+    fn launches_for_items_follow_occupancy_and_dealing() {
+        // 64 registers per thread on an H100: 65536 / (64 * t) blocks of t threads fit, so
+        // 1024 threads per multiprocessor whatever the block; the smallest block wins the tie.
+        let h100_64_regs = |t: u32| Some(65536 / (64 * t));
+        let l = Launch::for_items(&Strategy::Baseline, 1_000_000, 132, h100_64_regs);
+        assert_eq!((l.threads_per_block, l.blocks), (128, 7813));
+        let l = Launch::for_items(&Strategy::GridWideDynamicWork, 1_000_000, 132, h100_64_regs);
+        assert_eq!((l.threads_per_block, l.blocks), (128, 132 * 8));
+        // Only 256-thread blocks can run (say, 1024 is beyond the register file): they win
+        // even though 128 would be smaller.
+        let only_256 = |t: u32| (t == 256).then_some(4);
+        let l = Launch::for_items(&Strategy::DynamicWorkAssignment, 10_000_000, 2, only_256);
+        assert_eq!((l.threads_per_block, l.blocks), (256, 8));
+        // Few items: no more blocks than they need, dynamic or not, and never zero.
+        let l = Launch::for_items(&Strategy::DynamicWorkAssignment, 300, 132, h100_64_regs);
+        assert_eq!(l.blocks, 3);
+        assert_eq!(
+            Launch::for_items(&Strategy::Baseline, 0, 132, h100_64_regs).blocks,
+            1
+        );
+        // Branch path unification owns several items per thread.
+        let bpu = Strategy::BranchPathUnification {
+            items_per_thread: 16,
+        };
+        assert_eq!(
+            Launch::for_items(&bpu, 1 << 16, 132, h100_64_regs).blocks,
+            32
+        );
+        // Nothing fits (the device answers 0 everywhere): still a launch, one block per item
+        // group, which the device will then refuse with its own error.
+        let l = Launch::for_items(&Strategy::Baseline, 1000, 132, |_| None);
+        assert_eq!((l.threads_per_block, l.blocks), (128, 8));
+    }
+
+    #[test]
+    fn a_run_that_idles_the_gpu_says_so() {
+        let mut run = Run::<u32> {
+            outputs: Vec::new(),
+            tally: Vec::new(),
+            counters: None,
+            pass_times: Vec::new(),
+            elapsed: Duration::ZERO,
+            occupancy: Vec::new(),
+            launch: Launch {
+                threads_per_block: 128,
+                blocks: 64,
+            },
+            fill: Some(0.03),
+        };
+        let warning = run.launch_warning().unwrap_or_default();
+        assert!(warning.contains("64 blocks x 128 threads"), "{warning}");
+        assert!(warning.contains("3 %"), "{warning}");
+        run.fill = Some(0.9);
+        assert_eq!(run.launch_warning(), None);
+        run.fill = None;
+        assert_eq!(run.launch_warning(), None);
     }
 
     #[test]

@@ -20,6 +20,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::sync::atomic::AtomicU32;
 use std::time::{Duration, Instant};
 
 use reconverge_backend::{Backend, BackendError, Counters, Job, Launch, Run};
@@ -47,6 +48,30 @@ pub enum BlockError {
     },
 }
 
+/// How a block's threads are grouped into the warps that run a program.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WarpForm {
+    /// Warps of 32 lanes in lockstep: what a warp-level strategy needs, and what the counters
+    /// describe.
+    #[default]
+    Warp,
+    /// Every thread a warp of one lane, as the CUDA backend runs the strategies whose lanes
+    /// never need to agree ([`Strategy::runs_per_thread`]). Its outputs must be the warp
+    /// form's: the tests that run both check that the GPU's per-thread kernels compute what the
+    /// CPU backend does.
+    Thread,
+}
+
+impl WarpForm {
+    /// Lanes of each warp in this form.
+    pub fn lanes(self) -> u32 {
+        match self {
+            WarpForm::Warp => WARP_SIZE,
+            WarpForm::Thread => 1,
+        }
+    }
+}
+
 /// One block of one pass of a run.
 #[derive(Clone, Copy, Debug)]
 pub struct BlockRun<'k, K: ?Sized> {
@@ -66,6 +91,11 @@ pub struct BlockRun<'k, K: ?Sized> {
     pub counting: bool,
     /// The run's scratch words, shared by every block and pass.
     pub scratch: &'k Scratch,
+    /// The launch's grid-wide work counter ([`Strategy::GridWideDynamicWork`]), zero before
+    /// the pass and shared by every block of it.
+    pub grid_counter: &'k AtomicU32,
+    /// Whether the block's threads run as warps or each on its own.
+    pub form: WarpForm,
     /// Steps after which a warp counts as never finishing (`None`: no limit). Tests set one so
     /// that a broken strategy fails instead of hanging.
     pub step_limit: Option<u64>,
@@ -91,10 +121,13 @@ impl<K: Kernel + ?Sized> BlockRun<'_, K> {
         {
             shared.set(i, v);
         }
-        let warps_per_block = self.launch.threads_per_block / WARP_SIZE;
+        let lanes = self.form.lanes();
+        let warps_per_block = self.launch.threads_per_block / lanes;
         let mut warps = Vec::with_capacity(warps_per_block as usize);
         for w in 0..warps_per_block {
-            let mut warp = ModelWarp::in_block(&shared);
+            let mut warp = ModelWarp::in_block(&shared)
+                .narrowed_to(lanes)
+                .with_grid_counter(self.grid_counter);
             warp.set_counting(self.counting);
             let task = WarpTask::new(
                 self.items,
@@ -172,14 +205,17 @@ pub struct RunInOrder {
     pub counting: bool,
     /// See [`BlockRun::step_limit`].
     pub step_limit: Option<u64>,
+    /// See [`BlockRun::form`].
+    pub form: WarpForm,
 }
 
 impl Default for RunInOrder {
-    /// Counting, with no step limit.
+    /// Counting, with no step limit, in warps.
     fn default() -> Self {
         Self {
             counting: true,
             step_limit: None,
+            form: WarpForm::Warp,
         }
     }
 }
@@ -261,6 +297,7 @@ pub fn run_in_order<K: Kernel + ?Sized>(
     while let Some(pass) = plan.next_pass_in(&scratch) {
         let pass_start = Instant::now();
         let mut this_pass = Counters::new(WARP_SIZE);
+        let grid_counter = AtomicU32::new(0);
         for block in 0..launch.blocks {
             let mut sink = CountingSink {
                 outputs: &mut outputs,
@@ -276,6 +313,8 @@ pub fn run_in_order<K: Kernel + ?Sized>(
                 block,
                 counting: options.counting,
                 scratch: &scratch,
+                grid_counter: &grid_counter,
+                form: options.form,
                 step_limit: options.step_limit,
             }
             .execute(&mut sink, &mut SliceTally(&mut tally), &mut this_pass)?;
@@ -340,6 +379,8 @@ impl<K: Kernel> Backend<K> for InOrderBackend {
             pass_times: run.pass_times,
             elapsed: started.elapsed(),
             occupancy: vec![None; passes],
+            launch: job.launch,
+            fill: None,
         })
     }
 }

@@ -64,7 +64,7 @@ use reconverge_backend::{Backend, BackendError, Counters, Job, Launch, Run};
 use reconverge_simt::WARP_SIZE;
 use reconverge_transforms::{Kernel, PassPlan, Sink, WarpTask};
 
-use block::{BlockError, BlockRun, SliceTally};
+use block::{BlockError, BlockRun, SliceTally, WarpForm};
 
 /// Runs kernels on the CPU with warps emulated in lockstep.
 #[derive(Debug, Default)]
@@ -129,20 +129,23 @@ fn zeroed_scratch(words: usize) -> Vec<AtomicU32> {
 }
 
 /// Writes outputs into one block's slice of the output vector; items outside the block's chunk
-/// are dropped, since a block owns only its slice.
+/// (grid-wide dynamic work deals any item of the launch to any block) are kept aside with their
+/// index and written after the pass.
 struct BlockSink<'o, O> {
     first_item: u32,
     out: &'o mut [O],
+    elsewhere: Vec<(u32, O)>,
 }
 
 impl<O> Sink<O> for BlockSink<'_, O> {
     #[inline]
     fn put(&mut self, item: u32, value: O) {
-        if let Some(slot) = item
+        match item
             .checked_sub(self.first_item)
             .and_then(|i| self.out.get_mut(i as usize))
         {
-            *slot = value;
+            Some(slot) => *slot = value,
+            None => self.elsewhere.push((item, value)),
         }
     }
 }
@@ -209,15 +212,21 @@ impl<K: Kernel + Sync> Backend<K> for CpuBackend {
             // GPU they start, vote once and leave, and the counters must say so too.
             let blocks = block_slices(&mut outputs, items, launch);
             let tally_len = kernel.tally_len();
-            let (pass_counters, pass_tally) = self
+            let grid_counter = AtomicU32::new(0);
+            let (pass_counters, pass_tally, elsewhere) = self
                 .install(|| {
                     blocks
                         .into_par_iter()
                         .try_fold(
-                            || (Counters::new(WARP_SIZE), vec![0u64; tally_len]),
-                            |(mut c, mut t), (block, out)| {
+                            || (Counters::new(WARP_SIZE), vec![0u64; tally_len], Vec::new()),
+                            |(mut c, mut t, mut e), (block, out)| {
                                 let first_item =
                                     WarpTask::new(items, launch.blocks, block, 32, 0).block_start;
+                                let mut sink = BlockSink {
+                                    first_item,
+                                    out,
+                                    elsewhere: Vec::new(),
+                                };
                                 BlockRun {
                                     kernel,
                                     strategy: &strategy,
@@ -227,24 +236,28 @@ impl<K: Kernel + Sync> Backend<K> for CpuBackend {
                                     block,
                                     counting,
                                     scratch: &scratch,
+                                    grid_counter: &grid_counter,
+                                    form: WarpForm::Warp,
                                     step_limit: None,
                                 }
                                 .execute(
-                                    &mut BlockSink { first_item, out },
+                                    &mut sink,
                                     &mut SliceTally(&mut t),
                                     &mut c,
                                 )?;
-                                Ok::<_, BlockError>((c, t))
+                                e.append(&mut sink.elsewhere);
+                                Ok::<_, BlockError>((c, t, e))
                             },
                         )
                         .try_reduce(
-                            || (Counters::new(WARP_SIZE), vec![0u64; tally_len]),
-                            |(mut c1, mut t1), (c2, t2)| {
+                            || (Counters::new(WARP_SIZE), vec![0u64; tally_len], Vec::new()),
+                            |(mut c1, mut t1, mut e1), (c2, t2, mut e2)| {
                                 c1.merge(&c2);
                                 for (a, b) in t1.iter_mut().zip(t2) {
                                     *a += b;
                                 }
-                                Ok((c1, t1))
+                                e1.append(&mut e2);
+                                Ok((c1, t1, e1))
                             },
                         )
                 })
@@ -256,6 +269,11 @@ impl<K: Kernel + Sync> Backend<K> for CpuBackend {
                         message: e.to_string(),
                     },
                 })?;
+            for (item, value) in elsewhere {
+                if let Some(slot) = outputs.get_mut(item as usize) {
+                    *slot = value;
+                }
+            }
             counters.merge(&pass_counters);
             for (a, b) in tally.iter_mut().zip(pass_tally) {
                 *a += b;
@@ -270,6 +288,8 @@ impl<K: Kernel + Sync> Backend<K> for CpuBackend {
             pass_times,
             elapsed: started.elapsed(),
             occupancy,
+            launch,
+            fill: None,
         })
     }
 }

@@ -59,6 +59,7 @@ fn a_warp_that_never_finishes_hits_the_step_limit() {
     let options = RunInOrder {
         counting: true,
         step_limit: Some(50),
+        ..RunInOrder::default()
     };
     let kernel = BranchLoopKernel(Spin { endless: true });
     match run_in_order(&kernel, &Strategy::Baseline, 100, launch(), options) {

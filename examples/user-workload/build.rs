@@ -10,12 +10,18 @@ mod list {
 
 fn main() {
     println!("cargo:rerun-if-changed=walk/entries.in");
+    println!("cargo:rerun-if-changed=walk/src/lib.rs");
     #[cfg(feature = "cuda")]
     {
         let out =
             std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
         match reconverge_gpu_build::PtxBuilder::new("device")
-            .kernels(list::WALK_ENTRY_POINTS.iter().copied())
+            .kernels(
+                list::WALK_ENTRY_POINTS
+                    .iter()
+                    .chain(user_workload_walk::WALK_PLAIN_KERNELS)
+                    .copied(),
+            )
             .build_into(&out, "walk.ptx")
         {
             Ok(ptx) => ptx.emit_rerun_if_changed(),

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::{CudaSlice, DeviceRepr, PushKernelArg, ValidAsZeroBits};
 use reconverge_backend::{Backend, BackendError, Job, Launch, Run};
+use reconverge_occupancy::{ComputeCapability, KernelResources, LaunchConfig, calculate_occupancy};
 use reconverge_simt::ModelWarp;
 use reconverge_transforms::{PassPlan, Strategy, WarpTask};
 
@@ -25,18 +26,21 @@ unsafe impl<T: Copy> DeviceRepr for Raw<T> {}
 unsafe impl<T: Copy> ValidAsZeroBits for Raw<T> {}
 
 /// When [`CudaBackend`] runs a launch once untimed before the timed one.
+///
+/// The code needs no warm-up to load: the module is loaded, and each entry point's attributes
+/// read, when the backend is created. A warm-up only fills caches and clocks before a timing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum WarmUp {
     /// Before every run: all passes once, then outputs, tallies and status are zeroed again
-    /// and the timed passes run (the default: times exclude first-launch costs and caches are
-    /// warm).
-    #[default]
+    /// and the timed passes run. For benchmarks whose times must exclude cold caches; the GPU
+    /// does every job twice.
     EveryRun,
     /// Only the first time an entry point is used by this backend, and then on at most one
     /// item per thread of the launch (long runs cut into batches, where running a batch twice
-    /// would double its cost: the warm-up is there to load the code, not to time it).
+    /// would double its cost).
     FirstUse,
-    /// Never.
+    /// Never (the default): a run does its work once.
+    #[default]
     Off,
 }
 
@@ -221,6 +225,7 @@ impl CudaBackend {
                 (scratch_len as usize).max(1),
                 &format!("{scratch_len} scratch words"),
             )?,
+            work_counter: gpu.zeros::<u32>(1, "grid-wide work counter")?,
             status: gpu.zeros::<u32>(1, "status word")?,
             items,
             tally_len,
@@ -272,10 +277,19 @@ impl CudaBackend {
         };
         let tally = add_up_copies(gpu.download(&buffers.tally)?, tally_len as usize);
         let elapsed = setup_time + timed.elapsed();
-        let occupancy = launched
+        let occupancy: Vec<Option<f64>> = launched
             .iter()
             .map(|n| gpu.occupancy(n, launch.threads_per_block).ok())
             .collect();
+        let fill = match (names.first(), occupancy.first().copied().flatten()) {
+            (Some(first), Some(occupancy)) => gpu
+                .resident_blocks(first, launch.threads_per_block)
+                .ok()
+                .map(|resident| {
+                    occupancy * (f64::from(launch.blocks) / f64::from(resident.max(1))).min(1.0)
+                }),
+            _ => None,
+        };
         Ok(Run {
             outputs,
             tally,
@@ -283,7 +297,61 @@ impl CudaBackend {
             pass_times,
             elapsed,
             occupancy,
+            launch,
+            fill,
         })
+    }
+
+    /// [`Backend::launch_for`] with the typed GPU error: [`Launch::for_items`] on this
+    /// device, each block size's blocks per multiprocessor from the occupancy calculator
+    /// (`reconverge-occupancy`) over the registers and static shared memory the driver reports
+    /// for the strategy's entry points (the most demanding pass decides), and the driver's own
+    /// limit on the block size.
+    ///
+    /// # Errors
+    /// [`GpuError::Strategy`] or [`GpuError::NoEntryPoint`], as [`CudaBackend::entry_points`].
+    pub fn try_launch_for<K: DeviceKernel>(
+        &self,
+        kernel: &K,
+        strategy: &Strategy,
+        items: u32,
+    ) -> Result<Launch, GpuError> {
+        let names = Self::entry_points(kernel, strategy)?;
+        let device = self.gpu.device();
+        let arch = ComputeCapability::new(
+            u32::try_from(device.major).unwrap_or(0),
+            u32::try_from(device.minor).unwrap_or(0),
+        )
+        .limits()
+        .ok();
+        let attributes: Vec<_> = names
+            .iter()
+            .filter_map(|n| self.gpu.attributes(n).ok())
+            .collect();
+        let fits = |threads: u32| -> Option<u32> {
+            attributes
+                .iter()
+                .map(|a| {
+                    if threads > a.max_threads_per_block {
+                        return None;
+                    }
+                    let resources = KernelResources::new(threads, a.registers_per_thread)
+                        .with_static_smem(a.static_shared_bytes);
+                    match arch {
+                        Some(arch) => {
+                            calculate_occupancy(arch, &resources, &LaunchConfig::default())
+                                .ok()
+                                .map(|o| o.active_blocks_per_sm)
+                        }
+                        // A device newer than the calculator knows: the driver's own answer.
+                        None => self.gpu.max_active_blocks(&a.name, threads).ok(),
+                    }
+                })
+                .try_fold(u32::MAX, |least, fit| fit.map(|f| least.min(f)))
+                .filter(|&f| f != u32::MAX)
+        };
+        let multiprocessors = u32::try_from(device.multiprocessors.max(1)).unwrap_or(1);
+        Ok(Launch::for_items(strategy, items, multiprocessors, fits))
     }
 
     /// The items of this run's warm-up launches (`None`: no warm-up), recording the entry
@@ -324,6 +392,8 @@ struct Buffers<K, O> {
     tally: CudaSlice<u64>,
     /// What the passes of a multi-pass strategy hand each other (`Kernel::scratch_words`).
     scratch: CudaSlice<u32>,
+    /// The grid-wide work queue's counter, zeroed before every launch.
+    work_counter: CudaSlice<u32>,
     status: CudaSlice<u32>,
     items: u32,
     tally_len: u32,
@@ -353,9 +423,14 @@ impl<K: Copy, O: Copy> Buffers<K, O> {
             out,
             tally,
             scratch,
+            work_counter,
             status,
             ..
         } = self;
+        // Each launch deals the whole range anew.
+        gpu.stream()
+            .memset_zeros(work_counter)
+            .map_err(driver("cuMemsetD8Async"))?;
         gpu.timed_launch(name, shape, |s, f, c| {
             let mut b = s.launch_builder(f);
             b.arg(&*kernel).arg(&items).arg(&pass);
@@ -368,13 +443,14 @@ impl<K: Copy, O: Copy> Buffers<K, O> {
                 .arg(&tally_copies)
                 .arg(scratch)
                 .arg(&scratch_len)
+                .arg(work_counter)
                 .arg(status);
             // SAFETY: the signature of every `warp_kernel!` entry point is `(kernel: *const K,
             // items: u32, pass: u32, out: *mut K::Output, tally: *mut u64, tally_len: u32,
-            // tally_copies: u32, scratch: *mut u32, scratch_len: u32, status: *mut u32)`;
-            // `kernel` holds one `K`, `out` `items` outputs (or nothing when they are
-            // zero-sized), `tally` at least `tally_copies * tally_len` u64s, `scratch` at least
-            // `scratch_len` u32s, `status` one u32.
+            // tally_copies: u32, scratch: *mut u32, scratch_len: u32, work_counter: *mut u32,
+            // status: *mut u32)`; `kernel` holds one `K`, `out` `items` outputs (or nothing when
+            // they are zero-sized), `tally` at least `tally_copies * tally_len` u64s, `scratch`
+            // at least `scratch_len` u32s, `work_counter` and `status` one u32 each.
             unsafe { b.launch(c) }.map(|_| ())
         })
     }
@@ -449,5 +525,110 @@ impl<K: DeviceKernel> Backend<K> for CudaBackend {
     fn run_job(&self, job: Job<'_, K>) -> Result<Run<K::Output>, BackendError> {
         self.try_run(job.kernel, job.strategy, job.items, job.launch)
             .map_err(BackendError::from)
+    }
+
+    fn launch_for(
+        &self,
+        kernel: &K,
+        strategy: &Strategy,
+        items: u32,
+    ) -> Result<Launch, BackendError> {
+        self.try_launch_for(kernel, strategy, items)
+            .map_err(BackendError::from)
+    }
+}
+
+/// The three schedules of the plain kernels that `reconverge_device::plain_kernels!` generates
+/// for a workload: the kernels a CUDA programmer writes first, which reconverge's strategies
+/// are measured against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlainSchedule {
+    /// Thread `g` runs item `g`; the launch needs a thread per item.
+    OnePerItem,
+    /// Thread `g` runs items `g`, `g + threads`, ...
+    GridStride,
+    /// Every thread takes its next item from one global counter with its own atomic add.
+    Persistent,
+}
+
+impl PlainSchedule {
+    /// The three, in the order of the macro's names.
+    pub const ALL: [PlainSchedule; 3] = [
+        PlainSchedule::OnePerItem,
+        PlainSchedule::GridStride,
+        PlainSchedule::Persistent,
+    ];
+
+    /// The schedule's name, which ends its entry point's (`walk_one_per_item`, ...).
+    pub const fn name(self) -> &'static str {
+        match self {
+            PlainSchedule::OnePerItem => "one_per_item",
+            PlainSchedule::GridStride => "grid_stride",
+            PlainSchedule::Persistent => "persistent",
+        }
+    }
+}
+
+impl CudaBackend {
+    /// Runs the plain kernel `prefix_SCHEDULE` of [`PlainSchedule`] on `kernel`'s workload over
+    /// items `0..items` with `launch`, timed with CUDA events, and returns what
+    /// [`Backend::run`] returns for a strategy (no tallies; the plain kernels keep none).
+    /// `kernel` is the workload in its shape (`BranchLoopKernel(walk)`, a one-field
+    /// `#[repr(transparent)]` wrapper), so the device reads the workload itself.
+    ///
+    /// # Errors
+    /// [`GpuError::MissingKernel`] if the module has no such entry point, [`GpuError::BadLaunch`]
+    /// for a launch with too few threads for [`PlainSchedule::OnePerItem`] or one the kernel
+    /// cannot take, and the driver's errors.
+    pub fn run_plain<K: DeviceKernel>(
+        &self,
+        prefix: &str,
+        schedule: PlainSchedule,
+        kernel: &K,
+        items: u32,
+        launch: Launch,
+    ) -> Result<Run<K::Output>, GpuError> {
+        let name = format!("{prefix}_{}", schedule.name());
+        let shape = LaunchShape::new(launch.threads_per_block, launch.blocks);
+        if schedule == PlainSchedule::OnePerItem && launch.threads() < u64::from(items) {
+            return Err(GpuError::BadLaunch {
+                kernel: name,
+                shape,
+                reason: format!("{items} items need as many threads, one each"),
+            });
+        }
+        let gpu = &self.gpu;
+        let started = Instant::now();
+        let workload = gpu.upload(&[Raw(*kernel)], "kernel parameters")?;
+        let out = gpu.zeros::<Raw<K::Output>>((items as usize).max(1), "outputs")?;
+        let counter = gpu.zeros::<u32>(1, "work counter")?;
+        let ms = gpu.timed_launch(&name, shape, |s, f, c| {
+            let mut b = s.launch_builder(f);
+            b.arg(&workload).arg(&items).arg(&out).arg(&counter);
+            // SAFETY: a `plain_kernels!` entry point is `(workload: *const W, items: u32,
+            // out: *mut Output, counter: *mut u32)`; `K` is `W` in a transparent wrapper (the
+            // `DeviceKernel` contract), `out` holds `items` outputs, `counter` one zeroed u32.
+            unsafe { b.launch(c) }.map(|_| ())
+        })?;
+        let mut outputs: Vec<K::Output> = gpu.download(&out)?.into_iter().map(|r| r.0).collect();
+        outputs.truncate(items as usize);
+        let occupancy = gpu.occupancy(&name, launch.threads_per_block).ok();
+        let fill = gpu
+            .resident_blocks(&name, launch.threads_per_block)
+            .ok()
+            .zip(occupancy)
+            .map(|(resident, occ)| {
+                occ * (f64::from(launch.blocks) / f64::from(resident.max(1))).min(1.0)
+            });
+        Ok(Run {
+            outputs,
+            tally: Vec::new(),
+            counters: None,
+            pass_times: vec![Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3)],
+            elapsed: started.elapsed(),
+            occupancy: vec![occupancy],
+            launch,
+            fill,
+        })
     }
 }

@@ -36,6 +36,8 @@ mod tally_copies;
 #[cfg(feature = "runtime")]
 mod backend;
 #[cfg(feature = "runtime")]
+pub mod comparison;
+#[cfg(feature = "runtime")]
 mod cuda;
 #[cfg(feature = "runtime")]
 mod nccl;
@@ -45,7 +47,7 @@ pub use error::{GpuError, LaunchShape};
 pub use tally_copies::{DEFAULT_TALLY_COPIES, TALLY_COPIES_MAX_BYTES};
 
 #[cfg(feature = "runtime")]
-pub use backend::{CudaBackend, WarmUp};
+pub use backend::{CudaBackend, PlainSchedule, WarmUp};
 #[cfg(feature = "runtime")]
 pub use cuda::{DeviceInfo, GpuContext, KernelAttributes, Timed};
 /// The `cudarc` this crate was built with, for launches of kernels with signatures of their own

@@ -1,5 +1,5 @@
-// The device crate's hand-written self-test kernels (`device/src/gpu.rs`), beside the entry
-// points of the papers' list. Included by build.rs (the names kept in the PTX) and src/lib.rs
+// The device crate's hand-written kernels (self-tests in `device/src/gpu.rs`, the plain
+// reference kernels in `device/src/plain.rs`), beside the entry points of the papers' list. Included by build.rs (the names kept in the PTX) and src/lib.rs
 // (`KERNELS`), so the two cannot drift.
 
 /// The self-test kernels of the device crate.
@@ -8,4 +8,22 @@ pub const SELFTESTS: &[&str] = &[
     "libm_selftest",
     "libmf_selftest",
     "fastmath_selftest",
+];
+
+/// The plain kernels of the reference workloads (`device/src/plain.rs`): one loop per thread,
+/// none of reconverge's machinery, in three schedules each (one thread per item, grid-stride,
+/// persistent threads on one global counter).
+pub const PLAIN_KERNELS: &[&str] = &[
+    "collatz_one_per_item",
+    "collatz_grid_stride",
+    "collatz_persistent",
+    "escape_one_per_item",
+    "escape_grid_stride",
+    "escape_persistent",
+    "itdelay_one_per_item",
+    "itdelay_grid_stride",
+    "itdelay_persistent",
+    "dwa_one_per_item",
+    "dwa_grid_stride",
+    "dwa_persistent",
 ];

@@ -35,6 +35,7 @@ use reconverge_transforms::{
     BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
 };
 use reconverge_workloads::mcml::{FastF32, McmlKernel};
+use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
     BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis,
     SynItDelay,
@@ -45,22 +46,26 @@ pub use reconverge_workloads::gpu_entries::PAPER_ENTRY_NAMES;
 mod names {
     include!("../device/names.rs");
 }
-pub use names::SELFTESTS;
+pub use names::{PLAIN_KERNELS, SELFTESTS};
 
-/// Every entry point of the embedded PTX: [`SELFTESTS`], then [`PAPER_ENTRY_NAMES`].
+/// Every entry point of the embedded PTX: [`SELFTESTS`], [`PLAIN_KERNELS`], then
+/// [`PAPER_ENTRY_NAMES`].
 pub const KERNELS: &[&str] = &KERNEL_ARRAY;
 
-const KERNEL_ARRAY: [&str; SELFTESTS.len() + PAPER_ENTRY_NAMES.len()] = {
-    let mut out = [""; SELFTESTS.len() + PAPER_ENTRY_NAMES.len()];
-    let mut i = 0;
-    while i < SELFTESTS.len() {
-        out[i] = SELFTESTS[i];
-        i += 1;
-    }
-    let mut j = 0;
-    while j < PAPER_ENTRY_NAMES.len() {
-        out[i + j] = PAPER_ENTRY_NAMES[j];
-        j += 1;
+const KERNEL_COUNT: usize = SELFTESTS.len() + PLAIN_KERNELS.len() + PAPER_ENTRY_NAMES.len();
+
+const KERNEL_ARRAY: [&str; KERNEL_COUNT] = {
+    let mut out = [""; KERNEL_COUNT];
+    let lists = [SELFTESTS, PLAIN_KERNELS, PAPER_ENTRY_NAMES];
+    let (mut i, mut l) = (0, 0);
+    while l < lists.len() {
+        let mut j = 0;
+        while j < lists[l].len() {
+            out[i] = lists[l][j];
+            i += 1;
+            j += 1;
+        }
+        l += 1;
     }
     out
 };
@@ -68,6 +73,8 @@ const KERNEL_ARRAY: [&str; SELFTESTS.len() + PAPER_ENTRY_NAMES.len()] = {
 /// The entry points of each paper kernel type, in the list's order.
 const TABLES: &[&[EntryPoint]] = &[
     <BranchLoopKernel<SynItDelay> as DeviceKernel>::ENTRY_POINTS,
+    <BranchLoopKernel<Collatz> as DeviceKernel>::ENTRY_POINTS,
+    <BranchLoopKernel<EscapeTime> as DeviceKernel>::ENTRY_POINTS,
     <FactoredBranchLoopKernel<SynBrDis> as DeviceKernel>::ENTRY_POINTS,
     <TwoPathKernel<BranchSplitBench> as DeviceKernel>::ENTRY_POINTS,
     <SplitLoopKernel<LoopSplitBench> as DeviceKernel>::ENTRY_POINTS,

@@ -1,7 +1,9 @@
 //! The papers' entry-point list as the host reads it: names, passes, lookups.
 
 use reconverge_gpu::DeviceKernel;
-use reconverge_paper_kernels::{KERNELS, PAPER_ENTRY_NAMES, SELFTESTS, entry_points};
+use reconverge_paper_kernels::{
+    KERNELS, PAPER_ENTRY_NAMES, PLAIN_KERNELS, SELFTESTS, entry_points,
+};
 use reconverge_transforms::{
     BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Strategy, TwoPathKernel,
 };
@@ -21,7 +23,10 @@ fn names_are_unique_and_every_entry_is_in_kernels() {
     // The kernel types' tables hold the whole list, in its order: none is left without impl.
     let names: Vec<&str> = entry_points().map(|e| e.name).collect();
     assert_eq!(names, PAPER_ENTRY_NAMES);
-    assert_eq!(KERNELS.len(), SELFTESTS.len() + PAPER_ENTRY_NAMES.len());
+    assert_eq!(
+        KERNELS.len(),
+        SELFTESTS.len() + PLAIN_KERNELS.len() + PAPER_ENTRY_NAMES.len()
+    );
 }
 
 #[test]
@@ -82,7 +87,7 @@ fn lookup_finds_passes_and_rejects_the_unknown() {
         ),
         None
     );
-    assert_eq!(<BranchLoopKernel<SynItDelay>>::strategies().len(), 18);
+    assert_eq!(<BranchLoopKernel<SynItDelay>>::strategies().len(), 19);
     // Kernel names as reports print them.
     assert_eq!(M::KERNEL_NAME, "McmlKernel<f32>");
     assert_eq!(

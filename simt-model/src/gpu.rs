@@ -15,6 +15,8 @@ core::arch::global_asm!(".shared .align 4 .b32 reconverge_block_counters[4];");
 #[derive(Clone, Copy, Debug)]
 pub struct GpuWarp {
     lane: u32,
+    /// The launch's grid-wide work counter in global memory (null: none).
+    grid: *mut u32,
 }
 
 impl Default for GpuWarp {
@@ -32,7 +34,21 @@ impl GpuWarp {
         unsafe {
             asm!("mov.u32 {l}, %laneid;", l = out(reg32) lane, options(pure, nomem, nostack))
         };
-        Self { lane }
+        Self {
+            lane,
+            grid: core::ptr::null_mut(),
+        }
+    }
+
+    /// The same warp taking grid-wide work ([`Warp::grid_fetch_add`]) from `counter`.
+    ///
+    /// # Safety
+    /// `counter` is null or points to a `u32` of global memory that every access during the
+    /// kernel reaches atomically.
+    #[inline(always)]
+    pub unsafe fn with_grid_counter(mut self, counter: *mut u32) -> Self {
+        self.grid = counter;
+        self
     }
 
     /// Sets the block's work counters. Call from every thread of the block before any
@@ -171,18 +187,202 @@ impl Warp for GpuWarp {
         let leader = mask.trailing_zeros();
         let mut old = 0u32;
         if self.lane == leader {
-            let offset = ((counter & 3) * 4) as u64;
-            // SAFETY: the index is masked into the 4-word shared array.
-            unsafe {
-                asm!(
-                    "{{ .reg .u64 %a; mov.u64 %a, reconverge_block_counters; add.u64 %a, %a, {o}; atom.shared.add.u32 {r}, [%a], {n}; }}",
-                    o = in(reg64) offset,
-                    n = in(reg32) n,
-                    r = out(reg32) old,
-                    options(nostack)
-                )
-            };
+            old = shared_fetch_add(counter, n);
         }
         self.shuffle(mask, old, leader)
+    }
+
+    #[inline(always)]
+    fn grid_fetch_add(&mut self, mask: LaneMask, n: u32) -> u32 {
+        let leader = mask.trailing_zeros();
+        let mut old = u32::MAX;
+        if self.lane == leader {
+            // SAFETY: `grid` is null or a global `u32` accessed only atomically
+            // (`with_grid_counter`'s contract).
+            old = unsafe { global_fetch_add(self.grid, n) };
+        }
+        self.shuffle(mask, old, leader)
+    }
+}
+
+/// `atomicAdd(counter, n)` on a global `u32`; `u32::MAX` (no work) for a null counter.
+///
+/// # Safety
+/// `counter` is null or points to a `u32` of global memory accessed only atomically.
+#[inline(always)]
+unsafe fn global_fetch_add(counter: *mut u32, n: u32) -> u32 {
+    if counter.is_null() {
+        return u32::MAX;
+    }
+    // SAFETY: the caller's contract; `AtomicU32` has the layout of `u32`.
+    let cell = unsafe { core::sync::atomic::AtomicU32::from_ptr(counter) };
+    cell.fetch_add(n, core::sync::atomic::Ordering::Relaxed)
+}
+
+/// `atom.shared.add.u32` on the block work counter `counter` (masked into the 4-word array).
+#[inline(always)]
+fn shared_fetch_add(counter: usize, n: u32) -> u32 {
+    let offset = ((counter & 3) * 4) as u64;
+    let old: u32;
+    // SAFETY: the index is masked into the 4-word shared array.
+    unsafe {
+        asm!(
+            "{{ .reg .u64 %a; mov.u64 %a, reconverge_block_counters; add.u64 %a, %a, {o}; atom.shared.add.u32 {r}, [%a], {n}; }}",
+            o = in(reg64) offset,
+            n = in(reg32) n,
+            r = out(reg32) old,
+            options(nostack)
+        )
+    };
+    old
+}
+
+/// The calling thread as a warp of one lane: what the strategies whose lanes never need to
+/// agree (`reconverge_transforms::Strategy::runs_per_thread`) run on, so that each thread runs the plain loop a CUDA programmer would write and the hardware
+/// handles divergence. A vote is the thread's own value, a masked region an `if`, a shuffle
+/// the identity; nothing waits for the other lanes.
+///
+/// Counter claims ([`Warp::block_fetch_add`], [`Warp::grid_fetch_add`]) are still aggregated
+/// over the threads of the warp that claim at the same instruction with the same amount
+/// (`activemask`, `match.any.sync`): the lowest of them adds for all, and each takes its rank's
+/// share, one atomic per group instead of one per thread (NVIDIA's warp-aggregated atomics,
+/// written with explicit member masks as Volta's independent thread scheduling requires). Each
+/// thread gets exactly what a lone `atomicAdd` of its own would have given it, in some order.
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadWarp {
+    lane: u32,
+    grid: *mut u32,
+}
+
+impl ThreadWarp {
+    /// The calling thread, taking grid-wide work from `counter` (null: none).
+    ///
+    /// # Safety
+    /// As [`GpuWarp::with_grid_counter`].
+    #[inline(always)]
+    pub unsafe fn new(counter: *mut u32) -> Self {
+        Self {
+            lane: GpuWarp::new().lane,
+            grid: counter,
+        }
+    }
+
+    /// `fetch_add(n)` for every thread of the warp that calls it here with the same `n`, made
+    /// with one `atomic(n * group size)` by the group's lowest lane.
+    #[inline(always)]
+    fn aggregated(&self, n: u32, atomic: impl FnOnce(u32) -> u32) -> u32 {
+        let (active, peers): (u32, u32);
+        // SAFETY: `activemask` reads which threads execute this instruction together; every
+        // one of them then executes `match.any.sync` and `shfl.sync` below with that mask (or
+        // its subset of peers), as the `.sync` instructions require.
+        unsafe {
+            asm!("activemask.b32 {m};", m = out(reg32) active, options(nomem, nostack));
+            asm!(
+                "match.any.sync.b32 {p}, {n}, {m};",
+                p = out(reg32) peers,
+                n = in(reg32) n,
+                m = in(reg32) active,
+                options(nomem, nostack)
+            );
+        }
+        let leader = peers.trailing_zeros();
+        let below = peers & ((1u32 << self.lane) - 1);
+        let mut old = 0;
+        if self.lane == leader {
+            old = atomic(n.wrapping_mul(peers.count_ones()));
+        }
+        let base: u32;
+        // SAFETY: every thread of `peers` reaches this shuffle (see above).
+        unsafe {
+            asm!(
+                "shfl.sync.idx.b32 {r}, {v}, {s}, 0x1f, {m};",
+                r = out(reg32) base,
+                v = in(reg32) old,
+                s = in(reg32) leader,
+                m = in(reg32) peers,
+                options(nomem, nostack)
+            )
+        };
+        base.wrapping_add(n.wrapping_mul(below.count_ones()))
+    }
+}
+
+impl Warp for ThreadWarp {
+    type V<T: Copy> = T;
+
+    #[inline(always)]
+    fn width(&self) -> u32 {
+        1
+    }
+
+    #[inline(always)]
+    fn lane_ids(&self) -> u32 {
+        0
+    }
+
+    #[inline(always)]
+    fn splat<T: Copy>(&self, value: T) -> T {
+        value
+    }
+
+    #[inline(always)]
+    fn map<T: Copy, U: Copy>(&self, v: T, mut f: impl FnMut(T) -> U) -> U {
+        f(v)
+    }
+
+    #[inline(always)]
+    fn map_ref<T: Copy, U: Copy>(&self, v: &T, mut f: impl FnMut(&T) -> U) -> U {
+        f(v)
+    }
+
+    #[inline(always)]
+    fn zip_with<A: Copy, B: Copy, U: Copy>(&self, a: A, b: B, mut f: impl FnMut(A, B) -> U) -> U {
+        f(a, b)
+    }
+
+    #[inline(always)]
+    fn ballot(&mut self, mask: LaneMask, p: bool) -> LaneMask {
+        u32::from(p) & mask
+    }
+
+    #[inline(always)]
+    fn branch<T: Copy>(
+        &mut self,
+        _region: Region,
+        mask: LaneMask,
+        v: &mut T,
+        mut f: impl FnMut(&mut T),
+    ) {
+        if mask & 1 != 0 {
+            f(v);
+        }
+    }
+
+    #[inline(always)]
+    fn shuffle(&mut self, _mask: LaneMask, v: u32, _src: u32) -> u32 {
+        v
+    }
+
+    #[inline(always)]
+    fn read_lane(&mut self, _mask: LaneMask, v: u32, _lane: u32) -> u32 {
+        v
+    }
+
+    #[inline(always)]
+    fn block_fetch_add(&mut self, mask: LaneMask, counter: usize, n: u32) -> u32 {
+        if mask & 1 == 0 {
+            return 0;
+        }
+        self.aggregated(n, |total| shared_fetch_add(counter, total))
+    }
+
+    #[inline(always)]
+    fn grid_fetch_add(&mut self, mask: LaneMask, n: u32) -> u32 {
+        if mask & 1 == 0 || self.grid.is_null() {
+            return u32::MAX;
+        }
+        let grid = self.grid;
+        // SAFETY: `grid` is a global `u32` accessed only atomically (`new`'s contract).
+        self.aggregated(n, |total| unsafe { global_fetch_add(grid, total) })
     }
 }

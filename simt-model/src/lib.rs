@@ -71,4 +71,4 @@ pub use region::Region;
 pub use warp::Warp;
 
 #[cfg(target_arch = "nvptx64")]
-pub use gpu::GpuWarp;
+pub use gpu::{GpuWarp, ThreadWarp};

@@ -1,6 +1,7 @@
 //! The reference SIMT model: one warp in lockstep over up to 32 lanes.
 
 use core::cell::Cell;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::{Counters, LaneMask, Region, WARP_SIZE, Warp, full_mask, lanes};
 
@@ -46,6 +47,7 @@ pub struct ModelWarp<'b> {
     counters: Counters,
     block: Option<&'b BlockShared>,
     private_block: BlockShared,
+    grid: Option<&'b AtomicU32>,
     counting: bool,
 }
 
@@ -69,6 +71,7 @@ impl<'b> ModelWarp<'b> {
             counters: Counters::new(width),
             block: None,
             private_block: BlockShared::new(),
+            grid: None,
             counting: true,
         }
     }
@@ -79,6 +82,21 @@ impl<'b> ModelWarp<'b> {
             block: Some(block),
             ..Self::new()
         }
+    }
+
+    /// The same warp with only its first `width` lanes (clamped to `1..=32`): `1` is a thread
+    /// on its own, as the CUDA backend runs the strategies whose lanes never need to agree.
+    pub fn narrowed_to(mut self, width: u32) -> Self {
+        self.width = width.clamp(1, WARP_SIZE);
+        self.counters = Counters::new(self.width);
+        self
+    }
+
+    /// The same warp taking grid-wide work from `counter` ([`Warp::grid_fetch_add`]): the one
+    /// counter every block of the launch shares.
+    pub fn with_grid_counter(mut self, counter: &'b AtomicU32) -> Self {
+        self.grid = Some(counter);
+        self
     }
 
     /// Turns counting on or off. Off, the model runs only the lanes' work (what a fast CPU
@@ -206,6 +224,14 @@ impl Warp for ModelWarp<'_> {
         let old = block.get(counter);
         block.set(counter, old.wrapping_add(n));
         old
+    }
+
+    fn grid_fetch_add(&mut self, mask: LaneMask, n: u32) -> u32 {
+        if self.live(mask) != 0 {
+            self.record(Region::EXCHANGE, 1);
+        }
+        self.grid
+            .map_or(u32::MAX, |c| c.fetch_add(n, Ordering::Relaxed))
     }
 }
 

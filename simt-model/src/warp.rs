@@ -88,4 +88,10 @@ pub trait Warp {
     /// its previous value in every lane (a warp-aggregated `atomicAdd` on shared memory).
     /// Counted as one issue of [`Region::EXCHANGE`] by the lowest lane of `mask`.
     fn block_fetch_add(&mut self, mask: LaneMask, counter: usize, n: u32) -> u32;
+
+    /// Adds `n` to the launch's one grid-wide work counter (in global memory, zeroed before the
+    /// launch) once for the whole warp and returns its previous value in every lane, as
+    /// [`Warp::block_fetch_add`] does for a block's counter: the work queue of grid-wide dynamic
+    /// work assignment. A warp that was given no grid counter returns `u32::MAX` (no work).
+    fn grid_fetch_add(&mut self, mask: LaneMask, n: u32) -> u32;
 }

@@ -51,6 +51,10 @@ pub struct WarpTask {
     pub threads_per_block: u32,
     /// Items of the whole launch (every block's chunks together).
     pub items: u32,
+    /// This warp's block in the grid.
+    pub block: u32,
+    /// Blocks in the grid.
+    pub blocks: u32,
 }
 
 impl WarpTask {
@@ -72,7 +76,21 @@ impl WarpTask {
             warp_in_block,
             threads_per_block,
             items,
+            block,
+            blocks,
         }
+    }
+
+    /// Threads of the whole launch, saturating at `u32::MAX` (no launch has more items).
+    pub fn launch_threads(&self) -> u32 {
+        self.blocks.saturating_mul(self.threads_per_block)
+    }
+
+    /// The index in the grid of `lane`'s thread (saturating).
+    pub fn thread_in_grid(&self, lane: u32, warp_width: u32) -> u32 {
+        self.block
+            .saturating_mul(self.threads_per_block)
+            .saturating_add(self.thread_in_block(lane, warp_width))
     }
 
     /// Items in the block's chunk.
@@ -108,5 +126,17 @@ mod tests {
         assert_eq!(t.block_len(), 1);
         let t = WarpTask::new(2, 4, 3, 32, 0);
         assert_eq!(t.block_len(), 0);
+    }
+
+    #[test]
+    fn grid_thread_indices_count_blocks_before_this_one() {
+        // Block 2 of 64-thread blocks, warp 1, lane 5: thread 64 * 2 + 32 + 5.
+        let t = WarpTask::new(1000, 4, 2, 64, 1);
+        assert_eq!(t.thread_in_grid(5, 32), 165);
+        assert_eq!(t.launch_threads(), 256);
+        assert_eq!(
+            WarpTask::new(10, u32::MAX, 1, 1024, 0).launch_threads(),
+            u32::MAX
+        );
     }
 }

@@ -83,6 +83,15 @@ pub enum Strategy {
     /// trip counts are equal. Shapes: [`crate::BranchLoop`], [`crate::ItemLoop`],
     /// [`crate::FactoredBranchLoop`].
     DynamicWorkAssignment,
+    /// [`Strategy::DynamicWorkAssignment`] with one counter for the whole launch instead of one
+    /// per block: thread `g` of the grid starts with item `g`, and a lane whose item finishes
+    /// takes the next unclaimed item of the launch (one warp-aggregated atomic in global memory
+    /// per refill). This is the persistent-threads kernel with a global work queue: blocks
+    /// that run out of work take it from the rest of the launch, so a workload whose per-item
+    /// cost varies across the range (an image whose costly pixels cluster) keeps every
+    /// multiprocessor busy to the end, which a block's own counter cannot. Costs a global
+    /// atomic per refill. Shapes: as [`Strategy::DynamicWorkAssignment`].
+    GridWideDynamicWork,
     /// The loop run as repeated passes of at most `iterations_per_pass` iterations each, the
     /// host launching passes until none of them leaves an item unfinished (GPU Gems 2 §34.3:
     /// data-dependent looping with occlusion queries; also CUDAMCML's relaunch loop). Items
@@ -173,6 +182,49 @@ impl Decision {
 }
 
 impl Strategy {
+    /// Whether no two lanes of a warp ever need to agree under this strategy: each thread's
+    /// items and results are its own, whatever the others do. The CUDA backend runs such a
+    /// strategy as the plain loop of one thread (a warp of one lane,
+    /// `reconverge_simt::ThreadWarp`), leaving divergence to the hardware: no votes, no lane
+    /// masks, the code a CUDA programmer writes by hand. The others are warp-level
+    /// algorithms (the warp decides together which path to issue) and run as a whole warp.
+    pub const fn runs_per_thread(&self) -> bool {
+        matches!(
+            self,
+            Strategy::Baseline | Strategy::DynamicWorkAssignment | Strategy::GridWideDynamicWork
+        )
+    }
+
+    /// Whether lanes take their next item from a counter (of the block or of the grid) rather
+    /// than from a fixed stride: such a strategy balances the load itself, and a launch of one
+    /// resident wave of blocks suits it.
+    pub const fn deals_dynamically(&self) -> bool {
+        matches!(
+            self,
+            Strategy::DynamicWorkAssignment
+                | Strategy::GridWideDynamicWork
+                | Strategy::IterationDelayingWithDynamicWork(_)
+                | Strategy::BranchDistributionWithDynamicWork
+                | Strategy::BranchDistributionWithDelaying(_)
+        )
+    }
+
+    /// Whether items move between blocks at run time ([`Strategy::GridWideDynamicWork`]):
+    /// which warp runs which item then depends on the order in which blocks run, so the
+    /// outputs are fixed but the SIMT counters differ from run to run.
+    pub const fn deals_across_blocks(&self) -> bool {
+        matches!(self, Strategy::GridWideDynamicWork)
+    }
+
+    /// Items each thread owns at once: [`Strategy::BranchPathUnification`]'s
+    /// `items_per_thread`, 1 for every other strategy.
+    pub const fn items_per_thread(&self) -> u32 {
+        match self {
+            Strategy::BranchPathUnification { items_per_thread } => *items_per_thread,
+            _ => 1,
+        }
+    }
+
     /// A short name for tables and file names.
     pub fn name(&self) -> &'static str {
         match self {
@@ -221,6 +273,7 @@ impl Strategy {
                 "branch-distribution-cost-balanced-dynamic"
             }
             Strategy::DynamicWorkAssignment => "dynamic-work-assignment",
+            Strategy::GridWideDynamicWork => "grid-wide-dynamic-work",
             Strategy::OcclusionQueryLoop { .. } => "occlusion-query-loop",
             Strategy::BranchPathUnification { .. } => "branch-path-unification",
         }
@@ -258,6 +311,9 @@ impl core::fmt::Display for Strategy {
                 )
             }
             Strategy::DynamicWorkAssignment => f.write_str("dynamic work assignment"),
+            Strategy::GridWideDynamicWork => {
+                f.write_str("dynamic work assignment, one grid-wide counter")
+            }
             Strategy::OcclusionQueryLoop {
                 iterations_per_pass,
             } => write!(

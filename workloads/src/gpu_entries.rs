@@ -33,7 +33,8 @@ const fn round_robin(num_zeros: u32, num_ones: u32, remove_idle: bool) -> Decisi
 /// SYN-ITDELAY's strategies (seed 002 §4.1.1, figs. 10/11 and table 1's decision parameters):
 /// majority votes at thresholds 1 to 32 (16 also without stopping when a lane finishes), and
 /// round-robin cycles of 90 to 10 % as `reconverge_benches::round_robin` writes them (c % is
-/// (c/g, (100-c)/g), g = gcd), with and without idle removal.
+/// (c/g, (100-c)/g), g = gcd), with and without idle removal; and dynamic work with one
+/// grid-wide counter.
 pub const SYN_IT_DELAY_STRATEGIES: &[Strategy] = &[
     Strategy::Baseline,
     Strategy::DynamicWorkAssignment,
@@ -53,6 +54,7 @@ pub const SYN_IT_DELAY_STRATEGIES: &[Strategy] = &[
     Strategy::IterationDelaying(round_robin(1, 1, true)),
     Strategy::IterationDelaying(round_robin(3, 7, true)),
     Strategy::IterationDelaying(round_robin(1, 9, true)),
+    Strategy::GridWideDynamicWork,
 ];
 
 /// SYN-BRDIS's strategies (seed 002 §4.1.2, fig. 12).
@@ -70,8 +72,9 @@ pub const BRANCH_SPLIT_STRATEGIES: &[Strategy] = &[
     Strategy::StaticBranchResolution,
 ];
 
-/// The dynamic-work experiment's strategies (seed 004 A-1), and GPU Gems 2 §34.3's loop as
-/// passes of 1, 4, 8 and 32 iterations until an occlusion query says no element is left.
+/// The dynamic-work experiment's strategies (seed 004 A-1), GPU Gems 2 §34.3's loop as
+/// passes of 1, 4, 8 and 32 iterations until an occlusion query says no element is left, and
+/// dynamic work with one grid-wide counter.
 pub const DYNAMIC_WORK_STRATEGIES: &[Strategy] = &[
     Strategy::Baseline,
     Strategy::DynamicWorkAssignment,
@@ -87,6 +90,7 @@ pub const DYNAMIC_WORK_STRATEGIES: &[Strategy] = &[
     Strategy::OcclusionQueryLoop {
         iterations_per_pass: 32,
     },
+    Strategy::GridWideDynamicWork,
 ];
 
 /// Branch path unification's strategies (seed 004 A-2): DATA_PER_THREAD 1, 4, 16 and 64.
@@ -157,8 +161,8 @@ pub const MCML_FAST_MATH_STRATEGIES: &[Strategy] = &[
 /// gain).
 ///
 /// Where it is called: `reconverge_device` is a dependency, and the shape wrappers of
-/// `reconverge-transforms`, `McmlKernel`, `FastF32` and the synthetic workloads named below are
-/// in scope.
+/// `reconverge-transforms`, `McmlKernel`, `FastF32`, the reference and synthetic workloads named
+/// below are in scope.
 #[macro_export]
 macro_rules! paper_entries {
     ($entries:ident) => {
@@ -171,6 +175,23 @@ macro_rules! paper_entries {
                 itdelay_mv1, itdelay_mv8, itdelay_mv16, itdelay_mv24, itdelay_mv32, itdelay_mv16_nostop,
                 itdelay_rr90, itdelay_rr70, itdelay_rr50, itdelay_rr30, itdelay_rr10,
                 itdelay_rr90_idle, itdelay_rr70_idle, itdelay_rr50_idle, itdelay_rr30_idle, itdelay_rr10_idle,
+                itdelay_grid,
+            }
+
+            // The reference workloads the strategies were not developed on (`crate::reference`):
+            // every strategy of the branch-loop shape.
+            Collatz as BranchLoopKernel from (
+                <::reconverge_transforms::BranchLoopKernel<$crate::reference::Collatz> as ::reconverge_transforms::Kernel>::STRATEGIES
+            ) {
+                collatz_baseline, collatz_dynamic, collatz_mv, collatz_rr,
+                collatz_mv_dynamic, collatz_rr_dynamic, collatz_grid,
+            }
+
+            EscapeTime as BranchLoopKernel from (
+                <::reconverge_transforms::BranchLoopKernel<$crate::reference::EscapeTime> as ::reconverge_transforms::Kernel>::STRATEGIES
+            ) {
+                escape_baseline, escape_dynamic, escape_mv, escape_rr,
+                escape_mv_dynamic, escape_rr_dynamic, escape_grid,
             }
 
             SynBrDis as FactoredBranchLoopKernel from ($crate::gpu_entries::SYN_BR_DIS_STRATEGIES) {
@@ -194,6 +215,7 @@ macro_rules! paper_entries {
                 (dwa_occlusion4_first, dwa_occlusion4_next),
                 (dwa_occlusion8_first, dwa_occlusion8_next),
                 (dwa_occlusion32_first, dwa_occlusion32_next),
+                dwa_grid,
             }
 
             PathUnification as TwoPathKernel from ($crate::gpu_entries::PATH_UNIFICATION_STRATEGIES) {
@@ -233,6 +255,7 @@ mod host {
     };
 
     use crate::mcml::{FastF32, McmlKernel};
+    use crate::reference::{Collatz, EscapeTime};
     use crate::synthetic::{
         BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis,
         SynItDelay,

@@ -8,6 +8,9 @@
 //! - [`mcml`]: MCML 1.2 photon transport (Wang, Jacques & Zheng), generic over `f32`/`f64`,
 //!   with integer tallies and one random stream per photon, as the loop strategies' real workload
 //!   ([`mcml::McmlKernel`]).
+//! - [`reference`](mod@reference): workloads the strategies were not developed on (Collatz, an escape-time
+//!   image with a rare costly branch) and the reference settings of the comparison against plain
+//!   hand-written CUDA kernels (`references/cuda/plain.cu`).
 //! - [`rng`]: Philox4x32-10, the per-photon xoshiro128** streams seeded by it, and MCML's
 //!   multiply-with-carry: `rand_core` generators that give the
 //!   same streams on the CPU and the GPU.
@@ -50,5 +53,6 @@ pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
 
 pub mod gpu_entries;
 pub mod mcml;
+pub mod reference;
 pub mod rng;
 pub mod synthetic;

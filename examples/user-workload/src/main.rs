@@ -5,7 +5,14 @@
 //! ```sh
 //! cargo run --release -p user-workload                    # CPU
 //! cargo run --release -p user-workload --features cuda    # CPU, then GPU 0
+//! cargo run --release -p user-workload --features cuda -- --compare DIR
 //! ```
+//!
+//! Every run takes the launch the backend picks (`run_auto`: one thread per item for the
+//! baseline, one resident wave of blocks for dynamic work). `--compare DIR` also holds every
+//! strategy against the walk's plain kernels on the GPU (`CudaBackend::compare_with_plain`)
+//! and writes `DIR/walk.tsv`, and the CPU's outputs as `DIR/expected/walk.out` for
+//! `references/cuda/plain.cu`.
 
 use std::process::ExitCode;
 
@@ -37,21 +44,40 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let compare = match std::env::args().nth(1).as_deref() {
+        Some("--compare") => Some(std::path::PathBuf::from(
+            std::env::args().nth(2).ok_or("--compare needs a folder")?,
+        )),
+        Some(other) => return Err(format!("unknown argument {other}").into()),
+        None => None,
+    };
     let kernel = BranchLoopKernel(WALK);
-    let launches = [Launch::new(128, 64)?];
     let cpu = CpuBackend::new();
+    // The launch the backend picks, as every run below uses it (and the conformance kit too).
+    let launches = [cpu.launch_for(&kernel, &Strategy::Baseline, ITEMS)?];
     // The conformance kit: every strategy the shape lists against the baseline, exactly.
     let report = Check::listed(&kernel, ITEMS, &launches).run(&kernel, &[&cpu]);
     println!("CPU  every listed strategy against the baseline: {report}");
     if !report.passed() {
         return Err(report.to_string().into());
     }
+    if let Some(dir) = &compare {
+        let expected = dir.join("expected");
+        std::fs::create_dir_all(&expected)?;
+        let outputs = cpu.run_auto(&kernel, Strategy::Baseline, ITEMS)?.outputs;
+        let bytes: Vec<u8> = outputs.iter().flat_map(|o| o.to_le_bytes()).collect();
+        std::fs::write(expected.join("walk.out"), bytes)?;
+    }
     #[cfg(feature = "cuda")]
     {
-        use reconverge::gpu::{CudaBackend, DeviceKernel, WarmUp};
-        match CudaBackend::with_ptx(0, PTX, user_workload_walk::WALK_ENTRY_POINTS) {
+        use reconverge::gpu::{CudaBackend, DeviceKernel};
+        let names: Vec<&str> = user_workload_walk::WALK_ENTRY_POINTS
+            .iter()
+            .chain(user_workload_walk::WALK_PLAIN_KERNELS)
+            .copied()
+            .collect();
+        match CudaBackend::with_ptx(0, PTX, &names) {
             Ok(gpu) => {
-                let gpu = gpu.with_warm_up(WarmUp::FirstUse);
                 // The same kit with the CPU's baseline as the reference: every strategy the
                 // GPU has entry points for, on the GPU, bit for bit.
                 let strategies = <BranchLoopKernel<Walk> as DeviceKernel>::strategies();
@@ -66,11 +92,24 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     return Err(report.to_string().into());
                 }
                 for strategy in strategies {
-                    let on_gpu = gpu.run(&kernel, strategy, ITEMS, launches[0])?;
+                    let on_gpu = gpu.run_auto(&kernel, strategy, ITEMS)?;
                     println!(
-                        "GPU  {strategy}: {:?} kernel time, outputs = CPU's bit for bit",
-                        on_gpu.pass_times.iter().sum::<std::time::Duration>()
+                        "GPU  {strategy}: {:?} kernel time at {} blocks x {} threads, outputs = CPU's bit for bit",
+                        on_gpu.pass_times.iter().sum::<std::time::Duration>(),
+                        on_gpu.launch.blocks,
+                        on_gpu.launch.threads_per_block,
                     );
+                    if let Some(warning) = on_gpu.launch_warning() {
+                        println!("     {warning}");
+                    }
+                }
+                if let Some(dir) = &compare {
+                    let reference = cpu.run_auto(&kernel, Strategy::Baseline, ITEMS)?.outputs;
+                    let comparison =
+                        gpu.compare_with_plain(&kernel, "walk", ITEMS, &reference, 15)?;
+                    let tsv = reconverge::gpu::comparison::comparison_tsv("walk", &comparison);
+                    std::fs::write(dir.join("walk.tsv"), &tsv)?;
+                    print!("{tsv}");
                 }
             }
             Err(e) => println!("GPU: none here ({e})"),

@@ -47,12 +47,16 @@ pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
 ///     tally: *mut u64, tally_len: u32,      // the workload's integer accumulators,
 ///     tally_copies: u32,                    //   in this many copies of tally_len each
 ///     scratch: *mut u32, scratch_len: u32,  // words the passes hand each other (zeroed)
+///     work_counter: *mut u32,               // the launch's grid-wide work queue (zeroed)
 ///     status: *mut u32,                     // set to 1 if the strategy cannot run
 /// )
 /// ```
 ///
 /// which runs `run_warp_program`: each warp builds its program with
-/// [`reconverge_transforms::Kernel::program`] and calls `step` until it returns `false`.
+/// [`reconverge_transforms::Kernel::program`] and calls `step` until it returns `false`. A
+/// strategy whose lanes never need to agree
+/// ([`Strategy::runs_per_thread`](reconverge_transforms::Strategy::runs_per_thread)) runs with
+/// each thread as a warp of one lane instead: the plain per-thread loop, no votes or masks.
 /// `KernelType` must implement [`reconverge_transforms::Kernel`] and have the same layout on
 /// the host and the device: `#[repr(C)]` plain data, or a one-field wrapper of it such as
 /// `BranchLoopKernel<L>` (`#[repr(transparent)]`) with `L: #[repr(C)]`. The strategy is a
@@ -84,6 +88,7 @@ macro_rules! warp_kernel {
             tally_copies: u32,
             scratch: *mut u32,
             scratch_len: u32,
+            work_counter: *mut u32,
             status: *mut u32,
         ) {
             // Evaluated outside the unsafe block, so the caller's expression gets no unsafety.
@@ -96,7 +101,7 @@ macro_rules! warp_kernel {
             unsafe {
                 $crate::run_warp_program::<$kernel>(
                     kernel, strategy, items, pass, out, tally, tally_len, tally_copies, scratch,
-                    scratch_len, status,
+                    scratch_len, work_counter, status,
                 )
             }
         }
@@ -268,6 +273,7 @@ pub const fn entry_strategy(
             Strategy::BranchDistributionWithDelaying(decision(d))
         }
         Strategy::DynamicWorkAssignment => Strategy::DynamicWorkAssignment,
+        Strategy::GridWideDynamicWork => Strategy::GridWideDynamicWork,
         Strategy::OcclusionQueryLoop {
             iterations_per_pass,
         } => Strategy::OcclusionQueryLoop {
@@ -285,6 +291,7 @@ pub mod reexport {
     pub use reconverge_transforms::{Kernel, Strategy};
 }
 
+pub mod plain;
 #[cfg(target_arch = "nvptx64")]
 mod runner;
 #[cfg(target_arch = "nvptx64")]

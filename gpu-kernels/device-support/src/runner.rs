@@ -3,7 +3,7 @@
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use reconverge_simt::{GpuWarp, WARP_SIZE};
+use reconverge_simt::{GpuWarp, ThreadWarp, WARP_SIZE, Warp};
 use reconverge_transforms::{
     Kernel, Sink, Strategy, Tally, WarpProgram, WarpTask, initial_block_counters,
 };
@@ -57,8 +57,9 @@ impl Tally for GlobalTally {
 /// # Safety
 /// `kernel` points to a valid `K` in device memory; `out` has `items` elements; `tally` has
 /// `tally_copies` copies of `tally_len` elements each (or `tally_len` is 0); `scratch` has
-/// `scratch_len` elements (or `scratch_len` is 0), accessed only atomically; `status` points to
-/// one `u32`; every thread of the block calls this (it contains a block barrier) and blocks have
+/// `scratch_len` elements (or `scratch_len` is 0), accessed only atomically; `work_counter` is
+/// null or one zeroed `u32` accessed only atomically (the grid-wide work queue); `status` points
+/// to one `u32`; every thread of the block calls this (it contains a block barrier) and blocks have
 /// a multiple of 32 threads.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -73,6 +74,7 @@ pub unsafe fn run_warp_program<K: Kernel>(
     tally_copies: u32,
     scratch: *mut u32,
     scratch_len: u32,
+    work_counter: *mut u32,
     status: *mut u32,
 ) {
     // SAFETY: reads special registers.
@@ -86,10 +88,8 @@ pub unsafe fn run_warp_program<K: Kernel>(
     };
     // SAFETY: every thread of the block calls this function, hence the barrier inside.
     unsafe { GpuWarp::init_block_counters(initial_block_counters(threads)) };
-    let mut warp = GpuWarp::new();
     // SAFETY: the caller guarantees `kernel` points to a valid `K`.
     let kernel = unsafe { &*kernel };
-    let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);
     let scratch: &[AtomicU32] = if scratch.is_null() || scratch_len == 0 {
         &[]
     } else {
@@ -98,26 +98,59 @@ pub unsafe fn run_warp_program<K: Kernel>(
         // goes through these atomics.
         unsafe { core::slice::from_raw_parts(scratch.cast::<AtomicU32>(), scratch_len as usize) }
     };
-    match kernel.program(&warp, &strategy, pass, task, scratch) {
+    let mut sink = GlobalSink { out, items };
+    // Block `b` adds to copy `b % tally_copies`: the hottest accumulators (MCML's absorption
+    // bins by the source) take 1 / tally_copies of the atomics each, which the L2 serialises
+    // per address. The host adds the copies up.
+    let copy = block % tally_copies.max(1);
+    let mut acc = GlobalTally {
+        // In bounds: `copy < tally_copies` and `tally` has `tally_copies * tally_len` elements
+        // (the caller's contract); wrapping, for a null tally of length 0.
+        tally: tally.wrapping_add(copy as usize * tally_len as usize),
+        len: tally_len,
+    };
+    // The strategy is a constant of the entry point, so only one of these is compiled in.
+    let ran = if strategy.runs_per_thread() {
+        // Each thread on its own: a warp of one lane whose task is the thread's items (warp
+        // `tid` of width 1 in the block). The plain loop, with no vote or mask of the warp's.
+        // SAFETY: `work_counter` is the launch's zeroed grid counter (the caller's contract).
+        let mut warp = unsafe { ThreadWarp::new(work_counter) };
+        let task = WarpTask::new(items, blocks, block, threads, tid);
+        run(
+            kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
+        )
+    } else {
+        // SAFETY: as above.
+        let mut warp = unsafe { GpuWarp::new().with_grid_counter(work_counter) };
+        let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);
+        run(
+            kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
+        )
+    };
+    if !ran && block == 0 && tid == 0 && !status.is_null() {
+        // SAFETY: `status` points to one `u32` (the caller's contract).
+        unsafe { *status = 1 };
+    }
+}
+
+/// Builds the warp's program and steps it to the end; `false` if the strategy cannot run.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn run<K: Kernel, W: Warp>(
+    kernel: &K,
+    warp: &mut W,
+    strategy: &Strategy,
+    pass: u32,
+    task: WarpTask,
+    scratch: &[AtomicU32],
+    sink: &mut GlobalSink<K::Output>,
+    acc: &mut GlobalTally,
+) -> bool {
+    match kernel.program(warp, strategy, pass, task, scratch) {
         Ok(mut program) => {
-            let mut sink = GlobalSink { out, items };
-            // Block `b` adds to copy `b % tally_copies`: the hottest accumulators (MCML's
-            // absorption bins by the source) take 1 / tally_copies of the atomics each, which
-            // the L2 serialises per address. The host adds the copies up.
-            let copy = block % tally_copies.max(1);
-            let mut acc = GlobalTally {
-                // In bounds: `copy < tally_copies` and `tally` has `tally_copies * tally_len`
-                // elements (the caller's contract); wrapping, for a null tally of length 0.
-                tally: tally.wrapping_add(copy as usize * tally_len as usize),
-                len: tally_len,
-            };
-            while program.step(&mut warp, &mut sink, &mut acc) {}
+            while program.step(warp, sink, acc) {}
+            true
         }
-        Err(_) => {
-            if block == 0 && tid == 0 && !status.is_null() {
-                // SAFETY: `status` points to one `u32` (the caller's contract).
-                unsafe { *status = 1 };
-            }
-        }
+        Err(_) => false,
     }
 }

@@ -59,6 +59,7 @@ crate::kernel_impl! {
             Strategy::IterationDelaying(PAPER_ROUND_ROBIN),
             Strategy::IterationDelayingWithDynamicWork(PAPER_MAJORITY_VOTE),
             Strategy::IterationDelayingWithDynamicWork(PAPER_ROUND_ROBIN),
+            Strategy::GridWideDynamicWork,
         ];
 
         fn tally_len(&self) -> usize {
@@ -75,6 +76,7 @@ fn mode_of(strategy: &Strategy) -> Result<(Mode, Assignment), StrategyError> {
     match *strategy {
         Strategy::Baseline => Ok((Mode::Baseline, Assignment::Static)),
         Strategy::DynamicWorkAssignment => Ok((Mode::Baseline, Assignment::Dynamic)),
+        Strategy::GridWideDynamicWork => Ok((Mode::Baseline, Assignment::GridWide)),
         Strategy::IterationDelaying(decision) => {
             check_decision(decision)?;
             Ok((Mode::Delaying(decision), Assignment::Static))

@@ -20,6 +20,7 @@ use crate::strategy::{Strategy, StrategyError};
 /// | [`Strategy::Baseline`] (fig. 7a) | `prologue_taken + factored + epilogue_taken + prologue_not_taken + factored + epilogue_not_taken` |
 /// | [`Strategy::BranchDistribution`] (fig. 7b) | `prologue_taken + prologue_not_taken + factored + epilogue_taken + epilogue_not_taken` |
 /// | [`Strategy::DynamicWorkAssignment`] | as the baseline, items dealt from the block-shared counter |
+/// | [`Strategy::GridWideDynamicWork`] | as the baseline, items dealt from the launch's one counter |
 /// | [`Strategy::IterationDelaying`] | one whole path per iteration, through [`Unfactored`] |
 ///
 /// With SYN-BRDIS's costs (prologues and epilogues of 20 FMA, factored code `F = 2·N·M`) a
@@ -137,6 +138,7 @@ crate::kernel_impl! {
                 Strategy::BranchDistribution => direct(true, Assignment::Static),
                 Strategy::BranchDistributionWithDynamicWork => direct(true, Assignment::Dynamic),
                 Strategy::DynamicWorkAssignment => direct(false, Assignment::Dynamic),
+                Strategy::GridWideDynamicWork => direct(false, Assignment::GridWide),
                 _ => FactoredBranchLoopProgram::Adapted(BranchLoopProgram::for_strategy(
                     warp,
                     Unfactored(workload),
@@ -156,6 +158,7 @@ crate::kernel_impl! {
             Strategy::IterationDelaying(PAPER_ROUND_ROBIN),
             Strategy::IterationDelayingWithDynamicWork(PAPER_MAJORITY_VOTE),
             Strategy::IterationDelayingWithDynamicWork(PAPER_ROUND_ROBIN),
+            Strategy::GridWideDynamicWork,
         ];
 
         fn tally_len(&self) -> usize {
@@ -167,7 +170,8 @@ crate::kernel_impl! {
                 Strategy::Baseline
                 | Strategy::BranchDistribution
                 | Strategy::BranchDistributionWithDynamicWork
-                | Strategy::DynamicWorkAssignment => Ok(1),
+                | Strategy::DynamicWorkAssignment
+                | Strategy::GridWideDynamicWork => Ok(1),
                 Strategy::IterationDelaying(_) | Strategy::IterationDelayingWithDynamicWork(_) => {
                     BranchLoopKernel(Unfactored(self.0)).passes(strategy)
                 }

@@ -82,6 +82,7 @@ crate::kernel_impl! {
             Strategy::OcclusionQueryLoop {
                 iterations_per_pass: 8,
             },
+            Strategy::GridWideDynamicWork,
         ];
 
         fn tally_len(&self) -> usize {
@@ -126,6 +127,7 @@ fn mode_of(strategy: &Strategy) -> Result<Mode, StrategyError> {
     match *strategy {
         Strategy::Baseline => Ok(Mode::Dealt(Assignment::Static)),
         Strategy::DynamicWorkAssignment => Ok(Mode::Dealt(Assignment::Dynamic)),
+        Strategy::GridWideDynamicWork => Ok(Mode::Dealt(Assignment::GridWide)),
         Strategy::OcclusionQueryLoop {
             iterations_per_pass,
         } => {

@@ -25,6 +25,12 @@ pub enum Assignment {
     /// Thread `t` starts with item `t`; afterwards a lane takes the next unclaimed item from
     /// the block-shared counter 0 (seed 004 fig. 5), one warp-aggregated atomic per refill.
     Dynamic,
+    /// Thread `g` of the grid starts with item `g`; afterwards a lane takes the next unclaimed
+    /// item of the whole launch from one grid-wide counter ([`Warp::grid_fetch_add`]), one
+    /// warp-aggregated atomic per refill: the persistent-threads kernel with a global work
+    /// queue. Blocks that finish early take work from blocks that are still busy, which a
+    /// block's own counter cannot do.
+    GridWide,
 }
 
 /// What one lane carries: its item, the item's state, and the branch condition it computed
@@ -71,23 +77,28 @@ impl Dealer {
         // runs, so a vote here would be counted against no region of the loop. Build lanes
         // directly. Lanes without an item hold the state of a valid item, never used.
         let width = warp.width();
+        // Under grid-wide assignment the launch's threads take the first items of the whole
+        // range; otherwise the first items of their block's chunk.
+        let (end, warp_first) = match assignment {
+            Assignment::GridWide => (task.items, task.thread_in_grid(0, width)),
+            Assignment::Static | Assignment::Dynamic => (
+                task.block_end,
+                task.block_start
+                    .saturating_add(task.warp_in_block.saturating_mul(width)),
+            ),
+        };
         let lanes = warp.map(warp.lane_ids(), |lane| {
-            let item = task
-                .block_start
-                .saturating_add(task.thread_in_block(lane, width));
-            let has_item = item < task.block_end;
+            let item = warp_first.saturating_add(lane);
+            let has_item = item < end;
             Lane {
                 lane,
                 item,
                 has_item,
                 cond: false,
-                state: fresh(item.min(task.block_end.saturating_sub(1))),
+                state: fresh(item.min(end.saturating_sub(1))),
             }
         });
-        let first = task
-            .block_start
-            .saturating_add(task.warp_in_block.saturating_mul(width));
-        let n = task.block_end.saturating_sub(first).min(width);
+        let n = end.saturating_sub(warp_first).min(width);
         let started = reconverge_simt::full_mask(n);
         (
             Self {
@@ -152,6 +163,23 @@ impl Dealer {
                         let next = base.saturating_add(rank);
                         l.item = task.block_start.saturating_add(next);
                         l.has_item = next < task.block_len();
+                        if l.has_item {
+                            l.state = fresh(l.item);
+                        }
+                    });
+                }
+                Assignment::GridWide => {
+                    // The launch's threads took items 0..threads first; the counter deals the
+                    // rest. A lane past the end claims nothing more, so the counter stops at
+                    // most `threads` past `items`, within u32.
+                    let claimed = finished.count_ones();
+                    let base = warp.grid_fetch_add(self.started, claimed);
+                    let first_dealt = task.launch_threads();
+                    warp.branch(region, finished, lanes, |l| {
+                        sink.put(l.item, finish(&l.state));
+                        let rank = (finished & ((1u32 << l.lane) - 1)).count_ones();
+                        l.item = first_dealt.saturating_add(base.saturating_add(rank));
+                        l.has_item = l.item < task.items;
                         if l.has_item {
                             l.state = fresh(l.item);
                         }

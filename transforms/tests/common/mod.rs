@@ -2,7 +2,7 @@
 //! ([`reconverge_cpu::block`]), block after block, and keeps what the tests inspect.
 #![allow(dead_code)]
 
-use reconverge_cpu::block::{RunInOrder, run_in_order};
+use reconverge_cpu::block::{RunInOrder, WarpForm, run_in_order};
 use reconverge_simt::{Counters, ModelWarp, Warp};
 use reconverge_transforms::{Kernel, Strategy, StrategyError};
 
@@ -80,7 +80,10 @@ pub fn run<K: Kernel>(
     kernel: &K,
     strategy: &Strategy,
     launch: Launch,
-) -> Result<Run<K::Output>, StrategyError> {
+) -> Result<Run<K::Output>, StrategyError>
+where
+    K::Output: PartialEq + std::fmt::Debug,
+{
     assert!(
         launch.threads_per_block >= 32 && launch.threads_per_block.is_multiple_of(32),
         "{launch:?}"
@@ -93,6 +96,7 @@ pub fn run<K: Kernel>(
     let options = RunInOrder {
         counting: true,
         step_limit: Some(64 + 4 * u64::from(launch.items) * 1000),
+        form: WarpForm::Warp,
     };
     let r = match run_in_order(kernel, strategy, launch.items, shape, options) {
         Ok(r) => r,
@@ -100,6 +104,23 @@ pub fn run<K: Kernel>(
         Err(e) => panic!("{e}"),
     };
     assert_eq!(r.stray_writes, 0, "items written past the last one");
+    // A strategy the CUDA backend runs thread by thread (each thread a warp of one lane) must
+    // compute there what the warps compute: the same outputs, writes and tallies.
+    if strategy.runs_per_thread() {
+        let per_thread = RunInOrder {
+            form: WarpForm::Thread,
+            ..options
+        };
+        match run_in_order(kernel, strategy, launch.items, shape, per_thread) {
+            Ok(t) => {
+                assert_eq!(t.outputs, r.outputs, "{strategy} per thread, {launch:?}");
+                assert_eq!(t.writes, r.writes, "{strategy} per thread, {launch:?}");
+                assert_eq!(t.tally, r.tally, "{strategy} per thread, {launch:?}");
+                assert_eq!(t.stray_writes, 0, "{strategy} per thread, {launch:?}");
+            }
+            Err(e) => panic!("{strategy} per thread, {launch:?}: {e}"),
+        }
+    }
     Ok(Run {
         outputs: r.outputs,
         writes: r.writes,

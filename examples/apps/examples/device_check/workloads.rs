@@ -7,6 +7,7 @@ use reconverge_backend::Launch;
 use reconverge_transforms::{
     BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, TwoPathKernel,
 };
+use reconverge_workloads::reference;
 use reconverge_workloads::synthetic::{
     BranchSplitBench, DynamicWork, Gems34Branch, MaskLayout, PathUnification, SynBrDis, SynItDelay,
 };
@@ -75,6 +76,18 @@ pub fn each(sanitize: bool, v: &mut impl Visit) -> Result<(), GpuError> {
         name: "syn-itdelay",
         title: "SYN-ITDELAY r=8 f=0.1, 32 iterations (seed 002 table 1)",
         make: &|_| BranchLoopKernel(SynItDelay::with_branch_ratio(8.0, 32, 0.1, 2011)),
+        sizes: per_thread(256)?,
+    });
+    v.visit(&Workload {
+        name: "collatz",
+        title: "reference: Collatz steps of i + 1 (not a paper's workload)",
+        make: &|_| BranchLoopKernel(reference::COLLATZ),
+        sizes: per_thread(256)?,
+    });
+    v.visit(&Workload {
+        name: "escape-time",
+        title: "reference: escape-time image, rare costly refinement (not a paper's workload)",
+        make: &|_| BranchLoopKernel(reference::ESCAPE_TIME),
         sizes: per_thread(256)?,
     });
     v.visit(&Workload {

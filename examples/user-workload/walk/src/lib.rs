@@ -30,11 +30,22 @@ mod gpu_entries {
 pub use gpu_entries::WALK_ENTRY_POINTS;
 
 /// The strategies that get GPU entry points (`entries.in` names one entry point per strategy,
-/// in this order): the first four of its shape's strategies, the baseline, dynamic work, and
-/// iteration delaying by majority vote and by round robin with idle removal (the delaying
-/// over dynamic work that follows them is left to the CPU).
-pub const WALK_STRATEGIES: &[Strategy] =
-    <BranchLoopKernel<Walk> as Kernel>::STRATEGIES.split_at(4).0;
+/// in this order): the baseline, dynamic work, iteration delaying by majority vote and by
+/// round robin with idle removal, and dynamic work from one grid-wide counter (the delaying
+/// over dynamic work is left to the CPU).
+pub const WALK_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::DynamicWorkAssignment,
+    <BranchLoopKernel<Walk> as Kernel>::STRATEGIES[2],
+    <BranchLoopKernel<Walk> as Kernel>::STRATEGIES[3],
+    Strategy::GridWideDynamicWork,
+];
+
+/// The names of the walk's plain kernels (`reconverge_device::plain_kernels!` in the device
+/// crate): the loop a CUDA programmer writes first, one per schedule, which the strategies
+/// are measured against.
+pub const WALK_PLAIN_KERNELS: &[&str] =
+    &["walk_one_per_item", "walk_grid_stride", "walk_persistent"];
 
 /// The walk's parameters: a GPU kernel gets them by value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,20 @@
+//! The plain kernels of the reference workloads: what a CUDA programmer writes first, one loop
+//! per thread over the workload's own functions, with none of reconverge's machinery. The
+//! comparison (`docs/results/plain/`) holds every strategy against the fastest of them.
+//! Names: `device/names.rs`'s `PLAIN_KERNELS`.
+
+use reconverge_device::plain::{branch_loop_item, item_loop_item};
+use reconverge_workloads::reference::{Collatz, EscapeTime};
+use reconverge_workloads::synthetic::{DynamicWork, ItDelayOutput, SynItDelay};
+
+reconverge_device::plain_kernels!(Collatz => u32, branch_loop_item;
+    collatz_one_per_item, collatz_grid_stride, collatz_persistent);
+
+reconverge_device::plain_kernels!(EscapeTime => u32, branch_loop_item;
+    escape_one_per_item, escape_grid_stride, escape_persistent);
+
+reconverge_device::plain_kernels!(SynItDelay => ItDelayOutput, branch_loop_item;
+    itdelay_one_per_item, itdelay_grid_stride, itdelay_persistent);
+
+reconverge_device::plain_kernels!(DynamicWork => u32, item_loop_item;
+    dwa_one_per_item, dwa_grid_stride, dwa_persistent);
