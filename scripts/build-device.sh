@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # Builds, on a machine with Rust (no GPU needed), everything the GPU machine runs, into the
 # git-ignored folder .device/ (add `/.device/` to .git/info/exclude): the device check, the
-# MCML tools, the GPU criterion benches and the reproduce tool, all with feature `cuda`.
+# MCML tools, the plain-kernel comparison, the GPU criterion benches and the reproduce tool,
+# all with feature `cuda`. PARTS="check plain mcml" builds only what those gpu-all.sh parts run.
 # Then, on the GPU machine (CUDA driver, no Rust): bash scripts/gpu-all.sh OUTDIR
 # With BEFORE_REV=<commit>, that revision's MCML tools are built too (see below).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target-gpu}"
+parts=" ${PARTS:-plain user check mcml profile reproduce benches tune} "
+want() { [[ "$parts" == *" $1 "* ]]; }
 bash "$root/paper-kernels/device-check.sh" build
 cargo build --release -p reconverge-apps --features cuda --example mcml --example mcml_bench \
-    --example advise
-cp "$CARGO_TARGET_DIR"/release/examples/{mcml,mcml_bench,advise} "$root/.device/"
-if [[ -f "$root/examples/apps/examples/reproduce.rs" ]]; then
+    --example advise --example plain
+cp "$CARGO_TARGET_DIR"/release/examples/{mcml,mcml_bench,advise,plain} "$root/.device/"
+# The CUDA C++ plain kernels, built on the GPU machine by gpu-all.sh (part plain) with nvcc.
+cp "$root/references/cuda/plain.cu" "$root/.device/"
+if want reproduce && [[ -f "$root/examples/apps/examples/reproduce.rs" ]]; then
     cargo build --release -p reconverge-apps --features cuda --example reproduce
     cp "$CARGO_TARGET_DIR/release/examples/reproduce" "$root/.device/"
 fi
-for b in seed002_iteration_delaying seed002_branch_distribution; do
+want benches && for b in seed002_iteration_delaying seed002_branch_distribution; do
     exe=$(cargo bench --no-run -p reconverge-benches --features cuda --bench "$b" 2>&1 \
         | sed -n 's/.*Executable.*(\(.*\))/\1/p' | tail -1)
     cp "$exe" "$root/.device/bench_$b"

@@ -11,6 +11,10 @@
 #   results.tar.gz       the papers' experiments (reproduce tool), if built
 #   bench-*.txt          criterion benches with the CUDA backend
 #   tune.tar.gz          the measured tuner against the full grid (SYN-ITDELAY, MCML skin/slab)
+#   plain.tar.gz         reconverge against the plain kernels of the reference workloads: every
+#                        strategy at its default launch and a sweep beside the plain Rust and
+#                        CUDA C++ kernels (one thread per item, grid-stride, persistent), ncu
+#                        instructions per item, SASS sizes; docs/results/plain/ is made from it
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dev="${DEVICE_DIR:-$root/.device}"
@@ -18,8 +22,45 @@ out="${1:-$root/gpu-results}"
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
 # PARTS picks what to run (a device call has a time limit): default all of them.
-parts=" ${PARTS:-user check mcml profile reproduce benches tune} "
+parts=" ${PARTS:-plain user check mcml profile reproduce benches tune} "
 want() { [[ "$parts" == *" $1 "* ]]; }
+
+if want plain && [[ -x "$dev/plain" ]]; then
+    echo "== reconverge against the plain kernels (reference workloads)"
+    mkdir -p "$out/plain"
+    cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')"
+    # The cubin the device check loads saves the JIT; made here in case that step comes later.
+    pcubin="$(mktemp -d)/kernels.cubin"
+    ptxas -arch="sm_$cap" "$dev/kernels.ptx" -o "$pcubin" 2>/dev/null && export RECONVERGE_GPU_CUBIN="$pcubin"
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > "$out/plain/device.txt"
+    "$dev/plain" --backend cuda --out "$out/plain" 2>&1 | tail -7
+    "$dev/user-workload" --compare "$out/plain" > "$out/plain/user-workload.txt" 2>&1
+    tail -3 "$out/plain/user-workload.txt"
+    # The CUDA C++ references, built here with the flags their README gives, checked against
+    # the CPU outputs the two Rust tools wrote.
+    nvcc -O3 -fmad=false -arch="sm_$cap" -o "$out/plain/plain_cuda" "$dev/plain.cu" \
+        && "$out/plain/plain_cuda" "$out/plain/expected" > "$out/plain/cuda.tsv" 2> "$out/plain/cuda.err"
+    echo "CUDA C++ references: exit $? ($(grep -c yes "$out/plain/cuda.tsv") of $(wc -l < "$out/plain/cuda.tsv") identical)"
+    # Where the time goes: ncu on every plain kernel and every strategy at its default launch.
+    if command -v ncu > /dev/null; then
+        timeout 400 ncu --csv --metrics smsp__thread_inst_executed.sum,smsp__inst_executed.sum,smsp__average_thread_inst_executed_per_inst_executed.ratio,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,gpu__time_duration.sum,launch__grid_size,launch__block_size \
+            "$dev/plain" --backend cuda --out "$out/plain/ncu-run" --repeats 1 --no-sweep \
+            > "$out/plain/ncu.csv" 2> "$out/plain/ncu.err"
+        rm -rf "$out/plain/ncu-run"
+    fi
+    # SASS instructions per entry point: the reconverge baseline beside the plain kernels.
+    if command -v cuobjdump > /dev/null; then
+        for k in $(grep -o '\.entry [a-z_0-9]*' "$dev/kernels.ptx" | awk '{print $2}' \
+                | grep -E '^(collatz|escape|itdelay|dwa)_'); do
+            printf "%s\t%s\n" "$k" "$(cuobjdump -sass -fun "$k" "$pcubin" | grep -cE '^\s+/\*[0-9a-f]{4}\*/')"
+        done > "$out/plain/sass-sizes.tsv"
+        for k in escape_baseline escape_grid_stride escape_one_per_item escape_grid; do
+            cuobjdump -sass -fun "$k" "$pcubin" > "$out/plain/sass-$k.txt"
+        done
+    fi
+    rm -f "$out/plain/plain_cuda"
+    tar -czf "$out/plain.tar.gz" -C "$out" plain && rm -rf "$out/plain"
+fi
 
 if want user && [[ -x "$dev/user-workload" ]]; then
     echo "== a user's own workload (examples/user-workload): every listed strategy, GPU = CPU"

@@ -115,6 +115,14 @@ impl CpuBackend {
         self
     }
 
+    /// Threads of the pool the backend runs on.
+    pub fn threads(&self) -> usize {
+        self.pool.as_ref().map_or_else(
+            rayon::current_num_threads,
+            rayon::ThreadPool::current_num_threads,
+        )
+    }
+
     fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         match &self.pool {
             Some(pool) => pool.install(f),
@@ -167,6 +175,21 @@ fn block_slices<O>(outputs: &mut [O], items: u32, launch: Launch) -> Vec<(u32, &
 impl<K: Kernel + Sync> Backend<K> for CpuBackend {
     fn name(&self) -> &'static str {
         "cpu"
+    }
+
+    /// [`Launch::for_items`] with each of the pool's threads as four multiprocessors of 2048
+    /// threads: one item per thread for the static strategies, and enough blocks for the
+    /// dynamic ones that rayon can balance them over the threads.
+    fn launch_for(
+        &self,
+        _kernel: &K,
+        strategy: &reconverge_transforms::Strategy,
+        items: u32,
+    ) -> Result<Launch, BackendError> {
+        let multiprocessors = u32::try_from(self.threads().saturating_mul(4)).unwrap_or(u32::MAX);
+        Ok(Launch::for_items(strategy, items, multiprocessors, |t| {
+            Some(2048 / t)
+        }))
     }
 
     fn run_job(&self, job: Job<'_, K>) -> Result<Run<K::Output>, BackendError> {

@@ -105,10 +105,10 @@ impl Comparison {
 
 impl CudaBackend {
     /// Times every one-pass strategy `kernel` has entry points for, at its default launch and
-    /// at the other [`LaunchKind`]s, beside the three plain kernels `plain_prefix_*` of the
-    /// same workload (`reconverge_device::plain_kernels!` in your device crate), each the
-    /// median of `repeats` runs, with every run's outputs compared with `reference` (the CPU
-    /// backend's). Rows come fastest first.
+    /// (with `sweep`) at the other [`LaunchKind`]s, beside the three plain kernels
+    /// `plain_prefix_*` of the same workload (`reconverge_device::plain_kernels!` in your device
+    /// crate), each after one untimed run and then the median of `repeats` runs, with every
+    /// run's outputs compared with `reference` (the CPU backend's). Rows come fastest first.
     ///
     /// # Errors
     /// The first run that fails: a missing plain kernel, a launch the device refuses, a
@@ -120,6 +120,7 @@ impl CudaBackend {
         items: u32,
         reference: &[K::Output],
         repeats: u32,
+        sweep: bool,
     ) -> Result<Comparison, GpuError>
     where
         K: DeviceKernel,
@@ -182,12 +183,14 @@ impl CudaBackend {
                 threads_per_block: 128,
                 blocks: sms,
             };
-            for (kind, launch) in [
+            let launches = [
                 (LaunchKind::Default, default),
                 (LaunchKind::OnePerItem, one_per_item),
                 (LaunchKind::ResidentWave, wave),
                 (LaunchKind::BlockPerMultiprocessor, small),
-            ] {
+            ];
+            let launches = if sweep { &launches[..] } else { &launches[..1] };
+            for &(kind, launch) in launches {
                 self.try_run(kernel, strategy, items, launch)?;
                 let (median, identical) =
                     timed(&mut || self.try_run(kernel, strategy, items, launch))?;

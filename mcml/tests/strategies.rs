@@ -50,3 +50,29 @@ fn strategies_that_do_not_apply_are_errors() {
         .unwrap_or_default();
     assert!(err.contains("predication"), "{err}");
 }
+
+/// The plain per-thread photon loop (what the CUDA backend runs for the baseline and dynamic
+/// work assignment, `Kernel::plain_items`) adds exactly the scalar MCML tallies.
+#[test]
+fn the_plain_per_thread_loop_reproduces_scalar_mcml_bit_for_bit() {
+    use reconverge_cpu::block::SliceTally;
+    use reconverge_workloads::mcml::McmlLoop;
+    let input = builtin("skin").expect("built-in skin input");
+    let photons = 3_000u32;
+    let scalar = run_with::<f32>(&input, u64::from(photons), 7, None).expect("scalar run");
+    let kernel = McmlKernel(McmlLoop {
+        params: input.params::<f32>().expect("parameters"),
+        seed: 7,
+        first_photon: 0,
+    });
+    let mut tally = vec![0u64; kernel.tally_len()];
+    let (mut items, mut finished) = (0..photons, 0u32);
+    let plain = kernel.plain_items(
+        || items.next(),
+        |_, ()| finished += 1,
+        &mut SliceTally(&mut tally),
+    );
+    assert!(plain, "MCML has a plain per-thread loop");
+    assert_eq!(finished, photons);
+    assert_eq!(tally, scalar.tally);
+}

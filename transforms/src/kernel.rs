@@ -185,6 +185,42 @@ pub trait Kernel {
         None
     }
 
+    /// The items `next` deals, run as plain sequential code by one thread, each output given
+    /// to `put` and the tally adds made to `tally`: the loop a CUDA programmer writes, which the
+    /// CUDA backend runs for the strategies whose lanes never need to agree
+    /// ([`Strategy::runs_per_thread`]), `next` dealing the thread's items in the strategy's
+    /// order until it answers `None`. A loop shape runs it flattened, as the warp programs do:
+    /// when an item finishes, the thread takes its next one at once and goes on, instead of
+    /// leaving the item's loop first (where the hardware would have it wait for the warp's
+    /// other threads), so dynamic work assignment keeps its lanes busy. Outputs and adds must be
+    /// the baseline's (the shapes' tests check it item by item).
+    ///
+    /// Returns `false`, having called nothing, for a kernel without such a form (the default):
+    /// the backend then runs the kernel's program with each thread as a warp of one lane.
+    #[inline(always)]
+    fn plain_items<T: Tally>(
+        &self,
+        next: impl FnMut() -> Option<u32>,
+        put: impl FnMut(u32, Self::Output),
+        tally: &mut T,
+    ) -> bool {
+        let _ = (next, put, tally);
+        false
+    }
+
+    /// One item start to finish as plain sequential code, its tally adds made to `tally`:
+    /// [`Kernel::plain_items`] dealt that one item, which the optimiser turns into the plain
+    /// nested loop (the item's own loop and nothing else). What the CUDA backend runs for each
+    /// item of the baseline, whose items come in a fixed order. `None` for a kernel without a
+    /// plain form.
+    #[inline(always)]
+    fn plain_item<T: Tally>(&self, item: u32, tally: &mut T) -> Option<Self::Output> {
+        let mut once = Some(item);
+        let mut output = None;
+        let plain = self.plain_items(|| once.take(), |_, out| output = Some(out), tally);
+        if plain { output } else { None }
+    }
+
     /// The program of warp `task.warp_in_block` for pass `pass`. `scratch` holds (at least)
     /// [`Kernel::scratch_words`] words, zeroed before pass 0 and shared by every warp and pass
     /// of the run.

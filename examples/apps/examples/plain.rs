@@ -36,6 +36,9 @@ struct Args {
     /// Timed runs per (code, launch); the median is reported.
     #[arg(long, default_value_t = 15)]
     repeats: u32,
+    /// Each strategy at its default launch only (for profilers), not at the launch sweep.
+    #[arg(long)]
+    no_sweep: bool,
     /// Item counts are the reference's times this factor (1 to 64): larger runs time the
     /// kernels with less launch overhead in them.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=64))]
@@ -162,6 +165,7 @@ impl<'a> Summary<'a> {
             w.items,
             &reference,
             self.args.repeats,
+            !self.args.no_sweep,
         )?;
         let tsv = reconverge_gpu::comparison::comparison_tsv(w.name, &comparison);
         let path = self.args.out.join(format!("{}.tsv", w.name));

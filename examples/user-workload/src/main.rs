@@ -106,7 +106,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 if let Some(dir) = &compare {
                     let reference = cpu.run_auto(&kernel, Strategy::Baseline, ITEMS)?.outputs;
                     let comparison =
-                        gpu.compare_with_plain(&kernel, "walk", ITEMS, &reference, 15)?;
+                        gpu.compare_with_plain(&kernel, "walk", ITEMS, &reference, 15, true)?;
                     let tsv = reconverge::gpu::comparison::comparison_tsv("walk", &comparison);
                     std::fs::write(dir.join("walk.tsv"), &tsv)?;
                     print!("{tsv}");

@@ -116,9 +116,11 @@ pub unsafe fn run_warp_program<K: Kernel>(
         // SAFETY: `work_counter` is the launch's zeroed grid counter (the caller's contract).
         let mut warp = unsafe { ThreadWarp::new(work_counter) };
         let task = WarpTask::new(items, blocks, block, threads, tid);
-        run(
-            kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
-        )
+        let applies = pass == 0 && kernel.passes(&strategy).is_ok();
+        (applies && plain_items(kernel, &mut warp, &strategy, task, &mut sink, &mut acc))
+            || run(
+                kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
+            )
     } else {
         // SAFETY: as above.
         let mut warp = unsafe { GpuWarp::new().with_grid_counter(work_counter) };
@@ -131,6 +133,63 @@ pub unsafe fn run_warp_program<K: Kernel>(
         // SAFETY: `status` points to one `u32` (the caller's contract).
         unsafe { *status = 1 };
     }
+}
+
+/// The calling thread's items of a [`Strategy::runs_per_thread`] strategy, run by
+/// [`Kernel::plain_items`]: the plain per-thread loop, items dealt in the strategy's order (a
+/// stride of the block for the baseline, the block's or the launch's counter for dynamic work,
+/// thread `t` starting with item `t`, as [`reconverge_transforms::Assignment`] deals them to
+/// warps). `false`, with nothing done, if the kernel has no plain form.
+#[inline(always)]
+fn plain_items<K: Kernel>(
+    kernel: &K,
+    warp: &mut ThreadWarp,
+    strategy: &Strategy,
+    task: WarpTask,
+    sink: &mut GlobalSink<K::Output>,
+    acc: &mut GlobalTally,
+) -> bool {
+    // The task of a warp of one lane: warp `t` of the block is thread `t`.
+    let grid_wide = matches!(strategy, Strategy::GridWideDynamicWork);
+    let (first, end) = if grid_wide {
+        (task.thread_in_grid(0, 1), task.items)
+    } else {
+        (
+            task.block_start.saturating_add(task.warp_in_block),
+            task.block_end,
+        )
+    };
+    if matches!(strategy, Strategy::Baseline) {
+        // Items in a fixed order: the plain nested loop, each item's own loop on its own, as a
+        // grid-stride kernel runs them (flattening buys nothing without a counter to share).
+        let mut item = first;
+        while item < end {
+            match kernel.plain_item(item, acc) {
+                Some(out) => sink.put(item, out),
+                None => return item != first,
+            }
+            item = item.saturating_add(task.threads_per_block);
+        }
+        return true;
+    }
+    let mut dealt: Option<u32> = None;
+    let next = || {
+        let item = match dealt {
+            None => first,
+            Some(last) => match strategy {
+                Strategy::DynamicWorkAssignment => task
+                    .block_start
+                    .saturating_add(warp.block_fetch_add(1, 0, 1)),
+                Strategy::GridWideDynamicWork => task
+                    .launch_threads()
+                    .saturating_add(warp.grid_fetch_add(1, 1)),
+                _ => last.saturating_add(task.threads_per_block),
+            },
+        };
+        dealt = Some(item);
+        (item < end).then_some(item)
+    };
+    kernel.plain_items(next, |item, out| sink.put(item, out), acc)
 }
 
 /// Builds the warp's program and steps it to the end; `false` if the strategy cannot run.

@@ -69,6 +69,37 @@ crate::kernel_impl! {
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
             mode_of(strategy).map(|_| 1)
         }
+
+        #[inline(always)]
+        fn plain_items<T: Tally>(
+            &self,
+            mut next: impl FnMut() -> Option<u32>,
+            mut put: impl FnMut(u32, L::Output),
+            tally: &mut T,
+        ) -> bool {
+            let w = &self.0;
+            let Some(mut item) = next() else {
+                return true;
+            };
+            let mut state = w.start(item);
+            loop {
+                if !w.running(&state) {
+                    put(item, w.finish(&state));
+                    let Some(following) = next() else {
+                        return true;
+                    };
+                    item = following;
+                    state = w.start(item);
+                    continue;
+                }
+                if w.condition(&mut state) {
+                    w.taken(&mut state, tally);
+                } else {
+                    w.not_taken(&mut state, tally);
+                }
+                w.after_branch(&mut state, tally);
+            }
+        }
     }
 }
 

@@ -178,6 +178,37 @@ crate::kernel_impl! {
                 other => Err(StrategyError::not_applicable(*other, Self::SHAPE)),
             }
         }
+
+        #[inline(always)]
+        fn plain_items<T: Tally>(
+            &self,
+            mut next: impl FnMut() -> Option<u32>,
+            mut put: impl FnMut(u32, L::Output),
+            tally: &mut T,
+        ) -> bool {
+            // Fig. 7a for one thread: its path in full, the factored code inside it.
+            let w = &self.0;
+            let Some(mut item) = next() else {
+                return true;
+            };
+            let mut state = w.start(item);
+            loop {
+                if !w.running(&state) {
+                    put(item, w.finish(&state));
+                    let Some(following) = next() else {
+                        return true;
+                    };
+                    item = following;
+                    state = w.start(item);
+                    continue;
+                }
+                let taken = w.condition(&mut state);
+                w.prologue(taken, &mut state, tally);
+                w.factored(&mut state, tally);
+                w.epilogue(taken, &mut state, tally);
+                w.after_branch(&mut state, tally);
+            }
+        }
     }
 }
 

@@ -93,6 +93,32 @@ crate::kernel_impl! {
             mode_of(strategy).map(Mode::passes)
         }
 
+        #[inline(always)]
+        fn plain_items<T: Tally>(
+            &self,
+            mut next: impl FnMut() -> Option<u32>,
+            mut put: impl FnMut(u32, L::Output),
+            tally: &mut T,
+        ) -> bool {
+            let w = &self.0;
+            let Some(mut item) = next() else {
+                return true;
+            };
+            let mut state = w.start(item);
+            loop {
+                if !w.running(&state) {
+                    put(item, w.finish(&state));
+                    let Some(following) = next() else {
+                        return true;
+                    };
+                    item = following;
+                    state = w.start(item);
+                    continue;
+                }
+                w.body(&mut state, tally);
+            }
+        }
+
         fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {
             match mode_of(strategy) {
                 Ok(Mode::Passes(_)) => PassLoopLayout::words::<L::State>(items),

@@ -84,6 +84,26 @@ crate::kernel_impl! {
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
             split_of(strategy).map(|_| 1)
         }
+
+        #[inline(always)]
+        fn plain_items<T: Tally>(
+            &self,
+            mut next: impl FnMut() -> Option<u32>,
+            mut put: impl FnMut(u32, L::Output),
+            _tally: &mut T,
+        ) -> bool {
+            // Fig. 5a for one thread: both parts in one loop.
+            let w = &self.0;
+            while let Some(item) = next() {
+                let (mut a, mut b) = (w.start_a(item), w.start_b(item));
+                for i in 0..w.trips(item) {
+                    w.part_a(&mut a, i);
+                    w.part_b(&mut b, i);
+                }
+                put(item, w.finish(&w.finish_a(&a), &b));
+            }
+            true
+        }
     }
 }
 

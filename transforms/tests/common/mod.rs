@@ -120,6 +120,20 @@ where
             }
             Err(e) => panic!("{strategy} per thread, {launch:?}: {e}"),
         }
+        // And the plain per-thread loop, where the kernel has one: one thread dealt the items
+        // in order gives the same output per item and the same tally over all of them.
+        let mut tally = vec![0u64; kernel.tally_len()];
+        let mut outputs = vec![None; launch.items as usize];
+        let mut items = 0..launch.items;
+        let plain = kernel.plain_items(
+            || items.next(),
+            |item, out| outputs[item as usize] = Some(out),
+            &mut reconverge_cpu::block::SliceTally(&mut tally),
+        );
+        if plain {
+            assert_eq!(outputs, r.outputs, "{strategy} plain items, {launch:?}");
+            assert_eq!(tally, r.tally, "{strategy} plain items' tally, {launch:?}");
+        }
     }
     Ok(Run {
         outputs: r.outputs,

@@ -272,5 +272,16 @@ reconverge_transforms::kernel_impl! {
             let lanes = distributed_loop_strategy(strategy).unwrap_or(*strategy);
             BranchLoopKernel(self.0.steps()).passes(&lanes)
         }
+
+        #[inline(always)]
+        fn plain_items<T: reconverge_transforms::Tally>(
+            &self,
+            next: impl FnMut() -> Option<u32>,
+            put: impl FnMut(u32, ()),
+            tally: &mut T,
+        ) -> bool {
+            // The photon loop as written: the per-thread strategies never distribute a branch.
+            BranchLoopKernel(self.0.steps()).plain_items(next, put, tally)
+        }
     }
 }
