@@ -41,14 +41,16 @@
 //! ```
 //! use reconverge_advisor::{Options, advise};
 //! use reconverge_backend::Launch;
-//! use reconverge_transforms::{ItemLoopKernel, Strategy};
+//! use reconverge_transforms::ItemLoopKernel;
 //! use reconverge_workloads::synthetic::DynamicWork;
 //!
 //! // Seed 004's loop with trip counts from 1 to 64: lanes of a warp wait for its longest item.
 //! let kernel = ItemLoopKernel(DynamicWork::new(8, 64, 1));
 //! let advice = advise(&kernel, 2048, Launch::new(128, 4)?, &Options::default())?;
 //! assert!(advice.baseline.simd_efficiency < 0.7);
-//! assert_eq!(advice.recommended().strategy, Strategy::DynamicWorkAssignment);
+//! // Lanes that take their next item when theirs finishes: from the block's counter, or the
+//! // launch's one counter.
+//! assert!(advice.recommended().strategy.deals_dynamically());
 //! println!("{advice}");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -94,6 +94,10 @@ pub fn profile<K: Kernel + ?Sized>(
     let mut launches = Vec::new();
     while let Some(pass) = plan.next_pass_in(&scratch) {
         let mut this_launch = Counters::new(WARP_SIZE);
+        // Grid-wide dealing's one counter for the launch. Blocks run one after another here, so
+        // the first ones take the items the others would have taken on a GPU: the issue slots
+        // are the same, each warp's share of them is not.
+        let grid_counter = AtomicU32::new(0);
         for block in 0..launch.blocks {
             let shared = BlockShared::new();
             for (i, v) in initial_block_counters(launch.threads_per_block)
@@ -104,7 +108,7 @@ pub fn profile<K: Kernel + ?Sized>(
             }
             let mut warps = Vec::with_capacity(warps_per_block as usize);
             for w in 0..warps_per_block {
-                let mut warp = ModelWarp::in_block(&shared);
+                let mut warp = ModelWarp::in_block(&shared).with_grid_counter(&grid_counter);
                 warp.set_counting(true);
                 let task = WarpTask::new(items, launch.blocks, block, launch.threads_per_block, w);
                 let program = kernel

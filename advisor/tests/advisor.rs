@@ -230,6 +230,11 @@ fn statistics_equal_the_reference_models_counters() -> TestResult {
     let advice = advise(&kernel, 500, launch, &Options::default())?;
     let cpu = CpuBackend::with_threads(1)?;
     for p in &advice.predictions {
+        // Grid-wide dealing hands items to blocks in the order they run: its counters are not
+        // reproducible from one run to the next (its outputs are).
+        if p.strategy.deals_across_blocks() {
+            continue;
+        }
         let run = cpu.run(&kernel, p.strategy, 500, launch)?;
         assert_eq!(Some(p.profile.counters), run.counters, "{}", p.strategy);
         let reference = run_in_order(&kernel, &p.strategy, 500, launch, RunInOrder::default())?;
@@ -266,9 +271,10 @@ fn dynamic_work_is_recommended_for_unequal_trip_counts_and_baseline_for_equal() 
         advise(&kernel, 2048, launch, &Options::default())
     };
     let unequal = advise_trips(64)?;
-    assert_eq!(
-        unequal.recommended().strategy,
-        Strategy::DynamicWorkAssignment
+    // Dynamic work from the block's counter or from the launch's one counter.
+    assert!(
+        unequal.recommended().strategy.deals_dynamically(),
+        "{unequal}"
     );
     // Slower lanes no longer hold their warps: the model predicts about 1.2x here (the H100
     // measured 1.25-1.53x for MCML, whose trip counts vary as much).

@@ -184,10 +184,11 @@ impl Decision {
 impl Strategy {
     /// Whether no two lanes of a warp ever need to agree under this strategy: each thread's
     /// items and results are its own, whatever the others do. The CUDA backend runs such a
-    /// strategy as the plain loop of one thread (a warp of one lane,
-    /// `reconverge_simt::ThreadWarp`), leaving divergence to the hardware: no votes, no lane
-    /// masks, the code a CUDA programmer writes by hand. The others are warp-level
-    /// algorithms (the warp decides together which path to issue) and run as a whole warp.
+    /// strategy as the plain loop of one thread ([`crate::Kernel::plain_items`], or the
+    /// kernel's program on a warp of one lane, `reconverge_simt::ThreadWarp`, where it has no
+    /// plain form), leaving divergence to the hardware: no votes, no lane masks, the code a
+    /// CUDA programmer writes by hand. The others are warp-level algorithms (the warp decides
+    /// together which path to issue) and run as a whole warp.
     pub const fn runs_per_thread(&self) -> bool {
         matches!(
             self,

@@ -86,8 +86,13 @@ pub unsafe fn run_warp_program<K: Kernel>(
             _thread_idx_x(),
         )
     };
-    // SAFETY: every thread of the block calls this function, hence the barrier inside.
-    unsafe { GpuWarp::init_block_counters(initial_block_counters(threads)) };
+    // Only a strategy that can take items from its block's counter needs the counters set (and
+    // the barrier that comes with it): the per-thread baseline and grid-wide dealing do not.
+    // The strategy is a constant of the entry point, the same in every thread.
+    if !strategy.runs_per_thread() || matches!(strategy, Strategy::DynamicWorkAssignment) {
+        // SAFETY: every thread of the block calls this function, hence the barrier inside.
+        unsafe { GpuWarp::init_block_counters(initial_block_counters(threads)) };
+    }
     // SAFETY: the caller guarantees `kernel` points to a valid `K`.
     let kernel = unsafe { &*kernel };
     let scratch: &[AtomicU32] = if scratch.is_null() || scratch_len == 0 {
@@ -137,9 +142,9 @@ pub unsafe fn run_warp_program<K: Kernel>(
 
 /// The calling thread's items of a [`Strategy::runs_per_thread`] strategy, run by
 /// [`Kernel::plain_items`]: the plain per-thread loop, items dealt in the strategy's order (a
-/// stride of the block for the baseline, the block's or the launch's counter for dynamic work,
-/// thread `t` starting with item `t`, as [`reconverge_transforms::Assignment`] deals them to
-/// warps). `false`, with nothing done, if the kernel has no plain form.
+/// stride of the grid for the baseline, as the plain grid-stride kernel; the block's or the
+/// launch's counter for dynamic work, thread `t` starting with item `t`, as
+/// [`reconverge_transforms::Assignment`] deals them to warps). `false`, with nothing done, if the kernel has no plain form.
 #[inline(always)]
 fn plain_items<K: Kernel>(
     kernel: &K,
@@ -160,15 +165,21 @@ fn plain_items<K: Kernel>(
         )
     };
     if matches!(strategy, Strategy::Baseline) {
-        // Items in a fixed order: the plain nested loop, each item's own loop on its own, as a
-        // grid-stride kernel runs them (flattening buys nothing without a counter to share).
+        // Items in a fixed order: the plain grid-stride loop (thread `g` runs items `g`,
+        // `g + threads`, ...: one item each at the default launch, and no division for a
+        // block's chunk), each item's own loop on its own (flattening buys nothing without a
+        // counter to share).
+        let (first, stride) = (task.thread_in_grid(0, 1), task.launch_threads());
         let mut item = first;
-        while item < end {
+        while item < task.items {
             match kernel.plain_item(item, acc) {
                 Some(out) => sink.put(item, out),
                 None => return item != first,
             }
-            item = item.saturating_add(task.threads_per_block);
+            item = match item.checked_add(stride) {
+                Some(next) => next,
+                None => break,
+            };
         }
         return true;
     }
