@@ -367,7 +367,9 @@ mod tests {
         assert_eq!((l.threads_per_block, l.blocks), (256, 132 * 4));
         // 128-thread blocks that fit where 256 do not (a register count between the two):
         // more warps resident, so 128 wins.
-        let l = Launch::for_items(&Strategy::Baseline, 1 << 20, 132, |t| (t <= 128).then_some(6));
+        let l = Launch::for_items(&Strategy::Baseline, 1 << 20, 132, |t| {
+            (t <= 128).then_some(6)
+        });
         assert_eq!(l.threads_per_block, 128);
         // Only 256-thread blocks can run (say, 1024 is beyond the register file): they win
         // even though 128 would be smaller.
