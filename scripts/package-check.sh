@@ -21,7 +21,8 @@ tar -xzf "target/package/$name-$version.crate" -C "$work"
 pkg="$work/$name-$version"
 missing=0
 for f in build.rs device/Cargo.toml.in device/Cargo.lock device/builder.rs device/names.rs \
-    device/src/lib.rs device/src/gpu.rs device/src/selftest.rs src/lib.rs src/selftest.rs; do
+    device/src/lib.rs device/src/gpu.rs device/src/plain.rs device/src/selftest.rs src/lib.rs \
+    src/selftest.rs; do
     if [[ ! -f "$pkg/$f" ]]; then
         echo "FAIL: $f is not in the packaged $name"
         missing=1

@@ -82,7 +82,8 @@ p(f"One run of `scripts/gpu-all.sh` (part `plain`) on {device}. Kernel times are
   "CUDA programmer writes first, with none of reconverge's machinery: in Rust for nvptx64 (the "
   "same compiler as reconverge's kernels; `reconverge_device::plain_kernels!`) and in CUDA C++ "
   "(`references/cuda/plain.cu`, `nvcc -O3 -fmad=false`), each in three schedules: one thread "
-  "per item, a grid-stride loop, persistent threads on one global atomic counter. reconverge's "
+  "per item, a grid-stride loop, persistent threads on one global atomic counter (and in Rust "
+  "a fourth, persistent threads on their block's counter, the twin of dynamic work assignment). reconverge's "
   "strategies run at the launch the backend picks (`Backend::launch_for`, \"default\") and at "
   "three others: one item per thread (256 threads per block), one resident wave of 256-thread "
   "blocks, and 128 threads x one block per multiprocessor (the kind of launch the examples "
@@ -120,14 +121,15 @@ p("\n(x: time over the fastest plain kernel of the workload, Rust or CUDA C++; b
   "faster than it.)\n")
 
 p("## Zero-cost machinery: the same schedule, with and without reconverge\n")
-p("reconverge's baseline and grid-wide dynamic work at the launch of the plain kernel with "
-  "the same item schedule: one thread per item (the plain `one-per-item` kernel at 256 x "
-  "items/256), and the persistent threads on one global counter (the plain `persistent` "
-  "kernel and reconverge's grid-wide dynamic work, both in one resident wave of 256-thread "
-  "blocks).\n")
-p("| workload | plain Rust one per item (ms) | reconverge baseline, one item per thread | "
-  "ratio | plain Rust persistent (ms) | grid-wide dynamic work, one resident wave | ratio |")
-p("|---|---:|---:|---:|---:|---:|---:|")
+p("reconverge's strategies at the launch of the plain Rust kernel with the same item schedule: "
+  "the baseline against one thread per item (the plain `one-per-item` kernel at 256 x "
+  "items/256); grid-wide dynamic work against persistent threads on one global counter (the "
+  "plain `persistent` kernel); dynamic work assignment against persistent threads on their "
+  "block's counter (the plain `block-persistent` kernel, seed 004's fig. 5 as written); the "
+  "last two in one resident wave of 256-thread blocks.\n")
+p("| workload | plain one per item (ms) | baseline | ratio | plain persistent (ms) | "
+  "grid-wide dynamic work | ratio | plain block-persistent (ms) | dynamic work assignment | ratio |")
+p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for w, rows in rust.items():
     def find(code, launch):
         return next((r for r in rows if r["code"] == code and r["launch"] == launch), None)
@@ -135,10 +137,13 @@ for w, rows in rust.items():
     base = find("baseline", "one item per thread")
     pers = find("plain persistent", "default")
     grid = find("dynamic work assignment, one grid-wide counter", "one resident wave")
+    block = find("plain block-persistent", "default")
+    dwa = find("dynamic work assignment", "one resident wave")
     def ms(r):
         return float(r["median_ms"]) if r else float("nan")
     p(f"| {w} | {ms(one):.4f} | {ms(base):.4f} | {ms(base) / ms(one):.3f} | {ms(pers):.4f} | "
-      f"{ms(grid):.4f} | {ms(grid) / ms(pers):.3f} |")
+      f"{ms(grid):.4f} | {ms(grid) / ms(pers):.3f} | {ms(block):.4f} | {ms(dwa):.4f} | "
+      f"{ms(dwa) / ms(block):.3f} |")
 p("")
 
 if ncu:

@@ -281,15 +281,7 @@ impl CudaBackend {
             .iter()
             .map(|n| gpu.occupancy(n, launch.threads_per_block).ok())
             .collect();
-        let fill = match (names.first(), occupancy.first().copied().flatten()) {
-            (Some(first), Some(occupancy)) => gpu
-                .resident_blocks(first, launch.threads_per_block)
-                .ok()
-                .map(|resident| {
-                    occupancy * (f64::from(launch.blocks) / f64::from(resident.max(1))).min(1.0)
-                }),
-            _ => None,
-        };
+        let fill = names.first().and_then(|first| fill(gpu, first, launch));
         Ok(Run {
             outputs,
             tally,
@@ -377,6 +369,14 @@ impl CudaBackend {
         let lanes = launch.blocks.saturating_mul(launch.threads_per_block);
         cold.then_some(items.min(lanes))
     }
+}
+
+/// [`Run::fill`] of a launch of entry point `name`: its theoretical occupancy times the share
+/// of the blocks that fit on the GPU at once that the launch has (at most 1).
+fn fill(gpu: &GpuContext, name: &str, launch: Launch) -> Option<f64> {
+    let occupancy = gpu.occupancy(name, launch.threads_per_block).ok()?;
+    let resident = gpu.resident_blocks(name, launch.threads_per_block).ok()?;
+    Some(occupancy * (f64::from(launch.blocks) / f64::from(resident.max(1))).min(1.0))
 }
 
 /// The output buffer: one slot per item, or one byte when outputs are zero-sized.
@@ -538,7 +538,7 @@ impl<K: DeviceKernel> Backend<K> for CudaBackend {
     }
 }
 
-/// The three schedules of the plain kernels that `reconverge_device::plain_kernels!` generates
+/// The four schedules of the plain kernels that `reconverge_device::plain_kernels!` generates
 /// for a workload: the kernels a CUDA programmer writes first, which reconverge's strategies
 /// are measured against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -549,14 +549,19 @@ pub enum PlainSchedule {
     GridStride,
     /// Every thread takes its next item from one global counter with its own atomic add.
     Persistent,
+    /// Every thread takes its next item of its block's chunk from a counter of the block in
+    /// shared memory with its own atomic add: the hand-written twin of dynamic work
+    /// assignment (seed 004 fig. 5).
+    BlockPersistent,
 }
 
 impl PlainSchedule {
-    /// The three, in the order of the macro's names.
-    pub const ALL: [PlainSchedule; 3] = [
+    /// The four, in the order of the macro's names.
+    pub const ALL: [PlainSchedule; 4] = [
         PlainSchedule::OnePerItem,
         PlainSchedule::GridStride,
         PlainSchedule::Persistent,
+        PlainSchedule::BlockPersistent,
     ];
 
     /// The schedule's name, which ends its entry point's (`walk_one_per_item`, ...).
@@ -565,6 +570,7 @@ impl PlainSchedule {
             PlainSchedule::OnePerItem => "one_per_item",
             PlainSchedule::GridStride => "grid_stride",
             PlainSchedule::Persistent => "persistent",
+            PlainSchedule::BlockPersistent => "block_persistent",
         }
     }
 }
@@ -613,13 +619,7 @@ impl CudaBackend {
         let mut outputs: Vec<K::Output> = gpu.download(&out)?.into_iter().map(|r| r.0).collect();
         outputs.truncate(items as usize);
         let occupancy = gpu.occupancy(&name, launch.threads_per_block).ok();
-        let fill = gpu
-            .resident_blocks(&name, launch.threads_per_block)
-            .ok()
-            .zip(occupancy)
-            .map(|(resident, occ)| {
-                occ * (f64::from(launch.blocks) / f64::from(resident.max(1))).min(1.0)
-            });
+        let fill = fill(gpu, &name, launch);
         Ok(Run {
             outputs,
             tally: Vec::new(),

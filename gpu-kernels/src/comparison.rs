@@ -105,7 +105,7 @@ impl Comparison {
 
 impl CudaBackend {
     /// Times every one-pass strategy `kernel` has entry points for, at its default launch and
-    /// (with `sweep`) at the other [`LaunchKind`]s, beside the three plain kernels
+    /// (with `sweep`) at the other [`LaunchKind`]s, beside the four plain kernels
     /// `plain_prefix_*` of the same workload (`reconverge_device::plain_kernels!` in your device
     /// crate), each after one untimed run and then the median of `repeats` runs, with every
     /// run's outputs compared with `reference` (the CPU backend's). Rows come fastest first.

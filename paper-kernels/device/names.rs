@@ -11,19 +11,23 @@ pub const SELFTESTS: &[&str] = &[
 ];
 
 /// The plain kernels of the reference workloads (`device/src/plain.rs`): one loop per thread,
-/// none of reconverge's machinery, in three schedules each (one thread per item, grid-stride,
-/// persistent threads on one global counter).
+/// none of reconverge's machinery, in four schedules each (one thread per item, grid-stride,
+/// persistent threads on one global counter, persistent threads on their block's counter).
 pub const PLAIN_KERNELS: &[&str] = &[
     "collatz_one_per_item",
     "collatz_grid_stride",
     "collatz_persistent",
+    "collatz_block_persistent",
     "escape_one_per_item",
     "escape_grid_stride",
     "escape_persistent",
+    "escape_block_persistent",
     "itdelay_one_per_item",
     "itdelay_grid_stride",
     "itdelay_persistent",
+    "itdelay_block_persistent",
     "dwa_one_per_item",
     "dwa_grid_stride",
     "dwa_persistent",
+    "dwa_block_persistent",
 ];

@@ -8,6 +8,37 @@ use crate::{LaneMask, Region, Warp};
 // way to place a static in the `.shared` state space.
 core::arch::global_asm!(".shared .align 4 .b32 reconverge_block_counters[4];");
 
+/// The per-lane value operations of a warp whose `V<T>` is `T`, the calling thread's own value
+/// (both GPU warps): each applies its function to that one value.
+macro_rules! own_lane_values {
+    () => {
+        #[inline(always)]
+        fn splat<T: Copy>(&self, value: T) -> T {
+            value
+        }
+
+        #[inline(always)]
+        fn map<T: Copy, U: Copy>(&self, v: T, mut f: impl FnMut(T) -> U) -> U {
+            f(v)
+        }
+
+        #[inline(always)]
+        fn map_ref<T: Copy, U: Copy>(&self, v: &T, mut f: impl FnMut(&T) -> U) -> U {
+            f(v)
+        }
+
+        #[inline(always)]
+        fn zip_with<A: Copy, B: Copy, U: Copy>(
+            &self,
+            a: A,
+            b: B,
+            mut f: impl FnMut(A, B) -> U,
+        ) -> U {
+            f(a, b)
+        }
+    };
+}
+
 /// The calling thread's view of its warp. `V<T>` is `T`: the thread's own lane.
 ///
 /// All lanes of the warp must run strategy code together (the strategies' loops guarantee it),
@@ -109,25 +140,7 @@ impl Warp for GpuWarp {
         self.lane
     }
 
-    #[inline(always)]
-    fn splat<T: Copy>(&self, value: T) -> T {
-        value
-    }
-
-    #[inline(always)]
-    fn map<T: Copy, U: Copy>(&self, v: T, mut f: impl FnMut(T) -> U) -> U {
-        f(v)
-    }
-
-    #[inline(always)]
-    fn map_ref<T: Copy, U: Copy>(&self, v: &T, mut f: impl FnMut(&T) -> U) -> U {
-        f(v)
-    }
-
-    #[inline(always)]
-    fn zip_with<A: Copy, B: Copy, U: Copy>(&self, a: A, b: B, mut f: impl FnMut(A, B) -> U) -> U {
-        f(a, b)
-    }
+    own_lane_values!();
 
     #[inline(always)]
     fn ballot(&mut self, mask: LaneMask, p: bool) -> LaneMask {
@@ -320,25 +333,7 @@ impl Warp for ThreadWarp {
         0
     }
 
-    #[inline(always)]
-    fn splat<T: Copy>(&self, value: T) -> T {
-        value
-    }
-
-    #[inline(always)]
-    fn map<T: Copy, U: Copy>(&self, v: T, mut f: impl FnMut(T) -> U) -> U {
-        f(v)
-    }
-
-    #[inline(always)]
-    fn map_ref<T: Copy, U: Copy>(&self, v: &T, mut f: impl FnMut(&T) -> U) -> U {
-        f(v)
-    }
-
-    #[inline(always)]
-    fn zip_with<A: Copy, B: Copy, U: Copy>(&self, a: A, b: B, mut f: impl FnMut(A, B) -> U) -> U {
-        f(a, b)
-    }
+    own_lane_values!();
 
     #[inline(always)]
     fn ballot(&mut self, mask: LaneMask, p: bool) -> LaneMask {

@@ -11,7 +11,7 @@
 //! On the CPU it writes each workload's outputs (`DIR/expected/<workload>.out`, the raw
 //! little-endian outputs of items `0..n`), which `references/cuda/plain.cu` checks its CUDA C++
 //! kernels against. With `--backend cuda` it also times, on GPU 0, every one-pass strategy at
-//! its default launch and three others beside the three plain Rust kernels of the workload
+//! its default launch and three others beside the four plain Rust kernels of the workload
 //! (`CudaBackend::compare_with_plain`), every run's outputs compared with the CPU's, and
 //! writes `DIR/<workload>.tsv` and a summary table.
 

@@ -24,7 +24,7 @@
 //! }
 //! ```
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx))]
+#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx, asm_experimental_arch))]
 
 /// This package's source folder (the one with its `Cargo.toml`), for a build script that
 /// compiles the package for the GPU in a device crate of its own

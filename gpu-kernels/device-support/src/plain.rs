@@ -2,14 +2,18 @@
 //! one loop per thread over the workload's own functions, with none of reconverge's machinery
 //! (no warp program, no votes, no lane masks, no dealer). The hardware handles divergence.
 //!
-//! [`plain_kernels!`](crate::plain_kernels) generates, for one workload, the three schedules
+//! [`plain_kernels!`](crate::plain_kernels) generates, for one workload, the four schedules
 //! of the comparison (`docs/results/plain/`), each an entry point
 //! `(kernel: *const W, items: u32, out: *mut Output, counter: *mut u32)`:
 //!
 //! - `NAME_one_per_item`: thread `g` of the grid runs item `g` (launch enough threads);
 //! - `NAME_grid_stride`: thread `g` runs items `g`, `g + threads`, `g + 2 threads`, ...;
 //! - `NAME_persistent`: every thread takes its next item from the global `counter` (zeroed
-//!   before the launch) with its own `atomicAdd`, until the items run out.
+//!   before the launch) with its own `atomicAdd`, until the items run out;
+//! - `NAME_block_persistent`: seed 004's fig. 5 as written, the hand-written twin of dynamic work
+//!   assignment: the launch's items cut into one contiguous chunk per block, thread `t` starting
+//!   with item `t` of its block's chunk and then taking the next one from a counter of the block
+//!   in shared memory with its own `atomicAdd`.
 //!
 //! The host launches them with `reconverge_gpu::PlainSchedule`.
 
@@ -45,12 +49,12 @@ pub fn item_loop_item<L: reconverge_transforms::ItemLoop>(workload: &L, item: u3
     workload.finish(&state)
 }
 
-/// Generates the three plain kernels of one workload (see the [module docs](crate::plain)),
-/// named in the order one-per-item, grid-stride, persistent:
+/// Generates the four plain kernels of one workload (see the [module docs](crate::plain)),
+/// named in the order one-per-item, grid-stride, persistent, block-persistent:
 ///
 /// ```text
 /// reconverge_device::plain_kernels!(Walk => u32, reconverge_device::plain::branch_loop_item;
-///     walk_one_per_item, walk_grid_stride, walk_persistent);
+///     walk_one_per_item, walk_grid_stride, walk_persistent, walk_block_persistent);
 /// ```
 ///
 /// The item function takes `(&W, u32)` and returns the output. `W` must have the same layout on
@@ -58,7 +62,10 @@ pub fn item_loop_item<L: reconverge_transforms::ItemLoop>(workload: &L, item: u3
 /// to nothing.
 #[macro_export]
 macro_rules! plain_kernels {
-    ($workload:ty => $output:ty, $item:path; $one:ident, $stride:ident, $persistent:ident $(,)?) => {
+    (
+        $workload:ty => $output:ty, $item:path;
+        $one:ident, $stride:ident, $persistent:ident, $block:ident $(,)?
+    ) => {
         /// One thread per item: thread `g` of the grid runs item `g`.
         ///
         /// # Safety
@@ -132,7 +139,94 @@ macro_rules! plain_kernels {
                 unsafe { *out.add(i as usize) = $item(workload, i) };
             }
         }
+
+        /// Persistent threads on their block's own counter (seed 004 fig. 5): thread `t`
+        /// starts with item `t` of its block's chunk, then takes the chunk's next item from a
+        /// shared-memory counter with its own atomic add.
+        ///
+        /// # Safety
+        /// As the one-per-item kernel.
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $block(
+            workload: *const $workload,
+            items: u32,
+            out: *mut $output,
+            _counter: *mut u32,
+        ) {
+            // SAFETY: the caller's contract.
+            let workload = unsafe { &*workload };
+            // SAFETY: every thread of the block calls it, once, before any claim.
+            let (start, len, mut i) = unsafe { $crate::plain::block_chunk_and_counter(items) };
+            while i < len {
+                let item = start + i;
+                // SAFETY: `out` has `items` elements and `item < start + len <= items`.
+                unsafe { *out.add(item as usize) = $item(workload, item) };
+                i = $crate::plain::block_claim();
+            }
+        }
     };
+}
+
+// The block's work counter of the block-persistent kernels, in shared memory.
+#[cfg(target_arch = "nvptx64")]
+core::arch::global_asm!(".shared .align 4 .b32 reconverge_plain_block_counter;");
+
+/// For a block-persistent kernel: the block's chunk of `items` (its first item and length, one
+/// contiguous chunk per block) and the calling thread's first index in it (its thread index);
+/// the block's counter is set to the block's threads, behind a barrier.
+///
+/// # Safety
+/// Every thread of the block calls it, once, before [`block_claim`] (it holds a barrier).
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn block_chunk_and_counter(items: u32) -> (u32, u32, u32) {
+    use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
+    // SAFETY: reads special registers.
+    let (tid, threads, block, blocks) = unsafe {
+        (
+            _thread_idx_x(),
+            _block_dim_x(),
+            _block_idx_x(),
+            _grid_dim_x(),
+        )
+    };
+    let chunk = items.div_ceil(blocks.max(1));
+    let start = block.saturating_mul(chunk).min(items);
+    let len = start.saturating_add(chunk).min(items) - start;
+    if tid == 0 {
+        // SAFETY: the block's own shared word.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .u64 %a; mov.u64 %a, reconverge_plain_block_counter; st.shared.u32 [%a], {v}; }}",
+                v = in(reg32) threads,
+                options(nostack)
+            )
+        };
+    }
+    // SAFETY: every thread of the block reaches this barrier (the caller's contract).
+    unsafe { core::arch::nvptx::_syncthreads() };
+    (start, len, tid)
+}
+
+/// For a block-persistent kernel: the calling thread's next index in its block's chunk, one
+/// atomic add on the block's counter.
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[inline(always)]
+pub fn block_claim() -> u32 {
+    let old: u32;
+    // SAFETY: the block's own shared word, set before the barrier of
+    // `block_chunk_and_counter` and accessed atomically after it.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 %a; mov.u64 %a, reconverge_plain_block_counter; atom.shared.add.u32 {r}, [%a], 1; }}",
+            r = out(reg32) old,
+            options(nostack)
+        )
+    };
+    old
 }
 
 /// The calling thread's index in the grid, and the grid's threads.

@@ -8,13 +8,13 @@ use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{DynamicWork, ItDelayOutput, SynItDelay};
 
 reconverge_device::plain_kernels!(Collatz => u32, branch_loop_item;
-    collatz_one_per_item, collatz_grid_stride, collatz_persistent);
+    collatz_one_per_item, collatz_grid_stride, collatz_persistent, collatz_block_persistent);
 
 reconverge_device::plain_kernels!(EscapeTime => u32, branch_loop_item;
-    escape_one_per_item, escape_grid_stride, escape_persistent);
+    escape_one_per_item, escape_grid_stride, escape_persistent, escape_block_persistent);
 
 reconverge_device::plain_kernels!(SynItDelay => ItDelayOutput, branch_loop_item;
-    itdelay_one_per_item, itdelay_grid_stride, itdelay_persistent);
+    itdelay_one_per_item, itdelay_grid_stride, itdelay_persistent, itdelay_block_persistent);
 
 reconverge_device::plain_kernels!(DynamicWork => u32, item_loop_item;
-    dwa_one_per_item, dwa_grid_stride, dwa_persistent);
+    dwa_one_per_item, dwa_grid_stride, dwa_persistent, dwa_block_persistent);

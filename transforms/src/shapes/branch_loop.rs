@@ -7,7 +7,9 @@ use reconverge_simt::{LaneMask, Warp};
 use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{WarpProgram, check_pass};
 use crate::shape::BranchLoop;
-use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
+use crate::strategies::dynamic_work_assignment::{
+    Assignment, Dealer, Lane, plain_loop, retire_and_refill,
+};
 use crate::strategies::iteration_delaying::{
     DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths, stops,
     taken_cost_in_lane_iterations,
@@ -73,32 +75,26 @@ crate::kernel_impl! {
         #[inline(always)]
         fn plain_items<T: Tally>(
             &self,
-            mut next: impl FnMut() -> Option<u32>,
-            mut put: impl FnMut(u32, L::Output),
+            next: impl FnMut() -> Option<u32>,
+            put: impl FnMut(u32, L::Output),
             tally: &mut T,
         ) -> bool {
             let w = &self.0;
-            let Some(mut item) = next() else {
-                return true;
-            };
-            let mut state = w.start(item);
-            loop {
-                if !w.running(&state) {
-                    put(item, w.finish(&state));
-                    let Some(following) = next() else {
-                        return true;
-                    };
-                    item = following;
-                    state = w.start(item);
-                    continue;
-                }
-                if w.condition(&mut state) {
-                    w.taken(&mut state, tally);
-                } else {
-                    w.not_taken(&mut state, tally);
-                }
-                w.after_branch(&mut state, tally);
-            }
+            plain_loop(
+                next,
+                put,
+                |item| w.start(item),
+                |s| w.running(s),
+                |s| w.finish(s),
+                |s| {
+                    if w.condition(s) {
+                        w.taken(s, tally);
+                    } else {
+                        w.not_taken(s, tally);
+                    }
+                    w.after_branch(s, tally);
+                },
+            )
         }
     }
 }

@@ -8,7 +8,9 @@ use crate::io::{Sink, Tally};
 use crate::kernel::check_pass;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
 use crate::shapes::branch_loop::{BranchLoopKernel, BranchLoopProgram};
-use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
+use crate::strategies::dynamic_work_assignment::{
+    Assignment, Dealer, Lane, plain_loop, retire_and_refill,
+};
 use crate::strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 use crate::strategy::{Strategy, StrategyError};
 
@@ -182,32 +184,26 @@ crate::kernel_impl! {
         #[inline(always)]
         fn plain_items<T: Tally>(
             &self,
-            mut next: impl FnMut() -> Option<u32>,
-            mut put: impl FnMut(u32, L::Output),
+            next: impl FnMut() -> Option<u32>,
+            put: impl FnMut(u32, L::Output),
             tally: &mut T,
         ) -> bool {
             // Fig. 7a for one thread: its path in full, the factored code inside it.
             let w = &self.0;
-            let Some(mut item) = next() else {
-                return true;
-            };
-            let mut state = w.start(item);
-            loop {
-                if !w.running(&state) {
-                    put(item, w.finish(&state));
-                    let Some(following) = next() else {
-                        return true;
-                    };
-                    item = following;
-                    state = w.start(item);
-                    continue;
-                }
-                let taken = w.condition(&mut state);
-                w.prologue(taken, &mut state, tally);
-                w.factored(&mut state, tally);
-                w.epilogue(taken, &mut state, tally);
-                w.after_branch(&mut state, tally);
-            }
+            plain_loop(
+                next,
+                put,
+                |item| w.start(item),
+                |s| w.running(s),
+                |s| w.finish(s),
+                |s| {
+                    let taken = w.condition(s);
+                    w.prologue(taken, s, tally);
+                    w.factored(s, tally);
+                    w.epilogue(taken, s, tally);
+                    w.after_branch(s, tally);
+                },
+            )
         }
     }
 }

@@ -7,7 +7,9 @@ use reconverge_simt::Warp;
 use crate::io::{Sink, Tally};
 use crate::kernel::check_pass;
 use crate::shape::ItemLoop;
-use crate::strategies::dynamic_work_assignment::{Assignment, Dealer, Lane, retire_and_refill};
+use crate::strategies::dynamic_work_assignment::{
+    Assignment, Dealer, Lane, plain_loop, retire_and_refill,
+};
 use crate::strategies::occlusion_query_loop::{PassLoopLayout, PassLoopProgram};
 use crate::strategy::{Strategy, StrategyError};
 
@@ -96,27 +98,19 @@ crate::kernel_impl! {
         #[inline(always)]
         fn plain_items<T: Tally>(
             &self,
-            mut next: impl FnMut() -> Option<u32>,
-            mut put: impl FnMut(u32, L::Output),
+            next: impl FnMut() -> Option<u32>,
+            put: impl FnMut(u32, L::Output),
             tally: &mut T,
         ) -> bool {
             let w = &self.0;
-            let Some(mut item) = next() else {
-                return true;
-            };
-            let mut state = w.start(item);
-            loop {
-                if !w.running(&state) {
-                    put(item, w.finish(&state));
-                    let Some(following) = next() else {
-                        return true;
-                    };
-                    item = following;
-                    state = w.start(item);
-                    continue;
-                }
-                w.body(&mut state, tally);
-            }
+            plain_loop(
+                next,
+                put,
+                |item| w.start(item),
+                |s| w.running(s),
+                |s| w.finish(s),
+                |s| w.body(s, tally),
+            )
         }
 
         fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {

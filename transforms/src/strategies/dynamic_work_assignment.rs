@@ -207,3 +207,35 @@ macro_rules! retire_and_refill {
     }};
 }
 pub(crate) use retire_and_refill;
+
+/// The plain per-thread loop of a loop shape, flattened as the warp programs are (see
+/// [`crate::Kernel::plain_items`]): one thread runs the items `next` deals, `iterate` running
+/// one loop iteration of the current item while it is `running`; when an item finishes, its
+/// output goes to `put` and the next item starts at once. Returns `true` (the shape has a
+/// plain form).
+#[inline(always)]
+pub(crate) fn plain_loop<S, O>(
+    mut next: impl FnMut() -> Option<u32>,
+    mut put: impl FnMut(u32, O),
+    start: impl Fn(u32) -> S,
+    running: impl Fn(&S) -> bool,
+    finish: impl Fn(&S) -> O,
+    mut iterate: impl FnMut(&mut S),
+) -> bool {
+    let Some(mut item) = next() else {
+        return true;
+    };
+    let mut state = start(item);
+    loop {
+        if !running(&state) {
+            put(item, finish(&state));
+            let Some(following) = next() else {
+                return true;
+            };
+            item = following;
+            state = start(item);
+            continue;
+        }
+        iterate(&mut state);
+    }
+}

@@ -14,5 +14,5 @@ mod entry_points {
     // The plain kernels the strategies are measured against (`--compare`), names as in
     // `WALK_PLAIN_KERNELS`.
     reconverge_device::plain_kernels!(Walk => u32, reconverge_device::plain::branch_loop_item;
-        walk_one_per_item, walk_grid_stride, walk_persistent);
+        walk_one_per_item, walk_grid_stride, walk_persistent, walk_block_persistent);
 }

@@ -44,8 +44,12 @@ pub const WALK_STRATEGIES: &[Strategy] = &[
 /// The names of the walk's plain kernels (`reconverge_device::plain_kernels!` in the device
 /// crate): the loop a CUDA programmer writes first, one per schedule, which the strategies
 /// are measured against.
-pub const WALK_PLAIN_KERNELS: &[&str] =
-    &["walk_one_per_item", "walk_grid_stride", "walk_persistent"];
+pub const WALK_PLAIN_KERNELS: &[&str] = &[
+    "walk_one_per_item",
+    "walk_grid_stride",
+    "walk_persistent",
+    "walk_block_persistent",
+];
 
 /// The walk's parameters: a GPU kernel gets them by value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
