@@ -8,11 +8,14 @@
 //! issues the factored code once instead of twice: speedup `2(1 + R)/(2 + R)` with `R` the
 //! factored code's share.
 //!
-//! Measured (`docs/results/h100-reproduce/seed002-fig12-branch-distribution.md`,
-//! `docs/results/mcml/README.md`): on an H100's SYN-BRDIS
-//! the measured speedup is a median 0.928 of the theoretical one (the paper: about 0.90), range
-//! 0.771–1.101; on MCML's boundary path (fig. 9) 1.04x on skin and 0.98x on slab, 1.26x on skin
-//! with dynamic work assignment and 1.38x with cost-balanced delaying too.
+//! Measured on an H100 (`docs/results/h100-reproduce/seed002-fig12-branch-distribution.md`,
+//! `docs/results/mcml/README.md`), 2026-11-25, against the plain per-thread baseline: on
+//! SYN-BRDIS 0.49-0.82x, a median 0.41 of the theoretical speedup (0.93 against the former
+//! warp-program baseline; the paper: about 0.90): the factored code is issued once as the
+//! theory says (the model's issue-slot ratio follows it), but the warp program it runs on costs
+//! the plain loop about twice its time there. On MCML's boundary path (fig. 9) 0.93x on skin and
+//! 0.83x on the slab alone, 1.12x / 1.21x over dynamic work, 1.23x / 1.14x with cost-balanced
+//! delaying too (MCML's fastest bit-identical kernel on skin).
 
 use reconverge_simt::{LaneMask, Warp};
 

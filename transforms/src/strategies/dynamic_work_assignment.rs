@@ -7,11 +7,18 @@
 //! run out. The baseline's static block-stride order is dealt by the same code
 //! ([`Assignment::Static`]), so every loop shape retires and refills its lanes here.
 //!
-//! Measured (`docs/results/mcml/README.md`,
-//! `docs/results/h100-reproduce/seed004-table1-fig12-dynamic-work-assignment.md`):
-//! on an H100, MCML runs 1.21x the baseline on skin and 1.44x on slab (1.26x and 1.44x with
-//! branch distribution); at seed 004's LOOP_NUM = 1 the dynamic kernel takes 1.000x the
-//! baseline's time (the paper: 1.733x, the atomic refill costing more than the work).
+//! On the GPU, dynamic work assignment (per block or grid-wide) needs no agreement between lanes
+//! and runs as each thread's plain loop (`plain_loop`, through
+//! [`crate::Kernel::plain_items`]), the claims aggregated over the threads that claim together;
+//! the warp programs here are its form for the model and for the warp-level strategies on top.
+//!
+//! Measured on an H100, 2026-11-25 (`docs/results/mcml/README.md`, `docs/results/plain/`,
+//! `docs/results/h100-reproduce/seed004-table1-fig12-dynamic-work-assignment.md`): MCML runs
+//! 1.20x the plain per-thread baseline on skin and 1.39x on the slab (1.12x and 1.15x its former
+//! warp program), the fastest MCML kernel on the slab; on the reference workloads it is within
+//! 1.001-1.008x of the hand-written block-counter kernel; on seed 004's loop it takes 1.000x the
+//! baseline's time at LOOP_NUM 512 and 0.987x at 1 (the paper: 0.904x and 1.733x): on Volta and
+//! later the plain nested loop does not hold a finished lane for its warp's slowest item there.
 
 use reconverge_simt::{LaneMask, Region, Warp};
 
