@@ -11,9 +11,10 @@
 //! Measured on an H100 (`docs/results/h100-reproduce/seed002-fig12-branch-distribution.md`,
 //! `docs/results/mcml/README.md`), 2026-11-25, against the plain per-thread baseline: on
 //! SYN-BRDIS 0.49-0.82x, a median 0.41 of the theoretical speedup (0.93 against the former
-//! warp-program baseline; the paper: about 0.90): the factored code is issued once as the
-//! theory says (the model's issue-slot ratio follows it), but the warp program it runs on costs
-//! the plain loop about twice its time there. On MCML's boundary path (fig. 9) 0.93x on skin and
+//! warp-program baseline; the paper: about 0.90): the plain loop does not diverge there at
+//! all, since the compiler if-converts the two same-shaped paths into straight-line code (32.0
+//! active threads per warp instruction, Nsight Compute), while the warp program issues 1.73x
+//! its warp instructions at 23.4 active threads. On MCML's boundary path (fig. 9) 0.93x on skin and
 //! 0.83x on the slab alone, 1.12x / 1.21x over dynamic work, 1.23x / 1.14x with cost-balanced
 //! delaying too (MCML's fastest bit-identical kernel on skin).
 
