@@ -61,13 +61,20 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     if !report.passed() {
         return Err(report.to_string().into());
     }
-    if let Some(dir) = &compare {
-        let expected = dir.join("expected");
-        std::fs::create_dir_all(&expected)?;
-        let outputs = cpu.run_auto(&kernel, Strategy::Baseline, ITEMS)?.outputs;
-        let bytes: Vec<u8> = outputs.iter().flat_map(|o| o.to_le_bytes()).collect();
-        std::fs::write(expected.join("walk.out"), bytes)?;
-    }
+    // With `--compare`: the CPU's outputs, written for `plain.cu` and, on the GPU, the
+    // reference every strategy and plain kernel is compared with.
+    #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
+    let reference = match &compare {
+        Some(dir) => {
+            let expected = dir.join("expected");
+            std::fs::create_dir_all(&expected)?;
+            let outputs = cpu.run_auto(&kernel, Strategy::Baseline, ITEMS)?.outputs;
+            let bytes: Vec<u8> = outputs.iter().flat_map(|o| o.to_le_bytes()).collect();
+            std::fs::write(expected.join("walk.out"), bytes)?;
+            outputs
+        }
+        None => Vec::new(),
+    };
     #[cfg(feature = "cuda")]
     {
         use reconverge::gpu::{CudaBackend, DeviceKernel};
@@ -104,7 +111,6 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     }
                 }
                 if let Some(dir) = &compare {
-                    let reference = cpu.run_auto(&kernel, Strategy::Baseline, ITEMS)?.outputs;
                     let comparison =
                         gpu.compare_with_plain(&kernel, "walk", ITEMS, &reference, 15, true)?;
                     let tsv = reconverge::gpu::comparison::comparison_tsv("walk", &comparison);
