@@ -2,6 +2,8 @@
 //! to `OUT_DIR/kernels.ptx` (nightly, nvptx64, every crate's bitcode linked). Without it:
 //! nothing, so the crate builds on stable everywhere.
 
+// The papers' entry list (`paper_entries!`) expands one macro level per entry point.
+#![recursion_limit = "256"]
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=device/builder.rs");

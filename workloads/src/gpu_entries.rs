@@ -161,8 +161,8 @@ pub const MCML_FAST_MATH_STRATEGIES: &[Strategy] = &[
 /// gain).
 ///
 /// Where it is called: `reconverge_device` is a dependency, and the shape wrappers of
-/// `reconverge-transforms`, `McmlKernel`, `FastF32`, the reference and synthetic workloads named
-/// below are in scope.
+/// `reconverge-transforms`, `McmlKernel`, `FastF32`, the reference, held-out and synthetic
+/// workloads named below are in scope.
 #[macro_export]
 macro_rules! paper_entries {
     ($entries:ident) => {
@@ -192,6 +192,39 @@ macro_rules! paper_entries {
             ) {
                 escape_baseline, escape_dynamic, escape_mv, escape_rr,
                 escape_mv_dynamic, escape_rr_dynamic, escape_grid,
+            }
+
+            // The advisor's held-out set (`crate::held_out`, issue 27): every strategy of each
+            // shape, measured once to score the advisor's predictions.
+            HeavyTail as BranchLoopKernel from (
+                <::reconverge_transforms::BranchLoopKernel<$crate::held_out::HeavyTail> as ::reconverge_transforms::Kernel>::STRATEGIES
+            ) {
+                heavy_baseline, heavy_dynamic, heavy_mv, heavy_rr,
+                heavy_mv_dynamic, heavy_rr_dynamic, heavy_grid,
+            }
+
+            CostMap as BranchLoopKernel from (
+                <::reconverge_transforms::BranchLoopKernel<$crate::held_out::CostMap> as ::reconverge_transforms::Kernel>::STRATEGIES
+            ) {
+                costmap_baseline, costmap_dynamic, costmap_mv, costmap_rr,
+                costmap_mv_dynamic, costmap_rr_dynamic, costmap_grid,
+            }
+
+            VariableTrips as ItemLoopKernel from (
+                <::reconverge_transforms::ItemLoopKernel<$crate::held_out::VariableTrips> as ::reconverge_transforms::Kernel>::STRATEGIES
+            ) {
+                vtrips_baseline, vtrips_dynamic,
+                (vtrips_occlusion_first, vtrips_occlusion_next),
+                vtrips_grid,
+            }
+
+            TwoPathRuns as TwoPathKernel from (
+                <::reconverge_transforms::TwoPathKernel<$crate::held_out::TwoPathRuns> as ::reconverge_transforms::Kernel>::STRATEGIES
+            ) {
+                runs_baseline, runs_predication, runs_static,
+                (runs_split_a, runs_split_b),
+                (runs_zcull_mask, runs_zcull_a, runs_zcull_b),
+                runs_unify16,
             }
 
             SynBrDis as FactoredBranchLoopKernel from ($crate::gpu_entries::SYN_BR_DIS_STRATEGIES) {
@@ -254,6 +287,7 @@ mod host {
         BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
     };
 
+    use crate::held_out::{CostMap, HeavyTail, TwoPathRuns, VariableTrips};
     use crate::mcml::{FastF32, McmlKernel};
     use crate::reference::{Collatz, EscapeTime};
     use crate::synthetic::{

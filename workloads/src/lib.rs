@@ -42,6 +42,8 @@
 //!     num_zeros: 1, num_ones: 1, remove_idle: false }));
 //! assert!(delayed > base, "{delayed} vs {base}");
 //! ```
+// The papers' entry list (`paper_entries!`) expands one macro level per entry point.
+#![recursion_limit = "256"]
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 
@@ -52,6 +54,7 @@
 pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
 
 pub mod gpu_entries;
+pub mod held_out;
 pub mod mcml;
 pub mod reference;
 pub mod rng;
