@@ -11,9 +11,12 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target-gpu}"
 parts=" ${PARTS:-plain user check mcml profile reproduce benches tune} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 bash "$root/paper-kernels/device-check.sh" build
-cargo build --release -p reconverge-apps --features cuda --example mcml --example mcml_bench \
-    --example advise --example plain
-cp "$CARGO_TARGET_DIR"/release/examples/{mcml,mcml_bench,advise,plain} "$root/.device/"
+# mcml: the installable program (reconverge-mcml-cli's binary; `--example mcml` runs the same code).
+cargo build --release -p reconverge-mcml-cli --features cuda --bin mcml
+cargo build --release -p reconverge-apps --features cuda --example mcml_bench --example advise \
+    --example plain
+cp "$CARGO_TARGET_DIR"/release/mcml "$root/.device/"
+cp "$CARGO_TARGET_DIR"/release/examples/{mcml_bench,advise,plain} "$root/.device/"
 # The CUDA C++ plain kernels, built on the GPU machine by gpu-all.sh (part plain) with nvcc.
 cp "$root/references/cuda/plain.cu" "$root/.device/"
 if want reproduce && [[ -f "$root/examples/apps/examples/reproduce.rs" ]]; then
@@ -33,7 +36,8 @@ cp "$root/scripts/gpu-all.sh" "$root/.device/"
 if [[ -n "${BEFORE_REV:-}" ]]; then
     wt="$(mktemp -d)/before"
     git -C "$root" worktree add --detach "$wt" "$BEFORE_REV"
-    # The MCML tools moved from reconverge-mcml to the apps crate; build them where they are.
+    # The MCML tools moved from reconverge-mcml to the apps crate; build them where they are
+    # (revisions with reconverge-mcml-cli keep an `mcml` example that runs its code).
     pkg=reconverge-apps
     [[ -d "$wt/examples/apps" ]] || pkg=reconverge-mcml
     CARGO_TARGET_DIR="$root/target-before" cargo build --release --manifest-path "$wt/Cargo.toml" \

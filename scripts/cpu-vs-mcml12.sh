@@ -7,9 +7,10 @@
 # MCML12_SRC_DIR holds MCML 1.2's sources (mcml.h mcmlmain.c mcmlgo.c mcmlio.c mcmlnr.c), as
 # published by the authors; they are not part of this repository. The script copies them into a
 # temporary folder, applies the one fix MCML 1.2.2 made that a current gcc needs (see
-# `patch_mcml12` below), and builds them with `gcc -O3`. It builds the project's `mcml` example
-# (`cargo build --release -p reconverge-apps --example mcml --locked`, CARGO_TARGET_DIR default
-# target/; set MCML_BIN to an existing binary to skip the build) and measures, per input:
+# `patch_mcml12` below), and builds them with `gcc -O3`. It builds the project's `mcml` program
+# (`cargo build --release -p reconverge-mcml-cli --bin mcml --locked`, the binary `cargo install
+# reconverge-mcml-cli` installs; CARGO_TARGET_DIR default target/; set MCML_BIN to an existing
+# binary to skip the build) and measures, per input:
 #
 #   MCML 1.2           1 process; and 2 concurrent processes with half the photons each (MCML is
 #                      single-threaded: one process per core), time = the slower process.
@@ -110,17 +111,17 @@ mcml12="$work/mcml12/mcml12"
 cc_version="$("$cc" --version | head -1)"
 
 # ---------------------------------------------------------------------------------------------
-# The project's mcml example.
+# The project's mcml program (the installable binary; `--example mcml` runs the same code).
 if [[ -n "${MCML_BIN:-}" ]]; then
     bin="$MCML_BIN"
     log "using $bin (MCML_BIN)"
 else
     target_dir="${CARGO_TARGET_DIR:-$root/target}"
-    log "cargo build --release -p reconverge-apps --example mcml (target dir $target_dir)"
+    log "cargo build --release -p reconverge-mcml-cli --bin mcml (target dir $target_dir)"
     (cd "$root" && CARGO_TARGET_DIR="$target_dir" cargo build --release --locked \
-        -p reconverge-apps --example mcml) > "$logs/cargo-build.log" 2>&1 ||
+        -p reconverge-mcml-cli --bin mcml) > "$logs/cargo-build.log" 2>&1 ||
         { tail -30 "$logs/cargo-build.log" >&2; exit 1; }
-    bin="$target_dir/release/examples/mcml"
+    bin="$target_dir/release/mcml"
 fi
 [[ -x "$bin" ]] || { echo "error: $bin is not an executable" >&2; exit 1; }
 help="$("$bin" --help)"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# MCML under MPI on the CPU backend: `mpirun -np 2` (and 3) of the mcml example built with
-# feature `mpi` must write the .mco one process writes, bit for bit (all but MCML's line with
-# the run's time). Installs Open MPI and libclang from Debian's packages where they are
-# missing (the mpi crate's bindings need both). Run by .ci/run; needs no GPU.
+# MCML under MPI on the CPU backend: `mpirun -np 2` (and 3) of the `mcml` program (the binary
+# of reconverge-mcml-cli, which `cargo install` installs) built with feature `mpi` must write
+# the .mco one process writes, bit for bit (all but MCML's line with the run's time). Installs
+# Open MPI and libclang from Debian's packages where they are missing (the mpi crate's bindings
+# need both). Run by .ci/run; needs no GPU.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if ! command -v mpicc > /dev/null || ! ls /usr/lib/llvm-*/lib/libclang*.so* > /dev/null 2>&1; then
@@ -10,9 +11,9 @@ if ! command -v mpicc > /dev/null || ! ls /usr/lib/llvm-*/lib/libclang*.so* > /d
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q openmpi-bin libopenmpi-dev libclang-dev > /dev/null
 fi
 target="${CARGO_TARGET_DIR:-$root/target}/mpi"
-cargo build --release --manifest-path "$root/Cargo.toml" -p reconverge-apps --features mpi \
-    --example mcml --target-dir "$target"
-mcml="$target/release/examples/mcml"
+cargo build --release --manifest-path "$root/Cargo.toml" -p reconverge-mcml-cli --features mpi \
+    --bin mcml --target-dir "$target"
+mcml="$target/release/mcml"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"

@@ -4,7 +4,10 @@
 # device crate travels inside it: its sources and manifest template are there, and the
 # unpacked crate builds its PTX (feature cuda, nightly with rust-src and llvm-tools) with the
 # other reconverge crates taken from this checkout through [patch.crates-io], as they would
-# come from the registry. Run by CI (.ci/run); `--list-only` skips the PTX build.
+# come from the registry. Then checks the `mcml` program as `cargo install` gives it: the
+# packaged reconverge-mcml-cli holds its binary's sources and Cargo.lock, and `cargo install
+# --path mcml/cli --locked` installs an `mcml` whose --help runs. Run by CI (.ci/run);
+# `--list-only` skips the PTX build and the install.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -37,8 +40,16 @@ if grep -q 'path *= *"\.\.' "$pkg/device/Cargo.toml.in"; then
     echo "FAIL: the device manifest template has a relative path dependency"
     missing=1
 fi
+cli=reconverge-mcml-cli
+for f in src/main.rs src/lib.rs Cargo.lock README.md; do
+    if ! tar -tzf "target/package/$cli-$version.crate" | grep -qx "$cli-$version/$f"; then
+        echo "FAIL: $f is not in the packaged $cli (cargo install needs it)"
+        missing=1
+    fi
+done
 [[ $missing == 0 ]] || exit 1
 echo "ok: the packaged $name holds the device crate's sources and manifest template"
+echo "ok: the packaged $cli holds the mcml binary's sources and its Cargo.lock"
 [[ "${1:-}" == "--list-only" ]] && exit 0
 
 # The unpacked crate, built on its own: every reconverge crate from this checkout, as if from
@@ -64,3 +75,13 @@ if grep -q '\.extern \.func' "$ptx"; then
     exit 1
 fi
 echo "ok: the unpacked $name builds its PTX ($(grep -c '^\.visible \.entry' "$ptx") entry points, no .extern .func)"
+
+# The program a user installs: `cargo install --locked` of the CLI crate, then its --help. The
+# release build shares its dependencies with scripts/mpi-check.sh's (run before this by CI):
+# only reconverge-mcml and the CLI are compiled again.
+bin="$(mktemp -d)"
+trap 'rm -rf "$bin"' EXIT
+cargo install --quiet --path "$root/mcml/cli" --root "$bin" --locked \
+    --target-dir "${CARGO_TARGET_DIR:-$root/target}/mpi"
+"$bin/bin/mcml" --help | grep -q -- "--input"
+echo "ok: cargo install --path mcml/cli --locked installs an mcml whose --help runs"

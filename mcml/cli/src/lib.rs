@@ -1,0 +1,899 @@
+//! The `mcml` command line: MCML photon simulation, `.mci` in, `.mco` out, MCML's own formats.
+//!
+//! `cargo install reconverge-mcml-cli` installs it as `mcml` (features `cuda` and `mpi` as
+//! below); in a checkout, `cargo run --release --example mcml` runs the same code (the apps
+//! crate's example calls [`main`]).
+//!
+//! With no arguments, runs the built-in 7-layer skin model in f32 on the CPU backend (warps
+//! emulated in lockstep) under the baseline strategy; `--f64` runs it in f64. `--backend
+//! cuda` (built with feature `cuda`) runs it on GPU 0 instead (f32 only), for the strategies
+//! that have compiled entry points. `--strategy` picks another divergence strategy,
+//! `--strategy scalar` the plain per-photon loop. Prints Rsp, Rd, A, Tt, photons per second
+//! and the warps' SIMD efficiency; exits non-zero with the error message on bad input.
+//!
+//! Every run of an input is checked (values, grid, output files) before the first photon;
+//! each run's `.mco` is written as soon as it is done. Runs of one `.mci` file continue one
+//! sequence of random streams (see `reconverge_mcml::Streams`).
+//!
+//! Features: `cuda` (`--backend cuda`: reconverge-gpu with the papers' kernels; building needs
+//! the nightly toolchain with rust-src and llvm-tools), `mpi` (one run over the processes
+//! `mpirun` starts; needs an MPI library and libclang).
+
+use std::cell::{Cell, RefCell};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+use reconverge_backend::Launch;
+use reconverge_cpu::CpuBackend;
+use reconverge_mcml::batch::{
+    PlanOptions, PlannedRun, parse_cycle, parse_threshold, plan, run_planned,
+};
+use reconverge_mcml::builtin::{BUILTIN_NAMES, builtin};
+use reconverge_mcml::checkpoint::CheckpointPolicy;
+#[cfg(feature = "mpi")]
+use reconverge_mcml::distributed::combine;
+use reconverge_mcml::distributed::share_of_run;
+use reconverge_mcml::limits::check_launch;
+use reconverge_mcml::mci::read_mci;
+use reconverge_mcml::{
+    Batching, RunInput, RunOptions, RunResult, run_on_backend_streams, run_streams,
+};
+use reconverge_transforms::{Decision, Strategy};
+use reconverge_workloads::mcml::{FastF32, McmlFloat};
+
+/// Where the warps run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum BackendArg {
+    /// The rayon CPU backend, warps emulated in lockstep (with SIMD efficiency).
+    Cpu,
+    /// The CUDA backend on GPU 0 (feature `cuda`; f32 only).
+    Cuda,
+}
+
+/// The ways to run the photon loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum StrategyArg {
+    /// Plain per-photon loop on rayon (no warps).
+    Scalar,
+    /// Warps run the branch as written.
+    Baseline,
+    /// A lane whose photon dies takes the next one from a block-shared counter.
+    Dynamic,
+    /// Iteration delaying, majority vote (seed 002).
+    MajorityVote,
+    /// Iteration delaying, round robin.
+    RoundRobin,
+    /// Iteration delaying, round robin with idle-iteration removal.
+    RoundRobinIdleRemoval,
+    /// Branch distribution of the boundary path's up/down branch (seed 002 fig. 9).
+    BranchDistribution,
+    /// Iteration delaying of the boundary path only, for as long as waiting costs less than
+    /// issuing it (cost-balanced: the interaction path runs every iteration).
+    CostBalanced,
+    /// Branch distribution and cost-balanced delaying, over dynamic work assignment (implied):
+    /// all three of seed 002's MCML techniques.
+    BranchDistributionCostBalanced,
+    /// The advisor picks (reconverge-advisor): every strategy of MCML's list runs on a sample
+    /// of the run's photons on the CPU model, and the one predicted fastest runs the run (on
+    /// `--backend cuda`, among those with GPU entry points).
+    Auto,
+    /// The measured tuner picks: every strategy is timed on the run's backend on short runs of
+    /// the run's photons, the fastest third going on to longer ones (successive halving, about
+    /// 5 % of the run's photons in all), and the fastest runs the run. Tuning runs are timed
+    /// only; the run's tallies come from the run itself.
+    Tune,
+}
+
+/// Photons of all `--strategy tune` runs together, as a share of the run's.
+const TUNE_SHARE: f64 = 0.05;
+
+/// The shortest run `--strategy tune` times; a run of fewer than 20 times this many photons is
+/// too short to tune, and `--strategy tune` falls back to the advisor's model (`auto`).
+const TUNE_MIN_PHOTONS: u32 = 1 << 16;
+
+/// `--strategy tune` on `backend`: the measured tuner's pick for `run` among `candidates`
+/// (timed with `launch`), said on stdout; the advisor's model pick for a run too short to tune.
+fn tuned_strategy<F, B>(
+    backend: &B,
+    run: &PlannedRun,
+    candidates: &[Strategy],
+    launch: impl Fn(Strategy, u32) -> Result<Launch, reconverge_backend::BackendError>,
+) -> Result<Strategy, DynError>
+where
+    F: reconverge_workloads::mcml::McmlFloat,
+    B: reconverge_backend::Backend<reconverge_workloads::mcml::McmlKernel<F>>,
+{
+    use reconverge_advisor::{Halving, backend_time, tune_measured};
+    use reconverge_workloads::mcml::{McmlKernel, McmlLoop};
+    let photons = u32::try_from(run.input.photons).unwrap_or(u32::MAX);
+    if photons / 20 < TUNE_MIN_PHOTONS {
+        println!(
+            "  --strategy tune: {photons} photons are too few to time strategies on; the advisor's model picks"
+        );
+        return auto_strategy(run, candidates);
+    }
+    let kernel = McmlKernel(McmlLoop {
+        params: run.input.params::<F>().map_err(|e| e.to_string())?,
+        seed: run.streams.seed,
+        first_photon: run.streams.first_photon,
+    });
+    let halving = Halving {
+        keep: 3,
+        budget: TUNE_SHARE / candidates.len().max(1) as f64,
+        min_items: TUNE_MIN_PHOTONS,
+    };
+    let t = std::time::Instant::now();
+    let tuned = tune_measured(
+        candidates,
+        photons,
+        &halving,
+        backend_time(backend, &kernel, launch),
+    )?;
+    println!(
+        "  --strategy tune: {} (fastest of {} strategies timed on {} photons in all, {:.1} % of the run; {:.2} s)",
+        tuned.best,
+        candidates.len(),
+        tuned.item_runs(),
+        100.0 * tuned.item_runs() as f64 / f64::from(photons),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(tuned.best)
+}
+
+/// Photons of the sample `--strategy auto` advises on.
+const AUTO_SAMPLE_PHOTONS: u32 = 2048;
+
+/// `--strategy auto`: the advisor's pick for `run` among `candidates`, said on stdout.
+fn auto_strategy(run: &PlannedRun, candidates: &[Strategy]) -> Result<Strategy, DynError> {
+    use reconverge_advisor::{Options, advise_strategies};
+    use reconverge_workloads::mcml::{McmlKernel, McmlLoop};
+    let kernel = McmlKernel(McmlLoop {
+        params: run.input.params::<f32>().map_err(|e| e.to_string())?,
+        seed: run.streams.seed,
+        first_photon: run.streams.first_photon,
+    });
+    let sample = u32::try_from(run.input.photons)
+        .unwrap_or(u32::MAX)
+        .clamp(1, AUTO_SAMPLE_PHOTONS);
+    // Persistent lanes running a few photons each, as the real run's lanes do.
+    let launch = Launch::new(64, 4)?;
+    let advice = advise_strategies(&kernel, sample, launch, candidates, &Options::default())?;
+    let pick = advice.recommended();
+    println!(
+        "  --strategy auto: {} (predicted {:.2}x the baseline on {sample} photons of the model: {})",
+        pick.strategy,
+        pick.speedup,
+        pick.reason()
+    );
+    Ok(pick.strategy)
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mcml",
+    version,
+    about = "MCML photon transport in multi-layered media: .mci in, .mco out (CPU, or CUDA with feature `cuda`)"
+)]
+struct Args {
+    /// An MCML .mci input file (all of its runs are simulated).
+    #[arg(long, conflicts_with = "builtin")]
+    input: Option<PathBuf>,
+    /// A built-in input: skin, slab, vandehulst or giovanelli.
+    #[arg(long, default_value = "skin")]
+    builtin: String,
+    /// Photons per run (overrides the input's count).
+    #[arg(long)]
+    photons: Option<u64>,
+    /// Seed of the photon streams.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the .mco here (single-run inputs; an .mci's runs otherwise go to their own names).
+    #[arg(long)]
+    output: Option<PathBuf>,
+    /// Run in f64 (the default is f32, as on the GPU).
+    #[arg(long, conflicts_with = "f32")]
+    f64: bool,
+    /// Run in f32 (the default; kept for older command lines).
+    #[arg(long)]
+    f32: bool,
+    /// Opt-in fast math (implies f32): on the GPU, division, square root, the step's logarithm
+    /// and the azimuth's cosine and sine use the approximate PTX instructions (div.approx,
+    /// sqrt.approx, lg2.approx, sin/cos.approx, subnormals flushed, each within its PTX-stated
+    /// bound) and products and sums become FMAs, so results are NOT bit-identical to the exact
+    /// f32 run. They agree with it within the device check's statistical tolerance. GPU entry
+    /// points exist for --strategy baseline, dynamic, branch-distribution --dynamic-work and
+    /// branch-distribution-cost-balanced. On --backend cpu this runs FastF32 on the CPU, which
+    /// is exactly f32 (the same tallies, bit for bit). Checkpoints of fast-math runs are kept
+    /// apart from f32's.
+    #[arg(long, conflicts_with = "f64")]
+    fast_math: bool,
+    /// How warps run the photon loop.
+    #[arg(long, value_enum, default_value = "baseline")]
+    strategy: StrategyArg,
+    /// Feed the lanes by dynamic work assignment under a branch strategy (majority-vote,
+    /// round-robin*, cost-balanced, branch-distribution): seed 002's MCML setting.
+    #[arg(long)]
+    dynamic_work: bool,
+    /// Majority vote's threshold (lanes of 32 that must want the boundary path: 1 to 32).
+    #[arg(long, default_value = "16", value_parser = parse_threshold)]
+    threshold: u32,
+    /// Round robin's duty cycle as `num_zeros:num_ones`, both at least 1.
+    #[arg(long, default_value = "1:1", value_parser = parse_cycle)]
+    cycle: (u32, u32),
+    /// Threads per block of the launch: 128 by default on the CPU (emulated), 256 on the GPU
+    /// (`reconverge_mcml::GPU_THREADS_PER_BLOCK`, the fastest measured on an H100).
+    #[arg(long)]
+    threads_per_block: Option<u32>,
+    /// Photons per backend call (GPU launch), 1 to 2^30. Default: adaptive, about half a
+    /// second per call. The result is the same bit for bit either way.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
+    batch_photons: Option<u64>,
+    /// Save the run's tallies to FILE while it runs (atomically: a temporary file, then a
+    /// rename), and resume from FILE if it exists: a run killed mid-way goes on where it
+    /// stopped and writes the same .mco, bit for bit. A damaged checkpoint, or one of another
+    /// run, is refused. Runs of a multi-run .mci after the first use FILE.from<N>, N the
+    /// stream of their first photon. Warp strategies only (not --strategy scalar).
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
+    /// Seconds between two checkpoints (the end of the run is always saved).
+    #[arg(long, default_value_t = 60)]
+    checkpoint_every: u64,
+    /// GPUs of `--backend cuda`: `all`, or ordinals such as `0,1`. Each takes a contiguous
+    /// share of the photons; with several, NCCL sums their tallies: the same .mco, bit for
+    /// bit, as one GPU.
+    #[arg(long, default_value = "0")]
+    devices: String,
+    /// Blocks of the launch: persistent threads, each running many photons. Default: 64 on
+    /// the CPU; on the GPU, as many as are resident at once (SMs x blocks per SM).
+    #[arg(long)]
+    blocks: Option<u32>,
+    /// The backend: cpu, or cuda (GPU 0, needs feature `cuda` and `--f32`).
+    #[arg(long, value_enum, default_value = "cpu")]
+    backend: BackendArg,
+}
+
+impl Args {
+    /// Threads per block: `--threads-per-block`, or the backend's default.
+    fn threads_per_block(&self) -> u32 {
+        self.threads_per_block.unwrap_or(match self.backend {
+            BackendArg::Cpu => 128,
+            BackendArg::Cuda => reconverge_mcml::GPU_THREADS_PER_BLOCK,
+        })
+    }
+
+    /// The GPU ordinals `--devices` names, given the machine's `count`.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    fn device_ordinals(&self, count: usize) -> Result<Vec<usize>, String> {
+        let list: Vec<usize> = if self.devices.trim() == "all" {
+            (0..count).collect()
+        } else {
+            self.devices
+                .split(',')
+                .map(|d| {
+                    d.trim().parse().map_err(|_| {
+                        format!(
+                            "--devices {:?}: expected all or ordinals such as 0,1",
+                            self.devices
+                        )
+                    })
+                })
+                .collect::<Result<_, _>>()?
+        };
+        if let Some(bad) = list.iter().find(|&&d| d >= count) {
+            return Err(format!("--devices: no GPU {bad}; this machine has {count}"));
+        }
+        let mut sorted = list.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if sorted.len() != list.len() || list.is_empty() {
+            return Err(format!("--devices {:?}: name each GPU once", self.devices));
+        }
+        Ok(list)
+    }
+
+    /// Batches, progress and checkpoint of `run`.
+    fn run_options<'a>(&self, run: &PlannedRun, progress: &'a dyn Fn(u64)) -> RunOptions<'a> {
+        let checkpoint = self.checkpoint.as_ref().map(|path| {
+            let mut path = path.clone().into_os_string();
+            if run.streams.first_photon != 0 {
+                path.push(format!(".from{}", run.streams.first_photon));
+            }
+            CheckpointPolicy {
+                path: path.into(),
+                every: Duration::from_secs(self.checkpoint_every),
+            }
+        });
+        RunOptions {
+            batching: self
+                .batch_photons
+                .map_or(Batching::Adaptive, Batching::Fixed),
+            progress: Some(progress),
+            checkpoint,
+        }
+    }
+
+    fn strategy(&self) -> Result<Option<Strategy>, String> {
+        let (num_zeros, num_ones) = self.cycle;
+        if matches!(self.strategy, StrategyArg::Auto | StrategyArg::Tune) && self.dynamic_work {
+            return Err(
+                "--strategy auto and tune weigh dynamic work assignment themselves: drop --dynamic-work"
+                    .into(),
+            );
+        }
+        let delaying = |decision| {
+            if self.dynamic_work {
+                Strategy::IterationDelayingWithDynamicWork(decision)
+            } else {
+                Strategy::IterationDelaying(decision)
+            }
+        };
+        if self.dynamic_work && self.strategy == StrategyArg::Scalar {
+            return Err("--dynamic-work needs a warp strategy, not --strategy scalar".into());
+        }
+        Ok(match self.strategy {
+            StrategyArg::Scalar => None,
+            // Resolved per run by `auto_strategy` / `tuned_strategy`; the baseline stands in
+            // for the checks.
+            StrategyArg::Auto | StrategyArg::Tune => Some(Strategy::Baseline),
+            StrategyArg::Baseline if self.dynamic_work => Some(Strategy::DynamicWorkAssignment),
+            StrategyArg::Baseline => Some(Strategy::Baseline),
+            StrategyArg::Dynamic => Some(Strategy::DynamicWorkAssignment),
+            StrategyArg::BranchDistribution if self.dynamic_work => {
+                Some(Strategy::BranchDistributionWithDynamicWork)
+            }
+            StrategyArg::BranchDistribution => Some(Strategy::BranchDistribution),
+            StrategyArg::CostBalanced => Some(delaying(Decision::CostBalanced)),
+            StrategyArg::BranchDistributionCostBalanced => Some(
+                Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
+            ),
+            StrategyArg::MajorityVote => Some(delaying(Decision::MajorityVote {
+                threshold: self.threshold,
+                stop_when_a_lane_finishes: true,
+            })),
+            StrategyArg::RoundRobin | StrategyArg::RoundRobinIdleRemoval => {
+                Some(delaying(Decision::RoundRobin {
+                    num_zeros,
+                    num_ones,
+                    remove_idle: self.strategy == StrategyArg::RoundRobinIdleRemoval,
+                }))
+            }
+        })
+    }
+}
+
+type DynError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Says how much of a run came from its checkpoint.
+fn report_resumed(photons: u64) {
+    if photons > 0 {
+        println!("  resumed from the checkpoint after {photons} photons");
+    }
+}
+
+/// Runs one planned run with the chosen strategy; returns MCML's result and the SIMD
+/// efficiency.
+fn simulate<F: McmlFloat>(
+    args: &Args,
+    run: &PlannedRun,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(RunResult, Option<f64>), DynError> {
+    let photons = run.input.photons;
+    match args.strategy()? {
+        None if args.checkpoint.is_some() => Err(
+            "--checkpoint needs a warp strategy: the scalar loop (--strategy scalar) keeps none"
+                .into(),
+        ),
+        None => Ok((
+            run_streams::<F>(&run.input, photons, run.streams, Some(progress))?,
+            None,
+        )),
+        Some(strategy) => {
+            use reconverge_transforms::Kernel;
+            use reconverge_workloads::mcml::McmlKernel;
+            let launch = Launch::new(args.threads_per_block(), args.blocks.unwrap_or(64))?;
+            let cpu = CpuBackend::new();
+            let candidates = <McmlKernel<f32> as Kernel>::STRATEGIES;
+            let strategy = match args.strategy {
+                StrategyArg::Auto => auto_strategy(run, candidates)?,
+                StrategyArg::Tune => {
+                    tuned_strategy::<F, _>(&cpu, run, candidates, |_, _| Ok(launch))?
+                }
+                _ => strategy,
+            };
+            let out = run_on_backend_streams::<F, _>(
+                &cpu,
+                &run.input,
+                photons,
+                run.streams,
+                strategy,
+                launch,
+                &args.run_options(run, progress),
+            )?;
+            report_resumed(out.resumed_photons);
+            Ok((out.result, out.counters.map(|c| c.simd_efficiency())))
+        }
+    }
+}
+
+/// Runs one input in `F` (f32, or `FastF32` with `--fast-math`) on the GPUs of `--devices` (each a contiguous share of the photons,
+/// in a thread of its own; tallies summed by NCCL when there are several); returns MCML's
+/// result and a description of where it ran.
+#[cfg(feature = "cuda")]
+fn simulate_cuda<F>(
+    args: &Args,
+    run: &PlannedRun,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(RunResult, String), DynError>
+where
+    F: McmlFloat,
+    reconverge_workloads::mcml::McmlKernel<F>: reconverge_gpu::DeviceKernel,
+{
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use reconverge_gpu::{CudaBackend, DeviceKernel, GpuContext, NcclSum, WarmUp};
+    use reconverge_workloads::mcml::McmlKernel;
+    let Some(strategy) = args.strategy()? else {
+        return Err(
+            "--strategy scalar runs on the CPU only; pick a warp strategy for --backend cuda"
+                .into(),
+        );
+    };
+    let strategy = if args.strategy == StrategyArg::Auto {
+        auto_strategy(run, &<McmlKernel<F>>::strategies())?
+    } else {
+        strategy
+    };
+    let ordinals = args.device_ordinals(GpuContext::device_count()?)?;
+    // Each batch of photons is one launch: warm up each entry point once, not every batch.
+    // The GPUs' contexts and modules load in parallel.
+    let gpus = std::thread::scope(|scope| {
+        let loading: Vec<_> = ordinals
+            .iter()
+            .map(|&o| scope.spawn(move || reconverge_paper_kernels::backend(o)))
+            .collect();
+        loading
+            .into_iter()
+            .map(|h| match h.join() {
+                Ok(gpu) => gpu
+                    .map(|g| g.with_warm_up(WarmUp::FirstUse))
+                    .map_err(|e| e.to_string()),
+                Err(_) => Err("loading a GPU panicked".to_string()),
+            })
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    // The blocks that fill a GPU once with `strategy`'s entry point (persistent lanes).
+    let resident_blocks = |gpu: &CudaBackend, strategy: &Strategy| -> Result<u32, String> {
+        if let Some(b) = args.blocks {
+            return Ok(b);
+        }
+        let entry = <McmlKernel<F>>::entry_point(strategy, 0)
+            .ok_or_else(|| format!("no CUDA entry point for MCML under {strategy}"))?;
+        gpu.gpu()
+            .resident_blocks(entry, args.threads_per_block())
+            .map_err(|e| e.to_string())
+    };
+    let strategy = match (args.strategy, gpus.first()) {
+        (StrategyArg::Tune, Some(gpu)) => {
+            // The contexts were loaded on other threads: time on GPU 0 from this one.
+            gpu.gpu().bind_to_thread()?;
+            tuned_strategy::<F, _>(gpu, run, &<McmlKernel<F>>::strategies(), |s, _| {
+                let blocks = resident_blocks(gpu, &s).map_err(|message| {
+                    reconverge_backend::BackendError::Device {
+                        backend: "cuda",
+                        message,
+                    }
+                })?;
+                Launch::new(args.threads_per_block(), blocks)
+            })?
+        }
+        _ => strategy,
+    };
+    <McmlKernel<F>>::entry_point(&strategy, 0).ok_or_else(|| {
+        format!(
+            "no CUDA entry point for MCML under {strategy:?}; compiled: {}",
+            <McmlKernel<F>>::ENTRY_POINTS
+                .iter()
+                .map(|e| format!("{:?}", e.strategy))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })?;
+    let n = u32::try_from(gpus.len()).unwrap_or(u32::MAX);
+    let done: Vec<AtomicU64> = gpus.iter().map(|_| AtomicU64::new(0)).collect();
+    let started = std::time::Instant::now();
+    let contexts: Vec<&GpuContext> = gpus.iter().map(|g| g.gpu()).collect();
+    let (parts, reducer) = std::thread::scope(|scope| {
+        let handles: Vec<_> = gpus
+            .iter()
+            .enumerate()
+            .map(|(k, gpu)| {
+                let done = &done;
+                scope.spawn(move || -> Result<_, String> {
+                    gpu.gpu().bind_to_thread().map_err(|e| e.to_string())?;
+                    let (input, streams) = share_of_run(&run.input, run.streams, k as u32, n);
+                    let share = PlannedRun {
+                        input,
+                        streams,
+                        output: None,
+                    };
+                    let blocks = resident_blocks(gpu, &strategy)?;
+                    let launch =
+                        Launch::new(args.threads_per_block(), blocks).map_err(|e| e.to_string())?;
+                    let mine = |d: u64| {
+                        done[k].store(d, Ordering::Relaxed);
+                        progress(done.iter().map(|a| a.load(Ordering::Relaxed)).sum());
+                    };
+                    let t = std::time::Instant::now();
+                    let out = run_on_backend_streams::<F, _>(
+                        gpu,
+                        &share.input,
+                        share.input.photons,
+                        share.streams,
+                        strategy,
+                        launch,
+                        &args.run_options(&share, &mine),
+                    )
+                    .map_err(|e| e.to_string())?;
+                    Ok((out, t.elapsed(), blocks))
+                })
+            })
+            .collect();
+        // NCCL's set-up (about a second) runs here, on the thread that will reduce, while the
+        // GPUs compute.
+        let t = std::time::Instant::now();
+        let reducer = (contexts.len() > 1).then(|| NcclSum::new(&contexts));
+        let setup = t.elapsed();
+        let parts = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a GPU thread panicked".into()))
+            })
+            .collect::<Result<Vec<_>, String>>();
+        (parts, reducer.map(|r| (r, setup)))
+    });
+    let parts = parts?;
+    let mut described = Vec::new();
+    for ((out, wall, blocks), gpu) in parts.iter().zip(&gpus) {
+        report_resumed(out.resumed_photons);
+        described.push(format!(
+            "{} #{} ({} photons, {blocks} blocks x {} threads, kernel time {:.3} s, {:.3} s wall)",
+            gpu.gpu().device().name,
+            gpu.gpu().device().ordinal,
+            out.result.photons,
+            args.threads_per_block(),
+            out.kernel_time.as_secs_f64(),
+            wall.as_secs_f64(),
+        ));
+    }
+    let Some(reducer) = reducer else {
+        let (only, _, _) = &parts[0];
+        return Ok((only.result.clone(), described.join("")));
+    };
+    let tallies: Vec<&[u64]> = parts.iter().map(|(o, _, _)| &o.result.tally[..]).collect();
+    let (reducer, setup) = reducer;
+    let t = std::time::Instant::now();
+    // The runs are done: a missing or failing NCCL must not lose them. Integer sums are the
+    // same bits wherever they are taken, so the host sums instead, and says so.
+    let (tally, how) = match reducer.and_then(|r| r.sum(&contexts, &tallies)) {
+        Ok(tally) => (
+            tally,
+            format!(
+                "tallies summed by NCCL (set-up {:.3} s beside the runs, sum {:.3} s)",
+                setup.as_secs_f64(),
+                t.elapsed().as_secs_f64()
+            ),
+        ),
+        Err(e) => {
+            let mut sum = vec![0u64; tallies[0].len()];
+            for part in &tallies {
+                reconverge_mcml::add_tally(&mut sum, part);
+            }
+            (sum, format!("tallies summed on the host ({e})"))
+        }
+    };
+    let first = &parts[0].0.result;
+    let whole = RunResult::from_tally(
+        run.input.clone(),
+        run.input.photons,
+        first.seed,
+        first.rsp,
+        first.layout,
+        tally,
+        started.elapsed(),
+    );
+    Ok((
+        whole,
+        format!("{} GPUs, {how}: {}", parts.len(), described.join("; ")),
+    ))
+}
+
+/// A run's name in the header: its `.mco` for a file's run, which is written; the built-in's
+/// name otherwise, since nothing is written for it.
+fn run_label(from_file: bool, run: &RunInput, builtin: &str) -> String {
+    if from_file {
+        run.output_file.clone()
+    } else {
+        format!("{builtin} (built-in)")
+    }
+}
+
+fn threads_label(n: usize) -> String {
+    if n == 1 {
+        "1 thread".into()
+    } else {
+        format!("{n} threads")
+    }
+}
+
+/// The `mcml` program: parses the process's arguments, runs, and returns the exit status
+/// (failure, with the error on stderr, on bad input or a failed run).
+pub fn main() -> ExitCode {
+    match real_main(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn real_main(args: Args) -> Result<(), DynError> {
+    // Under `mpirun -np N` (feature `mpi`) each process runs its share of every run's photons
+    // (`distributed::share`) and rank 0 sums the tallies, reports and writes the `.mco`:
+    // the same file, bit for bit, as one process.
+    #[cfg(feature = "mpi")]
+    let universe = mpi::initialize();
+    #[cfg(feature = "mpi")]
+    let (rank, ranks) = universe.as_ref().map_or((0, 1), |u| {
+        use mpi::traits::Communicator;
+        let w = u.world();
+        (w.rank().unsigned_abs(), w.size().unsigned_abs())
+    });
+    #[cfg(not(feature = "mpi"))]
+    let (rank, ranks) = (0u32, 1u32);
+    let root = rank == 0;
+    let (runs, source, from_file): (Vec<RunInput>, String, bool) = match &args.input {
+        Some(path) => (read_mci(path)?.runs, path.display().to_string(), true),
+        None => {
+            let run = builtin(&args.builtin).ok_or_else(|| {
+                format!(
+                    "unknown built-in input {:?}; choose one of {}",
+                    args.builtin,
+                    BUILTIN_NAMES.join(", ")
+                )
+            })?;
+            (vec![run], format!("built-in {}", args.builtin), false)
+        }
+    };
+    let f64 = args.f64;
+    if args.backend == BackendArg::Cuda && f64 {
+        return Err("--backend cuda runs MCML in f32 only: drop --f64".into());
+    }
+    // Everything that can be refused is refused here, before the first photon.
+    args.strategy()?;
+    if args.backend == BackendArg::Cpu && args.devices.trim() != "0" {
+        return Err("--devices picks GPUs: it needs --backend cuda".into());
+    }
+    if let Some(blocks) = args.blocks {
+        check_launch(args.threads_per_block(), blocks)?;
+    }
+    let options = PlanOptions {
+        source,
+        photons: args.photons,
+        seed: args.seed,
+        // Only rank 0 writes (and checks) output files.
+        write_outputs: from_file && root,
+        output: args.output.clone().filter(|_| root),
+    };
+    let fast_math = args.fast_math;
+    let planned = if f64 {
+        plan::<f64>(&runs, &options)?
+    } else {
+        plan::<f32>(&runs, &options)?
+    };
+    let threads = rayon::current_num_threads();
+    // Set by the simulation of a run and read by its report.
+    let simd_of_last: Cell<Option<f64>> = Cell::new(None);
+    let on_gpu: RefCell<Option<String>> = RefCell::new(None);
+    let simulate_one = |whole: &PlannedRun| -> Result<RunResult, DynError> {
+        let (input, streams) = share_of_run(&whole.input, whole.streams, rank, ranks);
+        let share = PlannedRun {
+            input,
+            streams,
+            output: None,
+        };
+        let run = &share;
+        let name = run_label(from_file, &whole.input, &args.builtin);
+        if ranks > 1 && root {
+            println!(
+                "{name}: {} photons over {ranks} processes (mpirun); rank 0's share:",
+                whole.input.photons
+            );
+        }
+        if root {
+            println!(
+                "{name}: {} layers, {} photons, {}, seed {} (first stream {})",
+                run.input.layers.len(),
+                run.input.photons,
+                if f64 {
+                    "f64"
+                } else if fast_math {
+                    "f32 fast math (approximate on the GPU)"
+                } else {
+                    "f32"
+                },
+                run.streams.seed,
+                run.streams.first_photon,
+            );
+        }
+        let bar = if root {
+            ProgressBar::new(run.input.photons)
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} photons  {per_sec}  eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        let progress = |done: u64| bar.set_position(done);
+        let out = match args.backend {
+            BackendArg::Cpu if f64 => simulate::<f64>(&args, run, &progress),
+            // FastF32 off the GPU is f32 bit for bit.
+            BackendArg::Cpu if fast_math => simulate::<FastF32>(&args, run, &progress),
+            BackendArg::Cpu => simulate::<f32>(&args, run, &progress),
+            #[cfg(feature = "cuda")]
+            BackendArg::Cuda => if fast_math {
+                simulate_cuda::<FastF32>(&args, run, &progress)
+            } else {
+                simulate_cuda::<f32>(&args, run, &progress)
+            }
+            .map(|(result, device)| {
+                *on_gpu.borrow_mut() = Some(device);
+                (result, None)
+            }),
+            #[cfg(not(feature = "cuda"))]
+            BackendArg::Cuda => Err(
+                "--backend cuda: this binary was built without feature `cuda` (cargo run --features cuda ...)".into(),
+            ),
+        };
+        bar.finish_and_clear();
+        #[cfg(feature = "mpi")]
+        if ranks > 1 {
+            use mpi::traits::Communicator;
+            let Some(world) = universe.as_ref().map(|u| u.world()) else {
+                return Err("MPI is not initialised".into());
+            };
+            let (part, simd) = match out {
+                Ok(part) => part,
+                Err(e) => {
+                    // The other processes wait for this one's tallies: stop them all.
+                    eprintln!("error on MPI rank {rank}: {e}");
+                    world.abort(2)
+                }
+            };
+            simd_of_last.set(simd);
+            return Ok(combine(&world, &whole.input, &part).unwrap_or(part));
+        }
+        let (result, simd) = out?;
+        simd_of_last.set(simd);
+        Ok(result)
+    };
+    let report = |_: &PlannedRun, result: &RunResult, written: Option<&std::path::Path>| {
+        if !root {
+            return;
+        }
+        println!("  Rsp = {:.6}", result.rsp);
+        println!("  Rd  = {:.6}", result.rd);
+        println!("  A   = {:.6}", result.a);
+        println!("  Tt  = {:.6}", result.tt);
+        match on_gpu.borrow().as_ref() {
+            Some(device) => println!(
+                "  {:.0} photons/s ({:.3} s on {device})",
+                result.photons_per_second,
+                result.elapsed.as_secs_f64(),
+            ),
+            None => println!(
+                "  {:.0} photons/s ({:.3} s, {})",
+                result.photons_per_second,
+                result.elapsed.as_secs_f64(),
+                threads_label(threads)
+            ),
+        }
+        if let Some(eff) = simd_of_last.get() {
+            println!(
+                "  SIMD efficiency {:.1}% ({:?})",
+                100.0 * eff,
+                args.strategy
+            );
+        }
+        if let Some(path) = written {
+            println!("  wrote {}", path.display());
+        }
+    };
+    run_planned(&planned, simulate_one, report)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Args, clap::Error> {
+        Args::try_parse_from(std::iter::once("mcml").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_main_job_runs_in_f32_as_the_readme_quotes() {
+        let a = parse(&[]).unwrap();
+        assert!(!a.f64, "the default is f32");
+        assert!(!parse(&["--f32"]).unwrap().f64, "--f32 is still accepted");
+        assert!(parse(&["--f64"]).unwrap().f64);
+        assert!(parse(&["--f32", "--f64"]).is_err());
+    }
+
+    #[test]
+    fn fast_math_is_f32_only() {
+        assert!(parse(&["--fast-math"]).unwrap().fast_math);
+        assert!(parse(&["--fast-math", "--f32"]).is_ok());
+        assert!(parse(&["--fast-math", "--f64"]).is_err());
+    }
+
+    #[test]
+    fn header_names_no_file_for_a_built_in_and_counts_threads_in_english() {
+        let skin = reconverge_mcml::builtin::skin();
+        assert_eq!(run_label(false, &skin, "skin"), "skin (built-in)");
+        assert_eq!(run_label(true, &skin, "skin"), "skin.mco");
+        assert_eq!(threads_label(1), "1 thread");
+        assert_eq!(threads_label(2), "2 threads");
+    }
+
+    #[test]
+    fn devices_name_existing_gpus_once() {
+        let devices = |d: &str, count| parse(&["--devices", d]).unwrap().device_ordinals(count);
+        assert_eq!(devices("all", 2), Ok(vec![0, 1]));
+        assert_eq!(devices("1, 0", 2), Ok(vec![1, 0]));
+        assert!(devices("0,2", 2).unwrap_err().contains("no GPU 2"));
+        assert!(devices("0,0", 2).is_err());
+        assert!(devices("all", 0).is_err());
+        assert!(devices("gpu0", 2).is_err());
+    }
+
+    /// `--strategy auto` picks one of MCML's strategies from the advisor, and on the skin
+    /// model not the baseline: dynamic work assignment's gain is large there (1.25x on an
+    /// H100, docs/results/mcml).
+    #[test]
+    fn auto_picks_a_listed_strategy_that_beats_the_baseline_on_skin() {
+        use reconverge_transforms::Kernel;
+        use reconverge_workloads::mcml::McmlKernel;
+        let mut input = reconverge_mcml::builtin::skin();
+        input.photons = 512;
+        let run = PlannedRun {
+            input,
+            streams: reconverge_mcml::Streams::new(1),
+            output: None,
+        };
+        let list = <McmlKernel<f32> as Kernel>::STRATEGIES;
+        let pick = auto_strategy(&run, list).unwrap();
+        assert!(list.contains(&pick));
+        assert_ne!(pick, Strategy::Baseline);
+        assert!(
+            parse(&["--strategy", "auto", "--dynamic-work"])
+                .unwrap()
+                .strategy()
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn bad_values_are_refused_while_parsing_arguments() {
+        assert!(parse(&["--threshold", "100"]).is_err());
+        assert!(parse(&["--cycle", "0:0"]).is_err());
+        let a = parse(&["--cycle", "3:1", "--threshold", "8"]).unwrap();
+        assert_eq!((a.cycle, a.threshold), ((3, 1), 8));
+    }
+}
