@@ -40,6 +40,7 @@ pub mod distributed;
 pub mod limits;
 pub mod mci;
 pub mod mco;
+pub mod mco_file;
 mod on_backend;
 mod result;
 mod runner;
