@@ -340,6 +340,19 @@ fn user_time(text: &str) -> Option<f64> {
         .and_then(|(_, rest)| rest.split_whitespace().next()?.parse().ok())
 }
 
+/// The beam a `# Beam: gaussian:0.1 (...)` comment names (`write_mco` writes one for a run
+/// that sampled a finite beam), if any.
+fn beam_comment(text: &str) -> Option<crate::finite_beam::Beam> {
+    text.lines()
+        .find_map(|l| {
+            l.trim_start()
+                .strip_prefix('#')?
+                .trim()
+                .strip_prefix("Beam:")
+        })
+        .and_then(|rest| crate::finite_beam::parse_beam(rest.split_whitespace().next()?).ok())
+}
+
 /// Parses `.mco` text. `file` names the source in errors.
 pub fn parse_mco(text: &str, file: &str) -> Result<McoFile, McoReadError> {
     let mut r = Reader::new(text, file);
@@ -442,8 +455,8 @@ pub fn parse_mco(text: &str, file: &str) -> Result<McoFile, McoReadError> {
             n_below,
             line: name_line.0,
             lines,
-            // An `.mco` names no beam: MCML's is the pencil beam.
-            beam: Default::default(),
+            // MCML's pencil beam, unless a `# Beam:` comment of `write_mco` names a sampled one.
+            beam: beam_comment(text).unwrap_or_default(),
         },
         user_time: user_time(text),
         rat: Rat {

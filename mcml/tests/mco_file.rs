@@ -8,7 +8,7 @@ use reconverge_mcml::builtin::van_de_hulst;
 use reconverge_mcml::mco::write_mco;
 use reconverge_mcml::mco_file::{McoFile, McoReadErrorKind, parse_mco, read_mco};
 use reconverge_mcml::run;
-use reconverge_workloads::mcml::LayerSpec;
+use reconverge_workloads::mcml::{Beam, LayerSpec};
 
 /// A two-layer run of 2 z, 3 r and 2 angle bins in MCML 1.2's layout (`%G`, `%12.4E`, five
 /// values a line), with the numbers made up so each is distinct.
@@ -132,6 +132,13 @@ fn a_written_run_reads_back_to_its_own_numbers() {
     assert_eq!(read.input.grid, direct.input.grid);
     assert_eq!(read.input.photons, 3_000);
     assert_eq!(read.user_time, Some(12.5));
+    assert_eq!(read.input.beam, Beam::Pencil);
+    // A run that sampled a beam says so in a comment, and reads back with it.
+    let mut input = van_de_hulst();
+    input.beam = Beam::Flat { radius: 0.125 };
+    let sampled = run(&input, 200, 1).unwrap();
+    let read_beam = parse_mco(&write_mco(&sampled, 0.0), "flat.mco").unwrap();
+    assert_eq!(read_beam.input.beam, Beam::Flat { radius: 0.125 });
     let close = |name: &str, a: &[f64], b: &[f64], rel: f64| {
         assert_eq!(a.len(), b.len(), "{name}");
         for (i, (x, y)) in a.iter().zip(b).enumerate() {

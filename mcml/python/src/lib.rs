@@ -502,7 +502,8 @@ impl McmlResult {
             input.grid.nz,
         )
     }
-    /// The beam: "pencil" (MCML's, and every .mco's), "gaussian:R" or "flat:R" (R in cm).
+    /// The beam: "pencil" (MCML's), "gaussian:R" or "flat:R" (R in cm; an .mco names a
+    /// sampled beam in a `# Beam:` comment).
     #[getter]
     fn beam(&self) -> String {
         beam_label(self.beam)
@@ -1042,14 +1043,14 @@ fn read_mco(py: Python<'_>, path: PathBuf) -> PyResult<McmlResult> {
             _ => McmlError::new_err(e.to_string()),
         })?;
     Ok(McmlResult {
-        mco,
         run: None,
         seed: None,
         backend: None,
         strategy: None,
         precision: None,
         simd_efficiency: None,
-        beam: Beam::Pencil,
+        beam: mco.input.beam,
+        mco,
     })
 }
 

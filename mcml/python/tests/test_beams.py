@@ -77,10 +77,14 @@ def test_bad_convolution_arguments(kwargs, exception, message):
         mcml.convolve(pencil, **kwargs)
 
 
-def test_a_sampled_beam_is_not_convolved_again():
-    sampled = mcml.run(photons=200, beam="flat", beam_radius=0.1, **VAN_DE_HULST)
-    with pytest.raises(mcml.McmlError, match="already sampled"):
-        mcml.convolve(sampled, "flat", 0.1)
+def test_a_sampled_beam_is_not_convolved_again(tmp_path):
+    out = tmp_path / "flat.mco"
+    sampled = mcml.run(photons=200, beam="flat", beam_radius=0.1, output=str(out), **VAN_DE_HULST)
+    read = mcml.read_mco(out)
+    assert read.beam == "flat:0.1"
+    for result in (sampled, read):
+        with pytest.raises(mcml.McmlError, match="already sampled"):
+            mcml.convolve(result, "flat", 0.1)
 
 
 @pytest.mark.parametrize(
