@@ -56,8 +56,11 @@
 //! ```
 
 pub mod accuracy;
+pub mod calibrate;
 pub mod measured;
+pub mod plan;
 pub mod profile;
+pub mod schedule;
 pub mod tune;
 
 use std::fmt;
@@ -70,7 +73,12 @@ use reconverge_simt::Counters;
 use reconverge_transforms::{Kernel, Strategy, StrategyError};
 
 pub use measured::{Halving, MeasuredTuning, Timing, backend_time, grid_measured, tune_measured};
-pub use profile::{Profile, Stats, profile};
+pub use plan::{
+    Gpu, Grid, LaunchAdvice, LaunchTime, Ranked, Sampling, Spread, advise_launches,
+    candidate_launches, launch_time, predict_launch, sample_blocks, sampled_profiles,
+};
+pub use profile::{Profile, Stats, WarpWork, profile, profile_blocks};
+pub use schedule::{Calibration, Makespan, simulate};
 pub use tune::{Family, Tuned, grid, tune};
 
 /// Why the advisor could not answer.
@@ -129,6 +137,22 @@ pub enum AdviseError {
         registers: u32,
         /// Threads per block.
         threads: u32,
+    },
+    /// A sampled block is not in the launch.
+    #[error("block {block} sampled from a launch of {blocks} blocks")]
+    SampleBlock {
+        /// The block asked for.
+        block: u32,
+        /// Blocks of the launch.
+        blocks: u32,
+    },
+    /// A calibration file could not be read, parsed or written.
+    #[error("calibration {path}: {reason}")]
+    Calibration {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        reason: String,
     },
     /// A timed run failed (for another reason than the backend not having the strategy).
     #[error("timing {strategy}: {source}")]

@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicU32;
 
 use reconverge_backend::Launch;
-use reconverge_simt::{BlockShared, Counters, ModelWarp, WARP_SIZE};
+use reconverge_simt::{BlockShared, Counters, ModelWarp, Region, WARP_SIZE};
 use reconverge_transforms::{
     Discard, Kernel, NoTally, PassPlan, Strategy, WarpProgram, WarpTask, initial_block_counters,
 };
@@ -64,6 +64,36 @@ pub struct Profile {
     pub warp_steps: Vec<u64>,
     /// Each warp's counters, summed over launches.
     pub warp_counters: Vec<Counters>,
+    /// The blocks of the launch that ran, in order (all of them unless sampled).
+    pub blocks: Vec<u32>,
+    /// Per launch, each warp's work ([`WarpWork`]), warps in the order of [`Profile::blocks`]
+    /// (`warps_per_block` of each): what the schedule model places on the GPU.
+    pub launch_warps: Vec<Vec<WarpWork>>,
+}
+
+/// One warp's work in one launch: what the schedule model needs to price it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WarpWork {
+    /// Issue slots (every region weighted by its declared cost; votes and exchanges 1 each).
+    pub slots: u64,
+    /// Warp votes issued ([`reconverge_simt::Region::VOTE`]).
+    pub votes: u64,
+    /// Shuffles and atomics issued ([`reconverge_simt::Region::EXCHANGE`]).
+    pub exchanges: u64,
+    /// Loop iterations ([`WarpProgram::step`] calls that left work).
+    pub steps: u64,
+}
+
+impl WarpWork {
+    fn of(counters: &Counters, steps: u64) -> Self {
+        let issues = |r| counters.region(r).map_or(0, |c| c.issues);
+        Self {
+            slots: counters.issue_slots(),
+            votes: issues(Region::VOTE),
+            exchanges: issues(Region::EXCHANGE),
+            steps,
+        }
+    }
 }
 
 /// Runs `strategy` over items `0..items` with `launch` on the model, block after block, the
@@ -77,6 +107,35 @@ pub fn profile<K: Kernel + ?Sized>(
     launch: Launch,
     step_limit: u64,
 ) -> Result<Profile, AdviseError> {
+    let all: Vec<u32> = (0..launch.blocks).collect();
+    profile_blocks(kernel, strategy, items, launch, &all, step_limit)
+}
+
+/// [`profile`] of some blocks of the launch only: each block of `blocks` runs exactly the items
+/// and the warps it runs in the whole launch of `items` items (its chunk of the item range, its
+/// own block counter), so that a sample of blocks spread over the launch shows the workload's
+/// real within-warp divergence at every place of the item range. Blocks outside `blocks` do not
+/// run. A strategy that deals items across blocks ([`Strategy::deals_across_blocks`]) would, in
+/// a few blocks alone, take every item of the launch from its one counter: where `blocks` is not
+/// the whole launch it is profiled with its items dealt from each block's counter
+/// ([`Strategy::DynamicWorkAssignment`]'s per-block dealing over the same chunks) and
+/// [`Profile::strategy`] keeps the strategy asked for; the schedule model then spreads its work
+/// evenly over all warps, as one counter for the whole launch does.
+pub fn profile_blocks<K: Kernel + ?Sized>(
+    kernel: &K,
+    strategy: Strategy,
+    items: u32,
+    launch: Launch,
+    blocks: &[u32],
+    step_limit: u64,
+) -> Result<Profile, AdviseError> {
+    let sampled = blocks.len() < launch.blocks as usize;
+    let asked = strategy;
+    let strategy = if sampled && strategy.deals_across_blocks() {
+        Strategy::DynamicWorkAssignment
+    } else {
+        strategy
+    };
     let strategy_error = |source| AdviseError::Strategy {
         strategy,
         shape: K::SHAPE,
@@ -87,18 +146,26 @@ pub fn profile<K: Kernel + ?Sized>(
         .map(|_| AtomicU32::new(0))
         .collect();
     let warps_per_block = launch.threads_per_block / WARP_SIZE;
-    let total_warps = launch.blocks as usize * warps_per_block as usize;
+    let total_warps = blocks.len() * warps_per_block as usize;
     let mut warp_steps = vec![0u64; total_warps];
     let mut warp_counters = vec![Counters::new(WARP_SIZE); total_warps];
     let mut counters = Counters::new(WARP_SIZE);
     let mut launches = Vec::new();
+    let mut launch_warps = Vec::new();
     while let Some(pass) = plan.next_pass_in(&scratch) {
         let mut this_launch = Counters::new(WARP_SIZE);
+        let mut warps_of_launch = Vec::with_capacity(total_warps);
         // Grid-wide dealing's one counter for the launch. Blocks run one after another here, so
         // the first ones take the items the others would have taken on a GPU: the issue slots
         // are the same, each warp's share of them is not.
         let grid_counter = AtomicU32::new(0);
-        for block in 0..launch.blocks {
+        for (sampled_index, &block) in blocks.iter().enumerate() {
+            if block >= launch.blocks {
+                return Err(AdviseError::SampleBlock {
+                    block,
+                    blocks: launch.blocks,
+                });
+            }
             let shared = BlockShared::new();
             for (i, v) in initial_block_counters(launch.threads_per_block)
                 .into_iter()
@@ -116,7 +183,9 @@ pub fn profile<K: Kernel + ?Sized>(
                     .map_err(strategy_error)?;
                 warps.push((warp, program, true));
             }
-            let first = block as usize * warps_per_block as usize;
+            let first = sampled_index * warps_per_block as usize;
+            let steps_before: Vec<u64> =
+                warp_steps[first..first + warps_per_block as usize].to_vec();
             let mut any_running = true;
             while any_running {
                 any_running = false;
@@ -143,17 +212,22 @@ pub fn profile<K: Kernel + ?Sized>(
             for (w, (warp, _, _)) in warps.iter().enumerate() {
                 this_launch.merge(warp.counters());
                 warp_counters[first + w].merge(warp.counters());
+                let steps = warp_steps[first + w] - steps_before[w];
+                warps_of_launch.push(WarpWork::of(warp.counters(), steps));
             }
         }
         counters.merge(&this_launch);
         launches.push((pass, this_launch));
+        launch_warps.push(warps_of_launch);
     }
     Ok(Profile {
-        strategy,
+        strategy: asked,
         counters,
         launches,
         warp_steps,
         warp_counters,
+        blocks: blocks.to_vec(),
+        launch_warps,
     })
 }
 

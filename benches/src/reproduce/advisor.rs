@@ -295,3 +295,205 @@ impl AdvisorLog {
 /// What the model does not see, by technique (the page's "why" section): the causes of the
 /// misses the measurements show.
 const WHY_THE_MODEL_MISSES: &str = "The model counts issue slots (each region weighted by the instruction cost it declares), adds 1 % of the baseline per extra launch, and divides by occupancy. It misses where time is not issue slots: (1) **occupancy beyond saturation** - loop splitting raises occupancy from 75 % to 100 % and eq. 1 predicts it a third faster (1 / 0.75), but its fused loop has twelve independent chains, so 75 % already keeps the pipelines full and the split only adds its carry's store and load (measured slower, see the seed001-fig05 rows); the saturating model removes this miss. (2) **memory and latency** - branch path unification at small LOOP counts moves every item's state through memory while each item computes little, and the occlusion-query loop stores and reloads unfinished states every pass: the model counts those loads and stores as single instructions, not as their latency, so it predicts both far better than measured. (3) **launch costs** - an occlusion-query pass is a short kernel plus a host read-back of the query word, tens of microseconds against a 1 % estimate, so passes cost more than predicted at 1 iteration per pass and less at 8-32, where one pass does most of the work. (4) **compiled code** - on MCML, branch distribution removes instructions the compiler would have duplicated and dynamic work assignment shortens lanes' waits in ways the model's per-region weights see only in part, so their magnitudes differ from the measurement while their order mostly holds.";
+
+/// The papers' settings re-scored offline (issue 27): each setting of [`super::EXPERIMENTS`]
+/// at [`super::Scale::FULL`] (what the reproduce tool times on the GPU) is predicted by the
+/// schedule model ([`reconverge_advisor::predict_launch`] at the setting's timed items and
+/// launch, a device [`reconverge_advisor::Gpu`]'s calibration) and set beside the speedups the
+/// last GPU run measured, read from its committed `advisor-predicted-vs-measured.csv`. No GPU is
+/// needed. Settings without a measured row (MCML's, which are not in the settings' data) are
+/// left out; registers are not in the CSV, so every entry point runs at the calibration's
+/// default registers.
+pub mod rescore {
+    use std::collections::HashMap;
+    use std::fmt::Debug;
+
+    use reconverge_advisor::accuracy::{Point, Scored};
+    use reconverge_advisor::{AdviseError, Gpu, Sampling, Spread, predict_launch};
+    use reconverge_backend::{Kernel, Strategy};
+
+    use super::super::setting::{Runs, Workload};
+    use super::super::{EXPERIMENTS, Scale};
+
+    /// One re-scored setting.
+    #[derive(Clone, Debug)]
+    pub struct Rescored {
+        /// The experiment (its pages' names).
+        pub experiment: String,
+        /// The setting (the model kernel's parameters, as the CSV names it).
+        pub setting: String,
+        /// Predicted (schedule model) beside measured speedups.
+        pub point: Point,
+    }
+
+    /// Why the re-score failed.
+    #[derive(Debug, thiserror::Error)]
+    pub enum RescoreError {
+        /// The CSV could not be read.
+        #[error("{path}: {source}")]
+        Read {
+            /// The file.
+            path: String,
+            /// Why.
+            source: std::io::Error,
+        },
+        /// A CSV line is malformed.
+        #[error("{path}:{line}: {reason}")]
+        Parse {
+            /// The file.
+            path: String,
+            /// Line number (1-based).
+            line: usize,
+            /// What is wrong.
+            reason: String,
+        },
+        /// The advisor failed on a setting.
+        #[error("{experiment} / {setting}: {reason}")]
+        Advise {
+            /// The experiment.
+            experiment: String,
+            /// The setting.
+            setting: String,
+            /// The advisor's error.
+            reason: String,
+        },
+    }
+
+    /// Splits one CSV line (fields in double quotes may hold commas; `""` is a quote).
+    fn fields(line: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cur = String::new();
+        let mut quoted = false;
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (c, quoted) {
+                ('"', true) if chars.peek() == Some(&'"') => {
+                    cur.push('"');
+                    chars.next();
+                }
+                ('"', _) => quoted = !quoted,
+                (',', false) => out.push(std::mem::take(&mut cur)),
+                _ => cur.push(c),
+            }
+        }
+        out.push(cur);
+        out
+    }
+
+    /// Measured speedups of the CSV by (experiment, setting, strategy name).
+    pub fn measured(
+        path: &std::path::Path,
+    ) -> Result<HashMap<(String, String, String), f64>, RescoreError> {
+        let p = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| RescoreError::Read {
+            path: p.clone(),
+            source,
+        })?;
+        let mut out = HashMap::new();
+        for (i, line) in text.lines().enumerate().skip(1) {
+            let f = fields(line);
+            if f.len() < 6 {
+                return Err(RescoreError::Parse {
+                    path: p,
+                    line: i + 1,
+                    reason: format!("{} fields, expected 8", f.len()),
+                });
+            }
+            let m: f64 = f[5].parse().map_err(|_| RescoreError::Parse {
+                path: p.clone(),
+                line: i + 1,
+                reason: format!("measured speedup {:?}", f[5]),
+            })?;
+            out.insert((f[0].clone(), f[1].clone(), f[2].clone()), m);
+        }
+        Ok(out)
+    }
+
+    /// The setting's name (its model kernel, as the CSV has it) and each strategy's predicted
+    /// speedup at the timed size and launch.
+    fn predict<K: Kernel + Debug>(
+        runs: &Runs<K>,
+        gpu: &Gpu,
+        sampling: &Sampling,
+        strategies: &[Strategy],
+    ) -> (String, Result<Vec<(Strategy, f64)>, AdviseError>) {
+        let setting = format!("{:?}", runs.sample.kernel);
+        let t = &runs.timed;
+        let time = |s: Strategy| -> Result<f64, AdviseError> {
+            let times = predict_launch(&t.kernel, s, t.items, t.launch, gpu, sampling, None)?;
+            Ok(Spread::of(&times.iter().map(|x| x.ns).collect::<Vec<_>>()).median)
+        };
+        let result = time(Strategy::Baseline).and_then(|base| {
+            strategies
+                .iter()
+                .map(|&s| Ok((s, base / time(s)?)))
+                .collect()
+        });
+        (setting, result)
+    }
+
+    /// Every setting with measurements in `csv`, predicted on `gpu` (see the module docs).
+    ///
+    /// # Errors
+    /// As [`measured`]; the advisor's error on a setting.
+    pub fn rescore(
+        csv: &std::path::Path,
+        gpu: &Gpu,
+        sampling: &Sampling,
+    ) -> Result<Vec<Rescored>, RescoreError> {
+        let measured = measured(csv)?;
+        let mut out = Vec::new();
+        for e in EXPERIMENTS {
+            let experiment = e.pages.join(" + ");
+            for s in (e.settings)(&Scale::FULL) {
+                let st = &s.strategies;
+                let (setting, predicted) = match &s.workload {
+                    Workload::BranchSplit(r) => predict(r, gpu, sampling, st),
+                    Workload::LoopSplit(r) => predict(r, gpu, sampling, st),
+                    Workload::IterationDelay(r) => predict(r, gpu, sampling, st),
+                    Workload::BranchDistribution(r) => predict(r, gpu, sampling, st),
+                    Workload::DynamicWork(r) => predict(r, gpu, sampling, st),
+                    Workload::PathUnification(r) => predict(r, gpu, sampling, st),
+                    Workload::Gems34(r) => predict(r, gpu, sampling, st),
+                };
+                let scored: Vec<Scored> = s
+                    .strategies
+                    .iter()
+                    .filter_map(|st| {
+                        let m =
+                            measured.get(&(experiment.clone(), setting.clone(), st.to_string()))?;
+                        Some((st, *m))
+                    })
+                    .map(|(st, m)| (*st, m))
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .map(|(st, m)| -> Result<Scored, RescoreError> {
+                        let p = predicted
+                            .as_ref()
+                            .map_err(|e| RescoreError::Advise {
+                                experiment: experiment.clone(),
+                                setting: setting.clone(),
+                                reason: e.to_string(),
+                            })?
+                            .iter()
+                            .find(|(x, _)| *x == st)
+                            .map_or(f64::NAN, |(_, p)| *p);
+                        Ok(Scored {
+                            strategy: st,
+                            predicted: p,
+                            measured: m,
+                        })
+                    })
+                    .collect::<Result<_, _>>()?;
+                if scored.len() >= 2 {
+                    out.push(Rescored {
+                        experiment: experiment.clone(),
+                        setting,
+                        point: Point { scored },
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}

@@ -28,6 +28,7 @@ use reconverge_occupancy::Device;
 use reconverge_transforms::{
     BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, Kernel, Strategy, TwoPathKernel,
 };
+use reconverge_workloads::held_out;
 use reconverge_workloads::mcml::{McmlKernel, McmlLoop};
 use reconverge_workloads::synthetic::{
     BranchSplitBench, DynamicWork, Gems34Branch, MaskLayout, PathUnification, SynBrDis, SynItDelay,
@@ -143,6 +144,21 @@ enum Workload {
     McmlSkin,
     /// MCML (f32) on the built-in thick slab (CUDAMCML's "Simulation 1").
     McmlSlab,
+    /// Held-out (issue 27): a branch loop with Pareto trip counts (`held_out::HEAVY_TAIL`).
+    HeavyTail,
+    /// Held-out: an image-like cost map (`held_out::COST_MAP`).
+    CostMap,
+    /// Held-out: an item loop with bimodal trips (`held_out::VARIABLE_TRIPS`).
+    VariableTrips,
+    /// Held-out: a two-path kernel in runs (`held_out::TWO_PATH_RUNS`).
+    TwoPathRuns,
+    /// The calibration set (papers' workloads only): SYN-ITDELAY at f = 0 and 0.5, seed 004's
+    /// dynamic-work loop; with `--sweep` (GPU) or `--fit` (offline).
+    Calibration,
+    /// The papers' settings of the reproduce tool re-scored offline with the schedule model
+    /// against the measured speedups of `--rescore` (the reproduce tool's
+    /// `advisor-predicted-vs-measured.csv`).
+    Papers,
 }
 
 /// Predicts each strategy's speedup on the reference SIMT model and recommends one.
@@ -225,6 +241,44 @@ struct Args {
     /// Seed of the workload's data.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Rank (strategy, launch) pairs on the schedule model with a device calibration: the
+    /// best launch per strategy and the recommended pair, for `--full-items` items.
+    #[arg(long)]
+    launches: bool,
+    /// Items of the whole workload that `--launches` and `--score` predict for (default: the
+    /// workload's own count for the held-out set, `--measure-items` otherwise).
+    #[arg(long)]
+    full_items: Option<u32>,
+    /// Calibration file (JSON) of the device the schedule model predicts for (default: the
+    /// committed H100 calibration, `advisor/calibration/h100.json`).
+    #[arg(long)]
+    calibration: Option<std::path::PathBuf>,
+    /// Items the model runs per (strategy, launch) and resample.
+    #[arg(long, default_value_t = 8192)]
+    sample_items: u32,
+    /// Resamples (different strided offsets) whose spread is reported.
+    #[arg(long, default_value_t = 3)]
+    resamples: u32,
+    /// On `--backend cuda`: time every strategy at every candidate launch (and one
+    /// quarter-filled launch), outputs checked against the CPU, into this TSV file.
+    #[arg(long)]
+    sweep: Option<std::path::PathBuf>,
+    /// Timed repetitions of `--sweep` (the median is kept).
+    #[arg(long, default_value_t = 5)]
+    reps: u32,
+    /// Score the schedule model against a `--sweep` TSV of this workload (offline).
+    #[arg(long)]
+    score: Option<std::path::PathBuf>,
+    /// With `calibration`: fit a calibration to the `--sweep` TSVs in this folder (offline) and
+    /// write it to `--calibration-out`.
+    #[arg(long)]
+    fit: Option<std::path::PathBuf>,
+    /// With `papers`: the reproduce tool's `advisor-predicted-vs-measured.csv` to re-score.
+    #[arg(long)]
+    rescore: Option<std::path::PathBuf>,
+    /// Where `--fit` writes the calibration.
+    #[arg(long, default_value = "advisor/calibration/h100.json")]
+    calibration_out: std::path::PathBuf,
 }
 
 fn main() -> Result<(), DynError> {
@@ -281,6 +335,12 @@ fn main() -> Result<(), DynError> {
             });
             run(&kernel, &a, Layout::Persistent)
         }
+        Workload::HeavyTail => run(&BranchLoopKernel(held_out::HEAVY_TAIL), &a, one),
+        Workload::CostMap => run(&BranchLoopKernel(held_out::COST_MAP), &a, one),
+        Workload::VariableTrips => run(&ItemLoopKernel(held_out::VARIABLE_TRIPS), &a, one),
+        Workload::TwoPathRuns => run(&TwoPathKernel(held_out::TWO_PATH_RUNS), &a, one),
+        Workload::Calibration => calibration::run(&a),
+        Workload::Papers => papers(&a),
     }
 }
 
@@ -300,8 +360,11 @@ fn model_launch(a: &Args, layout: Layout, items: u32) -> Result<Launch, BackendE
 fn run<K>(kernel: &K, a: &Args, layout: Layout) -> Result<(), DynError>
 where
     K: Kernel + Sync + GpuKernel,
-    K::Output: Default + Send + Sync,
+    K::Output: Default + Send + Sync + PartialEq,
 {
+    if a.launches || a.score.is_some() || a.sweep.is_some() {
+        return schedule::run(kernel, a);
+    }
     match a.backend {
         BackendArg::Cpu => {
             let cpu = reconverge_cpu::CpuBackend::new();
@@ -526,4 +589,535 @@ fn registers<K: Kernel>(a: &Args) -> Result<Option<Registers>, Box<dyn Error>> {
         baseline,
         strategies,
     }))
+}
+
+/// Items of the whole workload: the held-out workloads' own counts, else `--measure-items`.
+fn full_items(a: &Args) -> u32 {
+    a.full_items.unwrap_or(match a.workload {
+        Workload::HeavyTail => held_out::HEAVY_TAIL_ITEMS,
+        Workload::CostMap => held_out::COST_MAP_ITEMS,
+        Workload::VariableTrips => held_out::VARIABLE_TRIPS_ITEMS,
+        Workload::TwoPathRuns => held_out::TWO_PATH_RUNS_ITEMS,
+        _ => a.measure_items,
+    })
+}
+
+/// `--launches`, `--sweep` and `--score`: the schedule model's (strategy, launch) ranking,
+/// its GPU measurement, and the two side by side.
+mod schedule {
+    use std::fmt::Write as _;
+
+    use reconverge_advisor::accuracy::spearman;
+    use reconverge_advisor::{
+        Calibration, Gpu, Sampling, Spread, advise_launches, candidate_launches, predict_launch,
+    };
+
+    use super::*;
+
+    pub fn gpu_model(a: &Args) -> Result<Gpu, DynError> {
+        let cal = match &a.calibration {
+            Some(p) => Calibration::load(p)?,
+            None => Calibration::h100()?,
+        };
+        Ok(Gpu::new(cal)?)
+    }
+
+    pub fn sampling(a: &Args) -> Sampling {
+        Sampling {
+            items: a.sample_items,
+            resamples: a.resamples,
+            seed: a.seed,
+        }
+    }
+
+    /// One row of a sweep TSV.
+    #[derive(Clone, Debug)]
+    pub struct Row {
+        pub workload: String,
+        pub strategy: String,
+        pub launch: Launch,
+        pub items: u32,
+        pub grid: String,
+        pub median_ms: f64,
+        pub outputs_equal: bool,
+        pub registers: Vec<u32>,
+    }
+
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub const HEADER: &str = "workload\tstrategy\tthreads\tblocks\titems\tgrid\tmedian_ms\tmin_ms\treps\toutputs_equal\tregisters";
+
+    pub fn read(path: &std::path::Path) -> Result<Vec<Row>, DynError> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut rows = Vec::new();
+        for (n, line) in text.lines().enumerate().skip(1) {
+            let f: Vec<&str> = line.split('\t').collect();
+            if f.len() < 11 {
+                return Err(format!("{}:{}: expected 11 columns", path.display(), n + 1).into());
+            }
+            let bad = |what: &str| format!("{}:{}: bad {what}", path.display(), n + 1);
+            rows.push(Row {
+                workload: f[0].into(),
+                strategy: f[1].into(),
+                launch: Launch::new(
+                    f[2].parse().map_err(|_| bad("threads"))?,
+                    f[3].parse().map_err(|_| bad("blocks"))?,
+                )?,
+                items: f[4].parse().map_err(|_| bad("items"))?,
+                grid: f[5].into(),
+                median_ms: f[6].parse().map_err(|_| bad("median_ms"))?,
+                outputs_equal: f[9] == "true",
+                registers: f[10]
+                    .split(',')
+                    .filter(|r| !r.is_empty())
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| bad("registers"))?,
+            });
+        }
+        Ok(rows)
+    }
+
+    /// The launches a sweep times for `strategy`: the advisor's candidates and one
+    /// quarter-filled launch (128 threads, one block per multiprocessor: few warps resident,
+    /// where latency shows).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub fn sweep_launches(
+        strategy: &Strategy,
+        items: u32,
+        gpu: &Gpu,
+        registers: u32,
+    ) -> Vec<(Launch, String)> {
+        let mut out: Vec<(Launch, String)> = candidate_launches(strategy, items, gpu, registers)
+            .into_iter()
+            .map(|(l, g)| (l, g.to_string()))
+            .collect();
+        let blocks = gpu.calibration.sms.min(
+            items
+                .div_ceil(strategy.items_per_thread().max(1))
+                .div_ceil(128),
+        );
+        if let Ok(l) = Launch::new(128, blocks.max(1))
+            && !out.iter().any(|(o, _)| *o == l)
+        {
+            out.push((l, "one block per SM".into()));
+        }
+        out
+    }
+
+    pub fn strategy_named<'a>(list: &'a [Strategy], name: &str) -> Option<&'a Strategy> {
+        list.iter().find(|s| s.to_string() == name)
+    }
+
+    pub fn run<K>(kernel: &K, a: &Args) -> Result<(), DynError>
+    where
+        K: Kernel + Sync + GpuKernel,
+        K::Output: Default + Send + Sync + PartialEq,
+    {
+        let gpu = gpu_model(a)?;
+        let items = full_items(a);
+        if let Some(path) = &a.sweep {
+            return sweep(kernel, a, &gpu, items, path);
+        }
+        if let Some(path) = &a.score {
+            return score(kernel, a, &gpu, path);
+        }
+        let advice = advise_launches(kernel, items, K::STRATEGIES, &gpu, &sampling(a), None)?;
+        println!("{advice}");
+        Ok(())
+    }
+
+    #[cfg(not(feature = "cuda"))]
+    fn sweep<K: Kernel>(
+        _: &K,
+        _: &Args,
+        _: &Gpu,
+        _: u32,
+        _: &std::path::Path,
+    ) -> Result<(), DynError> {
+        Err("--sweep times on the GPU: build the apps with --features cuda".into())
+    }
+
+    #[cfg(feature = "cuda")]
+    fn sweep<K>(
+        kernel: &K,
+        a: &Args,
+        gpu_model: &Gpu,
+        items: u32,
+        path: &std::path::Path,
+    ) -> Result<(), DynError>
+    where
+        K: Kernel + Sync + GpuKernel,
+        K::Output: Default + Send + Sync + PartialEq,
+    {
+        let gpu = super::gpu::open()?;
+        let name = format!("{:?}", a.workload).to_lowercase();
+        let cpu = reconverge_cpu::CpuBackend::new();
+        let reference = cpu
+            .run_auto(kernel, Strategy::Baseline, items)
+            .map_err(|e| format!("CPU reference: {e}"))?
+            .outputs;
+        let mut out = String::from(HEADER);
+        out.push('\n');
+        for strategy in K::strategies() {
+            let regs: Vec<u32> = (0..)
+                .map_while(|pass| K::entry_point(&strategy, pass))
+                .filter_map(|n| gpu.gpu().attributes(n).ok().map(|a| a.registers_per_thread))
+                .collect();
+            let first = regs
+                .first()
+                .copied()
+                .unwrap_or(gpu_model.calibration.default_registers);
+            for (launch, grid) in sweep_launches(&strategy, items, gpu_model, first) {
+                let mut times = Vec::new();
+                let mut equal = true;
+                for rep in 0..=a.reps {
+                    let run = gpu.run(kernel, strategy, items, launch)?;
+                    if rep == 0 {
+                        equal = run.outputs == reference;
+                        continue;
+                    }
+                    let t: Duration = if run.pass_times.is_empty() {
+                        run.elapsed
+                    } else {
+                        run.pass_times.iter().sum()
+                    };
+                    times.push(t.as_secs_f64() * 1e3);
+                }
+                let spread = Spread::of(&times);
+                let regs_text: Vec<String> = regs.iter().map(u32::to_string).collect();
+                let _ = writeln!(
+                    out,
+                    "{name}\t{strategy}\t{}\t{}\t{items}\t{grid}\t{:.6}\t{:.6}\t{}\t{equal}\t{}",
+                    launch.threads_per_block,
+                    launch.blocks,
+                    spread.median,
+                    spread.min,
+                    a.reps,
+                    regs_text.join(",")
+                );
+            }
+        }
+        std::fs::write(path, &out)?;
+        let rows = out.lines().count() - 1;
+        let unequal = out.lines().filter(|l| l.contains("\tfalse\t")).count();
+        println!(
+            "{name}: {rows} (strategy, launch) rows, {unequal} with outputs unequal to the CPU"
+        );
+        Ok(())
+    }
+
+    /// Per workload: Spearman between predicted and measured time over every (strategy,
+    /// launch) row, and whether the predicted fastest pair measured within 10 % of the
+    /// measured fastest.
+    pub struct Score {
+        pub rows: usize,
+        pub spearman: Option<f64>,
+        pub pick_within_10: bool,
+        pub table: String,
+        pub pick: String,
+        pub best: String,
+        pub pick_over_best: f64,
+    }
+
+    pub fn score_rows<K: Kernel + Sync>(
+        kernel: &K,
+        a: &Args,
+        gpu: &Gpu,
+        rows: &[Row],
+    ) -> Result<Score, DynError> {
+        let strategies = K::STRATEGIES
+            .iter()
+            .chain(crate::extra_strategies::<K>().iter())
+            .copied()
+            .collect::<Vec<_>>();
+        let mut table = String::from(
+            "| strategy | launch | grid | predicted ms (min / median / max) | measured ms | schedule / throughput |\n|---|---|---|---:|---:|---:|\n",
+        );
+        let mut pairs = Vec::new();
+        let mut scored = Vec::new();
+        for r in rows.iter().filter(|r| r.outputs_equal && r.median_ms > 0.0) {
+            let Some(&strategy) = strategy_named(&strategies, &r.strategy) else {
+                continue;
+            };
+            let registers = reconverge_advisor::Registers {
+                arch: gpu.arch,
+                baseline: r.registers.first().copied().unwrap_or(32),
+                strategies: vec![(strategy, r.registers.clone())],
+            };
+            let times = predict_launch(
+                kernel,
+                strategy,
+                r.items,
+                r.launch,
+                gpu,
+                &sampling(a),
+                Some(&registers),
+            )?;
+            let ns: Vec<f64> = times.iter().map(|t| t.ns).collect();
+            let spread = Spread::of(&ns);
+            let mid = times
+                .iter()
+                .min_by(|x, y| {
+                    (x.ns - spread.median)
+                        .abs()
+                        .total_cmp(&(y.ns - spread.median).abs())
+                })
+                .copied()
+                .unwrap_or_default();
+            let _ = writeln!(
+                table,
+                "| {} | {} x {} | {} | {:.3} / {:.3} / {:.3} | {:.3} | {:.2} |",
+                r.strategy,
+                r.launch.blocks,
+                r.launch.threads_per_block,
+                r.grid,
+                spread.min * 1e-6,
+                spread.median * 1e-6,
+                spread.max * 1e-6,
+                r.median_ms,
+                if mid.throughput_ns > 0.0 {
+                    mid.schedule_ns / mid.throughput_ns
+                } else {
+                    1.0
+                }
+            );
+            pairs.push((spread.median, r.median_ms));
+            scored.push((
+                format!(
+                    "{} at {} x {}",
+                    r.strategy, r.launch.blocks, r.launch.threads_per_block
+                ),
+                spread.median,
+                r.median_ms,
+            ));
+        }
+        let pick = scored
+            .iter()
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+            .ok_or("no row to score")?;
+        let best = scored
+            .iter()
+            .min_by(|x, y| x.2.total_cmp(&y.2))
+            .ok_or("no row to score")?;
+        Ok(Score {
+            rows: pairs.len(),
+            // Time against time: the same order as speedup against speedup.
+            spearman: spearman(&pairs),
+            pick_within_10: pick.2 <= best.2 / 0.9,
+            table,
+            pick: pick.0.clone(),
+            best: best.0.clone(),
+            pick_over_best: best.2 / pick.2,
+        })
+    }
+
+    fn score<K: Kernel + Sync>(
+        kernel: &K,
+        a: &Args,
+        gpu: &Gpu,
+        path: &std::path::Path,
+    ) -> Result<(), DynError> {
+        let rows = read(path)?;
+        let s = score_rows(kernel, a, gpu, &rows)?;
+        println!("{}", s.table);
+        println!(
+            "SCORE | {:?} | {} rows | Spearman {} | pick {} | measured best {} | pick's speed / best's {:.3} | within 10 %: {} |",
+            a.workload,
+            s.rows,
+            s.spearman.map_or("n/a".into(), |v| format!("{v:.3}")),
+            s.pick,
+            s.best,
+            s.pick_over_best,
+            s.pick_within_10
+        );
+        Ok(())
+    }
+}
+
+/// Strategies the GPU has entry points for beyond the shape's list (the papers' settings),
+/// so that a sweep's rows name strategies the model can run.
+fn extra_strategies<K: Kernel>() -> &'static [Strategy] {
+    match K::SHAPE {
+        "branch loop" => reconverge_workloads::gpu_entries::SYN_IT_DELAY_STRATEGIES,
+        "item loop" => reconverge_workloads::gpu_entries::DYNAMIC_WORK_STRATEGIES,
+        _ => &[],
+    }
+}
+
+/// The calibration set: the papers' workloads only (SYN-ITDELAY on a branch every lane takes
+/// the same way and at f = 0.5, seed 004's dynamic-work loop), swept on the GPU
+/// (`--sweep DIR`) and fitted offline (`--fit DIR`).
+mod calibration {
+    use reconverge_advisor::calibrate::{Observation, fit, predicted};
+    use reconverge_advisor::sampled_profiles;
+
+    use super::schedule::{Row, gpu_model, read, sampling, strategy_named};
+    use super::*;
+
+    const SETTINGS: [(&str, f64); 2] = [("itdelay-f0", 0.0), ("itdelay-f50", 0.5)];
+
+    fn itdelay(f: f64) -> BranchLoopKernel<SynItDelay> {
+        BranchLoopKernel(SynItDelay::with_branch_ratio(8.0, 32, f, 2011))
+    }
+
+    fn dynamic_work() -> ItemLoopKernel<DynamicWork> {
+        ItemLoopKernel(reconverge_workloads::reference::DYNAMIC_WORK)
+    }
+
+    pub fn run(a: &Args) -> Result<(), DynError> {
+        if let Some(dir) = &a.fit {
+            return fit_dir(a, dir);
+        }
+        let Some(dir) = &a.sweep else {
+            return Err("calibration: give --sweep DIR (GPU) or --fit DIR (offline)".into());
+        };
+        std::fs::create_dir_all(dir)?;
+        let items = 1 << 18;
+        let args = |name: &str| -> Args {
+            let mut b = Args::parse_from(["advise", "calibration"]);
+            b.sweep = Some(dir.join(format!("{name}.tsv")));
+            b.reps = a.reps;
+            b.full_items = Some(items);
+            b.backend = a.backend;
+            b.calibration = a.calibration.clone();
+            b
+        };
+        for (name, f) in SETTINGS {
+            schedule::run(&itdelay(f), &args(name))?;
+        }
+        schedule::run(&dynamic_work(), &args("dynamic-work"))
+    }
+
+    fn observations<K: Kernel + Sync>(
+        kernel: &K,
+        a: &Args,
+        rows: &[Row],
+        strategies: &[Strategy],
+    ) -> Result<Vec<Observation>, DynError> {
+        let mut out = Vec::new();
+        let one = reconverge_advisor::Sampling {
+            resamples: 1,
+            ..sampling(a)
+        };
+        for r in rows.iter().filter(|r| r.outputs_equal && r.median_ms > 0.0) {
+            let Some(&strategy) = strategy_named(strategies, &r.strategy) else {
+                continue;
+            };
+            let profile =
+                sampled_profiles(kernel, strategy, r.items, r.launch, &one, 1 << 32)?.remove(0);
+            out.push(Observation {
+                label: format!(
+                    "{} {} {}x{}",
+                    r.workload, r.strategy, r.launch.blocks, r.launch.threads_per_block
+                ),
+                profile,
+                launch: r.launch,
+                registers: r.registers.clone(),
+                measured_ns: r.median_ms * 1e6,
+            });
+        }
+        Ok(out)
+    }
+
+    fn fit_dir(a: &Args, dir: &std::path::Path) -> Result<(), DynError> {
+        let start = gpu_model(a)?;
+        let mut obs = Vec::new();
+        for (name, f) in SETTINGS {
+            let rows = read(&dir.join(format!("{name}.tsv")))?;
+            obs.extend(observations(
+                &itdelay(f),
+                a,
+                &rows,
+                reconverge_workloads::gpu_entries::SYN_IT_DELAY_STRATEGIES,
+            )?);
+        }
+        let rows = read(&dir.join("dynamic-work.tsv"))?;
+        obs.extend(observations(
+            &dynamic_work(),
+            a,
+            &rows,
+            reconverge_workloads::gpu_entries::DYNAMIC_WORK_STRATEGIES,
+        )?);
+        let fitted_on = format!(
+            "{} (strategy, launch) runs of SYN-ITDELAY (r = 8, 32 iterations, f = 0 and 0.5) and seed 004's dynamic-work loop (LOOP_NUM 64, 1-32 trips), 2^18 items each, measured by `advise calibration --backend cuda --sweep`",
+            obs.len()
+        );
+        let mut gpu = fit(&obs, &start, &fitted_on)?;
+        // The sweep's device line (nvidia-smi: name, driver, clock), where it was kept.
+        if let Ok(line) = std::fs::read_to_string(dir.join("../device.txt")) {
+            gpu.calibration.device = line.split(',').next().unwrap_or("").trim().to_string();
+        }
+        let p = predicted(&obs, &gpu)?;
+        for (o, p) in obs.iter().zip(&p) {
+            println!(
+                "{:<70} measured {:>9.4} ms predicted {:>9.4} ms",
+                o.label,
+                o.measured_ns * 1e-6,
+                p * 1e-6
+            );
+        }
+        println!("{:#?}", gpu.calibration);
+        gpu.calibration.save(&a.calibration_out)?;
+        println!("wrote {}", a.calibration_out.display());
+        Ok(())
+    }
+}
+
+/// `advise papers --rescore CSV`: the papers' settings predicted by the schedule model beside
+/// the measured speedups of a reproduce run.
+fn papers(a: &Args) -> Result<(), DynError> {
+    use reconverge_advisor::accuracy::{Point, spearman_of};
+    use reconverge_benches::reproduce::advisor::rescore::rescore;
+    let csv = a.rescore.as_ref().ok_or(
+        "papers: give --rescore docs/results/h100-reproduce/advisor-predicted-vs-measured.csv",
+    )?;
+    let gpu = schedule::gpu_model(a)?;
+    let points = rescore(csv, &gpu, &schedule::sampling(a))?;
+    let mut experiments: Vec<&str> = Vec::new();
+    for p in &points {
+        if !experiments.contains(&p.experiment.as_str()) {
+            experiments.push(&p.experiment);
+        }
+    }
+    println!("| experiment | settings | rows | Spearman | pick within 5 % | pick within 10 % |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    let line = |name: &str, pts: Vec<Point>| {
+        let within = |t: f64| {
+            pts.iter()
+                .filter(|p| p.pick_within(t) == Some(true))
+                .count()
+        };
+        println!(
+            "| {name} | {} | {} | {} | {} of {} | {} of {} |",
+            pts.len(),
+            pts.iter().map(|p| p.scored.len()).sum::<usize>(),
+            spearman_of(&pts).map_or("n/a".into(), |v| format!("{v:.3}")),
+            within(0.05),
+            pts.len(),
+            within(0.10),
+            pts.len()
+        );
+    };
+    for e in &experiments {
+        line(
+            e,
+            points
+                .iter()
+                .filter(|p| p.experiment == *e)
+                .map(|p| p.point.clone())
+                .collect(),
+        );
+    }
+    line("all", points.iter().map(|p| p.point.clone()).collect());
+    if a.tune {
+        for p in &points {
+            for s in &p.point.scored {
+                println!(
+                    "ROW | {} | {} | {} | {:.3} | {:.3} |",
+                    p.experiment, p.setting, s.strategy, s.predicted, s.measured
+                );
+            }
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,617 @@
+//! Which strategy *and which launch*: predicted GPU time of (strategy, launch) pairs from a
+//! sample of the launch's blocks, the schedule model ([`crate::schedule`]) and a device's
+//! [`Calibration`].
+//!
+//! # How the sample is drawn
+//!
+//! A launch of `items` items on `blocks` blocks gives each block its chunk of the item range
+//! (the same chunks the GPU runs). The sample is whole blocks, stratified over the launch: with
+//! `n` blocks wanted (enough for about [`Sampling::items`] items, at least 2), block `k` of the
+//! sample is `⌊(k + u) · blocks / n⌋` for one offset `u` in `[0, 1)` drawn from
+//! [`Sampling::seed`] and the resample's number. Every part of the item range is represented
+//! (an image's bottom rows as much as its top ones), and each sampled block runs exactly its
+//! items, warps and block counter of the full launch, so the divergence within its warps is the
+//! real one. The full launch's warp population is then synthesised: every block takes the
+//! per-warp work of the nearest sampled block (by launch order, hence by item range), which
+//! keeps the spatial correlation of an image and the spread of a heavy tail as far as the
+//! sample saw it. [`Sampling::resamples`] draws several offsets; the prediction is reported as
+//! the minimum, median and maximum over them ([`Spread`]), so a sample too small for its
+//! workload shows as a wide spread rather than as false confidence.
+
+use std::fmt;
+
+use reconverge_backend::Launch;
+use reconverge_occupancy::{ArchLimits, KernelResources, LaunchConfig, calculate_occupancy};
+use reconverge_simt::WARP_SIZE;
+use reconverge_transforms::{Kernel, Strategy, StrategyError};
+
+use crate::profile::{Profile, profile_blocks};
+use crate::schedule::{Calibration, Makespan, simulate};
+use crate::{AdviseError, Registers};
+
+/// How the advisor samples a launch (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampling {
+    /// Items to run on the model per (strategy, launch) and resample, about: whole blocks
+    /// are taken, at least 2.
+    pub items: u32,
+    /// Independent samples (different offsets); at least 1.
+    pub resamples: u32,
+    /// Seed of the offsets.
+    pub seed: u64,
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Self {
+            items: 8192,
+            resamples: 3,
+            seed: 1,
+        }
+    }
+}
+
+/// SplitMix64: the offset of resample `r` as a number in `[0, 1)`.
+fn offset(seed: u64, resample: u32) -> f64 {
+    let mut z = seed
+        .wrapping_add(u64::from(resample).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The blocks of a launch of `items` items that resample `resample` runs (see the module
+/// docs): all of them where the launch is small enough.
+pub fn sample_blocks(items: u32, launch: Launch, sampling: &Sampling, resample: u32) -> Vec<u32> {
+    let per_block = items.div_ceil(launch.blocks.max(1)).max(1);
+    let wanted = sampling.items.div_ceil(per_block).max(2);
+    if wanted >= launch.blocks {
+        return (0..launch.blocks).collect();
+    }
+    let u = offset(sampling.seed, resample);
+    let mut out: Vec<u32> = (0..wanted)
+        .map(|k| {
+            let b = ((f64::from(k) + u) * f64::from(launch.blocks) / f64::from(wanted)) as u32;
+            b.min(launch.blocks - 1)
+        })
+        .collect();
+    out.dedup();
+    out
+}
+
+/// The GPU the advisor predicts for: its occupancy rules and its calibration.
+#[derive(Clone, Debug)]
+pub struct Gpu {
+    /// Occupancy limits of its architecture.
+    pub arch: ArchLimits,
+    /// Its calibrated costs and multiprocessor count.
+    pub calibration: Calibration,
+}
+
+impl Gpu {
+    /// The GPU of `calibration`, its occupancy limits from the compute capability it records.
+    ///
+    /// # Errors
+    /// [`AdviseError::Calibration`] for an unknown compute capability.
+    pub fn new(calibration: Calibration) -> Result<Self, AdviseError> {
+        let [major, minor] = calibration.compute_capability;
+        let arch = *ArchLimits::for_compute_capability(
+            reconverge_occupancy::ComputeCapability::new(major, minor),
+        )
+        .map_err(|e| AdviseError::Calibration {
+            path: calibration.device.clone(),
+            reason: e.to_string(),
+        })?;
+        Ok(Self { arch, calibration })
+    }
+
+    /// An H100 with the committed calibration ([`Calibration::h100`]).
+    ///
+    /// # Errors
+    /// As [`Calibration::h100`].
+    pub fn h100() -> Result<Self, AdviseError> {
+        Self::new(Calibration::h100()?)
+    }
+
+    /// Resident blocks per multiprocessor of `threads`-thread blocks at `registers` per thread.
+    ///
+    /// # Errors
+    /// [`AdviseError::Occupancy`] / [`AdviseError::NoOccupancy`] where none fits.
+    pub fn blocks_per_sm(&self, threads: u32, registers: u32) -> Result<u32, AdviseError> {
+        let o = calculate_occupancy(
+            &self.arch,
+            &KernelResources::new(threads, registers),
+            &LaunchConfig::default(),
+        )
+        .map_err(|source| AdviseError::Occupancy { registers, source })?;
+        if o.active_blocks_per_sm == 0 {
+            return Err(AdviseError::NoOccupancy { registers, threads });
+        }
+        Ok(o.active_blocks_per_sm)
+    }
+
+    /// Registers per thread of each pass of `strategy`: from `registers` where given, else
+    /// the calibration's default.
+    pub fn registers_of(&self, strategy: &Strategy, registers: Option<&Registers>) -> Vec<u32> {
+        let given = registers.and_then(|r| {
+            if *strategy == Strategy::Baseline {
+                return Some(vec![r.baseline]);
+            }
+            r.strategies
+                .iter()
+                .find(|(s, regs)| s == strategy && !regs.is_empty())
+                .map(|(_, regs)| regs.clone())
+        });
+        given.unwrap_or_else(|| vec![self.calibration.default_registers])
+    }
+}
+
+/// A launch's predicted time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LaunchTime {
+    /// Predicted time, nanoseconds: every launch's makespan plus its overhead.
+    pub ns: f64,
+    /// The schedules' lengths alone, nanoseconds.
+    pub schedule_ns: f64,
+    /// The throughput bounds alone, nanoseconds.
+    pub throughput_ns: f64,
+    /// Kernel launches (passes).
+    pub launches: u32,
+}
+
+/// The full launch's blocks, each its warps' work in cycles, for pass `pass` of `profile`.
+fn synthesize(profile: &Profile, pass: usize, launch: Launch, cal: &Calibration) -> Vec<Vec<f64>> {
+    let warps_per_block = (launch.threads_per_block / WARP_SIZE) as usize;
+    let warp_level = !profile.strategy.runs_per_thread();
+    let works = &profile.launch_warps[pass];
+    let sampled: Vec<Vec<f64>> = works
+        .chunks(warps_per_block.max(1))
+        .map(|c| c.iter().map(|w| cal.warp_cycles(w, warp_level)).collect())
+        .collect();
+    if sampled.is_empty() {
+        return Vec::new();
+    }
+    if profile.strategy.deals_across_blocks() {
+        // One counter for the launch: every warp takes items until none is left, so the
+        // work spreads evenly over all warps.
+        let sum: f64 = sampled.iter().flatten().sum();
+        let mean = sum / (sampled.len() * warps_per_block.max(1)) as f64;
+        return vec![vec![mean; warps_per_block]; launch.blocks as usize];
+    }
+    if profile.blocks.len() == launch.blocks as usize {
+        return sampled;
+    }
+    (0..launch.blocks)
+        .map(|b| {
+            let i = profile.blocks.partition_point(|&s| s < b);
+            let nearest = match (i.checked_sub(1), profile.blocks.get(i)) {
+                (Some(lo), Some(&hi)) if hi - b < b - profile.blocks[lo] => i,
+                (Some(lo), _) => lo,
+                (None, _) => i,
+            };
+            sampled[nearest.min(sampled.len() - 1)].clone()
+        })
+        .collect()
+}
+
+/// The predicted time of `profile` (a run of `launch`, sampled or whole) on `gpu`, each pass
+/// at the occupancy of its registers (`registers[pass]`, the last for later passes).
+///
+/// # Errors
+/// As [`Gpu::blocks_per_sm`].
+pub fn launch_time(
+    profile: &Profile,
+    launch: Launch,
+    gpu: &Gpu,
+    registers: &[u32],
+) -> Result<LaunchTime, AdviseError> {
+    let cal = &gpu.calibration;
+    let mut out = LaunchTime::default();
+    for (i, (pass, _)) in profile.launches.iter().enumerate() {
+        let regs = registers
+            .get(*pass as usize)
+            .or(registers.last())
+            .copied()
+            .unwrap_or(cal.default_registers);
+        let per_sm = gpu.blocks_per_sm(launch.threads_per_block, regs)?;
+        let blocks = synthesize(profile, i, launch, cal);
+        let m: Makespan = simulate(&blocks, cal.sms, per_sm, cal.warp_issue_interval);
+        out.schedule_ns += m.schedule * cal.ns_per_slot;
+        out.throughput_ns += m.throughput * cal.ns_per_slot;
+        out.ns += m.cycles() * cal.ns_per_slot + cal.launch_overhead_us * 1e3;
+        out.launches += 1;
+    }
+    Ok(out)
+}
+
+/// Profiles `strategy` on `items` items at `launch` once per resample (see the module docs).
+///
+/// # Errors
+/// As [`profile_blocks`].
+pub fn sampled_profiles<K: Kernel + ?Sized>(
+    kernel: &K,
+    strategy: Strategy,
+    items: u32,
+    launch: Launch,
+    sampling: &Sampling,
+    step_limit: u64,
+) -> Result<Vec<Profile>, AdviseError> {
+    let mut out: Vec<Profile> = Vec::new();
+    for r in 0..sampling.resamples.max(1) {
+        let blocks = sample_blocks(items, launch, sampling, r);
+        if blocks.len() == launch.blocks as usize && !out.is_empty() {
+            // The whole launch: every resample is the same run.
+            out.push(out[0].clone());
+            continue;
+        }
+        out.push(profile_blocks(
+            kernel, strategy, items, launch, &blocks, step_limit,
+        )?);
+    }
+    Ok(out)
+}
+
+/// Predicted times of `strategy` at `launch`, one per resample.
+///
+/// # Errors
+/// As [`sampled_profiles`] and [`launch_time`].
+pub fn predict_launch<K: Kernel + ?Sized>(
+    kernel: &K,
+    strategy: Strategy,
+    items: u32,
+    launch: Launch,
+    gpu: &Gpu,
+    sampling: &Sampling,
+    registers: Option<&Registers>,
+) -> Result<Vec<LaunchTime>, AdviseError> {
+    let regs = gpu.registers_of(&strategy, registers);
+    sampled_profiles(kernel, strategy, items, launch, sampling, 1 << 32)?
+        .iter()
+        .map(|p| launch_time(p, launch, gpu, &regs))
+        .collect()
+}
+
+/// Minimum, median and maximum of a prediction over resamples.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spread {
+    /// Smallest.
+    pub min: f64,
+    /// Median (the mean of the middle two for an even count).
+    pub median: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+impl Spread {
+    /// The spread of `values` (all zero for none).
+    pub fn of(values: &[f64]) -> Self {
+        let mut v: Vec<f64> = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n == 0 {
+            return Self::default();
+        }
+        let median = if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            0.5 * (v[n / 2 - 1] + v[n / 2])
+        };
+        Self {
+            min: v[0],
+            median,
+            max: v[n - 1],
+        }
+    }
+}
+
+/// How a candidate launch's grid was chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grid {
+    /// One thread per item (per `items_per_thread` items).
+    OneItemPerThread,
+    /// Every multiprocessor full once, no more.
+    OneWave,
+    /// `n` resident waves.
+    Waves(u32),
+}
+
+impl fmt::Display for Grid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Grid::OneItemPerThread => write!(f, "one item per thread"),
+            Grid::OneWave => write!(f, "one resident wave"),
+            Grid::Waves(n) => write!(f, "{n} resident waves"),
+        }
+    }
+}
+
+/// The block sizes the advisor tries: the occupancy calculator's candidates of
+/// `Launch::for_items`.
+pub const BLOCK_SIZES: [u32; 3] = [128, 256, 512];
+
+/// The launches the advisor ranks for `strategy`: each block size of [`BLOCK_SIZES`] that fits
+/// at `registers` per thread, with one item per thread, one resident wave and four waves
+/// (never more blocks than the items need).
+pub fn candidate_launches(
+    strategy: &Strategy,
+    items: u32,
+    gpu: &Gpu,
+    registers: u32,
+) -> Vec<(Launch, Grid)> {
+    let mut out: Vec<(Launch, Grid)> = Vec::new();
+    for threads in BLOCK_SIZES {
+        let Ok(per_sm) = gpu.blocks_per_sm(threads, registers) else {
+            continue;
+        };
+        let needed = items
+            .div_ceil(strategy.items_per_thread().max(1))
+            .div_ceil(threads)
+            .max(1);
+        let wave = per_sm.saturating_mul(gpu.calibration.sms).max(1);
+        for (blocks, grid) in [
+            (needed, Grid::OneItemPerThread),
+            (wave.min(needed), Grid::OneWave),
+            (wave.saturating_mul(4).min(needed), Grid::Waves(4)),
+        ] {
+            if let Ok(l) = Launch::new(threads, blocks)
+                && !out.iter().any(|(o, _)| *o == l)
+            {
+                out.push((l, grid));
+            }
+        }
+    }
+    out
+}
+
+/// One (strategy, launch) pair, predicted.
+#[derive(Clone, Debug)]
+pub struct Ranked {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// The launch.
+    pub launch: Launch,
+    /// How its grid was chosen.
+    pub grid: Grid,
+    /// Predicted time over the resamples, nanoseconds.
+    pub time_ns: Spread,
+    /// Predicted speedup over the baseline at the reference launch, over the resamples (each
+    /// resample's baseline against the same resample's strategy).
+    pub speedup: Spread,
+    /// The median resample's schedule length over its throughput bound: above 1 where
+    /// imbalance, the tail or latency (not issue slots) set the time.
+    pub schedule_over_throughput: f64,
+}
+
+/// The advisor's answer to "which strategy and which launch".
+#[derive(Clone, Debug)]
+pub struct LaunchAdvice {
+    /// Items of the workload.
+    pub items: u32,
+    /// The launch the baseline is compared at (the backend's default for it: one item per
+    /// thread at the block size keeping the most warps resident).
+    pub reference: Launch,
+    /// The baseline's predicted time there, over the resamples.
+    pub baseline_ns: Spread,
+    /// Every (strategy, launch) pair, fastest first (by median predicted time).
+    pub ranked: Vec<Ranked>,
+    /// Strategies that do not apply to the kernel.
+    pub skipped: Vec<(Strategy, StrategyError)>,
+    /// The device, in words.
+    pub device: String,
+    /// The sampling used.
+    pub sampling: Sampling,
+}
+
+impl LaunchAdvice {
+    /// The fastest pair (ties: the one listed first: simpler strategy, smaller launch).
+    pub fn best(&self) -> Option<&Ranked> {
+        self.ranked.first()
+    }
+
+    /// Each strategy's fastest launch, in the order of the ranking.
+    pub fn best_per_strategy(&self) -> Vec<&Ranked> {
+        let mut out: Vec<&Ranked> = Vec::new();
+        for r in &self.ranked {
+            if !out.iter().any(|o| o.strategy == r.strategy) {
+                out.push(r);
+            }
+        }
+        out
+    }
+}
+
+/// Ranks every (strategy, launch) pair of `strategies` (the baseline always included) on
+/// `items` items: each strategy at [`candidate_launches`], predicted on `gpu` from sampled
+/// model runs (see the module docs).
+///
+/// # Errors
+/// A strategy's bad parameter, a model run that never ends, or no launch that fits.
+pub fn advise_launches<K: Kernel + ?Sized>(
+    kernel: &K,
+    items: u32,
+    strategies: &[Strategy],
+    gpu: &Gpu,
+    sampling: &Sampling,
+    registers: Option<&Registers>,
+) -> Result<LaunchAdvice, AdviseError> {
+    if items == 0 {
+        return Err(AdviseError::NoItems);
+    }
+    let base_regs = gpu.registers_of(&Strategy::Baseline, registers);
+    let reference = Launch::for_items(&Strategy::Baseline, items, gpu.calibration.sms, |t| {
+        gpu.blocks_per_sm(t, base_regs[0]).ok()
+    });
+    let base: Vec<f64> = predict_launch(
+        kernel,
+        Strategy::Baseline,
+        items,
+        reference,
+        gpu,
+        sampling,
+        registers,
+    )?
+    .iter()
+    .map(|t| t.ns)
+    .collect();
+    let mut list: Vec<Strategy> = vec![Strategy::Baseline];
+    let mut skipped = Vec::new();
+    for s in strategies {
+        if list.contains(s) {
+            continue;
+        }
+        match kernel.passes(s) {
+            Err(e @ StrategyError::NotApplicable { .. }) => skipped.push((*s, e)),
+            _ => list.push(*s),
+        }
+    }
+    let mut ranked = Vec::new();
+    for strategy in list {
+        let regs = gpu.registers_of(&strategy, registers);
+        for (launch, grid) in candidate_launches(&strategy, items, gpu, regs[0]) {
+            let times = predict_launch(kernel, strategy, items, launch, gpu, sampling, registers)?;
+            let ns: Vec<f64> = times.iter().map(|t| t.ns).collect();
+            let speedups: Vec<f64> = base.iter().zip(&ns).map(|(b, t)| b / t).collect();
+            let mid = Spread::of(&ns).median;
+            let median_run = times
+                .iter()
+                .min_by(|a, b| (a.ns - mid).abs().total_cmp(&(b.ns - mid).abs()))
+                .copied()
+                .unwrap_or_default();
+            ranked.push(Ranked {
+                strategy,
+                launch,
+                grid,
+                time_ns: Spread::of(&ns),
+                speedup: Spread::of(&speedups),
+                schedule_over_throughput: if median_run.throughput_ns > 0.0 {
+                    median_run.schedule_ns / median_run.throughput_ns
+                } else {
+                    1.0
+                },
+            });
+        }
+    }
+    // Stable: on a tie the earlier (simpler strategy, smaller block) stays first.
+    ranked.sort_by(|a, b| a.time_ns.median.total_cmp(&b.time_ns.median));
+    Ok(LaunchAdvice {
+        items,
+        reference,
+        baseline_ns: Spread::of(&base),
+        ranked,
+        skipped,
+        device: gpu.calibration.device.clone(),
+        sampling: *sampling,
+    })
+}
+
+impl fmt::Display for LaunchAdvice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} items on {}; sample: about {} items per (strategy, launch), whole blocks strided over the launch, {} resamples (seed {})",
+            self.items,
+            self.device,
+            self.sampling.items,
+            self.sampling.resamples,
+            self.sampling.seed
+        )?;
+        writeln!(
+            f,
+            "reference: baseline at {} blocks x {} threads, predicted {:.3} ms",
+            self.reference.blocks,
+            self.reference.threads_per_block,
+            self.baseline_ns.median * 1e-6
+        )?;
+        let names: Vec<String> = self
+            .best_per_strategy()
+            .iter()
+            .map(|r| r.strategy.to_string())
+            .collect();
+        let width = names.iter().map(String::len).max().unwrap_or(8).max(8);
+        writeln!(
+            f,
+            "  {:<width$} {:>22}  {:>20} {:>26} {:>9}",
+            "strategy (its best launch)",
+            "launch",
+            "grid",
+            "speedup min / median / max",
+            "sched/thr"
+        )?;
+        for (i, (r, name)) in self.best_per_strategy().iter().zip(&names).enumerate() {
+            writeln!(
+                f,
+                "{} {:<width$} {:>10} x {:>4} thr  {:>20} {:>8.3} / {:>6.3} / {:>6.3} {:>9.2}",
+                if i == 0 { "*" } else { " " },
+                name,
+                r.launch.blocks,
+                r.launch.threads_per_block,
+                r.grid.to_string(),
+                r.speedup.min,
+                r.speedup.median,
+                r.speedup.max,
+                r.schedule_over_throughput,
+            )?;
+        }
+        for (s, e) in &self.skipped {
+            writeln!(f, "  {s}: skipped ({e})")?;
+        }
+        match self.best() {
+            Some(b) => write!(
+                f,
+                "recommended: {} at {} blocks x {} threads ({}), {:.3}x predicted ({:.3}-{:.3} over resamples)",
+                b.strategy,
+                b.launch.blocks,
+                b.launch.threads_per_block,
+                b.grid,
+                b.speedup.median,
+                b.speedup.min,
+                b.speedup.max
+            ),
+            None => write!(f, "nothing ran"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_are_strided_over_the_whole_launch_and_differ_by_resample() {
+        let launch = Launch::new(128, 1000).unwrap_or(Launch {
+            threads_per_block: 128,
+            blocks: 1000,
+        });
+        let s = Sampling {
+            items: 128 * 10,
+            resamples: 3,
+            seed: 7,
+        };
+        let a = sample_blocks(128_000, launch, &s, 0);
+        let b = sample_blocks(128_000, launch, &s, 1);
+        assert_eq!(a.len(), 10);
+        // One block in each tenth of the launch: never a prefix.
+        for (k, &blk) in a.iter().enumerate() {
+            assert!(
+                (k as u32 * 100..(k as u32 + 1) * 100).contains(&blk),
+                "{a:?}"
+            );
+        }
+        assert_ne!(a, b);
+        // A launch smaller than the sample is run whole.
+        let small = Launch {
+            threads_per_block: 128,
+            blocks: 4,
+        };
+        assert_eq!(sample_blocks(512, small, &s, 0), vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn spread_of_values() {
+        let s = Spread::of(&[3.0, 1.0, 2.0, 10.0]);
+        assert_eq!((s.min, s.median, s.max), (1.0, 2.5, 10.0));
+        assert_eq!(Spread::of(&[]), Spread::default());
+    }
+}

@@ -1,0 +1,84 @@
+//! The schedule model on the papers' workloads: the sampled prediction against the whole
+//! launch's, the spread over resamples, and the ranking of (strategy, launch) pairs.
+
+use reconverge_advisor::{
+    Calibration, Gpu, Sampling, advise_launches, launch_time, predict_launch, profile,
+};
+use reconverge_backend::Launch;
+use reconverge_transforms::{ItemLoopKernel, Strategy};
+use reconverge_workloads::synthetic::DynamicWork;
+
+fn gpu() -> Gpu {
+    Gpu::h100().expect("the committed H100 calibration parses")
+}
+
+#[test]
+fn committed_calibration_is_a_fitted_h100() {
+    let c = Calibration::h100().expect("parses");
+    assert_eq!(c.sms, 132);
+    assert_eq!(c.compute_capability, [9, 0]);
+    assert!(c.rms_log_error.is_some(), "fitted, not the defaults");
+}
+
+#[test]
+fn a_strided_sample_predicts_the_whole_launch() {
+    // Seed 004's loop, trips 1-32 uniform per item: 16,384 items in 128 blocks of 128.
+    let kernel = ItemLoopKernel(DynamicWork::new(8, 32, 1));
+    let (items, launch) = (16_384, Launch::new(128, 128).expect("launch"));
+    let gpu = gpu();
+    let whole = profile(&kernel, Strategy::Baseline, items, launch, 1 << 32).expect("runs");
+    let exact = launch_time(&whole, launch, &gpu, &[32]).expect("fits").ns;
+    let sampling = Sampling {
+        items: 2048,
+        resamples: 3,
+        seed: 5,
+    };
+    let sampled = predict_launch(
+        &kernel,
+        Strategy::Baseline,
+        items,
+        launch,
+        &gpu,
+        &sampling,
+        None,
+    )
+    .expect("runs");
+    assert_eq!(sampled.len(), 3);
+    for t in &sampled {
+        // 16 of 128 blocks stand for all: within 10 % of the whole launch's prediction.
+        assert!((t.ns / exact - 1.0).abs() < 0.10, "{} vs {exact}", t.ns);
+        assert!(t.ns >= t.throughput_ns);
+    }
+}
+
+#[test]
+fn launches_are_ranked_and_the_baseline_is_compared_at_its_default() {
+    let kernel = ItemLoopKernel(DynamicWork::new(8, 64, 1));
+    let advice = advise_launches(
+        &kernel,
+        1 << 16,
+        &[Strategy::Baseline, Strategy::DynamicWorkAssignment],
+        &gpu(),
+        &Sampling {
+            items: 2048,
+            resamples: 2,
+            seed: 1,
+        },
+        None,
+    )
+    .expect("runs");
+    assert!(advice.ranked.len() >= 6, "{} pairs", advice.ranked.len());
+    for w in advice.ranked.windows(2) {
+        assert!(w[0].time_ns.median <= w[1].time_ns.median);
+    }
+    for r in &advice.ranked {
+        assert!(r.speedup.min <= r.speedup.median && r.speedup.median <= r.speedup.max);
+    }
+    assert_eq!(advice.best_per_strategy().len(), 2);
+    // The reference is the backend's default for the baseline: one item per thread.
+    assert_eq!(
+        advice.reference.blocks * advice.reference.threads_per_block,
+        1 << 16
+    );
+    assert!(advice.to_string().contains("recommended:"));
+}
