@@ -136,11 +136,13 @@ if want profile && command -v ncu > /dev/null; then
     "$dev/mcml_bench" --count-steps $n --inputs skin > "$out/mcml/steps.txt"
     # The fastest kernels on skin, exact and fast math: branch distribution over dynamic work
     # assignment, without and with cost-balanced delaying.
-    for kernel in mcml_distribution_balanced mcml_distribution_dynamic \
-        mcml_fast_distribution_balanced mcml_fast_distribution_dynamic; do
+    # PROFILE_KERNELS picks others (mcml_[fast_]dynamic: per-thread dynamic work assignment).
+    for kernel in ${PROFILE_KERNELS:-mcml_distribution_balanced mcml_distribution_dynamic \
+        mcml_fast_distribution_balanced mcml_fast_distribution_dynamic}; do
     fast=(); [[ $kernel == mcml_fast_* ]] && fast=(--fast-math)
     strategy=(branch-distribution --dynamic-work)
     [[ $kernel == *_balanced ]] && strategy=(branch-distribution-cost-balanced)
+    [[ $kernel == mcml_dynamic || $kernel == mcml_fast_dynamic ]] && strategy=(dynamic)
     # One batch: the same single launch (after the warm-up) in both profiler runs.
     run=(--backend cuda --f32 "${fast[@]}" --strategy "${strategy[@]}"
         --builtin skin --photons $n --batch-photons $n)
