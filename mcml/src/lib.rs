@@ -8,6 +8,8 @@
 //! - [`run`](run()): the scalar CPU driver (rayon over chunks of photon indices).
 //! - [`limits`]: what makes an input impossible to run (float range, memory, photons that
 //!   would not progress), checked before any work.
+//! - `plot` (feature `plot`): Rd(r), Tt(r), A(z) and the fluence map Φ(r, z) of a run as SVG
+//!   and PNG pictures (the `mcml` program's `--plot DIR`).
 //! - [`batch`]: the runs of an `.mci` file, every input and output file checked before the
 //!   first photon, each `.mco` written as soon as its run is done.
 //!
@@ -42,6 +44,8 @@ pub mod mci;
 pub mod mco;
 pub mod mco_file;
 mod on_backend;
+#[cfg(feature = "plot")]
+pub mod plot;
 mod result;
 mod runner;
 

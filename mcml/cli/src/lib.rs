@@ -38,6 +38,8 @@ use reconverge_mcml::distributed::combine;
 use reconverge_mcml::distributed::share_of_run;
 use reconverge_mcml::limits::check_launch;
 use reconverge_mcml::mci::read_mci;
+use reconverge_mcml::mco_file::McoFile;
+use reconverge_mcml::plot::{RunPlots, check_plot_files, plot_stem, write_plots};
 use reconverge_mcml::{
     Batching, RunInput, RunOptions, RunResult, run_on_backend_streams, run_streams,
 };
@@ -253,6 +255,12 @@ struct Args {
     /// The backend: cpu, or cuda (GPU 0, needs feature `cuda` and `--f32`).
     #[arg(long, value_enum, default_value = "cpu")]
     backend: BackendArg,
+    /// Draw each run's Rd(r), Tt(r), A(z) and fluence map Φ(r, z) (log colour scale, contours)
+    /// into DIR as SVG and PNG: DIR/STEM-rd_r.svg, -rd_r.png, -tt_r, -a_z, -fluence, STEM the
+    /// run's .mco name without `.mco`. DIR is created if missing and every file checked before
+    /// the first photon; the pictures of a run are drawn as soon as it is done.
+    #[arg(long, value_name = "DIR")]
+    plot: Option<PathBuf>,
 }
 
 impl Args {
@@ -682,7 +690,7 @@ fn real_main(args: Args) -> Result<(), DynError> {
         check_launch(args.threads_per_block(), blocks)?;
     }
     let options = PlanOptions {
-        source,
+        source: source.clone(),
         photons: args.photons,
         seed: args.seed,
         // Only rank 0 writes (and checks) output files.
@@ -695,6 +703,18 @@ fn real_main(args: Args) -> Result<(), DynError> {
     } else {
         plan::<f32>(&runs, &options)?
     };
+    // The pictures' files, checked like the .mco files: before the first photon.
+    let plot_dir = args.plot.as_ref().filter(|_| root);
+    if let Some(dir) = plot_dir {
+        let stems: Vec<String> = planned
+            .iter()
+            .map(|p| plot_stem(&p.input.output_file))
+            .collect();
+        check_plot_files(dir, &stems)?;
+    }
+    // A run whose pictures fail keeps its .mco and the runs after it go on; the error is
+    // returned at the end.
+    let plot_failed: RefCell<Option<String>> = RefCell::new(None);
     let threads = rayon::current_num_threads();
     // Set by the simulation of a run and read by its report.
     let simd_of_last: Cell<Option<f64>> = Cell::new(None);
@@ -814,14 +834,48 @@ fn real_main(args: Args) -> Result<(), DynError> {
         if let Some(path) = written {
             println!("  wrote {}", path.display());
         }
+        if let Some(dir) = plot_dir {
+            let stem = plot_stem(&result.input.output_file);
+            let plots = RunPlots::new(&McoFile::from_result(result), &source);
+            match write_plots(&plots, dir, &stem) {
+                Ok(_) => println!(
+                    "  drew {}: Rd(r), Tt(r), A(z), fluence (SVG and PNG)",
+                    dir.join(format!("{stem}-*")).display()
+                ),
+                Err(e) => {
+                    eprintln!("  error: {e}");
+                    plot_failed.borrow_mut().get_or_insert(e.to_string());
+                }
+            }
+        }
     };
     run_planned(&planned, simulate_one, report)?;
-    Ok(())
+    match plot_failed.into_inner() {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--plot` into a file that is not a folder fails before the first photon: a run of 10^12
+    /// photons returns at once.
+    #[test]
+    fn plot_folders_are_refused_before_any_photon() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, "x").unwrap();
+        let bad = file.to_str().unwrap();
+        let args = parse(&["--photons", "1000000000000", "--plot", bad]).unwrap();
+        let err = real_main(args).unwrap_err().to_string();
+        assert!(err.contains("not a folder"), "{err}");
+        assert_eq!(
+            parse(&["--plot", "pics"]).unwrap().plot,
+            Some(PathBuf::from("pics"))
+        );
+    }
 
     fn parse(args: &[&str]) -> Result<Args, clap::Error> {
         Args::try_parse_from(std::iter::once("mcml").chain(args.iter().copied()))
