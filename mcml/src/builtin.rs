@@ -1,6 +1,6 @@
 //! Built-in inputs, selectable by name.
 
-use reconverge_workloads::mcml::{GridSpec, LayerSpec};
+use reconverge_workloads::mcml::{Beam, GridSpec, LayerSpec};
 
 use crate::{OutputFormat, RunInput};
 
@@ -22,6 +22,7 @@ fn run(name: &str, photons: u64, grid: GridSpec, layers: Vec<LayerSpec>) -> RunI
         n_below: 1.0,
         line: 0,
         lines: Default::default(),
+        beam: Beam::Pencil,
     }
 }
 

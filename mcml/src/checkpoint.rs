@@ -22,6 +22,8 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use reconverge_workloads::mcml::Beam;
+
 use crate::{RunInput, Streams};
 
 const MAGIC: &[u8; 8] = b"RCNVCKPT";
@@ -47,7 +49,8 @@ const HEADER: usize = 8 + 4 * 4 + 8 * 5;
 pub struct RunKey {
     /// 32 (f32), 64 (f64) or [`FAST_MATH_F32_BITS`] (f32 fast math).
     pub float_bits: u32,
-    /// CRC-32 of the run's physics: ambient indices, layers and grid, as f64 bits.
+    /// CRC-32 of the run's physics: ambient indices, layers and grid, as f64 bits, and a
+    /// finite beam (a pencil beam adds nothing).
     pub input_crc: u32,
     /// The streams' seed.
     pub seed: u64,
@@ -75,6 +78,19 @@ impl RunKey {
             h.update(&n.to_le_bytes());
         }
         h.update(&(input.layers.len() as u64).to_le_bytes());
+        // A finite beam changes every photon; the pencil beam adds nothing, so checkpoints
+        // written before beams existed still match their runs.
+        match input.beam {
+            Beam::Pencil => {}
+            Beam::Gaussian { radius } => {
+                h.update(b"gaussian");
+                h.update(&radius.to_bits().to_le_bytes());
+            }
+            Beam::Flat { radius } => {
+                h.update(b"flat");
+                h.update(&radius.to_bits().to_le_bytes());
+            }
+        }
         Self {
             float_bits,
             input_crc: h.finalize(),
@@ -93,7 +109,7 @@ impl RunKey {
                 float_name(run.float_bits)
             ))
         } else if self.input_crc != run.input_crc {
-            Some("another input's layers or grid".into())
+            Some("another input's layers, grid or beam".into())
         } else if self.seed != run.seed {
             Some(format!("seed {} (this run: {})", self.seed, run.seed))
         } else if self.first_photon != run.first_photon {

@@ -8,6 +8,8 @@
 //! - [`run`](run()): the scalar CPU driver (rayon over chunks of photon indices).
 //! - [`limits`]: what makes an input impossible to run (float range, memory, photons that
 //!   would not progress), checked before any work.
+//! - [`finite_beam`]: responses to Gaussian and flat beams, by CONV's convolution of a
+//!   pencil-beam run and by sampling the beam inside the simulation.
 //! - `plot` (feature `plot`): Rd(r), Tt(r), A(z) and the fluence map Φ(r, z) of a run as SVG
 //!   and PNG pictures (the `mcml` program's `--plot DIR`).
 //! - [`batch`]: the runs of an `.mci` file, every input and output file checked before the
@@ -39,6 +41,7 @@ pub mod builtin;
 mod cfmt;
 pub mod checkpoint;
 pub mod distributed;
+pub mod finite_beam;
 pub mod limits;
 pub mod mci;
 pub mod mco;

@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use reconverge_workloads::mcml::{
-    GridSpec, LayerSpec, MAX_LAYERS, McmlFloat, McmlParams, ParamError,
+    Beam, GridSpec, LayerSpec, MAX_LAYERS, McmlFloat, McmlParams, ParamError,
 };
 
 /// Largest value of a C `short`, the type MCML reads counts into.
@@ -53,6 +53,10 @@ pub struct RunInput {
     pub line: usize,
     /// The lines of the run's other values (all 0 if not read from a file).
     pub lines: RunLines,
+    /// The incident beam. `.mci` files have none (MCML's beam is the pencil beam, which
+    /// [`parse_mci`] sets); a driver's caller may set a Gaussian or flat beam, which the photons
+    /// then sample ([`Beam`]).
+    pub beam: Beam,
 }
 
 /// Where a run's values are in its `.mci` file: 1-based line numbers, 0 when unknown.
@@ -94,7 +98,7 @@ impl RunLines {
 impl RunInput {
     /// The physics parameters of this run in float type `F`.
     pub fn params<F: McmlFloat>(&self) -> Result<McmlParams<F>, ParamError> {
-        McmlParams::new(self.n_above, &self.layers, self.n_below, self.grid)
+        McmlParams::new(self.n_above, &self.layers, self.n_below, self.grid)?.with_beam(self.beam)
     }
 }
 
@@ -452,6 +456,7 @@ fn parse_run(lines: &mut Lines) -> Result<RunInput, MciError> {
         n_below,
         line,
         lines: at,
+        beam: Beam::Pencil,
     })
 }
 

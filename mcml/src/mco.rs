@@ -24,6 +24,15 @@ pub fn write_mco(result: &RunResult, user_time: f64) -> String {
         user_time,
         user_time / 3600.0
     );
+    // MCML's beam is the pencil beam, which the file does not name; a sampled finite beam
+    // (`RunInput::beam`) is said in a comment, which MCML's readers skip.
+    if input.beam != reconverge_workloads::mcml::Beam::Pencil {
+        let _ = writeln!(
+            s,
+            "# Beam: {} (sampled in the simulation: these are its responses, not a pencil beam's).\n",
+            crate::finite_beam::beam_label(input.beam)
+        );
+    }
 
     s.push_str("InParm \t\t\t# Input parameters. cm is used.\n");
     let _ = writeln!(s, "{} \tA\t\t# output file name, ASCII.", input.output_file);

@@ -57,6 +57,7 @@ fn slab(a: f64, b: f64, g: f64, n: f64, photons: u64) -> RunInput {
         n_below: 1.0,
         line: 0,
         lines: RunLines::default(),
+        beam: Default::default(),
     }
 }
 

@@ -242,6 +242,7 @@ fn arb_run() -> impl Strategy<Value = RunInput> {
                 n_below,
                 line: 0,
                 lines: Default::default(),
+                beam: Default::default(),
             },
         )
 }

@@ -36,6 +36,10 @@ use reconverge_mcml::checkpoint::CheckpointPolicy;
 #[cfg(feature = "mpi")]
 use reconverge_mcml::distributed::combine;
 use reconverge_mcml::distributed::share_of_run;
+use reconverge_mcml::finite_beam::{
+    Beam, ConvolveOptions, Interpolation, beam_label, convolve_result, parse_beam,
+    text::write_conv_files,
+};
 use reconverge_mcml::limits::check_launch;
 use reconverge_mcml::mci::read_mci;
 use reconverge_mcml::mco_file::McoFile;
@@ -53,6 +57,16 @@ enum BackendArg {
     Cpu,
     /// The CUDA backend on GPU 0 (feature `cuda`; f32 only).
     Cuda,
+}
+
+/// How `--convolve` takes the impulse response between bin centres.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum InterpolationArg {
+    /// CONV's: linear between bin centres (CONV's numbers; overweights light peaked on the
+    /// axis within the first bin, up to 12.5 %).
+    Conv,
+    /// Each bin's value over its annulus: keeps every bin's weight.
+    Bins,
 }
 
 /// The ways to run the photon loop.
@@ -255,6 +269,21 @@ struct Args {
     /// The backend: cpu, or cuda (GPU 0, needs feature `cuda` and `--f32`).
     #[arg(long, value_enum, default_value = "cpu")]
     backend: BackendArg,
+    /// The incident beam, sampled inside the simulation: gaussian:R (1/e² radius R in cm),
+    /// flat:R (radius R in cm) or pencil (MCML's, the default). Each photon enters at a point
+    /// drawn from the beam with its own random stream (CPU and GPU stay bit-identical); the
+    /// .mco holds the beam's responses per joule and names the beam in a comment.
+    #[arg(long, default_value = "pencil", value_parser = parse_beam)]
+    beam: Beam,
+    /// Also write the responses to this beam (gaussian:R or flat:R, R in cm, 1 J), convolved
+    /// from the run's pencil-beam responses as MCML's CONV does, next to the .mco:
+    /// <stem>.<beam>.Rrc, .Trc (r, Rd or Tt in J/cm²), .Arzc (r, z, A in J/cm³) and .Frzc (r,
+    /// z, fluence in J/cm²). Repeatable; needs a pencil-beam run that writes an .mco.
+    #[arg(long, value_parser = parse_beam)]
+    convolve: Vec<Beam>,
+    /// How --convolve takes the pencil-beam response between bin centres.
+    #[arg(long, value_enum, default_value = "conv")]
+    convolve_interpolation: InterpolationArg,
     /// Draw each run's Rd(r), Tt(r), A(z) and fluence map Φ(r, z) (log colour scale, contours)
     /// into DIR as SVG and PNG: DIR/STEM-rd_r.svg, -rd_r.png, -tt_r, -a_z, -fluence, STEM the
     /// run's .mco name without `.mco`. DIR is created if missing and every file checked before
@@ -689,6 +718,19 @@ fn real_main(args: Args) -> Result<(), DynError> {
     if let Some(blocks) = args.blocks {
         check_launch(args.threads_per_block(), blocks)?;
     }
+    check_beams(&args, from_file)?;
+    let mut runs = runs;
+    for (k, run) in runs.iter_mut().enumerate() {
+        run.beam = args.beam;
+        if args.beam != Beam::Pencil {
+            let checked = if f64 {
+                run.params::<f64>().map(drop)
+            } else {
+                run.params::<f32>().map(drop)
+            };
+            checked.map_err(|e| format!("--beam {}, run {}: {e}", beam_label(args.beam), k + 1))?;
+        }
+    }
     let options = PlanOptions {
         source: source.clone(),
         photons: args.photons,
@@ -735,8 +777,12 @@ fn real_main(args: Args) -> Result<(), DynError> {
             );
         }
         if root {
+            let beam = match run.input.beam {
+                Beam::Pencil => String::new(),
+                b => format!(", {} beam sampled", beam_label(b)),
+            };
             println!(
-                "{name}: {} layers, {} photons, {}, seed {} (first stream {})",
+                "{name}: {} layers, {} photons, {}, seed {} (first stream {}){beam}",
                 run.input.layers.len(),
                 run.input.photons,
                 if f64 {
@@ -803,6 +849,7 @@ fn real_main(args: Args) -> Result<(), DynError> {
         simd_of_last.set(simd);
         Ok(result)
     };
+    let convolve_failed: RefCell<Option<String>> = RefCell::new(None);
     let report = |_: &PlannedRun, result: &RunResult, written: Option<&std::path::Path>| {
         if !root {
             return;
@@ -833,6 +880,9 @@ fn real_main(args: Args) -> Result<(), DynError> {
         }
         if let Some(path) = written {
             println!("  wrote {}", path.display());
+            if let Err(e) = write_convolutions(&args, result, path) {
+                convolve_failed.borrow_mut().get_or_insert(e);
+            }
         }
         if let Some(dir) = plot_dir {
             let stem = plot_stem(&result.input.output_file);
@@ -850,10 +900,74 @@ fn real_main(args: Args) -> Result<(), DynError> {
         }
     };
     run_planned(&planned, simulate_one, report)?;
-    match plot_failed.into_inner() {
+    match convolve_failed.into_inner().or(plot_failed.into_inner()) {
         Some(e) => Err(e.into()),
         None => Ok(()),
     }
+}
+
+/// `--beam` and `--convolve` together: refused before any photon where they cannot work.
+fn check_beams(args: &Args, from_file: bool) -> Result<(), String> {
+    if args.convolve.is_empty() {
+        return Ok(());
+    }
+    if args.beam != Beam::Pencil {
+        return Err(format!(
+            "--convolve needs the pencil beam's responses: drop --beam {} (or run twice)",
+            beam_label(args.beam)
+        ));
+    }
+    if args.convolve.contains(&Beam::Pencil) {
+        return Err(
+            "--convolve pencil: the pencil beam is the run itself; choose gaussian:R or flat:R"
+                .into(),
+        );
+    }
+    if !from_file && args.output.is_none() {
+        return Err(
+            "--convolve writes next to the .mco: give --output FILE.mco (or --input)".into(),
+        );
+    }
+    Ok(())
+}
+
+/// `--convolve`: each beam's responses from `result`, written next to its `.mco` at `mco`
+/// (`<stem>.<kind>_<R>cm.Rrc` etc.); says what it wrote.
+fn write_convolutions(
+    args: &Args,
+    result: &RunResult,
+    mco: &std::path::Path,
+) -> Result<(), String> {
+    let options = ConvolveOptions {
+        interpolation: match args.convolve_interpolation {
+            InterpolationArg::Conv => Interpolation::Conv,
+            InterpolationArg::Bins => Interpolation::Bins,
+        },
+        ..ConvolveOptions::default()
+    };
+    let dir = mco.parent().unwrap_or(std::path::Path::new("."));
+    let stem = mco
+        .file_stem()
+        .map_or_else(|| "mcml".into(), |s| s.to_string_lossy().into_owned());
+    for &beam in &args.convolve {
+        let response = convolve_result(result, beam, &options).map_err(|e| e.to_string())?;
+        let tag = beam_label(beam).replace(':', "_") + "cm";
+        let how = format!(
+            "convolved from the pencil-beam responses of {} ({} photons), {:?} interpolation",
+            mco.display(),
+            result.photons,
+            options.interpolation
+        );
+        let files = write_conv_files(&response, dir, &format!("{stem}.{tag}"), &how)
+            .map_err(|e| format!("--convolve {}: {e}", beam_label(beam)))?;
+        let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        println!(
+            "  {} beam (convolved): wrote {}",
+            beam_label(beam),
+            names.join(", ")
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -941,6 +1055,31 @@ mod tests {
                 .strategy()
                 .is_err()
         );
+    }
+
+    #[test]
+    fn beams_parse_and_convolution_needs_a_pencil_run_with_an_mco() {
+        let a = parse(&["--beam", "gaussian:0.1"]).unwrap();
+        assert_eq!(a.beam, Beam::Gaussian { radius: 0.1 });
+        assert_eq!(parse(&[]).unwrap().beam, Beam::Pencil);
+        assert!(parse(&["--beam", "flat:-1"]).is_err());
+        assert!(parse(&["--beam", "disk:1"]).is_err());
+        let c = parse(&["--convolve", "flat:0.2", "--convolve", "gaussian:0.1"]).unwrap();
+        assert_eq!(c.convolve.len(), 2);
+        assert!(check_beams(&c, false).is_err(), "no .mco to write next to");
+        let c = parse(&["--convolve", "flat:0.2", "--output", "x.mco"]).unwrap();
+        assert!(check_beams(&c, false).is_ok());
+        let both = parse(&[
+            "--convolve",
+            "flat:0.2",
+            "--beam",
+            "flat:0.2",
+            "--output",
+            "x.mco",
+        ]);
+        assert!(check_beams(&both.unwrap(), false).is_err());
+        let pencil = parse(&["--convolve", "pencil", "--output", "x.mco"]).unwrap();
+        assert!(check_beams(&pencil, false).is_err());
     }
 
     #[test]

@@ -49,8 +49,8 @@ pub use fast_math::{
 };
 pub use float::{FIXED_ONE, McmlFloat, cos_sin_draw_f32, neg_ln_draw_f32};
 pub use params::{
-    Grid, GridSpec, HenyeyGreenstein, Layer, LayerSpec, MAX_LAYERS, McmlParams, ParamError,
-    ROULETTE_CHANCE, ROULETTE_THRESHOLD, StepView,
+    Beam, BeamError, Grid, GridSpec, HenyeyGreenstein, Layer, LayerSpec, MAX_LAYERS, McmlParams,
+    ParamError, ROULETTE_CHANCE, ROULETTE_THRESHOLD, StepView,
 };
 pub use photon::{
     LayerConstants, Photon, Steps, alive, boundary, boundary_distributed, fresnel, interact,

@@ -66,6 +66,8 @@ pub enum ParamError {
     /// The grid has more tally bins (`nr·nz + 2·nr·na + 2`) than a `u32` index reaches, the
     /// most a warp program's tally can address.
     GridTooLarge,
+    /// The beam's radius is refused ([`Beam::check`]).
+    InvalidBeam(BeamError),
 }
 
 impl core::fmt::Display for ParamError {
@@ -83,6 +85,107 @@ impl core::fmt::Display for ParamError {
                 f,
                 "nr*nz + 2*nr*na + 2 tally bins exceed 2^32 - 1, the most a warp program addresses"
             ),
+            Self::InvalidBeam(e) => write!(f, "beam: {e}"),
+        }
+    }
+}
+
+/// The incident beam: normal to the surface, centred on the origin, with total weight one
+/// photon packet per launch. MCML itself knows only [`Beam::Pencil`]; the other two are the
+/// beams of MCML's companion program CONV (Wang, Jacques & Zheng 1997), here sampled inside the
+/// simulation: [`launch`](super::launch) draws each photon's entry point from the beam's
+/// profile, from the photon's own random stream, before its first step.
+///
+/// `F` is `f64` on the host (lengths as an input gives them, in cm) and the physics' float in
+/// [`McmlParams::beam`]. Plain `Copy` data (`#[repr(C, u32)]`), fit for a kernel parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[repr(C, u32)]
+pub enum Beam<F = f64> {
+    /// An infinitely narrow beam at r = 0 (MCML's). Draws no random number: a pencil-beam run
+    /// is, bit for bit, the run of a build without beams.
+    #[default]
+    Pencil,
+    /// A Gaussian profile of 1/e² radius `radius` (cm): irradiance
+    /// `2P/(πR²) · exp(−2r²/R²)`. Entry radius `R · sqrt(−ln ξ / 2)`, ξ in (0, 1], then a
+    /// uniform azimuth.
+    Gaussian {
+        /// The 1/e² radius R (cm), > 0.
+        radius: F,
+    },
+    /// A flat (top-hat) profile of radius `radius` (cm): irradiance `P/(πR²)` for r ≤ R, 0
+    /// beyond. Entry radius `R · sqrt(ξ)`, ξ in [0, 1), then a uniform azimuth.
+    Flat {
+        /// The radius R (cm), > 0.
+        radius: F,
+    },
+}
+
+impl<F: Copy> Beam<F> {
+    /// The beam's radius (the 1/e² radius of a Gaussian), `None` for the pencil beam.
+    pub fn radius(&self) -> Option<F> {
+        match *self {
+            Self::Pencil => None,
+            Self::Gaussian { radius } | Self::Flat { radius } => Some(radius),
+        }
+    }
+
+    /// The same profile with radius `f(radius)`.
+    pub fn map_radius<G>(self, f: impl FnOnce(F) -> G) -> Beam<G> {
+        match self {
+            Self::Pencil => Beam::Pencil,
+            Self::Gaussian { radius } => Beam::Gaussian { radius: f(radius) },
+            Self::Flat { radius } => Beam::Flat { radius: f(radius) },
+        }
+    }
+}
+
+impl Beam<f64> {
+    /// Checks the beam against a grid: the radius must be finite, > 0, and at most the grid's
+    /// radial extent `nr · dr` (light of a wider beam lands mostly in the overflow bin, and no
+    /// radial profile of it is recorded). The pencil beam always passes.
+    pub fn check(&self, grid: &GridSpec) -> Result<(), BeamError> {
+        let Some(radius) = self.radius() else {
+            return Ok(());
+        };
+        if !radius.is_finite() {
+            return Err(BeamError::NotFinite);
+        }
+        if radius <= 0.0 {
+            return Err(BeamError::NotPositive);
+        }
+        let extent = f64::from(grid.nr) * grid.dr;
+        if radius > extent {
+            return Err(BeamError::WiderThanGrid);
+        }
+        Ok(())
+    }
+}
+
+/// Why a beam was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BeamError {
+    /// The radius is infinite or NaN.
+    NotFinite,
+    /// The radius is 0 or negative.
+    NotPositive,
+    /// The radius exceeds the grid's radial extent `nr · dr`.
+    WiderThanGrid,
+    /// The radius rounds to 0 (or to a subnormal) in the run's float type.
+    TooSmallForFloat,
+}
+
+impl core::fmt::Display for BeamError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NotFinite => write!(f, "the radius must be a finite number"),
+            Self::NotPositive => write!(f, "the radius must be > 0"),
+            Self::WiderThanGrid => write!(
+                f,
+                "the radius exceeds the grid's radial extent nr x dr (raise nr or dr)"
+            ),
+            Self::TooSmallForFloat => {
+                write!(f, "the radius rounds to 0 in the run's float type")
+            }
         }
     }
 }
@@ -212,6 +315,8 @@ pub struct McmlParams<F> {
     pub weight_threshold: F,
     /// [`ROULETTE_CHANCE`] in `F`.
     pub chance: F,
+    /// The incident beam ([`Beam::Pencil`] unless [`McmlParams::with_beam`] says otherwise).
+    pub beam: Beam<F>,
 }
 
 impl<F: McmlFloat> McmlParams<F> {
@@ -345,7 +450,30 @@ impl<F: McmlFloat> McmlParams<F> {
             start_layer,
             weight_threshold: F::lit(ROULETTE_THRESHOLD),
             chance: F::lit(ROULETTE_CHANCE),
+            beam: Beam::Pencil,
         })
+    }
+
+    /// These parameters with photons entering through `beam` (radius in cm), checked against
+    /// the grid ([`Beam::check`]) and rounded to `F` once; a radius that rounds to 0 or to a
+    /// subnormal in `F` is refused.
+    pub fn with_beam(mut self, beam: Beam) -> Result<Self, ParamError> {
+        let grid = GridSpec {
+            dz: self.grid.dz.as_f64(),
+            dr: self.grid.dr.as_f64(),
+            nz: self.grid.nz,
+            nr: self.grid.nr,
+            na: self.grid.na,
+        };
+        beam.check(&grid).map_err(ParamError::InvalidBeam)?;
+        let beam = beam.map_radius(F::lit);
+        if let Some(r) = beam.radius()
+            && !(r.is_normal() && r > F::zero())
+        {
+            return Err(ParamError::InvalidBeam(BeamError::TooSmallForFloat));
+        }
+        self.beam = beam;
+        Ok(self)
     }
 
     /// Layer `i` (0 = above, `num_layers + 1` = below). Out-of-range indices are clamped to

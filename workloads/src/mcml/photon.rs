@@ -36,7 +36,7 @@
 //! memory traffic that bounds GPU MCML codes) into register adds.
 
 use super::float::McmlFloat;
-use super::params::{HenyeyGreenstein, Layer, McmlParams, StepView};
+use super::params::{Beam, HenyeyGreenstein, Layer, McmlParams, StepView};
 use super::tally::{Tally, TallyBin};
 use crate::rng::StreamRng;
 
@@ -120,13 +120,19 @@ impl<F: McmlFloat> LayerConstants<F> {
     }
 }
 
-/// Launches photon `photon_index`: a pencil beam at the origin along +z with weight 1 − Rsp
-/// (the specular part is accounted once, by the caller, as `N · Rsp`). A glass top layer
-/// starts the photon at the top of layer 2 (MCML's `LaunchPhoton`).
+/// Launches photon `photon_index` along +z with weight 1 − Rsp (the specular part is
+/// accounted once, by the caller, as `N · Rsp`). A glass top layer starts the photon at the top
+/// of layer 2 (MCML's `LaunchPhoton`).
+///
+/// The entry point is the origin for the pencil beam, which draws nothing. A Gaussian or flat
+/// [`Beam`] draws it from the photon's own stream before the first step: first the radius
+/// (Gaussian `R · sqrt(−ln ξ / 2)` from [`McmlFloat::neg_ln_uniform`], flat `R · sqrt(ξ)` from
+/// [`McmlFloat::uniform_co`]), then the azimuth ([`McmlFloat::azimuth`]); only IEEE operations
+/// and the crate's own functions, so the CPU and the GPU draw the same point.
 #[inline]
 pub fn launch<F: McmlFloat>(params: &McmlParams<F>, seed: u64, photon_index: u64) -> Photon<F> {
     let layer = params.start_layer;
-    Photon {
+    let mut photon = Photon {
         x: F::zero(),
         y: F::zero(),
         z: params.layer(layer).z0,
@@ -142,7 +148,18 @@ pub fn launch<F: McmlFloat>(params: &McmlParams<F>, seed: u64, photon_index: u64
         absorbed_bin: (0, 0),
         rng: StreamRng::for_stream(seed, photon_index),
         here: LayerConstants::of(params.layer(layer)),
-    }
+    };
+    let r = match params.beam {
+        Beam::Pencil => return photon,
+        Beam::Gaussian { radius } => {
+            radius * (F::neg_ln_uniform(&mut photon.rng) * F::lit(0.5)).sqrt_rn()
+        }
+        Beam::Flat { radius } => radius * F::uniform_co(&mut photon.rng).sqrt_rn(),
+    };
+    let (cos, sin) = F::azimuth(&mut photon.rng);
+    photon.x = r * cos;
+    photon.y = r * sin;
+    photon
 }
 
 /// Whether the photon is still travelling.
