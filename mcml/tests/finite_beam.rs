@@ -143,6 +143,8 @@ fn agreement(
             continue;
         }
         d2.push((ms[i] - mc[i]).powi(2) / (ss[i] * ss[i] + sc[i] * sc[i]));
+        // `DEBUG_BINS=1 cargo test ... -- --nocapture` names the bins beyond 3 standard errors,
+        // to see where two ways part (that is how CONV's overweight near the axis was found).
         if std::env::var("DEBUG_BINS").is_ok() && *d2.last().unwrap() > 9.0 {
             eprintln!(
                 "  {what} bin {i}: sampled {} ± {}, convolved {} ± {}",
