@@ -11,8 +11,8 @@
 //!   which thread or lane runs it: results then do not depend on the schedule (see DESIGN.md,
 //!   "Identical means bitwise").
 //! - [`StreamRng`]: what MCML's photons draw from. Photon `i`'s stream is keyed by `(seed, i)`
-//!   through one Philox4x32-10 block, which seeds a xoshiro128** generator (Blackman & Vigna);
-//!   every later draw costs the same dozen integer instructions, with no buffer to refill. On a
+//!   through one Philox4x32-10 block, which seeds a xoshiro128+ generator (Blackman & Vigna);
+//!   every later draw costs the same eight integer instructions, with no buffer to refill. On a
 //!   GPU that matters more than the cycles: a buffered generator refills when *any* lane's
 //!   buffer runs dry, and the whole warp then pays for it at a few active lanes (it took a
 //!   third of MCML's issue slots).
@@ -232,7 +232,7 @@ impl SeedableRng for Philox4x32 {
     }
 }
 
-/// A xoshiro128** stream seeded per work item by Philox4x32-10: photon `i` of a run with seed
+/// A xoshiro128+ stream seeded per work item by Philox4x32-10: photon `i` of a run with seed
 /// `s` draws from `StreamRng::for_stream(s, i)`.
 ///
 /// # Why these two generators
@@ -244,12 +244,16 @@ impl SeedableRng for Philox4x32 {
 ///   The counter is `(0, 0, i mod 2^32, i / 2^32)` and the key the seed, so distinct photons
 ///   get unrelated 128-bit states and the state depends on `(seed, i)` only, never on the
 ///   thread, lane, strategy or backend that runs the photon.
-/// - **Drawing: xoshiro128**** (Blackman & Vigna, "Scrambled linear pseudorandom number
-///   generators", ACM TOMS 47(4), 2021): 128 bits of state, period 2^128 − 1, and the authors
-///   report that it passes BigCrush (and PractRand to the sizes they ran); the `**` scrambler
-///   makes all 32 output bits usable, so the top 24 bits that an f32 draw keeps are as good
-///   as any. One draw is two multiplications by small constants, two rotations, a shift and
-///   five xors: the same code for every draw, which a warp issues once for all its lanes.
+/// - **Drawing: xoshiro128+** (Blackman & Vigna, "Scrambled linear pseudorandom number
+///   generators", ACM TOMS 47(4), 2021): 128 bits of state, period 2^128 − 1. Its authors
+///   recommend it for floating-point numbers made from the upper bits: they report that it
+///   passes BigCrush except for the linearity tests, which its lowest bits (the lowest four
+///   have low linear complexity) fail. MCML uses only upper bits: an f32 draw keeps the top
+///   24 of 32 ([`u32_to_f32_co`]), and [`StreamRng`]'s `next_u64` builds an f64 draw's 53
+///   from the top 29 bits of two draws. One draw is an addition, a shift, a rotation and five
+///   xors, eight GPU instructions (xoshiro128**, used before, adds two multiplications and a
+///   rotation for a scrambler that makes the low bits good too: about 8 of MCML's ~150
+///   thread instructions per photon step on a GPU).
 ///
 /// A photon draws a few hundred to a few thousand numbers, far below the 2^64 outputs after
 /// which xoshiro's authors advise a jump for parallel use; Philox's bijection makes the seeds of
@@ -257,16 +261,16 @@ impl SeedableRng for Philox4x32 {
 /// Philox to output 128 zero bits; it is replaced by a fixed non-zero state all the same.
 ///
 /// The known-answer tests check the Philox block against Random123's vectors and the draws
-/// against the reference `xoshiro128starstar.c` outputs.
+/// against the reference `xoshiro128plus.c` outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct StreamRng {
-    /// xoshiro128** state `s[0..4]`, never all zero.
+    /// xoshiro128+ state `s[0..4]`, never all zero.
     pub state: [u32; 4],
 }
 
 impl StreamRng {
-    /// The generator of stream `stream` under key `seed`: xoshiro128** from the Philox4x32-10
+    /// The generator of stream `stream` under key `seed`: xoshiro128+ from the Philox4x32-10
     /// block of counter `(0, 0, stream)` and key `seed`.
     #[inline]
     pub fn for_stream(seed: u64, stream: u64) -> Self {
@@ -277,7 +281,7 @@ impl StreamRng {
         Self::from_state(block)
     }
 
-    /// xoshiro128** with the given state; an all-zero state is replaced by `[1, 2, 3, 4]` (the
+    /// xoshiro128+ with the given state; an all-zero state is replaced by `[1, 2, 3, 4]` (the
     /// reference implementation's test state), since xoshiro never leaves zero.
     #[inline]
     pub const fn from_state(state: [u32; 4]) -> Self {
@@ -292,11 +296,11 @@ impl StreamRng {
 }
 
 impl RngCore for StreamRng {
-    /// One xoshiro128** step (Blackman & Vigna's `next`): output `rotl(s1 · 5, 7) · 9`.
+    /// One xoshiro128+ step (Blackman & Vigna's `next`): output `s0 + s3`.
     #[inline(always)]
     fn next_u32(&mut self) -> u32 {
         let [s0, s1, s2, s3] = self.state;
-        let out = s1.wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+        let out = s0.wrapping_add(s3);
         let t = s1 << 9;
         let s2 = s2 ^ s0;
         let s3 = s3 ^ s1;
@@ -308,7 +312,19 @@ impl RngCore for StreamRng {
         out
     }
 
-    rng_core_from_next_u32!();
+    /// Two draws, of which only the top 29 bits each are kept (xoshiro128+'s low bits are its
+    /// weak ones): the first draw's in bits 35..64, the second's in bits 6..35, so the 53 bits
+    /// an f64 draw keeps ([`u64_to_f64_co`]) are all upper bits.
+    #[inline]
+    fn next_u64(&mut self) -> u64 {
+        let high = u64::from(self.next_u32() >> 3);
+        let low = u64::from(self.next_u32() >> 3);
+        (high << 35) | (low << 6)
+    }
+
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        rand_core::impls::fill_bytes_via_next(self, dst);
+    }
 }
 
 /// 2^-24, exact in f32.
@@ -376,21 +392,21 @@ mod tests {
         assert_eq!(s.next_u32(), philox4x32_10([0, 0, 9, 0], [7, 0])[0]);
     }
 
-    /// The reference implementation's outputs (`xoshiro128starstar.c` v1.1, state 1, 2, 3, 4,
-    /// as recorded by the `rand_xoshiro` crate's tests).
+    /// The reference implementation's outputs (`xoshiro128plus.c`, state 1, 2, 3, 4, as
+    /// recorded by the `rand_xoshiro` crate's tests).
     #[test]
-    fn xoshiro128starstar_known_answers() {
+    fn xoshiro128plus_known_answers() {
         let mut g = StreamRng::from_state([1, 2, 3, 4]);
         let expected = [
-            11520, 0, 5927040, 70819200, 2031721883, 1637235492, 1287239034, 3734860849,
-            3729100597, 4258142804,
+            5, 12295, 25178119, 27286542, 39879690, 1140358681, 3276312097, 4110231701, 399823256,
+            2144435200,
         ];
         for e in expected {
             assert_eq!(g.next_u32(), e);
         }
     }
 
-    /// A stream is the Philox block of `(0, 0, i)` under the seed, then xoshiro128** draws.
+    /// A stream is the Philox block of `(0, 0, i)` under the seed, then xoshiro128+ draws.
     #[test]
     fn stream_seeded_by_philox_block() {
         let seed = 0x0123_4567_89ab_cdef_u64;
@@ -405,21 +421,27 @@ mod tests {
         assert_eq!(StreamRng::from_state([0; 4]).state, [1, 2, 3, 4]);
     }
 
-    /// Against the `rand_xoshiro` crate's xoshiro128** (an implementation written apart from
-    /// this one) from 256 Philox-seeded states, 1,000 draws each.
+    /// Against the `rand_xoshiro` crate's xoshiro128+ (an implementation written apart from
+    /// this one) from 256 Philox-seeded states, 1,000 draws each; `next_u64` keeps the top 29
+    /// bits of two of its draws.
     #[test]
     fn stream_matches_rand_xoshiro() {
-        use rand_xoshiro::Xoshiro128StarStar;
+        use rand_xoshiro::Xoshiro128Plus;
         for i in 0..256u64 {
             let mut ours = StreamRng::for_stream(42, i);
             let mut seed = [0u8; 16];
             for (chunk, word) in seed.chunks_exact_mut(4).zip(ours.state) {
                 chunk.copy_from_slice(&word.to_le_bytes());
             }
-            let mut theirs = Xoshiro128StarStar::from_seed(seed);
+            let mut theirs = Xoshiro128Plus::from_seed(seed);
             for _ in 0..1000 {
                 assert_eq!(ours.next_u32(), theirs.next_u32());
             }
+            let (a, b) = (theirs.next_u32(), theirs.next_u32());
+            assert_eq!(
+                ours.next_u64(),
+                (u64::from(a >> 3) << 35) | (u64::from(b >> 3) << 6)
+            );
         }
     }
 

@@ -18,7 +18,7 @@
 //! Resampling (CUDAMCML) would be equally correct (exponential steps are memoryless) but differs
 //! draw for draw.
 //!
-//! Random numbers: photon `i` draws from stream `(seed, i)` ([`StreamRng`]: xoshiro128** seeded
+//! Random numbers: photon `i` draws from stream `(seed, i)` ([`StreamRng`]: xoshiro128+ seeded
 //! by one Philox4x32-10 block), so a photon's whole life is a function of `(params, seed, i)`
 //! only.
 //!
@@ -65,6 +65,9 @@ pub struct Photon<F> {
     pub s: F,
     /// Unused optical length (dimensionless, s·µt) of a step cut at a boundary.
     pub sleft: F,
+    /// The step's first uniform draw in `[0, 1)`, made by [`prepare_step`] for whichever path
+    /// the step takes: the Fresnel decision of [`boundary`] or the polar angle of [`interact`].
+    pub xi: F,
     /// Layer index (1-based, as in MCML).
     pub layer: u32,
     /// Whether the packet has escaped or lost roulette.
@@ -142,6 +145,7 @@ pub fn launch<F: McmlFloat>(params: &McmlParams<F>, seed: u64, photon_index: u64
         w: F::one() - params.rsp,
         s: F::zero(),
         sleft: F::zero(),
+        xi: F::zero(),
         layer,
         dead: false,
         absorbed: 0,
@@ -181,38 +185,49 @@ fn depth_to_face<F: McmlFloat>(p: &Photon<F>) -> F {
 }
 
 /// Samples the step (or reuses `sleft`) and returns whether it reaches a layer boundary: the
-/// condition of MCML's main branch. A step that does is cut at the face by the boundary path
-/// ([`boundary`]), not here: the division that finds the face (MCML's `dl_b`) is then issued
-/// by a GPU warp once, inside the one divergent region of the rare path, instead of in a
-/// divergent region of its own in the common code (it was 0.5 of 16 warp instructions per
-/// photon step on skin).
+/// condition of MCML's main branch. Then it does what both paths of that branch begin with
+/// (branch path unification, seed 004): a step that reaches a face is cut there (`cut_at_face`,
+/// MCML's `dl_b`, issued by a GPU warp only for the lanes that hit), the photon hops, and the
+/// step's first uniform draw is made into [`Photon::xi`]. Both paths drew that number first
+/// (the boundary for Fresnel, the interaction for the polar angle), so each photon's stream is
+/// used exactly as before; the paths no longer carry a copy of the hop and of the generator
+/// each (on the GPU a warp issued both copies whenever its lanes split, and the boundary copy
+/// at one or two active lanes).
 ///
 /// In glass every step goes to the boundary (MCML's `StepSizeInGlass`); a glass photon with
 /// `uz == 0` is killed, as MCML does, and the call returns `true` with nothing left to do.
 #[inline]
 pub fn prepare_step<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
     let l = photon.here;
-    if l.is_glass() {
+    let hit = if l.is_glass() {
         if photon.uz == F::zero() {
             photon.dead = true;
+            return true;
         }
-        return true;
-    }
-    if photon.sleft == F::zero() {
-        photon.s = F::neg_ln_uniform(&mut photon.rng) * l.inv_mut;
+        true
     } else {
-        photon.s = photon.sleft * l.inv_mut;
-        photon.sleft = F::zero();
+        if photon.sleft == F::zero() {
+            photon.s = F::neg_ln_uniform(&mut photon.rng) * l.inv_mut;
+        } else {
+            photon.s = photon.sleft * l.inv_mut;
+            photon.sleft = F::zero();
+        }
+        // MCML's HitBoundary without its division: `s > dl_b` with `dl_b = Δz / uz` is
+        // `s·uz > Δz` (or `<` for `uz < 0`).
+        let uz = photon.uz;
+        let dz = depth_to_face(photon);
+        let su = photon.s * uz;
+        // Both comparisons and a selection, not an if-else chain: the GPU compiler made the
+        // chain a branch that half of a warp's lanes take each way (2.5 % of the
+        // bit-identical kernel's issue slots). `uz == 0` (neither) is `false`, as in MCML.
+        (uz > F::zero() && su > dz) | (uz < F::zero() && su < dz)
+    };
+    if hit {
+        cut_at_face(photon);
     }
-    // MCML's HitBoundary without its division: `s > dl_b` with `dl_b = Δz / uz` is `s·uz > Δz`
-    // (or `<` for `uz < 0`).
-    let uz = photon.uz;
-    let dz = depth_to_face(photon);
-    let su = photon.s * uz;
-    // Both comparisons and a selection, not an if-else chain: the GPU compiler made the chain
-    // a branch that half of a warp's lanes take each way (2.5 % of the bit-identical kernel's
-    // issue slots). `uz == 0` (neither) is `false`, as in MCML.
-    (uz > F::zero() && su > dz) | (uz < F::zero() && su < dz)
+    hop(photon);
+    photon.xi = F::uniform_co(&mut photon.rng);
+    hit
 }
 
 /// The first half of MCML's `HitBoundary` for a step [`prepare_step`] found reaching a face:
@@ -259,30 +274,47 @@ fn hop<F: McmlFloat>(p: &mut Photon<F>) {
 #[inline]
 pub fn fresnel<F: McmlFloat>(n1: F, n2: F, n1_over_n2: F, ca1: F) -> (F, F) {
     let one = F::one();
-    if n1 == n2 {
-        (F::zero(), ca1)
-    } else if ca1 > F::COSZERO {
+    // Every case is computed and the answer selected, not branched to: a GPU warp runs this
+    // for the one or two lanes that hit a face, where four nested branches cost more issue
+    // slots than the arithmetic of the cases they skip. Each case's value comes from the same
+    // operations as in MCML's if-else chain, so the selected one is the same bits; the others
+    // may be NaN or infinite (a root of a negative, a division by zero) and are dropped.
+    let normal = {
         let r = (n2 - n1) / (n2 + n1);
-        (r * r, ca1)
-    } else if ca1 < F::lit(COS90D) {
-        (one, F::zero())
-    } else {
-        let sa1 = (-ca1).mul_then_add(ca1, one).sqrt_rn();
-        let sa2 = sa1 * n1_over_n2;
-        if sa2 >= one {
-            // Total internal reflection.
-            (one, F::zero())
-        } else {
-            let ca2 = (-sa2).mul_then_add(sa2, one).sqrt_rn();
-            let cap = (-sa1).mul_then_add(sa2, ca1 * ca2); // cos(a1 + a2)
-            let cam = sa1.mul_then_add(sa2, ca1 * ca2); // cos(a1 - a2)
-            let sap = ca1.mul_then_add(sa2, sa1 * ca2); // sin(a1 + a2)
-            let sam = (-ca1).mul_then_add(sa2, sa1 * ca2); // sin(a1 - a2)
-            let r = F::lit(0.5) * sam * sam * cap.mul_then_add(cap, cam * cam)
-                / (sap * sap * cam * cam);
-            (r, ca2)
-        }
-    }
+        r * r
+    };
+    let sa1 = (-ca1).mul_then_add(ca1, one).sqrt_rn();
+    let sa2 = sa1 * n1_over_n2;
+    let ca2 = (-sa2).mul_then_add(sa2, one).sqrt_rn();
+    let cap = (-sa1).mul_then_add(sa2, ca1 * ca2); // cos(a1 + a2)
+    let cam = sa1.mul_then_add(sa2, ca1 * ca2); // cos(a1 - a2)
+    let sap = ca1.mul_then_add(sa2, sa1 * ca2); // sin(a1 + a2)
+    let sam = (-ca1).mul_then_add(sa2, sa1 * ca2); // sin(a1 - a2)
+    let oblique =
+        F::lit(0.5) * sam * sam * cap.mul_then_add(cap, cam * cam) / (sap * sap * cam * cam);
+    // MCML's order of the special cases: matched indices, normal incidence, grazing
+    // incidence, total internal reflection, then the general case.
+    let total = ca1 < F::lit(COS90D) || sa2 >= one;
+    let r = if total { one } else { oblique };
+    let ca = if total { F::zero() } else { ca2 };
+    let r = if ca1 > F::COSZERO { normal } else { r };
+    let ca = if ca1 > F::COSZERO { ca1 } else { ca };
+    let r = if n1 == n2 { F::zero() } else { r };
+    let ca = if n1 == n2 { ca1 } else { ca };
+    (r, ca)
+}
+
+/// MCML's `CrossUpOrNot`/`CrossDnOrNot` reflectance: total at grazing incidence
+/// (`cos ≤ COS90D`), else [`fresnel`]. A selection after the call, not a branch around it (see
+/// [`fresnel`]); the grazing case's `fresnel` value is dropped.
+#[inline(always)]
+fn grazing_or_fresnel<F: McmlFloat>(n1: F, n2: F, n1_over_n2: F, ca1: F) -> (F, F) {
+    let (r, ca2) = fresnel(n1, n2, n1_over_n2, ca1);
+    let grazing = ca1 <= F::lit(COS90D);
+    (
+        if grazing { F::one() } else { r },
+        if grazing { F::zero() } else { ca2 },
+    )
 }
 
 /// The radial bin of the photon's position.
@@ -291,8 +323,8 @@ fn radial_bin<F: McmlFloat>(params: &StepView<'_, F>, p: &Photon<F>) -> u32 {
     (p.y.mul_then_add(p.y, p.x * p.x).sqrt_rn() * params.grid.inv_dr).bin_index(params.grid.nr)
 }
 
-/// The boundary path: hop to the face, then transmit or reflect by Fresnel (MCML's `Hop` +
-/// `CrossOrNot`). A photon leaving the top or bottom tissue layer is tallied (all of its
+/// The boundary path, once [`prepare_step`] has hopped to the face: transmit or reflect by
+/// Fresnel (MCML's `CrossOrNot`) with the step's draw [`Photon::xi`]. A photon leaving the top or bottom tissue layer is tallied (all of its
 /// weight: MCML 1.2's all-or-none mode) and dies.
 #[inline]
 pub fn boundary<F: McmlFloat, T: Tally>(
@@ -303,18 +335,13 @@ pub fn boundary<F: McmlFloat, T: Tally>(
     if photon.dead {
         return;
     }
-    cut_at_face(photon);
-    hop(photon);
     let ni = params.layer(photon.layer).n;
     if photon.uz < F::zero() {
         // CrossUpOrNot.
         let nt = params.layer(photon.layer - 1).n;
-        let (r, uz1) = if -photon.uz <= F::lit(COS90D) {
-            (F::one(), F::zero())
-        } else {
-            fresnel(ni, nt, params.layer(photon.layer).n_over_above, -photon.uz)
-        };
-        if F::uniform_co(&mut photon.rng) > r {
+        let (r, uz1) =
+            grazing_or_fresnel(ni, nt, params.layer(photon.layer).n_over_above, -photon.uz);
+        if photon.xi > r {
             if photon.layer == 1 {
                 photon.uz = -uz1;
                 let ir = radial_bin(params, photon);
@@ -336,12 +363,9 @@ pub fn boundary<F: McmlFloat, T: Tally>(
     } else {
         // CrossDnOrNot.
         let nt = params.layer(photon.layer + 1).n;
-        let (r, uz1) = if photon.uz <= F::lit(COS90D) {
-            (F::one(), F::zero())
-        } else {
-            fresnel(ni, nt, params.layer(photon.layer).n_over_below, photon.uz)
-        };
-        if F::uniform_co(&mut photon.rng) > r {
+        let (r, uz1) =
+            grazing_or_fresnel(ni, nt, params.layer(photon.layer).n_over_below, photon.uz);
+        if photon.xi > r {
             if photon.layer == params.num_layers {
                 photon.uz = uz1;
                 let ir = radial_bin(params, photon);
@@ -379,8 +403,6 @@ pub fn boundary_distributed<F: McmlFloat, T: Tally>(
     if photon.dead {
         return;
     }
-    cut_at_face(photon);
-    hop(photon);
     let up = photon.uz < F::zero();
     // The divergent prologue: which face, and the incidence cosine.
     let next = if up {
@@ -398,12 +420,8 @@ pub fn boundary_distributed<F: McmlFloat, T: Tally>(
     } else {
         here.n_over_below
     };
-    let (r, uz1) = if ca <= F::lit(COS90D) {
-        (F::one(), F::zero())
-    } else {
-        fresnel(ni, nt, ratio, ca)
-    };
-    if F::uniform_co(&mut photon.rng) > r {
+    let (r, uz1) = grazing_or_fresnel(ni, nt, ratio, ca);
+    if photon.xi > r {
         // The divergent epilogue, as selections: escape face, sign of the new direction.
         let escapes = if up {
             photon.layer == 1
@@ -452,8 +470,9 @@ pub fn spin_theta<F: McmlFloat>(hg: &HenyeyGreenstein<F>, xi: F) -> F {
     }
 }
 
-/// The interaction path: hop, drop (absorb `w·µa/µt`, tallied in `A_rz`), spin (MCML's
-/// `Hop` + `Drop` + `Spin`).
+/// The interaction path, once [`prepare_step`] has hopped: drop (absorb `w·µa/µt`, tallied
+/// in `A_rz`) and spin (MCML's `Drop` + `Spin`), the polar angle from the step's draw
+/// [`Photon::xi`].
 #[inline]
 pub fn interact<F: McmlFloat, T: Tally>(
     params: &StepView<'_, F>,
@@ -463,7 +482,6 @@ pub fn interact<F: McmlFloat, T: Tally>(
     if photon.dead {
         return;
     }
-    hop(photon);
     let l = photon.here;
     // Drop.
     let iz = (photon.z * params.grid.inv_dz).bin_index(params.grid.nz);
@@ -483,10 +501,12 @@ pub fn interact<F: McmlFloat, T: Tally>(
     photon.absorbed_bin = (ir, iz);
     // Spin.
     let one = F::one();
-    let cost = spin_theta(&l.hg, F::uniform_co(&mut photon.rng));
+    let cost = spin_theta(&l.hg, photon.xi);
     let sin2t = (-cost).mul_then_add(cost, one);
     let (cosp, sinp) = F::azimuth(&mut photon.rng);
     let (ux, uy, uz) = (photon.ux, photon.uy, photon.uz);
+    // A branch, not selections: computing both cases and selecting (tried on an H100) made the
+    // per-thread kernel 3.5 % slower on skin and 2 % on the slab.
     if uz.abs() > F::COSZERO {
         let sint = sin2t.sqrt_rn();
         photon.ux = sint * cosp;
@@ -517,26 +537,31 @@ pub fn roulette<F: McmlFloat, T: Tally>(
     photon: &mut Photon<F>,
     tally: &mut T,
 ) {
-    if photon.w < params.weight_threshold && !photon.dead {
-        if photon.w == F::zero() {
-            photon.dead = true;
-        } else if F::uniform_co(&mut photon.rng) < params.chance {
-            let before = photon.w.to_fixed();
-            photon.w = photon.w / params.chance;
-            tally.add(
-                TallyBin::RouletteGain,
-                photon.w.to_fixed().saturating_sub(before),
-            );
-        } else {
-            tally.add(TallyBin::RouletteLoss, photon.w.to_fixed());
-            photon.w = F::zero();
-            photon.dead = true;
+    // One test for the rare work of both kinds, a light photon's roulette and a dead photon's
+    // flush (a photon that escaped has weight 0, below the threshold): a GPU warp then checks
+    // one condition per step instead of two.
+    if photon.w < params.weight_threshold || photon.dead {
+        if !photon.dead {
+            if photon.w == F::zero() {
+                photon.dead = true;
+            } else if F::uniform_co(&mut photon.rng) < params.chance {
+                let before = photon.w.to_fixed();
+                photon.w = photon.w / params.chance;
+                tally.add(
+                    TallyBin::RouletteGain,
+                    photon.w.to_fixed().saturating_sub(before),
+                );
+            } else {
+                tally.add(TallyBin::RouletteLoss, photon.w.to_fixed());
+                photon.w = F::zero();
+                photon.dead = true;
+            }
         }
-    }
-    // Every death (escape in `boundary`, roulette here) passes through this point in the same
-    // step: the cached absorption must reach the tally before the photon is dropped.
-    if photon.dead {
-        flush_absorbed(photon, tally);
+        // Every death (escape in `boundary`, roulette here) passes through this point in the
+        // same step: the cached absorption must reach the tally before the photon is dropped.
+        if photon.dead {
+            flush_absorbed(photon, tally);
+        }
     }
 }
 

@@ -280,8 +280,11 @@ reconverge_transforms::kernel_impl! {
             put: impl FnMut(u32, ()),
             tally: &mut T,
         ) -> bool {
-            // The photon loop as written: the per-thread strategies never distribute a branch.
-            BranchLoopKernel(self.0.steps()).plain_items(next, put, tally)
+            // One thread's photon loop, with the boundary code written once for both faces
+            // ([`boundary_distributed`], the same bits as [`boundary`]): what a programmer
+            // writing the loop by hand would write. A warp still issues the boundary path for
+            // the lanes that hit a face, and up and down lanes now share one copy of it.
+            BranchLoopKernel(DistributedBoundary(self.0.steps())).plain_items(next, put, tally)
         }
     }
 }
