@@ -1,57 +1,65 @@
-//! Which divergence strategy should I use? An advisor that predicts each strategy's speedup
-//! from the reference SIMT model, and a tuner that searches their parameters on the model.
+//! Which divergence strategy, and which launch, should I use? An advisor that predicts each
+//! (strategy, launch) pair's GPU time from the reference SIMT model and a device calibration,
+//! and a tuner that searches strategies' parameters on the model.
 //!
 //! [`advise`] runs a kernel's baseline and every strategy it lists ([`Kernel::STRATEGIES`], or
-//! a list of your own with [`advise_strategies`]) on a sample of items on the CPU model, with
-//! counters on, and returns an [`Advice`]:
+//! a list of your own with [`advise_launches`]) on the CPU model, on whole blocks sampled
+//! strided over each candidate launch ([`plan`]), and returns an [`Advice`]:
 //!
-//! - the baseline's measured divergence ([`Divergence`]): SIMD efficiency overall and per
-//!   region, and per-warp statistics (loop iterations per warp, SIMD efficiency per warp);
-//! - each strategy's predicted speedup over the baseline with its reasons ([`Prediction`]):
-//!   issue slots saved, extra launches, and, where you give registers per entry point
-//!   ([`Registers`], from `ptxas -v`), the occupancy gained or lost;
-//! - the recommended strategy ([`Advice::recommended`]) and a table (`Display`).
+//! - every (strategy, launch) pair ranked by predicted time ([`Ranked`]): block sizes 128, 256
+//!   and 512 x one item per thread, one resident wave, four waves; each with its speedup over
+//!   the baseline at its default launch, min / median / max over resamples ([`Spread`]);
+//! - the baseline's divergence there ([`Divergence`]);
+//! - the recommended pair ([`Advice::recommended`]) and a table (`Display`).
 //!
-//! [`tune()`] searches one parameterised strategy's parameters ([`Family`]: the majority-vote
-//! threshold, the round-robin cycle, items per thread, iterations per pass) with a coarse grid
-//! refined around the best point, and [`grid`] evaluates every point, for comparison.
+//! # The model
 //!
-//! # The model, and its assumptions
+//! A launch's time is, per kernel launch, the larger of the throughput bound (every warp's
+//! issue slots spread over all schedulers) and the schedule's length (each warp's work placed
+//! on the GPU's resident-warp slots, blocks in launch order, a block holding its slot until
+//! its slowest warp ends: [`schedule`]), plus a per-launch overhead. A warp's work is its issue
+//! slots on the model plus the costs the model cannot count, fitted once per device
+//! ([`Calibration`]; the committed H100 one is [`Gpu::h100`]). So load imbalance across warps,
+//! the last wave's tail and too few resident warps show, which issue slots alone cannot.
+//! Memory traffic is counted only as the instructions a region declares.
 //!
-//! The time of one launch is taken as its issue slots (instructions issued by all warps, each
-//! region weighted by the instruction cost it declares) divided by its occupancy relative to
-//! the baseline's (the assumption of branch splitting's eq. 1, Carrillo et al.: a kernel's
-//! time scales with `ρ_min / ρ_i`); without [`Registers`] every launch runs at the baseline's
-//! occupancy. Every launch beyond the baseline's count costs
-//! [`Options::launch_overhead`] times the baseline's time (default 1 %: a launch and its host
-//! round trip, a few microseconds, next to a kernel of about a millisecond; set it for your
-//! sizes). So
+//! # The issue-slot model
+//!
+//! [`advise_strategies`] is the earlier model, on one fixed launch: time = issue slots divided
+//! by occupancy relative to the baseline's (branch splitting's eq. 1, Carrillo et al.), plus
+//! [`Options::launch_overhead`] times the baseline's time per extra launch:
 //!
 //! ```text
 //! speedup = T_base / (Σ_launches slots_i · ρ_base / ρ_i  +  extra_launches · overhead · T_base)
 //! ```
 //!
-//! What the model does not see: memory traffic (a strategy's scratch loads and stores count as
-//! the instructions they declare, not as their latency), latency hiding beyond the occupancy
-//! ratio, and the cost of the atomics and shuffles beyond their declared regions. The predictions
-//! have not yet been compared with GPU measurements (issue 15 asks for that page).
+//! It is kept for the reproduce tool's page (which reports it beside measurements), for
+//! [`tune()`] (which searches parameters on it) and for callers that ask it on a fixed launch.
+//!
+//! [`tune()`] searches one parameterised strategy's parameters ([`Family`]: the majority-vote
+//! threshold, the round-robin cycle, items per thread, iterations per pass) with a coarse grid
+//! refined around the best point, and [`grid`] evaluates every point, for comparison.
 //!
 //! # Example
 //!
 //! ```
-//! use reconverge_advisor::{Options, advise};
-//! use reconverge_backend::Launch;
-//! use reconverge_transforms::ItemLoopKernel;
+//! use reconverge_advisor::{Gpu, Sampling, advise_launches};
+//! use reconverge_transforms::{ItemLoopKernel, Kernel, Strategy};
 //! use reconverge_workloads::synthetic::DynamicWork;
 //!
 //! // Seed 004's loop with trip counts from 1 to 64: lanes of a warp wait for its longest item.
 //! let kernel = ItemLoopKernel(DynamicWork::new(8, 64, 1));
-//! let advice = advise(&kernel, 2048, Launch::new(128, 4)?, &Options::default())?;
+//! // `advise(&kernel, items, &gpu)` does the same with the kernel's own strategy list and the
+//! // default sampling; a small sample keeps this doctest quick.
+//! let sampling = Sampling { items: 2048, resamples: 2, seed: 1 };
+//! let gpu = Gpu::h100()?;
+//! let advice = advise_launches(&kernel, 1 << 18, ItemLoopKernel::<DynamicWork>::STRATEGIES, &gpu, &sampling, None)?;
 //! assert!(advice.baseline.simd_efficiency < 0.7);
-//! // Lanes that take their next item when theirs finishes: from the block's counter, or the
-//! // launch's one counter.
-//! assert!(advice.recommended().strategy.deals_dynamically());
 //! println!("{advice}");
+//! // The baseline is compared at the backend's default: one item per thread.
+//! assert_eq!(advice.reference.blocks * advice.reference.threads_per_block, 1 << 18);
+//! // Every strategy of the list has a best launch in the ranking.
+//! assert!(advice.prediction(&Strategy::DynamicWorkAssignment).is_some());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -74,8 +82,8 @@ use reconverge_transforms::{Kernel, Strategy, StrategyError};
 
 pub use measured::{Halving, MeasuredTuning, Timing, backend_time, grid_measured, tune_measured};
 pub use plan::{
-    Gpu, Grid, LaunchAdvice, LaunchTime, Ranked, Sampling, Spread, advise_launches,
-    candidate_launches, launch_time, predict_launch, sample_blocks, sampled_profiles,
+    Advice, Gpu, Grid, LaunchTime, Ranked, Sampling, Spread, advise_launches, candidate_launches,
+    launch_time, predict_launch, sample_blocks, sampled_profiles,
 };
 pub use profile::{Profile, Stats, WarpWork, profile, profile_blocks};
 pub use schedule::{Calibration, Makespan, simulate};
@@ -281,7 +289,7 @@ pub struct Divergence {
 }
 
 impl Divergence {
-    fn of(profile: &Profile) -> Self {
+    pub(crate) fn of(profile: &Profile) -> Self {
         let c = &profile.counters;
         let width = f64::from(c.warp_width.max(1));
         let regions = c
@@ -349,9 +357,9 @@ impl Prediction {
     }
 }
 
-/// What the advisor found: see the crate docs.
+/// What the issue-slot model found on one launch ([`advise_strategies`]).
 #[derive(Clone, Debug)]
-pub struct Advice {
+pub struct SlotAdvice {
     /// The kernel's shape.
     pub shape: &'static str,
     /// Items of the sample.
@@ -369,7 +377,7 @@ pub struct Advice {
     recommended: usize,
 }
 
-impl Advice {
+impl SlotAdvice {
     /// The strategy with the highest predicted speedup; on a tie, the one listed first (the
     /// baseline before any other: the simpler code wins).
     pub fn recommended(&self) -> &Prediction {
@@ -382,26 +390,43 @@ impl Advice {
     }
 }
 
-/// [`advise_strategies`] over the kernel's own list, [`Kernel::STRATEGIES`].
+/// Which strategy and which launch for `items` items of `kernel` on `gpu`: every strategy of
+/// [`Kernel::STRATEGIES`] (and the baseline) at every candidate launch, ranked by the schedule
+/// model's predicted time, from strided samples of each launch's blocks
+/// ([`Sampling::default`]). This is the advisor's main entry point; [`advise_launches`] takes
+/// a strategy list, a sampling and registers of your own.
+///
+/// # Errors
+/// [`AdviseError::NoItems`] for 0 items; a strategy's bad parameter; a model run that never
+/// ends; no launch that fits the GPU.
 pub fn advise<K: Kernel + ?Sized>(
     kernel: &K,
     items: u32,
-    launch: Launch,
-    options: &Options,
+    gpu: &Gpu,
 ) -> Result<Advice, AdviseError> {
-    advise_strategies(kernel, items, launch, K::STRATEGIES, options)
+    advise_launches(
+        kernel,
+        items,
+        K::STRATEGIES,
+        gpu,
+        &Sampling::default(),
+        None,
+    )
 }
 
-/// Runs the baseline and every strategy of `strategies` over items `0..items` with `launch` on
-/// the model and predicts their speedups (see the crate docs). Strategies that do not apply to
-/// the kernel are listed in [`Advice::skipped`]; a bad parameter of one that does is an error.
+/// The issue-slot model on one fixed launch (see "The issue-slot model" in the crate docs):
+/// runs the baseline and every strategy of `strategies` over items `0..items` with `launch` on
+/// the model and predicts their speedups from issue slots, extra launches and occupancy. It
+/// sees neither load imbalance across warps nor the launch's tail; [`advise`] does. Kept for
+/// the reproduce tool's issue-slot page, the tuner and `mcml --strategy auto`. Strategies that do not apply to
+/// the kernel are listed in [`SlotAdvice::skipped`]; a bad parameter of one that does is an error.
 pub fn advise_strategies<K: Kernel + ?Sized>(
     kernel: &K,
     items: u32,
     launch: Launch,
     strategies: &[Strategy],
     options: &Options,
-) -> Result<Advice, AdviseError> {
+) -> Result<SlotAdvice, AdviseError> {
     let baseline = Baseline::measure(kernel, items, launch, options)?;
     let mut runs: Vec<Profile> = Vec::new();
     let mut skipped = Vec::new();
@@ -420,10 +445,10 @@ pub fn advise_strategies<K: Kernel + ?Sized>(
             )?),
         }
     }
-    Advice::predicted(K::SHAPE, items, baseline, runs, skipped, options)
+    SlotAdvice::predicted(K::SHAPE, items, baseline, runs, skipped, options)
 }
 
-impl Advice {
+impl SlotAdvice {
     /// The same model runs predicted under other `options` (registers, the occupancy cap, the
     /// launch overhead), without running the model again: comparing occupancy models, or
     /// adding registers once they are known, costs no second sample. `options.step_limit` has
@@ -431,8 +456,8 @@ impl Advice {
     ///
     /// # Errors
     /// As [`advise_strategies`] for the options and registers; [`AdviseError::NoBaseline`] if
-    /// [`Advice::predictions`] was emptied.
-    pub fn with_options(&self, options: &Options) -> Result<Advice, AdviseError> {
+    /// [`SlotAdvice::predictions`] was emptied.
+    pub fn with_options(&self, options: &Options) -> Result<SlotAdvice, AdviseError> {
         options.validate()?;
         let (base, runs) = self
             .predictions
@@ -458,7 +483,7 @@ impl Advice {
         runs: Vec<Profile>,
         skipped: Vec<(Strategy, StrategyError)>,
         options: &Options,
-    ) -> Result<Advice, AdviseError> {
+    ) -> Result<SlotAdvice, AdviseError> {
         let mut predictions = Vec::with_capacity(runs.len() + 1);
         predictions.push(baseline.predict(baseline.profile.clone(), options)?);
         for run in runs {
@@ -471,7 +496,7 @@ impl Advice {
                 recommended = i;
             }
         }
-        Ok(Advice {
+        Ok(SlotAdvice {
             shape,
             items,
             launch: baseline.launch,
@@ -605,7 +630,7 @@ fn occupancy_of(arch: &ArchLimits, launch: Launch, registers: u32) -> Result<f64
     }
 }
 
-impl fmt::Display for Advice {
+impl fmt::Display for SlotAdvice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = &self.baseline;
         writeln!(

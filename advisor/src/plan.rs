@@ -27,7 +27,7 @@ use reconverge_transforms::{Kernel, Strategy, StrategyError};
 
 use crate::profile::{Profile, profile_blocks};
 use crate::schedule::{Calibration, Makespan, simulate};
-use crate::{AdviseError, Registers};
+use crate::{AdviseError, Divergence, Registers};
 
 /// How the advisor samples a launch (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,6 +183,7 @@ fn synthesize(profile: &Profile, pass: usize, launch: Launch, cal: &Calibration)
     if profile.blocks.len() == launch.blocks as usize {
         return sampled;
     }
+    let last = sampled.len() - 1;
     (0..launch.blocks)
         .map(|b| {
             let i = profile.blocks.partition_point(|&s| s < b);
@@ -190,10 +191,31 @@ fn synthesize(profile: &Profile, pass: usize, launch: Launch, cal: &Calibration)
                 (Some(lo), Some(&hi)) if hi - b < b - profile.blocks[lo] => i,
                 (Some(lo), _) => lo,
                 (None, _) => i,
-            };
-            sampled[nearest.min(sampled.len() - 1)].clone()
+            }
+            .min(last);
+            if profile.blocks.get(nearest) == Some(&b) {
+                return sampled[nearest].clone();
+            }
+            // A block not sampled is one of the sampled blocks around it (the nearest or a
+            // neighbour in the sample), drawn per block. Copying the nearest one alone would
+            // give every multiprocessor the same mix of blocks (block b runs on SM b mod sms,
+            // and runs of neighbouring blocks copy one sample), so the launch would show no
+            // imbalance across multiprocessors; a GPU's blocks differ, and in a launch of few
+            // waves the most loaded multiprocessor sets the time.
+            let lo = nearest.saturating_sub(1);
+            let hi = (nearest + 1).min(last);
+            let pick = lo + (mix(u64::from(b)) % (hi - lo + 1) as u64) as usize;
+            sampled[pick].clone()
         })
         .collect()
+}
+
+/// SplitMix64's finaliser: a fixed pseudo-random draw per block, the same on every run.
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// The predicted time of `profile` (a run of `launch`, sampled or whole) on `gpu`, each pass
@@ -386,7 +408,9 @@ pub struct Ranked {
 
 /// The advisor's answer to "which strategy and which launch".
 #[derive(Clone, Debug)]
-pub struct LaunchAdvice {
+pub struct Advice {
+    /// The kernel's shape.
+    pub shape: &'static str,
     /// Items of the workload.
     pub items: u32,
     /// The launch the baseline is compared at (the backend's default for it: one item per
@@ -394,7 +418,9 @@ pub struct LaunchAdvice {
     pub reference: Launch,
     /// The baseline's predicted time there, over the resamples.
     pub baseline_ns: Spread,
-    /// Every (strategy, launch) pair, fastest first (by median predicted time).
+    /// The baseline's divergence at the reference launch, on the first resample's blocks.
+    pub baseline: Divergence,
+    /// Every (strategy, launch) pair, fastest first (by median predicted time); never empty.
     pub ranked: Vec<Ranked>,
     /// Strategies that do not apply to the kernel.
     pub skipped: Vec<(Strategy, StrategyError)>,
@@ -404,10 +430,17 @@ pub struct LaunchAdvice {
     pub sampling: Sampling,
 }
 
-impl LaunchAdvice {
-    /// The fastest pair (ties: the one listed first: simpler strategy, smaller launch).
-    pub fn best(&self) -> Option<&Ranked> {
-        self.ranked.first()
+impl Advice {
+    /// The recommended pair: the fastest predicted (on a tie the one listed first: the
+    /// simpler strategy, the smaller launch).
+    pub fn recommended(&self) -> &Ranked {
+        // `advise_launches` returns an error rather than an empty ranking.
+        &self.ranked[0]
+    }
+
+    /// `strategy`'s fastest launch, if it ran.
+    pub fn prediction(&self, strategy: &Strategy) -> Option<&Ranked> {
+        self.ranked.iter().find(|r| r.strategy == *strategy)
     }
 
     /// Each strategy's fastest launch, in the order of the ranking.
@@ -435,7 +468,7 @@ pub fn advise_launches<K: Kernel + ?Sized>(
     gpu: &Gpu,
     sampling: &Sampling,
     registers: Option<&Registers>,
-) -> Result<LaunchAdvice, AdviseError> {
+) -> Result<Advice, AdviseError> {
     if items == 0 {
         return Err(AdviseError::NoItems);
     }
@@ -443,18 +476,19 @@ pub fn advise_launches<K: Kernel + ?Sized>(
     let reference = Launch::for_items(&Strategy::Baseline, items, gpu.calibration.sms, |t| {
         gpu.blocks_per_sm(t, base_regs[0]).ok()
     });
-    let base: Vec<f64> = predict_launch(
+    let base_runs = sampled_profiles(
         kernel,
         Strategy::Baseline,
         items,
         reference,
-        gpu,
         sampling,
-        registers,
-    )?
-    .iter()
-    .map(|t| t.ns)
-    .collect();
+        1 << 32,
+    )?;
+    let base = base_runs
+        .iter()
+        .map(|p| launch_time(p, reference, gpu, &base_regs).map(|t| t.ns))
+        .collect::<Result<Vec<f64>, _>>()?;
+    let baseline = Divergence::of(&base_runs[0]);
     let mut list: Vec<Strategy> = vec![Strategy::Baseline];
     let mut skipped = Vec::new();
     for s in strategies {
@@ -495,10 +529,15 @@ pub fn advise_launches<K: Kernel + ?Sized>(
     }
     // Stable: on a tie the earlier (simpler strategy, smaller block) stays first.
     ranked.sort_by(|a, b| a.time_ns.median.total_cmp(&b.time_ns.median));
-    Ok(LaunchAdvice {
+    if ranked.is_empty() {
+        return Err(AdviseError::NothingRan);
+    }
+    Ok(Advice {
+        shape: K::SHAPE,
         items,
         reference,
         baseline_ns: Spread::of(&base),
+        baseline,
         ranked,
         skipped,
         device: gpu.calibration.device.clone(),
@@ -506,11 +545,12 @@ pub fn advise_launches<K: Kernel + ?Sized>(
     })
 }
 
-impl fmt::Display for LaunchAdvice {
+impl fmt::Display for Advice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{} items on {}; sample: about {} items per (strategy, launch), whole blocks strided over the launch, {} resamples (seed {})",
+            "{} workload, {} items on {}; sample: about {} items per (strategy, launch), whole blocks strided over the launch, {} resamples (seed {})",
+            self.shape,
             self.items,
             self.device,
             self.sampling.items,
@@ -524,6 +564,15 @@ impl fmt::Display for LaunchAdvice {
             self.reference.threads_per_block,
             self.baseline_ns.median * 1e-6
         )?;
+        let b = &self.baseline;
+        writeln!(
+            f,
+            "baseline: SIMD efficiency {:.1} %; loop iterations per warp {:.0} / {:.1} / {:.0} (min / mean / max)",
+            b.simd_efficiency * 100.0,
+            b.warp_steps.min,
+            b.warp_steps.mean,
+            b.warp_steps.max,
+        )?;
         let names: Vec<String> = self
             .best_per_strategy()
             .iter()
@@ -532,7 +581,7 @@ impl fmt::Display for LaunchAdvice {
         let width = names.iter().map(String::len).max().unwrap_or(8).max(8);
         writeln!(
             f,
-            "  {:<width$} {:>22}  {:>20} {:>26} {:>9}",
+            "  {:<width$} {:>21}  {:>20} {:>26} {:>9}",
             "strategy (its best launch)",
             "launch",
             "grid",
@@ -557,20 +606,18 @@ impl fmt::Display for LaunchAdvice {
         for (s, e) in &self.skipped {
             writeln!(f, "  {s}: skipped ({e})")?;
         }
-        match self.best() {
-            Some(b) => write!(
-                f,
-                "recommended: {} at {} blocks x {} threads ({}), {:.3}x predicted ({:.3}-{:.3} over resamples)",
-                b.strategy,
-                b.launch.blocks,
-                b.launch.threads_per_block,
-                b.grid,
-                b.speedup.median,
-                b.speedup.min,
-                b.speedup.max
-            ),
-            None => write!(f, "nothing ran"),
-        }
+        let b = self.recommended();
+        write!(
+            f,
+            "recommended: {} at {} blocks x {} threads ({}), {:.3}x predicted ({:.3}-{:.3} over resamples)",
+            b.strategy,
+            b.launch.blocks,
+            b.launch.threads_per_block,
+            b.grid,
+            b.speedup.median,
+            b.speedup.min,
+            b.speedup.max
+        )
     }
 }
 
@@ -606,6 +653,41 @@ mod tests {
             blocks: 4,
         };
         assert_eq!(sample_blocks(512, small, &s, 0), vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn blocks_not_sampled_differ_so_multiprocessors_differ() {
+        // Sampled blocks 0, 10, 20, 30 of 40 with warps of 1, 2, 3, 4 units: the blocks
+        // between them are drawn from their sampled neighbours, not all copies of one.
+        let launch = Launch {
+            threads_per_block: 32,
+            blocks: 40,
+        };
+        let work = |slots| crate::profile::WarpWork {
+            slots,
+            ..Default::default()
+        };
+        let profile = Profile {
+            strategy: Strategy::Baseline,
+            counters: Default::default(),
+            launches: vec![(0, Default::default())],
+            warp_steps: vec![1; 4],
+            warp_counters: vec![Default::default(); 4],
+            blocks: vec![0, 10, 20, 30],
+            launch_warps: vec![vec![work(1), work(2), work(3), work(4)]],
+        };
+        let cal = Calibration::uncalibrated_h100();
+        let blocks = synthesize(&profile, 0, launch, &cal);
+        assert_eq!(blocks.len(), 40);
+        // Sampled blocks keep their own work.
+        for (b, w) in [(0, 1.0), (10, 2.0), (20, 3.0), (30, 4.0)] {
+            assert_eq!(blocks[b], vec![w]);
+        }
+        // Block 14 lies nearest block 10: it is 1, 2 or 3 units; and the run 11..20 is not
+        // one value repeated.
+        assert!((1.0..=3.0).contains(&blocks[14][0]));
+        let run: Vec<f64> = (11..20).map(|b| blocks[b][0]).collect();
+        assert!(run.iter().any(|&w| w != run[0]), "{run:?}");
     }
 
     #[test]

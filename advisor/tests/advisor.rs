@@ -1,7 +1,7 @@
 //! The advisor's predictions against the papers' numbers and models, its statistics against
 //! the CPU backend's counters, and its recommendations where the best strategy is known.
 
-use reconverge_advisor::{AdviseError, Options, Registers, advise, advise_strategies};
+use reconverge_advisor::{AdviseError, Options, Registers, SlotAdvice, advise_strategies};
 use reconverge_backend::{Backend, Launch};
 use reconverge_cpu::CpuBackend;
 use reconverge_cpu::block::{RunInOrder, run_in_order};
@@ -26,6 +26,16 @@ fn slots_of(c: &Counters, regions: &[Region]) -> u64 {
         .iter()
         .map(|r| c.region(*r).map_or(0, |row| row.issue_slots))
         .sum()
+}
+
+/// The issue-slot model over the kernel's own strategy list, on one launch.
+fn advise<K: Kernel + ?Sized>(
+    kernel: &K,
+    items: u32,
+    launch: Launch,
+    options: &Options,
+) -> Result<SlotAdvice, AdviseError> {
+    advise_strategies(kernel, items, launch, K::STRATEGIES, options)
 }
 
 #[test]

@@ -8,7 +8,7 @@
 use std::sync::Mutex;
 
 use reconverge_advisor::accuracy::{Point, Scored, spearman_of};
-use reconverge_advisor::{Advice, Options, Registers, advise_strategies};
+use reconverge_advisor::{Options, Registers, SlotAdvice, advise_strategies};
 use reconverge_backend::Launch;
 use reconverge_occupancy::ArchLimits;
 use reconverge_transforms::{Kernel, Strategy};
@@ -125,7 +125,7 @@ impl AdvisorLog {
             }
         };
         // Every strategy that both predicted and ran; a point needs two to rank.
-        let score = |advice: &Advice| {
+        let score = |advice: &SlotAdvice| {
             let scored: Vec<Scored> = measured
                 .iter()
                 .filter_map(|m| {

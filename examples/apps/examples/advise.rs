@@ -1,6 +1,8 @@
-//! Which strategy should I use? The advisor's command line: the baseline's divergence, every
-//! applicable strategy's predicted speedup with its reasons and the recommendation (on the CPU
-//! model, in a second or two); with `--measure`, every strategy timed on the backend beside its
+//! Which strategy and which launch should I use? The advisor's command line: every (strategy,
+//! launch) pair ranked by the schedule model with the committed H100 calibration (or
+//! `--calibration`), each strategy's best launch and the recommended pair, on the CPU model;
+//! with `--slots`, the issue-slot model on one launch (the baseline's divergence, every
+//! strategy's predicted speedup with its reasons); with `--measure`, every strategy timed on the backend beside its
 //! prediction; with `--tune`, the best parameters of each parameterised strategy on the model;
 //! with `--tune-measured`, the measured tuner (successive halving) against timing every
 //! strategy the backend has (on `--backend cuda`: every compiled entry point's strategy).
@@ -242,9 +244,15 @@ struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Rank (strategy, launch) pairs on the schedule model with a device calibration: the
-    /// best launch per strategy and the recommended pair, for `--full-items` items.
+    /// best launch per strategy and the recommended pair, for `--full-items` items (the
+    /// default, unless `--slots`, `--tune`, `--measure` or `--tune-measured` asks for the
+    /// issue-slot model).
     #[arg(long)]
     launches: bool,
+    /// The issue-slot model on one launch (`--items`, `--threads-per-block`, `--blocks`)
+    /// instead of the schedule model's ranking.
+    #[arg(long)]
+    slots: bool,
     /// Items of the whole workload that `--launches` and `--score` predict for (default: the
     /// workload's own count for the held-out set, `--measure-items` otherwise).
     #[arg(long)]
@@ -362,7 +370,11 @@ where
     K: Kernel + Sync + GpuKernel,
     K::Output: Default + Send + Sync + PartialEq,
 {
-    if a.launches || a.score.is_some() || a.sweep.is_some() {
+    // The schedule model's (strategy, launch) ranking is the default answer; the issue-slot
+    // model on one launch is what `--slots`, `--tune`, `--measure` and `--tune-measured` report
+    // (the tuners search on it, and `--measure` sets its predictions beside timings).
+    let slot_model = a.slots || a.tune || a.measure || a.tune_measured;
+    if !slot_model || a.launches || a.score.is_some() || a.sweep.is_some() {
         return schedule::run(kernel, a);
     }
     match a.backend {
