@@ -11,6 +11,8 @@
 #   results.tar.gz       the papers' experiments (reproduce tool), if built
 #   bench-*.txt          criterion benches with the CUDA backend
 #   tune.tar.gz          the measured tuner against the full grid (SYN-ITDELAY, MCML skin/slab)
+#   gpumcml.tar.gz       MCML against GPU-MCML (a binary you build from its public source,
+#                        GPUMCML_DIR; never committed): kernel time (ncu) and whole process
 #   plain.tar.gz         reconverge against the plain kernels of the reference workloads: every
 #                        strategy at its default launch and a sweep beside the plain Rust and
 #                        CUDA C++ kernels (one thread per item, grid-stride, persistent), ncu
@@ -22,7 +24,7 @@ out="${1:-$root/gpu-results}"
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
 # PARTS picks what to run (a device call has a time limit): default all of them.
-parts=" ${PARTS:-plain user check mcml profile reproduce benches tune} "
+parts=" ${PARTS:-plain user check mcml gpumcml profile reproduce benches tune} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 
 if want plain && [[ -x "$dev/plain" ]]; then
@@ -128,6 +130,85 @@ printf "after\tskin\tfixed-cost_dynamic\t1000\t%s\t\n" "$(python3 -c "print(f'{$
 [[ -f "$dev/before/REV" ]] && cp "$dev/before/REV" "$out/mcml/before/REV"
 python3 "$root/scripts/mcml-before-after.py" "$out/mcml" > "$out/mcml/mcml-before-after-h100.md"
 cat "$out/mcml/mcml-before-after-h100.md"
+fi
+
+if want gpumcml; then
+    # reconverge's MCML beside GPU-MCML (ominux/gpumcml, gpumcml/fast), run in the same job.
+    # GPU-MCML is GPL code of a peer: it is never part of this repository. Build it yourself
+    # from its public source in a git-ignored folder and point GPUMCML_DIR at a folder holding
+    # its binary `gpumcml`, its safe-primes table `safeprimes_base32.txt` and the inputs
+    # `skin.mci` and `slab.mci` (the same physics and grids as `mcml --builtin skin|slab`,
+    # 10^8 photons). Kernel time: ncu's gpu__time_duration summed over each code's kernel
+    # launches (ncu locks the base clock for both alike); whole process: wall clock, 3 runs.
+    gm="${GPUMCML_DIR:-$dev/gpumcml}"
+    if [[ -x "$gm/gpumcml" ]] && command -v ncu > /dev/null; then
+        echo "== MCML against GPU-MCML, 10^8 photons, skin and slab"
+        mkdir -p "$out/gpumcml"
+        g="$out/gpumcml"
+        cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')"
+        gcubin="$(mktemp -d)/kernels.cubin"
+        ptxas -arch="sm_$cap" "$dev/kernels.ptx" -o "$gcubin" 2>/dev/null && export RECONVERGE_GPU_CUBIN="$gcubin"
+        nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > "$g/device.txt"
+        printf "code\tinput\tmeasure\tseconds\n" > "$g/times.tsv"
+        gm_run() { # input, workdir: GPU-MCML reads executable/safeprimes_base32.txt from its cwd
+            mkdir -p "$2/executable" && ln -sf "$gm/safeprimes_base32.txt" "$2/executable/" \
+                && cp "$gm/$1.mci" "$2/" && (cd "$2" && "${@:3}" "$gm/gpumcml" -S12345 "$1.mci")
+        }
+        ours=("fast-math dynamic" "dynamic" "fast-math branch-distribution-cost-balanced"
+            "branch-distribution-cost-balanced")
+        for input in skin slab; do
+            for rep in 1 2 3; do
+                t0=$(date +%s.%N); gm_run $input "$g/run-$input-$rep" > "$g/gpumcml-$input-$rep.log" 2>&1; t1=$(date +%s.%N)
+                printf "gpumcml\t%s\twall\t%s\n" $input "$(python3 -c "print(f'{$t1 - $t0:.3f}')")" >> "$g/times.tsv"
+                for strategy in "${ours[@]}"; do
+                    flags="--strategy $strategy"
+                    [[ $strategy == fast-math* ]] && flags="--fast-math --strategy ${strategy#fast-math }"
+                    t0=$(date +%s.%N)
+                    # shellcheck disable=SC2086 # the strategy's flags split on purpose
+                    "$dev/mcml" --backend cuda --f32 $flags --builtin $input --photons 100000000 \
+                        --output "$g/ours.mco" > "$g/ours-$input-${strategy// /_}-$rep.log" 2>&1
+                    t1=$(date +%s.%N)
+                    printf "%s\t%s\twall\t%s\n" "${strategy// /_}" $input "$(python3 -c "print(f'{$t1 - $t0:.3f}')")" >> "$g/times.tsv"
+                done
+            done
+            ncu_sum() { awk -F'","' '/gpu__time_duration/ {gsub(/[",]/, "", $NF); s += $NF} END {printf "%.4f", s / 1e9}' "$1"; }
+            gm_run $input "$g/run-$input-ncu" ncu --kernel-name regex:MCMLKernel --csv \
+                --metrics gpu__time_duration.sum > "$g/ncu-gpumcml-$input.csv" 2>&1
+            printf "gpumcml\t%s\tncu_kernel\t%s\n" $input "$(ncu_sum "$g/ncu-gpumcml-$input.csv")" >> "$g/times.tsv"
+            for strategy in "${ours[@]}"; do
+                flags="--strategy $strategy"; kernel=mcml_
+                [[ $strategy == fast-math* ]] && flags="--fast-math --strategy ${strategy#fast-math }" && kernel=mcml_fast_
+                case "${strategy#fast-math }" in
+                    dynamic) kernel+=dynamic ;; *) kernel+=distribution_balanced ;;
+                esac
+                # shellcheck disable=SC2086
+                ncu --kernel-name $kernel --launch-skip 1 --csv --metrics gpu__time_duration.sum \
+                    "$dev/mcml" --backend cuda --f32 $flags --builtin $input --photons 100000000 \
+                    --output "$g/ours.mco" > "$g/ncu-${strategy// /_}-$input.csv" 2>&1
+                printf "%s\t%s\tncu_kernel\t%s\n" "${strategy// /_}" $input "$(ncu_sum "$g/ncu-${strategy// /_}-$input.csv")" >> "$g/times.tsv"
+            done
+            cp "$g/run-$input-1/"*.mco "$g/gpumcml-$input.mco" 2>/dev/null
+            rm -rf "$g"/run-$input-* "$g/ours.mco"
+        done
+        # The process's fixed cost of each: the same inputs on 1,000 photons.
+        for input in skin; do
+            sed 's/^100000000\b/1000/' "$gm/$input.mci" > "$g/fixed.mci"
+            for rep in 1 2 3; do
+                mkdir -p "$g/fx/executable"; ln -sf "$gm/safeprimes_base32.txt" "$g/fx/executable/"; cp "$g/fixed.mci" "$g/fx/skin.mci"
+                t0=$(date +%s.%N); (cd "$g/fx" && "$gm/gpumcml" -S12345 skin.mci > /dev/null 2>&1); t1=$(date +%s.%N)
+                printf "gpumcml\t%s\tfixed_1000\t%s\n" $input "$(python3 -c "print(f'{$t1 - $t0:.3f}')")" >> "$g/times.tsv"
+                t0=$(date +%s.%N); "$dev/mcml" --backend cuda --f32 --fast-math --strategy dynamic --builtin $input --photons 1000 --output "$g/fx/ours.mco" > /dev/null 2>&1; t1=$(date +%s.%N)
+                printf "fast-math_dynamic\t%s\tfixed_1000\t%s\n" $input "$(python3 -c "print(f'{$t1 - $t0:.3f}')")" >> "$g/times.tsv"
+            done
+            rm -rf "$g/fx" "$g/fixed.mci"
+        done
+        python3 "$root/scripts/mcml-vs-gpumcml.py" "$g" > "$g/mcml-vs-gpumcml-h100.md"
+        cat "$g/mcml-vs-gpumcml-h100.md"
+        unset RECONVERGE_GPU_CUBIN
+        tar -czf "$out/gpumcml.tar.gz" -C "$out" gpumcml && rm -rf "$g"
+    else
+        echo "== GPU-MCML: no $gm/gpumcml (or no ncu): skipped (see the part's comment)"
+    fi
 fi
 
 if want profile && command -v ncu > /dev/null; then
