@@ -34,7 +34,7 @@ use reconverge_gpu::{DeviceKernel, EntryPoint};
 use reconverge_transforms::{
     BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
 };
-use reconverge_workloads::held_out::{CostMap, HeavyTail, TwoPathRuns, VariableTrips};
+use reconverge_workloads::held_out::{Bisect, CostMap, HeavyTail, TwoPathRuns, VariableTrips};
 use reconverge_workloads::mcml::{FastF32, McmlKernel};
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
@@ -78,6 +78,7 @@ const TABLES: &[&[EntryPoint]] = &[
     <BranchLoopKernel<EscapeTime> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<HeavyTail> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<CostMap> as DeviceKernel>::ENTRY_POINTS,
+    <BranchLoopKernel<Bisect> as DeviceKernel>::ENTRY_POINTS,
     <ItemLoopKernel<VariableTrips> as DeviceKernel>::ENTRY_POINTS,
     <TwoPathKernel<TwoPathRuns> as DeviceKernel>::ENTRY_POINTS,
     <FactoredBranchLoopKernel<SynBrDis> as DeviceKernel>::ENTRY_POINTS,

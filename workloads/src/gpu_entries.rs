@@ -218,6 +218,13 @@ macro_rules! paper_entries {
                 vtrips_grid,
             }
 
+            Bisect as BranchLoopKernel from (
+                <::reconverge_transforms::BranchLoopKernel<$crate::held_out::Bisect> as ::reconverge_transforms::Kernel>::STRATEGIES
+            ) {
+                bisect_baseline, bisect_dynamic, bisect_mv, bisect_rr,
+                bisect_mv_dynamic, bisect_rr_dynamic, bisect_grid,
+            }
+
             TwoPathRuns as TwoPathKernel from (
                 <::reconverge_transforms::TwoPathKernel<$crate::held_out::TwoPathRuns> as ::reconverge_transforms::Kernel>::STRATEGIES
             ) {
@@ -287,7 +294,7 @@ mod host {
         BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
     };
 
-    use crate::held_out::{CostMap, HeavyTail, TwoPathRuns, VariableTrips};
+    use crate::held_out::{Bisect, CostMap, HeavyTail, TwoPathRuns, VariableTrips};
     use crate::mcml::{FastF32, McmlKernel};
     use crate::reference::{Collatz, EscapeTime};
     use crate::synthetic::{

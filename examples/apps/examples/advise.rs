@@ -154,6 +154,9 @@ enum Workload {
     VariableTrips,
     /// Held-out: a two-path kernel in runs (`held_out::TWO_PATH_RUNS`).
     TwoPathRuns,
+    /// Held-out (the fifth, written after the first four were scored): a binary search per
+    /// item with a variable range (`held_out::BISECT`).
+    Bisect,
     /// The calibration set (papers' workloads only): SYN-ITDELAY at f = 0 and 0.5, seed 004's
     /// dynamic-work loop; with `--sweep` (GPU) or `--fit` (offline).
     Calibration,
@@ -347,6 +350,7 @@ fn main() -> Result<(), DynError> {
         Workload::CostMap => run(&BranchLoopKernel(held_out::COST_MAP), &a, one),
         Workload::VariableTrips => run(&ItemLoopKernel(held_out::VARIABLE_TRIPS), &a, one),
         Workload::TwoPathRuns => run(&TwoPathKernel(held_out::TWO_PATH_RUNS), &a, one),
+        Workload::Bisect => run(&BranchLoopKernel(held_out::BISECT), &a, one),
         Workload::Calibration => calibration::run(&a),
         Workload::Papers => papers(&a),
     }
@@ -610,6 +614,7 @@ fn full_items(a: &Args) -> u32 {
         Workload::CostMap => held_out::COST_MAP_ITEMS,
         Workload::VariableTrips => held_out::VARIABLE_TRIPS_ITEMS,
         Workload::TwoPathRuns => held_out::TWO_PATH_RUNS_ITEMS,
+        Workload::Bisect => held_out::BISECT_ITEMS,
         _ => a.measure_items,
     })
 }

@@ -47,7 +47,7 @@ mod strategies {
         BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
     };
     use reconverge_workloads::mcml::{FastF32, McmlKernel};
-    use reconverge_workloads::held_out::{CostMap, HeavyTail, TwoPathRuns, VariableTrips};
+    use reconverge_workloads::held_out::{Bisect, CostMap, HeavyTail, TwoPathRuns, VariableTrips};
     use reconverge_workloads::reference::{Collatz, EscapeTime};
     use reconverge_workloads::synthetic::{
         BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis, SynItDelay,

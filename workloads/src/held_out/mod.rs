@@ -9,16 +9,19 @@
 //! | [`HEAVY_TAIL`] | [`BranchLoop`](reconverge_transforms::BranchLoop) | [`HEAVY_TAIL_ITEMS`] = 2^20 | Pareto trip counts (4 to 4096, `P(trips > t) = 4 / t`); a 25 % costly branch |
 //! | [`COST_MAP`] | [`BranchLoop`](reconverge_transforms::BranchLoop) | [`COST_MAP_ITEMS`] = 1024 · 1024 | an image: iterations per pixel from smooth bumps (2 to about 600), a costly branch taken more often in hot regions |
 //! | [`VARIABLE_TRIPS`] | [`ItemLoop`](reconverge_transforms::ItemLoop) | [`VARIABLE_TRIPS_ITEMS`] = 2^20 | bimodal trips: 92 % of items 1-4, 8 % 40-64 |
+//! | [`BISECT`] | [`BranchLoop`](reconverge_transforms::BranchLoop) | [`BISECT_ITEMS`] = 2^20 | a binary search per item over a range of 2^2 to 2^16 (geometric: half at the smallest), its branch either way |
 //! | [`TWO_PATH_RUNS`] | [`TwoPath`](reconverge_transforms::TwoPath) | [`TWO_PATH_RUNS_ITEMS`] = 2^20 | a heavy path in runs of 64 items (30 % of runs), 10 % of items flipped |
 //!
 //! Every computation is integer arithmetic (`wrapping_mul`, shifts, xors): every backend gives
 //! the same bits.
 
+pub mod bisect;
 pub mod cost_map;
 pub mod heavy_tail;
 pub mod two_path_runs;
 pub mod variable_trips;
 
+pub use bisect::{Bisect, BisectState};
 pub use cost_map::{CostMap, CostMapState};
 pub use heavy_tail::{HeavyTail, HeavyTailState};
 pub use two_path_runs::TwoPathRuns;
@@ -87,6 +90,17 @@ pub const TWO_PATH_RUNS: TwoPathRuns = TwoPathRuns {
 };
 /// Items of [`TWO_PATH_RUNS`].
 pub const TWO_PATH_RUNS_ITEMS: u32 = 1 << 20;
+
+/// The per-item binary search at its held-out setting: ranges of 2^2 to 2^16 (3 to 17
+/// iterations), half the items at the smallest.
+pub const BISECT: Bisect = Bisect {
+    min_log: 2,
+    step_log: 2,
+    levels: 7,
+    seed: 27,
+};
+/// Items of [`BISECT`].
+pub const BISECT_ITEMS: u32 = 1 << 20;
 
 #[cfg(test)]
 mod tests {
