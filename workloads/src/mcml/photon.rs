@@ -324,8 +324,8 @@ fn radial_bin<F: McmlFloat>(params: &StepView<'_, F>, p: &Photon<F>) -> u32 {
 }
 
 /// The boundary path, once [`prepare_step`] has hopped to the face: transmit or reflect by
-/// Fresnel (MCML's `CrossOrNot`) with the step's draw [`Photon::xi`]. A photon leaving the top or bottom tissue layer is tallied (all of its
-/// weight: MCML 1.2's all-or-none mode) and dies.
+/// Fresnel (MCML's `CrossOrNot`) with the step's draw [`Photon::xi`]. A photon leaving the top
+/// or bottom tissue layer is tallied (all of its weight: MCML 1.2's all-or-none mode) and dies.
 #[inline]
 pub fn boundary<F: McmlFloat, T: Tally>(
     params: &StepView<'_, F>,
