@@ -60,8 +60,9 @@ pub enum WarmUp {
 /// `b % copies`, and the copies are added up after the run: atomics to one address are
 /// serialised in the L2, and MCML's absorption bins by the source take most of them. On an H100,
 /// 8 copies against one: fast-math MCML 26 % faster on skin, 3 % on the slab, the bit-identical
-/// kernels 0-1 %; 4 copies gain less, 16 and 32 no more. Integer sums, so the tallies are the
-/// same bit for bit with any number of copies.
+/// kernels 0-1 % (2026-11-23); once issue 25 made the per-thread kernel faster, 16 copies
+/// against 8 gained 11 % more on skin and 5 % on the slab, 32 no more (hence the default, 16).
+/// Integer sums, so the tallies are the same bit for bit with any number of copies.
 #[derive(Debug)]
 pub struct CudaBackend {
     gpu: GpuContext,
