@@ -14,18 +14,6 @@ pub trait Sink<T> {
 pub trait Tally {
     /// Adds `amount` to accumulator `index`. Out-of-range indices are ignored.
     fn add(&mut self, index: u32, amount: u64);
-
-    /// Adds `amount` to accumulator `index`, which is slot `slot` of the kernel's hot window
-    /// ([`Kernel::hot_tally_slots`](crate::Kernel::hot_tally_slots)): the accumulators that
-    /// take most of the adds (MCML's absorption bins by the light source). A backend may keep
-    /// the window nearer the threads and add it in at the end (the CUDA backend: in each
-    /// block's shared memory, where an atomic does not queue in the L2); the default adds to
-    /// `index` at once. The sums are integers, so the result is the same either way.
-    #[inline(always)]
-    fn add_hot(&mut self, index: u32, slot: u32, amount: u64) {
-        let _ = slot;
-        self.add(index, amount);
-    }
 }
 
 /// A tally for workloads that accumulate nothing.

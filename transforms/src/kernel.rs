@@ -164,21 +164,6 @@ pub trait Kernel {
         0
     }
 
-    /// Slots of the kernel's hot tally window, the accumulators it adds to with
-    /// [`Tally::add_hot`] (slot `s` is accumulator [`Kernel::hot_tally_index`]`(s)`); 0, the
-    /// default, for none. A backend may keep the window in faster memory for the run (the CUDA
-    /// backend: up to 4,096 slots in each block's shared memory).
-    fn hot_tally_slots(&self) -> u32 {
-        0
-    }
-
-    /// The accumulator of hot slot `slot`, or `None` for a slot that stands for none (a window
-    /// larger than a small grid).
-    fn hot_tally_index(&self, slot: u32) -> Option<u32> {
-        let _ = slot;
-        None
-    }
-
     /// How many passes `strategy` takes on this workload, or why it cannot run it.
     fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError>;
 

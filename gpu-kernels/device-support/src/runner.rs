@@ -33,12 +33,10 @@ impl<O: Copy> Sink<O> for GlobalSink<O> {
 }
 
 /// Adds to the workload's accumulators with global atomics (integer, so order-independent), in
-/// the block's copy of the tally; the first `hot` slots of the kernel's hot window
-/// ([`Kernel::hot_tally_slots`]) with shared-memory atomics, added in when the block ends.
+/// the block's copy of the tally.
 struct GlobalTally {
     tally: *mut u64,
     len: u32,
-    hot: u32,
 }
 
 impl Tally for GlobalTally {
@@ -51,74 +49,6 @@ impl Tally for GlobalTally {
             cell.fetch_add(amount, Ordering::Relaxed);
         }
     }
-
-    #[inline(always)]
-    fn add_hot(&mut self, index: u32, slot: u32, amount: u64) {
-        if slot < self.hot {
-            if amount != 0 {
-                hot_tally_add(slot, amount);
-            }
-        } else {
-            self.add(index, amount);
-        }
-    }
-}
-
-/// Slots of a kernel's hot tally window that a block keeps in shared memory: 32 KiB of `u64`s
-/// (MCML's absorption bins by the source, whose global atomics queue in the L2: GPU-MCML keeps
-/// them in shared memory too).
-const HOT_TALLY_MAX_SLOTS: u32 = 4096;
-
-core::arch::global_asm!(".shared .align 8 .b64 reconverge_hot_tally[4096];");
-
-/// The shared-memory offset of hot slot `slot` (masked into the 4,096-slot array).
-#[inline(always)]
-fn hot_tally_offset(slot: u32) -> u64 {
-    u64::from(slot & (HOT_TALLY_MAX_SLOTS - 1)) * 8
-}
-
-/// `red.shared.add.u64` on hot slot `slot`.
-#[inline(always)]
-fn hot_tally_add(slot: u32, amount: u64) {
-    // SAFETY: the offset is masked into the shared array.
-    unsafe {
-        core::arch::asm!(
-            "{{ .reg .u64 %a; mov.u64 %a, reconverge_hot_tally; add.u64 %a, %a, {o}; red.shared.add.u64 [%a], {v}; }}",
-            o = in(reg64) hot_tally_offset(slot),
-            v = in(reg64) amount,
-            options(nostack)
-        )
-    };
-}
-
-/// Stores `value` in hot slot `slot`.
-#[inline(always)]
-fn hot_tally_store(slot: u32, value: u64) {
-    // SAFETY: as in `hot_tally_add`.
-    unsafe {
-        core::arch::asm!(
-            "{{ .reg .u64 %a; mov.u64 %a, reconverge_hot_tally; add.u64 %a, %a, {o}; st.shared.u64 [%a], {v}; }}",
-            o = in(reg64) hot_tally_offset(slot),
-            v = in(reg64) value,
-            options(nostack)
-        )
-    };
-}
-
-/// Reads hot slot `slot`.
-#[inline(always)]
-fn hot_tally_load(slot: u32) -> u64 {
-    let v: u64;
-    // SAFETY: as in `hot_tally_add`.
-    unsafe {
-        core::arch::asm!(
-            "{{ .reg .u64 %a; mov.u64 %a, reconverge_hot_tally; add.u64 %a, %a, {o}; ld.shared.u64 {v}, [%a]; }}",
-            o = in(reg64) hot_tally_offset(slot),
-            v = out(reg64) v,
-            options(nostack, readonly)
-        )
-    };
-    v
 }
 
 /// Runs `strategy` on `*kernel` for the calling warp: the body of every [`crate::warp_kernel!`]
@@ -178,28 +108,11 @@ pub unsafe fn run_warp_program<K: Kernel>(
     // bins by the source) take 1 / tally_copies of the atomics each, which the L2 serialises
     // per address. The host adds the copies up.
     let copy = block % tally_copies.max(1);
-    // The kernel's hot window, zeroed by the block's threads before any adds to it. A kernel
-    // without one (0 slots, a constant of its type) compiles none of this.
-    let hot = if tally_len == 0 {
-        0
-    } else {
-        kernel.hot_tally_slots().min(HOT_TALLY_MAX_SLOTS)
-    };
-    if hot > 0 {
-        let mut slot = tid;
-        while slot < hot {
-            hot_tally_store(slot, 0);
-            slot += threads;
-        }
-        // SAFETY: every thread of the block calls this function (the caller's contract).
-        unsafe { core::arch::nvptx::_syncthreads() };
-    }
     let mut acc = GlobalTally {
         // In bounds: `copy < tally_copies` and `tally` has `tally_copies * tally_len` elements
         // (the caller's contract); wrapping, for a null tally of length 0.
         tally: tally.wrapping_add(copy as usize * tally_len as usize),
         len: tally_len,
-        hot,
     };
     // The strategy is a constant of the entry point, so only one of these is compiled in.
     let ran = if strategy.runs_per_thread() {
@@ -221,19 +134,6 @@ pub unsafe fn run_warp_program<K: Kernel>(
             kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
         )
     };
-    if hot > 0 {
-        // Every thread is done adding: the block's window goes into its copy of the tally.
-        // SAFETY: every thread of the block calls this function (the caller's contract).
-        unsafe { core::arch::nvptx::_syncthreads() };
-        let mut slot = tid;
-        while slot < hot {
-            let sum = hot_tally_load(slot);
-            if let Some(index) = kernel.hot_tally_index(slot) {
-                acc.add(index, sum);
-            }
-            slot += threads;
-        }
-    }
     if !ran && block == 0 && tid == 0 && !status.is_null() {
         // SAFETY: `status` points to one `u32` (the caller's contract).
         unsafe { *status = 1 };

@@ -53,24 +53,9 @@ struct Flat<'t, T> {
 impl<T: WarpTally> Tally for Flat<'_, T> {
     #[inline(always)]
     fn add(&mut self, bin: TallyBin, amount: u64) {
-        let index = self.layout.flat_index32(bin);
-        match bin {
-            TallyBin::Absorbed { ir, iz } if ir < HOT_RADIAL_BINS && iz < HOT_DEPTH_BINS => {
-                self.tally.add_hot(index, ir * HOT_DEPTH_BINS + iz, amount);
-            }
-            _ => self.tally.add(index, amount),
-        }
+        self.tally.add(self.layout.flat_index32(bin), amount);
     }
 }
-
-/// MCML's hot tally window ([`Kernel::hot_tally_slots`](reconverge_transforms::Kernel)): the
-/// absorption bins of the first 32 radii and 128 depths, where photons near the source drop
-/// most of their weight (on skin a photon changes bin almost every step). GPU-MCML keeps
-/// 48 x 128 such bins in shared memory; 4,096 `u64`s are what the CUDA backend keeps. Slot
-/// `ir * 128 + iz`.
-const HOT_RADIAL_BINS: u32 = 32;
-/// See [`HOT_RADIAL_BINS`].
-const HOT_DEPTH_BINS: u32 = 128;
 
 /// [`McmlLoop`] as the warp programs run it: the parameters through a [`StepView`], whose grid
 /// and roulette constants a GPU keeps in registers, by value with the seed. Same photons,
@@ -281,18 +266,6 @@ reconverge_transforms::kernel_impl! {
 
         fn tally_len(&self) -> usize {
             self.0.params.layout().len()
-        }
-
-        fn hot_tally_slots(&self) -> u32 {
-            HOT_RADIAL_BINS * HOT_DEPTH_BINS
-        }
-
-        #[inline(always)]
-        fn hot_tally_index(&self, slot: u32) -> Option<u32> {
-            let (ir, iz) = (slot / HOT_DEPTH_BINS, slot % HOT_DEPTH_BINS);
-            let layout = self.0.params.layout();
-            (ir < layout.nr && iz < layout.nz && ir < HOT_RADIAL_BINS)
-                .then(|| layout.flat_index32(TallyBin::Absorbed { ir, iz }))
         }
 
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
