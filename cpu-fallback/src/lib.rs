@@ -53,8 +53,11 @@
 //! ```
 
 pub mod block;
-pub mod conformance;
 pub mod host;
+
+/// The conformance kit, which lives in its own crate now so that any backend can run it:
+/// [`reconverge_conformance`], re-exported here under its old path.
+pub use reconverge_conformance as conformance;
 
 use std::sync::atomic::AtomicU32;
 use std::time::Instant;

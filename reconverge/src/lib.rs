@@ -7,11 +7,13 @@
 //! | [`backend`] | the [`Backend`](prelude::Backend) trait, [`Launch`](prelude::Launch), [`Run`](prelude::Run) |
 //! | [`transforms`] | the shapes and every [`Strategy`](prelude::Strategy), `no_std` |
 //! | [`simt`] | lane masks, regions, the `Warp` trait and the reference SIMT model, `no_std` |
+//! | [`conformance`] | the conformance kit: every strategy against the baseline on any backend, `conformance_tests!` |
 //! | [`occupancy`] | the occupancy calculator and the papers' speedup models |
 //! | `cpu` (feature `cpu`) | `CpuBackend` |
 //! | `gpu` (feature `cuda`) | `CudaBackend`, the CUDA runtime and the device entry points |
 
 pub use reconverge_backend as backend;
+pub use reconverge_conformance as conformance;
 #[cfg(feature = "cpu")]
 pub use reconverge_cpu as cpu;
 #[cfg(feature = "cuda")]

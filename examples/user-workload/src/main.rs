@@ -16,7 +16,7 @@
 
 use std::process::ExitCode;
 
-use reconverge::cpu::conformance::Check;
+use reconverge::conformance::Check;
 use reconverge::prelude::*;
 use user_workload_walk::Walk;
 

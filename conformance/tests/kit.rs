@@ -1,9 +1,9 @@
 //! The conformance kit finds a difference where there is one, and names it.
 
 use reconverge_backend::{Backend, BackendError, Job, Launch, Run};
+use reconverge_conformance::{Check, Mismatch};
 use reconverge_cpu::CpuBackend;
 use reconverge_cpu::block::InOrderBackend;
-use reconverge_cpu::conformance::{Check, Mismatch};
 use reconverge_transforms::{BranchLoopKernel, Kernel, Strategy};
 use reconverge_workloads::synthetic::SynItDelay;
 

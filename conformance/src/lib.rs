@@ -7,11 +7,16 @@
 //! first backend and compares every other (backend, strategy, launch) run against it; where
 //! two backends both count, their counters for the same strategy and launch must agree too.
 //!
+//! The kit knows backends only through the [`Backend`] trait: the reference is whichever
+//! backend comes first (the CPU backend, a CUDA backend, one of your own), so it depends on
+//! no backend. It used to live in `reconverge-cpu`, which re-exports it as
+//! `reconverge_cpu::conformance`; the facade crate re-exports it as `reconverge::conformance`.
+//!
 //! ```
 //! use reconverge_backend::{Backend, Launch};
+//! use reconverge_conformance::Check;
 //! use reconverge_cpu::CpuBackend;
 //! use reconverge_cpu::block::InOrderBackend;
-//! use reconverge_cpu::conformance::Check;
 //! use reconverge_transforms::BranchLoopKernel;
 //! use reconverge_workloads::synthetic::SynItDelay;
 //!
@@ -23,11 +28,104 @@
 //! assert!(report.passed(), "{report}");
 //! # Ok::<(), reconverge_backend::BackendError>(())
 //! ```
+//!
+//! # One test per strategy and launch
+//!
+//! [`conformance_tests!`] writes a module of `#[test]`s for your kernel, one per strategy of
+//! its [`Kernel::STRATEGIES`] and launch shape, so that `cargo test` names the one that
+//! differs (a test file of your crate, with this crate as a dev-dependency):
+//!
+//! ```
+//! use reconverge_backend::Launch;
+//! use reconverge_cpu::CpuBackend;
+//! use reconverge_transforms::BranchLoopKernel;
+//! use reconverge_workloads::reference::Collatz;
+//!
+//! reconverge_conformance::conformance_tests! {
+//!     collatz:
+//!         kernel = BranchLoopKernel(Collatz { max_steps: 500 }),
+//!         items = 2000,
+//!         backends = [CpuBackend::new()],
+//!         launches = [small = Launch::new(32, 2).unwrap(), wide = Launch::new(256, 4).unwrap()],
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! gives the tests `collatz::small::strategy_00` to `collatz::small::strategy_15`, the same
+//! under `collatz::wide`, and `collatz::every_strategy_has_a_test`. `strategy_NN` checks
+//! strategy `NN` of the list (`BranchLoopKernel`'s `STRATEGIES[1]` is dynamic work
+//! assignment) and passes at once where the list is shorter; a failure's message names the
+//! strategy, the launch and the first difference.
 
 use std::fmt::{self, Debug, Display};
 
 use reconverge_backend::{Backend, BackendError, Counters, Launch, Run};
 use reconverge_transforms::{Kernel, Strategy};
+
+mod macros;
+
+/// How many strategies [`conformance_tests!`] writes a test for, per launch: tests
+/// `strategy_00` to `strategy_15`. A kernel that lists more fails the module's
+/// `every_strategy_has_a_test`, rather than leave some untested.
+pub const MAX_TESTED_STRATEGIES: usize = 16;
+
+/// Checks strategy `index` of `kernel`'s [`Kernel::STRATEGIES`] against the baseline on
+/// `backends` (the first one's baseline is the reference) under one launch shape, counters
+/// compared: what each test of [`conformance_tests!`] runs. `None` when the kernel lists
+/// fewer strategies than `index + 1`.
+pub fn check_listed_strategy<K>(
+    kernel: &K,
+    index: usize,
+    items: u32,
+    launch: Launch,
+    backends: &[&dyn Backend<K>],
+) -> Option<Report>
+where
+    K: Kernel,
+    K::Output: PartialEq + Debug,
+{
+    let strategy = K::STRATEGIES.get(index)?;
+    let check = Check {
+        strategies: std::slice::from_ref(strategy),
+        items,
+        launches: &[launch],
+        counters: true,
+    };
+    Some(check.run(kernel, backends))
+}
+
+/// What one test of [`conformance_tests!`] does: [`check_listed_strategy`], and a panic that
+/// names the strategy, the launch and the first difference if it did not pass. Returns at once
+/// when the kernel lists no strategy `index`.
+#[doc(hidden)]
+pub fn assert_listed_strategy<K>(
+    kernel: &K,
+    index: usize,
+    items: u32,
+    launch: Launch,
+    backends: &[&dyn Backend<K>],
+) where
+    K: Kernel,
+    K::Output: PartialEq + Debug,
+{
+    let Some(report) = check_listed_strategy(kernel, index, items, launch, backends) else {
+        return;
+    };
+    assert!(
+        report.passed(),
+        "strategy {index} ({}) of {} items, {} blocks x {} threads: {report}",
+        K::STRATEGIES[index],
+        items,
+        launch.blocks,
+        launch.threads_per_block,
+    );
+}
+
+/// The strategies `kernel` lists, for [`conformance_tests!`] (which has a value, not a type).
+#[doc(hidden)]
+pub fn listed_strategies<K: Kernel>(_kernel: &K) -> &'static [Strategy] {
+    K::STRATEGIES
+}
 
 /// What to check: strategies, items and launch shapes.
 #[derive(Clone, Copy, Debug)]

@@ -1,0 +1,153 @@
+//! `conformance_tests!` on a reference workload, and the kit's answer for a kernel whose
+//! strategies cannot agree with its baseline.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use reconverge_backend::{Backend, Launch};
+use reconverge_conformance::{
+    MAX_TESTED_STRATEGIES, Mismatch, assert_listed_strategy, check_listed_strategy,
+};
+use reconverge_cpu::CpuBackend;
+use reconverge_cpu::block::InOrderBackend;
+use reconverge_transforms::{BranchLoop, BranchLoopKernel, Kernel, LoopRegions, Strategy, Tally};
+use reconverge_workloads::reference::{Collatz, CollatzState};
+
+// The README's Collatz loop under every strategy `BranchLoopKernel` lists, on the CPU backend
+// (the reference) and the in-order block executor, for two launch shapes: the tests
+// `collatz::one_warp::strategy_00` .. `collatz::many_blocks::strategy_15`.
+reconverge_conformance::conformance_tests! {
+    collatz:
+        kernel = BranchLoopKernel(Collatz { max_steps: 400 }),
+        items = 3000,
+        backends = [CpuBackend::new(), InOrderBackend],
+        launches = [
+            one_warp = Launch::new(32, 1).expect("valid"),
+            many_blocks = Launch::new(128, 6).expect("valid"),
+        ],
+}
+
+/// The Collatz loop, wrong on purpose: an item's output is the number of items any run of it
+/// had started before (a shared counter), not something of the item alone. Every run after the
+/// first outputs larger numbers than the first, so no strategy can give the baseline's.
+#[derive(Clone, Copy)]
+struct Stamped {
+    collatz: Collatz,
+    started: &'static AtomicU32,
+}
+
+impl BranchLoop for Stamped {
+    type State = (CollatzState, u32);
+    type Output = u32;
+
+    fn regions(&self) -> LoopRegions {
+        self.collatz.regions()
+    }
+
+    fn start(&self, item: u32) -> Self::State {
+        let stamp = self.started.fetch_add(1, Ordering::Relaxed);
+        (self.collatz.start(item), stamp)
+    }
+
+    fn running(&self, s: &Self::State) -> bool {
+        self.collatz.running(&s.0)
+    }
+
+    fn condition(&self, s: &mut Self::State) -> bool {
+        self.collatz.condition(&mut s.0)
+    }
+
+    fn taken<T: Tally>(&self, s: &mut Self::State, tally: &mut T) {
+        self.collatz.taken(&mut s.0, tally);
+    }
+
+    fn not_taken<T: Tally>(&self, s: &mut Self::State, tally: &mut T) {
+        self.collatz.not_taken(&mut s.0, tally);
+    }
+
+    fn after_branch<T: Tally>(&self, s: &mut Self::State, tally: &mut T) {
+        self.collatz.after_branch(&mut s.0, tally);
+    }
+
+    fn finish(&self, s: &Self::State) -> u32 {
+        s.1
+    }
+}
+
+fn stamped(started: &'static AtomicU32) -> BranchLoopKernel<Stamped> {
+    BranchLoopKernel(Stamped {
+        collatz: Collatz { max_steps: 400 },
+        started,
+    })
+}
+
+#[test]
+fn a_wrong_kernel_is_reported_at_its_first_item() {
+    static STARTED: AtomicU32 = AtomicU32::new(0);
+    let kernel = stamped(&STARTED);
+    let launch = Launch::new(64, 2).expect("valid");
+    let cpu = CpuBackend::new();
+    let backends: [&dyn Backend<_>; 1] = [&cpu];
+    // Strategy 1 (dynamic work assignment) runs after the baseline: every stamp is larger.
+    assert_eq!(
+        BranchLoopKernel::<Stamped>::STRATEGIES[1],
+        Strategy::DynamicWorkAssignment
+    );
+    let report = check_listed_strategy(&kernel, 1, 500, launch, &backends).expect("listed");
+    let difference = report.first_difference.as_ref().expect("a difference");
+    assert!(!report.passed(), "{report}");
+    assert_eq!(difference.at.strategy, Strategy::DynamicWorkAssignment);
+    assert_eq!(difference.at.launch, launch);
+    match &difference.what {
+        Mismatch::Output {
+            item,
+            expected,
+            got,
+        } => {
+            // Every item differs, so the first compared is named; its stamp came later.
+            assert_eq!(*item, 0, "{report}");
+            let stamp = |s: &str| s.parse::<u32>().expect("a number");
+            assert!(stamp(got) > stamp(expected), "{report}");
+        }
+        other => panic!("expected an output mismatch, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_baseline_against_itself_and_strategies_past_the_list() {
+    static STARTED: AtomicU32 = AtomicU32::new(0);
+    let kernel = stamped(&STARTED);
+    let launch = Launch::new(32, 1).expect("valid");
+    let cpu = CpuBackend::new();
+    let backends: [&dyn Backend<_>; 1] = [&cpu];
+    // Strategy 0 is the baseline, compared with the very run it is: even this kernel passes.
+    let report = check_listed_strategy(&kernel, 0, 100, launch, &backends).expect("listed");
+    assert!(report.passed(), "{report}");
+    assert_eq!(report.runs, 1);
+    // Past the end of the list there is nothing to check.
+    let listed = BranchLoopKernel::<Stamped>::STRATEGIES.len();
+    assert!(listed <= MAX_TESTED_STRATEGIES);
+    assert!(check_listed_strategy(&kernel, listed, 100, launch, &backends).is_none());
+    assert_listed_strategy(&kernel, MAX_TESTED_STRATEGIES - 1, 100, launch, &backends);
+}
+
+#[test]
+fn a_generated_test_fails_naming_the_strategy_and_launch() {
+    static STARTED: AtomicU32 = AtomicU32::new(0);
+    let kernel = stamped(&STARTED);
+    let launch = Launch::new(32, 3).expect("valid");
+    let cpu = CpuBackend::new();
+    let backends: [&dyn Backend<_>; 1] = [&cpu];
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        assert_listed_strategy(&kernel, 2, 200, launch, &backends);
+    }))
+    .expect_err("the wrong kernel passed");
+    let message = panic
+        .downcast_ref::<String>()
+        .expect("a formatted message")
+        .clone();
+    let strategy = BranchLoopKernel::<Stamped>::STRATEGIES[2].to_string();
+    assert!(message.starts_with("strategy 2 ("), "{message}");
+    assert!(message.contains(&strategy), "{message}");
+    assert!(message.contains("3 blocks x 32 threads"), "{message}");
+    assert!(message.contains("item 0"), "{message}");
+}
