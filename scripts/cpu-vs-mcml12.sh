@@ -89,7 +89,7 @@ log() { echo "[$(date +%T)] $*" >&2; }
 patch_mcml12() {
     local d="$1"
     sed -i '/^char \*[[:space:]]*FindDataLine/,/^}/ s/^\([[:space:]]*\)char buf\[STRLEN\];/\1static char buf[STRLEN];/' "$d/mcmlio.c"
-    if ! sed -n '/^char \*[[:space:]]*FindDataLine/,/^}/p' "$d/mcmlio.c" | grep -q 'static char buf\[STRLEN\]'; then
+    if ! grep -q 'static char buf\[STRLEN\]' <<<"$(sed -n '/^char \*[[:space:]]*FindDataLine/,/^}/p' "$d/mcmlio.c")"; then
         echo "error: could not apply the FindDataLine fix to $d/mcmlio.c (not MCML 1.2?)" >&2
         exit 1
     fi

@@ -41,8 +41,11 @@ if grep -q 'path *= *"\.\.' "$pkg/device/Cargo.toml.in"; then
     missing=1
 fi
 cli=reconverge-mcml-cli
+# Listed once into a variable: `tar | grep -q` under pipefail fails at random, grep leaving
+# early and tar dying of SIGPIPE.
+cli_files=$(tar -tzf "target/package/$cli-$version.crate")
 for f in src/main.rs src/lib.rs Cargo.lock README.md; do
-    if ! tar -tzf "target/package/$cli-$version.crate" | grep -qx "$cli-$version/$f"; then
+    if ! grep -qx "$cli-$version/$f" <<<"$cli_files"; then
         echo "FAIL: $f is not in the packaged $cli (cargo install needs it)"
         missing=1
     fi
@@ -83,5 +86,6 @@ bin="$(mktemp -d)"
 trap 'rm -rf "$bin"' EXIT
 cargo install --quiet --path "$root/mcml/cli" --root "$bin" --locked \
     --target-dir "${CARGO_TARGET_DIR:-$root/target}/mpi"
-"$bin/bin/mcml" --help | grep -q -- "--input"
+help=$("$bin/bin/mcml" --help)
+grep -q -- "--input" <<<"$help"
 echo "ok: cargo install --path mcml/cli --locked installs an mcml whose --help runs"
