@@ -2,7 +2,8 @@
 # MCML revisions side by side on one GPU, for measuring each change before and after in the
 # same job (docs/results/mcml/changes-h100/). Each variant is VARIANTS/<label>.tgz holding
 # <label>/mcml (the CUDA build of the `mcml` program of that revision) and <label>/kernels.ptx
-# (its PTX, from target/release/build/reconverge-paper-kernels-*/out/). Per variant, 10^8
+# (its PTX, from target/release/build/reconverge-paper-kernels-*/out/), and optionally
+# <label>/ptxas.flags (ptxas options of the variant's cubin). Per variant, 10^8
 # photons (N), skin and slab, fast math and bit-identical, per-thread dynamic work assignment
 # and branch distribution + cost-balanced delaying: the kernel time the program reports (CUDA
 # events), the whole process's wall time and, for dynamic work, ncu's gpu__time_duration.
@@ -19,7 +20,10 @@ now() { date +%s.%N; }
 mkdir -p "$out/v"; for t in "$d"/*.tgz; do tar -xzf "$t" -C "$out/v"; done
 for vdir in "$out"/v/*/; do
   v=$(basename "$vdir")
-  ptxas -arch=sm_90 -v "$vdir/kernels.ptx" -o "$out/$v.cubin" > "$out/$v-ptxas.log" 2>&1
+  # <label>/ptxas.flags, if there: extra ptxas options of the variant (a register cap, say).
+  pflags=$(cat "$vdir/ptxas.flags" 2>/dev/null)
+  # shellcheck disable=SC2086 # the flags split on purpose
+  ptxas -arch=sm_90 -v $pflags "$vdir/kernels.ptx" -o "$out/$v.cubin" > "$out/$v-ptxas.log" 2>&1
   export RECONVERGE_GPU_CUBIN="$out/$v.cubin"
   for input in skin slab; do
     for mode in fast exact; do

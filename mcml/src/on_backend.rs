@@ -121,6 +121,11 @@ pub struct BackendRun {
     pub counters: Option<Counters>,
     /// Time inside the backend (kernels on the GPU), summed over batches.
     pub kernel_time: Duration,
+    /// Backend calls (launches on a GPU) of this process, warm-ups not counted.
+    pub batches: u32,
+    /// Wall time of those calls, kernels included: beyond [`BackendRun::kernel_time`] it is
+    /// what a backend spends around its kernels (buffers, copies, the tallies' download).
+    pub backend_time: Duration,
     /// Photons taken from a checkpoint instead of being run (0 for a fresh run).
     pub resumed_photons: u64,
 }
@@ -222,6 +227,8 @@ where
     let mut last_save = Instant::now();
     let mut counters: Option<Counters> = None;
     let mut kernel_time = Duration::ZERO;
+    let mut backend_time = Duration::ZERO;
+    let mut batches = 0u32;
     let started = Instant::now();
     let batching = options.batching;
     let mut batch_size = match batching {
@@ -243,12 +250,15 @@ where
         });
         // `batch` is at most MAX_BATCH_PHOTONS, below u32::MAX.
         let items = u32::try_from(batch).unwrap_or(u32::MAX);
+        let called = Instant::now();
         let run = backend
             .run(&kernel, strategy, items, launch)
             .map_err(|source| BackendRunError::Backend {
                 photons_done: done,
                 source,
             })?;
+        backend_time += called.elapsed();
+        batches += 1;
         crate::add_tally(&mut tally, &run.tally);
         if let Some(c) = run.counters {
             counters
@@ -287,6 +297,8 @@ where
         result,
         counters,
         kernel_time,
+        batches,
+        backend_time,
         resumed_photons,
     })
 }

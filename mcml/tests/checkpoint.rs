@@ -101,12 +101,21 @@ fn sigkill_mid_run_then_resume_is_bit_for_bit() {
     // Resumed under another strategy: a checkpoint does not depend on it.
     let resumed = run(Some(&path), Strategy::DynamicWorkAssignment, false);
     assert_eq!(resumed.resumed_photons, saved.photons_done);
+    // Only the photons left were run, in batches of BATCH.
+    assert_eq!(
+        u64::from(resumed.batches),
+        (PHOTONS - saved.photons_done).div_ceil(BATCH)
+    );
     let whole = run(None, Strategy::Baseline, false);
+    assert_eq!(u64::from(whole.batches), PHOTONS.div_ceil(BATCH));
+    assert!(whole.backend_time >= whole.kernel_time);
+    assert!(whole.backend_time <= whole.result.elapsed);
     assert_eq!(resumed.result.tally, whole.result.tally);
     assert_eq!(resumed.result.rd, whole.result.rd);
 
     // A finished run's checkpoint resumes to the same result with nothing left to run.
     let again = run(Some(&path), Strategy::Baseline, false);
     assert_eq!(again.resumed_photons, PHOTONS);
+    assert_eq!(again.batches, 0);
     assert_eq!(again.result.tally, whole.result.tally);
 }

@@ -290,6 +290,11 @@ struct Args {
     /// the first photon; the pictures of a run are drawn as soon as it is done.
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
+    /// Print where the process's time went when it ends: reading and checking, loading the
+    /// GPUs (contexts, modules), each run's simulation (its kernels, and the rest of its
+    /// backend calls: buffers, copies), writing the outputs.
+    #[arg(long)]
+    timings: bool,
 }
 
 impl Args {
@@ -416,6 +421,7 @@ fn simulate<F: McmlFloat>(
     args: &Args,
     run: &PlannedRun,
     progress: &(dyn Fn(u64) + Sync),
+    clock: &PhaseClock,
 ) -> Result<(RunResult, Option<f64>), DynError> {
     let photons = run.input.photons;
     match args.strategy()? {
@@ -450,6 +456,10 @@ fn simulate<F: McmlFloat>(
                 &args.run_options(run, progress),
             )?;
             report_resumed(out.resumed_photons);
+            clock.part(
+                format!("{} backend calls (parallel passes)", out.batches),
+                out.backend_time,
+            );
             Ok((out.result, out.counters.map(|c| c.simd_efficiency())))
         }
     }
@@ -463,6 +473,7 @@ fn simulate_cuda<F>(
     args: &Args,
     run: &PlannedRun,
     progress: &(dyn Fn(u64) + Sync),
+    clock: &PhaseClock,
 ) -> Result<(RunResult, String), DynError>
 where
     F: McmlFloat,
@@ -538,6 +549,7 @@ where
                 .join(", ")
         )
     })?;
+    clock.lap(format!("load {} GPU(s): contexts, modules", gpus.len()));
     let n = u32::try_from(gpus.len()).unwrap_or(u32::MAX);
     let done: Vec<AtomicU64> = gpus.iter().map(|_| AtomicU64::new(0)).collect();
     let started = std::time::Instant::now();
@@ -596,6 +608,19 @@ where
     let mut described = Vec::new();
     for ((out, wall, blocks), gpu) in parts.iter().zip(&gpus) {
         report_resumed(out.resumed_photons);
+        let ordinal = gpu.gpu().device().ordinal;
+        clock.part(
+            format!("GPU {ordinal}: kernels, {} launches", out.batches),
+            out.kernel_time,
+        );
+        clock.part(
+            format!("GPU {ordinal}: around the kernels (buffers, copies, tallies)"),
+            out.backend_time.saturating_sub(out.kernel_time),
+        );
+        clock.part(
+            format!("GPU {ordinal}: between backend calls (tallies added, progress)"),
+            wall.saturating_sub(out.backend_time),
+        );
         described.push(format!(
             "{} #{} ({} photons, {blocks} blocks x {} threads, kernel time {:.3} s, {:.3} s wall)",
             gpu.gpu().device().name,
@@ -666,6 +691,50 @@ fn threads_label(n: usize) -> String {
     }
 }
 
+/// The process's phases for `--timings`: each `lap` names the time since the one before.
+struct PhaseClock {
+    last: Cell<std::time::Instant>,
+    laps: RefCell<Vec<(String, Duration)>>,
+    /// Parts of the current phase, printed under it.
+    parts: RefCell<Vec<(String, Duration)>>,
+}
+
+impl PhaseClock {
+    fn new() -> Self {
+        Self {
+            last: Cell::new(std::time::Instant::now()),
+            laps: RefCell::new(Vec::new()),
+            parts: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Records the time since the last lap as `what`.
+    fn lap(&self, what: impl Into<String>) {
+        let now = std::time::Instant::now();
+        let took = now - self.last.replace(now);
+        let mut laps = self.laps.borrow_mut();
+        laps.push((what.into(), took));
+        laps.extend(
+            self.parts
+                .borrow_mut()
+                .drain(..)
+                .map(|(w, t)| (format!("  {w}"), t)),
+        );
+    }
+
+    /// Records `took` as a part of the current phase, printed under it.
+    fn part(&self, what: impl Into<String>, took: Duration) {
+        self.parts.borrow_mut().push((what.into(), took));
+    }
+
+    fn print(&self) {
+        println!("timings:");
+        for (what, took) in self.laps.borrow().iter() {
+            println!("  {:>8.3} s  {what}", took.as_secs_f64());
+        }
+    }
+}
+
 /// The `mcml` program: parses the process's arguments, runs, and returns the exit status
 /// (failure, with the error on stderr, on bad input or a failed run).
 pub fn main() -> ExitCode {
@@ -679,6 +748,7 @@ pub fn main() -> ExitCode {
 }
 
 fn real_main(args: Args) -> Result<(), DynError> {
+    let clock = PhaseClock::new();
     // Under `mpirun -np N` (feature `mpi`) each process runs its share of every run's photons
     // (`distributed::share`) and rank 0 sums the tallies, reports and writes the `.mco`:
     // the same file, bit for bit, as one process.
@@ -745,6 +815,7 @@ fn real_main(args: Args) -> Result<(), DynError> {
     } else {
         plan::<f32>(&runs, &options)?
     };
+    clock.lap("read and check the input and the output paths");
     // The pictures' files, checked like the .mco files: before the first photon.
     let plot_dir = args.plot.as_ref().filter(|_| root);
     if let Some(dir) = plot_dir {
@@ -808,15 +879,15 @@ fn real_main(args: Args) -> Result<(), DynError> {
         bar.enable_steady_tick(Duration::from_millis(200));
         let progress = |done: u64| bar.set_position(done);
         let out = match args.backend {
-            BackendArg::Cpu if f64 => simulate::<f64>(&args, run, &progress),
+            BackendArg::Cpu if f64 => simulate::<f64>(&args, run, &progress, &clock),
             // FastF32 off the GPU is f32 bit for bit.
-            BackendArg::Cpu if fast_math => simulate::<FastF32>(&args, run, &progress),
-            BackendArg::Cpu => simulate::<f32>(&args, run, &progress),
+            BackendArg::Cpu if fast_math => simulate::<FastF32>(&args, run, &progress, &clock),
+            BackendArg::Cpu => simulate::<f32>(&args, run, &progress, &clock),
             #[cfg(feature = "cuda")]
             BackendArg::Cuda => if fast_math {
-                simulate_cuda::<FastF32>(&args, run, &progress)
+                simulate_cuda::<FastF32>(&args, run, &progress, &clock)
             } else {
-                simulate_cuda::<f32>(&args, run, &progress)
+                simulate_cuda::<f32>(&args, run, &progress, &clock)
             }
             .map(|(result, device)| {
                 *on_gpu.borrow_mut() = Some(device);
@@ -828,6 +899,7 @@ fn real_main(args: Args) -> Result<(), DynError> {
             ),
         };
         bar.finish_and_clear();
+        clock.lap(format!("simulate {name}"));
         #[cfg(feature = "mpi")]
         if ranks > 1 {
             use mpi::traits::Communicator;
@@ -851,6 +923,9 @@ fn real_main(args: Args) -> Result<(), DynError> {
     };
     let convolve_failed: RefCell<Option<String>> = RefCell::new(None);
     let report = |_: &PlannedRun, result: &RunResult, written: Option<&std::path::Path>| {
+        if let Some(path) = written {
+            clock.lap(format!("write {}", path.display()));
+        }
         if !root {
             return;
         }
@@ -899,7 +974,12 @@ fn real_main(args: Args) -> Result<(), DynError> {
             }
         }
     };
-    run_planned(&planned, simulate_one, report)?;
+    let ran = run_planned(&planned, simulate_one, report);
+    if args.timings && root {
+        clock.lap("the rest (reports, pictures, convolutions)");
+        clock.print();
+    }
+    ran?;
     match convolve_failed.into_inner().or(plot_failed.into_inner()) {
         Some(e) => Err(e.into()),
         None => Ok(()),
@@ -988,6 +1068,33 @@ mod tests {
         assert_eq!(
             parse(&["--plot", "pics"]).unwrap().plot,
             Some(PathBuf::from("pics"))
+        );
+    }
+
+    /// `--timings`: the phases follow one another (their sum is the time since the clock
+    /// started, to the rounding of `Instant`), and a phase's parts are listed under it.
+    #[test]
+    fn phase_clock_laps_add_up_and_parts_go_under_their_phase() {
+        let clock = PhaseClock::new();
+        let started = std::time::Instant::now();
+        std::thread::sleep(Duration::from_millis(5));
+        clock.lap("first");
+        clock.part("inside second", Duration::from_millis(1));
+        std::thread::sleep(Duration::from_millis(5));
+        clock.lap("second");
+        let total = started.elapsed();
+        let laps = clock.laps.borrow();
+        let names: Vec<&str> = laps.iter().map(|(w, _)| w.as_str()).collect();
+        assert_eq!(names, ["first", "second", "  inside second"]);
+        let phases: Duration = laps
+            .iter()
+            .filter(|(w, _)| !w.starts_with(' '))
+            .map(|l| l.1)
+            .sum();
+        assert!(phases >= Duration::from_millis(10), "{phases:?}");
+        assert!(
+            phases <= total + Duration::from_millis(1),
+            "{phases:?} > {total:?}"
         );
     }
 
