@@ -13,9 +13,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 name=reconverge-paper-kernels
-# Left out: the user-shaped example (unpublished, its crates depend on each other by path) and
+# Left out: the user-shaped example (unpublished) and
 # the apps (unpublished, they depend on the unpublished benches crate's experiments).
-cargo package --workspace --exclude user-workload --exclude user-workload-walk \
+cargo package --workspace --exclude user-workload \
     --exclude reconverge-apps --no-verify --allow-dirty --quiet
 work="$root/target/package-check"
 rm -rf "$work"

@@ -12,22 +12,35 @@
 //! | `cpu` (feature `cpu`) | `CpuBackend` |
 //! | `gpu` (feature `cuda`) | `CudaBackend`, the CUDA runtime and the device entry points |
 
+// The GPU build of a user's crate (nvptx64) compiles this crate too: there it is the workload
+// traits and the device runtime, `no_std`; everything else is the host's.
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+
+#[cfg(not(target_arch = "nvptx64"))]
 pub use reconverge_backend as backend;
+#[cfg(not(target_arch = "nvptx64"))]
 pub use reconverge_conformance as conformance;
-#[cfg(feature = "cpu")]
+#[cfg(all(feature = "cpu", not(target_arch = "nvptx64")))]
 pub use reconverge_cpu as cpu;
-#[cfg(feature = "cuda")]
+/// The device runtime your crate's GPU build runs (entry points, `run_warp_program`); on the
+/// host it is empty but for [`gpu_entry_points!`]'s helpers.
+pub use reconverge_device as device;
+#[cfg(all(feature = "cuda", not(target_arch = "nvptx64")))]
 pub use reconverge_gpu as gpu;
+#[cfg(not(target_arch = "nvptx64"))]
 pub use reconverge_occupancy as occupancy;
 pub use reconverge_simt as simt;
 pub use reconverge_transforms as transforms;
 
+mod entry_points;
+
 /// What a program that runs its own workload needs: `use reconverge::prelude::*;`.
 pub mod prelude {
+    #[cfg(not(target_arch = "nvptx64"))]
     pub use reconverge_backend::{Backend, BackendError, Launch, Run};
-    #[cfg(feature = "cpu")]
+    #[cfg(all(feature = "cpu", not(target_arch = "nvptx64")))]
     pub use reconverge_cpu::CpuBackend;
-    #[cfg(feature = "cuda")]
+    #[cfg(all(feature = "cuda", not(target_arch = "nvptx64")))]
     pub use reconverge_gpu::CudaBackend;
     pub use reconverge_simt::Region;
     pub use reconverge_transforms::{

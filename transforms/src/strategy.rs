@@ -217,6 +217,45 @@ impl Strategy {
         matches!(self, Strategy::GridWideDynamicWork)
     }
 
+    /// Whether `self` and `other` are the same technique, whatever their parameters (a
+    /// majority vote of 8 and one of 16 are): what [`crate::Kernel::STRATEGIES`] lists one of
+    /// per kind a shape supports, so `Kernel::STRATEGIES.iter().any(|s| s.same_kind(x))` is
+    /// whether a shape runs `x` at all. A `const fn`, so that an entry-point list can check
+    /// its strategies at compile time.
+    pub const fn same_kind(&self, other: &Strategy) -> bool {
+        use Strategy as S;
+        matches!(
+            (self, other),
+            (S::Baseline, S::Baseline)
+                | (S::Predication, S::Predication)
+                | (S::StaticBranchResolution, S::StaticBranchResolution)
+                | (S::BranchSplitting, S::BranchSplitting)
+                | (S::ZCullMasking, S::ZCullMasking)
+                | (S::LoopSplitting, S::LoopSplitting)
+                | (S::IterationDelaying(_), S::IterationDelaying(_))
+                | (
+                    S::IterationDelayingWithDynamicWork(_),
+                    S::IterationDelayingWithDynamicWork(_)
+                )
+                | (S::BranchDistribution, S::BranchDistribution)
+                | (
+                    S::BranchDistributionWithDynamicWork,
+                    S::BranchDistributionWithDynamicWork
+                )
+                | (
+                    S::BranchDistributionWithDelaying(_),
+                    S::BranchDistributionWithDelaying(_)
+                )
+                | (S::DynamicWorkAssignment, S::DynamicWorkAssignment)
+                | (S::GridWideDynamicWork, S::GridWideDynamicWork)
+                | (S::OcclusionQueryLoop { .. }, S::OcclusionQueryLoop { .. })
+                | (
+                    S::BranchPathUnification { .. },
+                    S::BranchPathUnification { .. }
+                )
+        )
+    }
+
     /// Items each thread owns at once: [`Strategy::BranchPathUnification`]'s
     /// `items_per_thread`, 1 for every other strategy.
     pub const fn items_per_thread(&self) -> u32 {

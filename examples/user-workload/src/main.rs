@@ -1,6 +1,6 @@
-//! A user's own workload ([`Walk`], in the `walk/` crate) under every strategy its shape has,
-//! on the CPU backend — and, built with `--features cuda` on a machine with a GPU, on the GPU
-//! from entry points listed once in `walk/entries.in`, compared with the CPU bit for bit.
+//! A user's own workload ([`Walk`], in this crate's library) under every strategy its shape
+//! has, on the CPU backend — and, built with `--features cuda` on a machine with a GPU, on the
+//! GPU from the entry points the library lists once, compared with the CPU bit for bit.
 //!
 //! ```sh
 //! cargo run --release -p user-workload                    # CPU
@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use reconverge::conformance::Check;
 use reconverge::prelude::*;
-use user_workload_walk::Walk;
+use user_workload::Walk;
 
 /// The workload as this example runs it.
 const WALK: Walk = Walk {
@@ -29,9 +29,9 @@ const WALK: Walk = Walk {
 };
 const ITEMS: u32 = 1 << 16;
 
-/// The PTX `build.rs` compiled from `device/`.
+/// The PTX `build.rs` compiled from this crate's library.
 #[cfg(feature = "cuda")]
-const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/walk.ptx"));
+const PTX: &str = reconverge::this_crate_ptx!();
 
 fn main() -> ExitCode {
     match run() {
@@ -78,9 +78,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     #[cfg(feature = "cuda")]
     {
         use reconverge::gpu::{CudaBackend, DeviceKernel};
-        let names: Vec<&str> = user_workload_walk::WALK_ENTRY_POINTS
+        let names: Vec<&str> = user_workload::WALK_ENTRY_POINTS
             .iter()
-            .chain(user_workload_walk::WALK_PLAIN_KERNELS)
+            .chain(user_workload::WALK_PLAIN_KERNELS)
             .copied()
             .collect();
         match CudaBackend::with_ptx(0, PTX, &names) {

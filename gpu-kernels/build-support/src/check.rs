@@ -39,6 +39,19 @@ pub struct PtxSummary {
     pub version: Option<String>,
 }
 
+/// The kernels a crate defines, read off its LLVM IR (`llvm-dis` of its bitcode): the functions
+/// of the `ptx_kernel` calling convention (`extern "ptx-kernel"`), in order.
+pub fn kernels_in_ir(ir: &str) -> Vec<String> {
+    ir.lines()
+        .filter(|l| l.starts_with("define ") && l.contains(" ptx_kernel "))
+        .filter_map(|l| {
+            let name = l.split_once('@')?.1;
+            let end = name.find('(')?;
+            Some(name[..end].trim_matches('"').to_string())
+        })
+        .collect()
+}
+
 /// The names of the `.entry` points of `ptx`, in order.
 pub fn entries(ptx: &str) -> Vec<String> {
     directive_names(ptx, ".entry")
@@ -140,6 +153,17 @@ fn first_word_after(ptx: &str, directive: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kernels_are_read_off_the_ptx_kernel_calling_convention() {
+        // Lines as llvm-dis prints them for a crate with two kernels and a device function.
+        let ir = "define ptx_kernel void @walk_baseline(ptr noundef readonly %kernel, i32 noundef %items) unnamed_addr #0 {\n\
+                  define internal fastcc void @_RNvCs1_4walk6helper(ptr %x) unnamed_addr #1 {\n\
+                  declare void @llvm.nvvm.barrier0()\n\
+                  define ptx_kernel void @\"odd name\"(i32 %n) #2 {\n";
+        assert_eq!(kernels_in_ir(ir), ["walk_baseline", "odd name"]);
+        assert!(kernels_in_ir("define void @f() {").is_empty());
+    }
 
     const PTX: &str = "\
 //

@@ -84,7 +84,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-pub use check::{PtxCheckError, PtxSummary, check_ptx, entries, undefined_functions};
+pub use check::{
+    PtxCheckError, PtxSummary, check_ptx, entries, kernels_in_ir, undefined_functions,
+};
 pub use toolchain::{Toolchain, find_toolchain};
 
 /// The rustc target the device crate is compiled for.
@@ -95,6 +97,51 @@ pub const TARGET: &str = "nvptx64-nvidia-cuda";
 /// this constant. PTX for sm_90 runs on sm_90 and later only; pass `.arch("sm_80")` for an
 /// A100 (sm_80 PTX the driver also compiles for every later GPU).
 pub const DEFAULT_ARCH: &str = "sm_90";
+
+/// Set in the environment of the second, GPU build of a crate that [`build_this_crate`]
+/// starts: the crate's build script runs again inside it and must start no third one.
+pub const DEVICE_BUILD_ENV: &str = "RECONVERGE_DEVICE_BUILD";
+
+/// The file in `OUT_DIR` that [`build_this_crate`] writes and `reconverge::this_crate_ptx!`
+/// includes.
+pub const THIS_CRATE_PTX: &str = "reconverge-entry-points.ptx";
+
+/// The whole `build.rs` of a crate with GPU entry points of its own
+/// (`reconverge::gpu_entry_points!` in its library):
+///
+/// ```text
+/// fn main() {
+///     reconverge_gpu_build::build_this_crate();
+/// }
+/// ```
+///
+/// Compiles the crate's library a second time, for `nvptx64-nvidia-cuda` (nightly with
+/// `rust-src` and `llvm-tools`), into one checked, self-contained PTX module,
+/// `OUT_DIR/`[`THIS_CRATE_PTX`], which `reconverge::this_crate_ptx!()` includes; reruns when a
+/// source of it changes. Inside that second build (where [`DEVICE_BUILD_ENV`] is set) it does
+/// nothing. On failure it prints the error (a missing toolchain comes with the `rustup`
+/// command that installs it) and exits the build script with status 1.
+///
+/// The library must build for the GPU: `#![cfg_attr(target_arch = "nvptx64", no_std,
+/// feature(abi_ptx))]` at its top, and dependencies the GPU build cannot compile (a command-line
+/// parser, say) under `[target.'cfg(not(target_arch = "nvptx64"))'.dependencies]`.
+pub fn build_this_crate() {
+    println!("cargo:rerun-if-env-changed={DEVICE_BUILD_ENV}");
+    if std::env::var_os(DEVICE_BUILD_ENV).is_some() {
+        return;
+    }
+    let built = PtxBuilder::this_crate().and_then(|builder| {
+        let out = std::env::var_os("OUT_DIR").ok_or(BuildError::NotInBuildScript("OUT_DIR"))?;
+        builder.build_into(Path::new(&out), THIS_CRATE_PTX)
+    });
+    match built {
+        Ok(ptx) => ptx.emit_rerun_if_changed(),
+        Err(e) => {
+            eprintln!("error: the GPU build of this crate failed: {e}");
+            std::process::exit(1);
+        }
+    }
+}
 
 /// Why the PTX could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -128,6 +175,16 @@ pub enum BuildError {
     /// No kernels were named.
     #[error("no kernel entry points given: name them with PtxBuilder::kernels")]
     NoKernels,
+    /// [`PtxBuilder::this_crate`]: the crate's library defines no kernel.
+    #[error(
+        "crate {0} defines no GPU entry point for nvptx64: list them with reconverge::gpu_entry_points! in its library (src/lib.rs), or drop build_this_crate from build.rs"
+    )]
+    NoKernelsInCrate(String),
+    /// [`PtxBuilder::this_crate`] outside a build script.
+    #[error(
+        "{0} is not set: PtxBuilder::this_crate and build_this_crate run in a build script (build.rs)"
+    )]
+    NotInBuildScript(&'static str),
     /// The device crate has no `Cargo.toml` (nor the manifest template it was given).
     #[error("device crate {0} has no Cargo.toml")]
     NoDeviceCrate(PathBuf),
@@ -228,6 +285,8 @@ pub struct PtxBuilder {
     opt_args: Vec<String>,
     template: Option<PathBuf>,
     template_paths: Vec<(String, PathBuf)>,
+    /// [`PtxBuilder::this_crate`]: the package whose own library is the device crate.
+    own_package: Option<String>,
 }
 
 impl PtxBuilder {
@@ -247,7 +306,26 @@ impl PtxBuilder {
             opt_args: Vec::new(),
             template: None,
             template_paths: Vec::new(),
+            own_package: None,
         }
+    }
+
+    /// A builder for the library of the crate whose build script runs it: the crate is its own
+    /// device crate, compiled a second time for `nvptx64` (its library only, `--lib`), and its
+    /// kernels are every `extern "ptx-kernel"` function it defines (found in its bitcode), so
+    /// none need naming. In that second build the crate's build script runs again, with
+    /// [`DEVICE_BUILD_ENV`] set, and must start no third one: [`build_this_crate`] does this.
+    ///
+    /// # Errors
+    /// [`BuildError::NotInBuildScript`] outside a build script (no `CARGO_MANIFEST_DIR` or
+    /// `CARGO_PKG_NAME`).
+    pub fn this_crate() -> Result<Self, BuildError> {
+        let var = |name: &'static str| {
+            std::env::var(name).map_err(|_| BuildError::NotInBuildScript(name))
+        };
+        let mut builder = Self::new(var("CARGO_MANIFEST_DIR")?);
+        builder.own_package = Some(var("CARGO_PKG_NAME")?);
+        Ok(builder)
     }
 
     /// Builds from a manifest template instead of `crate_dir/Cargo.toml`: how a device crate's
@@ -337,7 +415,7 @@ impl PtxBuilder {
     /// a compile error in the device crate (with cargo's output), a failing LLVM tool, or a
     /// module that lacks a kernel or calls an undefined function.
     pub fn build_into(&self, out_dir: &Path, file_name: &str) -> Result<Ptx, BuildError> {
-        if self.kernels.is_empty() {
+        if self.kernels.is_empty() && self.own_package.is_none() {
             return Err(BuildError::NoKernels);
         }
         validate_arch(&self.arch)?;
@@ -387,6 +465,22 @@ impl PtxBuilder {
 
         let units = self.cargo_build(&tc, &manifest, &target_dir)?;
         let bitcode: Vec<PathBuf> = units.iter().map(|u| u.bitcode.clone()).collect();
+        let mut kernels = self.kernels.clone();
+        if let Some(package) = &self.own_package {
+            let own = package.replace('-', "_");
+            for unit in units.iter().filter(|u| u.crate_name == own) {
+                let ir = toolchain::command_stdout(
+                    Command::new(&tc.llvm_dis)
+                        .arg(&unit.bitcode)
+                        .arg("-o")
+                        .arg("-"),
+                )?;
+                kernels.extend(check::kernels_in_ir(&ir));
+            }
+            if kernels.is_empty() {
+                return Err(BuildError::NoKernelsInCrate(package.clone()));
+            }
+        }
         let sources = dep_info_sources(&units, &tc.sysroot, &crate_dir);
 
         let linked = out_dir.join(format!("{stem}.linked.bc"));
@@ -401,7 +495,7 @@ impl PtxBuilder {
         opt.arg("-passes=internalize,default<O3>")
             .arg(format!(
                 "--internalize-public-api-list={}",
-                self.kernels.join(",")
+                kernels.join(",")
             ))
             .args(&self.opt_args)
             .arg(&linked)
@@ -422,7 +516,7 @@ impl PtxBuilder {
             path: ptx_path.clone(),
             source,
         })?;
-        let summary = check_ptx(&text, &self.kernels).map_err(|source| BuildError::Check {
+        let summary = check_ptx(&text, &kernels).map_err(|source| BuildError::Check {
             path: ptx_path.clone(),
             source,
         })?;
@@ -506,6 +600,11 @@ impl PtxBuilder {
             .args(["--message-format=json-render-diagnostics"])
             .arg("--target-dir")
             .arg(target_dir);
+        if self.own_package.is_some() {
+            // The library is the device crate; the crate's binaries, tests and examples are
+            // the host's. Its build script, run again in this build, must not start another.
+            cmd.arg("--lib").env(DEVICE_BUILD_ENV, "1");
+        }
         if self.no_default_features {
             cmd.arg("--no-default-features");
         }
@@ -519,6 +618,10 @@ impl PtxBuilder {
             .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\u{1f}"))
             .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
             .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
+            // A crate built as its own device crate (`this_crate`) takes its workspace's
+            // release profile, whose debug info would change the code: none, as in a device
+            // crate's own profile.
+            .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let out = cmd.output().map_err(|source| BuildError::Spawn {
@@ -533,11 +636,28 @@ impl PtxBuilder {
                     self.crate_dir.display()
                 ),
                 status: out.status.to_string(),
-                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+                stderr: with_hint(
+                    String::from_utf8_lossy(&out.stderr).into_owned(),
+                    self.own_package.is_some(),
+                ),
             });
         }
         units_from_messages(&String::from_utf8_lossy(&out.stdout), target_dir)
     }
+}
+
+/// The device build's errors, with what to do where a crate built as its own device crate
+/// ([`PtxBuilder::this_crate`]) is not ready for the GPU.
+fn with_hint(mut stderr: String, own_crate: bool) -> String {
+    if own_crate && stderr.contains("can't find crate for `std`") {
+        stderr.push_str(
+            "\nhint: the library is compiled for the GPU too, without std: start src/lib.rs with \
+             `#![cfg_attr(target_arch = \"nvptx64\", no_std, feature(abi_ptx))]`, keep std-only \
+             code under #[cfg(not(target_arch = \"nvptx64\"))], and put host-only dependencies \
+             under [target.'cfg(not(target_arch = \"nvptx64\"))'.dependencies]\n",
+        );
+    }
+    stderr
 }
 
 /// Environment a build script inherits from the outer cargo that would redirect the inner
@@ -578,6 +698,7 @@ fn clean_env(cmd: &mut Command) {
 /// One compiled device library: its crate name, its bitcode and its dep-info file.
 #[derive(Clone, Debug)]
 struct Unit {
+    crate_name: String,
     bitcode: PathBuf,
     dep_info: PathBuf,
 }
@@ -637,6 +758,7 @@ fn units_from_messages(stdout: &str, target_dir: &Path) -> Result<Vec<Unit>, Bui
             });
         }
         units.push(Unit {
+            crate_name,
             bitcode,
             dep_info: dir.join(format!("{stem}.d")),
         });
@@ -770,6 +892,25 @@ mod tests {
         for bad in ["80", "sm_", "sm_9x0", "compute_90", "sm_90ab", ""] {
             assert!(validate_arch(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_crate_built_as_its_own_device_crate_without_no_std_is_told_how() {
+        let rustc = "error[E0463]: can't find crate for `std`\n".to_string();
+        let told = with_hint(rustc.clone(), true);
+        assert!(told.starts_with(&rustc));
+        assert!(told.contains("no_std, feature(abi_ptx)"), "{told}");
+        // A device crate of its own gets rustc's words alone.
+        assert_eq!(with_hint(rustc.clone(), false), rustc);
+        assert_eq!(with_hint("error: other".into(), true), "error: other");
+    }
+
+    #[test]
+    fn this_crate_needs_a_build_script() {
+        // `cargo test` sets CARGO_MANIFEST_DIR and CARGO_PKG_NAME as a build script has them.
+        let builder = PtxBuilder::this_crate().expect("cargo's variables");
+        assert_eq!(builder.own_package.as_deref(), Some("reconverge-gpu-build"));
+        assert!(builder.crate_dir.join("Cargo.toml").is_file());
     }
 
     #[test]

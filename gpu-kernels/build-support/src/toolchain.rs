@@ -26,6 +26,8 @@ pub struct Toolchain {
     pub opt: PathBuf,
     /// `llc` of the `llvm-tools` component.
     pub llc: PathBuf,
+    /// `llvm-dis` of the `llvm-tools` component (reads a crate's kernels off its bitcode).
+    pub llvm_dis: PathBuf,
 }
 
 /// The command that installs what is missing, for error messages.
@@ -92,7 +94,11 @@ pub fn find_toolchain(toolchain: &str) -> Result<Toolchain, BuildError> {
     let bin = sysroot.join("lib/rustlib").join(&host).join("bin");
     let tool = |name: &str| bin.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     let (llvm_link, opt, llc) = (tool("llvm-link"), tool("opt"), tool("llc"));
-    if ![&llvm_link, &opt, &llc].iter().all(|p| p.is_file()) {
+    let llvm_dis = tool("llvm-dis");
+    if ![&llvm_link, &opt, &llc, &llvm_dis]
+        .iter()
+        .all(|p| p.is_file())
+    {
         absent.push("llvm-tools");
     }
     if !absent.is_empty() {
@@ -112,6 +118,7 @@ pub fn find_toolchain(toolchain: &str) -> Result<Toolchain, BuildError> {
         llvm_link,
         opt,
         llc,
+        llvm_dis,
     })
 }
 

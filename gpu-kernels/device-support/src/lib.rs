@@ -7,14 +7,19 @@
 //! It also defines the device panic handler (a `trap`, which the host reports as a failed
 //! launch naming the kernel), so a device crate that uses it defines none of its own.
 //!
+//! Your own crate reaches it through the facade: `reconverge::gpu_entry_points!` lists your
+//! workloads' entry points once, in your library, and `reconverge_gpu_build::build_this_crate()`
+//! in your `build.rs` compiles that library again for nvptx64, where the list expands to
+//! [`entries!`] (see `examples/user-workload`). The papers' kernels use the macros here directly,
+//! from a device crate of their own:
+//!
 //! ```text
-//! // device/src/lib.rs of your crate (no_std, nvptx64 only)
+//! // device/src/lib.rs of a device crate (no_std, nvptx64 only)
 //! #![no_std]
 //! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 //! use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
 //! use my_workload::MyLoop;
 //! use reconverge_device::entries;
-//! include!("../../walk/entries.in"); // the list, shared with the host and build.rs:
 //! entries! {
 //!     pub const MY_ENTRY_POINTS;
 //!     MyLoop as BranchLoopKernel {
@@ -153,47 +158,68 @@ macro_rules! entries {
 /// not compile (where the strategies are evaluated: the device crate and the host).
 #[macro_export]
 macro_rules! entries_from_data {
+    // The callback as one macro name in scope (`entries;`) or a path in brackets
+    // (`[$crate::entries];`), which a macro of another crate can pass.
     ($entries:ident; $vis:vis const $names:ident; $($blocks:tt)*) => {
-        $crate::entries_from_data! { @blocks $entries [$vis const $names;] $($blocks)* }
+        $crate::entries_from_data! { @blocks [$entries] [$vis const $names;] [] $($blocks)* }
     };
-    (@blocks $entries:ident [$($out:tt)*]) => {
-        $entries! { $($out)* }
+    ([$($entries:tt)*]; $vis:vis const $names:ident; $($blocks:tt)*) => {
+        $crate::entries_from_data! { @blocks [$($entries)*] [$vis const $names;] [] $($blocks)* }
     };
-    (@blocks $entries:ident [$($out:tt)*]
+    (@blocks [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*]) => {
+        $($entries)*! { $($out)* }
+        // What the compiler can check about the list, where the list is written.
+        const _: () = { $($checks)* };
+    };
+    (@blocks [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*]
         $workload:ty as $shape:ident from ($slice:expr) { $($item:tt),* $(,)? } $($rest:tt)*) => {
         $crate::entries_from_data! {
-            @items $entries [$($out)*] [$workload as $shape] ($slice)
+            @items [$($entries)*] [$($out)*] [$($checks)*
+                // The list names one entry point (or one group of passes) per strategy of its
+                // slice: on a mismatch rustc says "expected an array with a size of <names>,
+                // found one with a size of <strategies>".
+                let _one_name_per_strategy: [(); <[()]>::len(&[$($crate::entries_from_data!(@unit $item)),*])] =
+                    [(); <[$crate::reexport::Strategy]>::len($slice)];
+            ] [$workload] [$shape] ($slice)
             (<[()]>::len(&[$($crate::entries_from_data!(@unit $item)),*])) [0] []
             $($item)* ; $($rest)*
         }
     };
     (@unit $item:tt) => { () };
-    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) ($count:expr) [$($i:tt)*]
-        [$($acc:tt)*] ; $($rest:tt)*) => {
-        $crate::entries_from_data! { @blocks $entries [$($out)* $($head)* { $($acc)* }] $($rest)* }
-    };
-    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) ($count:expr) [$($i:tt)*]
-        [$($acc:tt)*] $name:ident $($more:tt)*) => {
+    (@items [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*] [$workload:ty] [$shape:ident]
+        ($slice:expr) ($count:expr) [$($i:tt)*] [$($acc:tt)*] ; $($rest:tt)*) => {
         $crate::entries_from_data! {
-            @items $entries [$($out)*] [$($head)*] ($slice) ($count) [$($i)* + 1]
+            @blocks [$($entries)*] [$($out)* $workload as $shape { $($acc)* }] [$($checks)*] $($rest)*
+        }
+    };
+    (@items [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*] [$workload:ty] [$shape:ident]
+        ($slice:expr) ($count:expr) [$($i:tt)*] [$($acc:tt)*] $name:ident $($more:tt)*) => {
+        $crate::entries_from_data! {
+            @items [$($entries)*] [$($out)*]
+            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $name, $slice, $count, $($i)*);]
+            [$workload] [$shape] ($slice) ($count) [$($i)* + 1]
             [$($acc)* $name => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),]
             $($more)*
         }
     };
-    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) ($count:expr) [$($i:tt)*]
-        [$($acc:tt)*] ($a:ident, $b:ident) $($more:tt)*) => {
+    (@items [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*] [$workload:ty] [$shape:ident]
+        ($slice:expr) ($count:expr) [$($i:tt)*] [$($acc:tt)*] ($a:ident, $b:ident) $($more:tt)*) => {
         $crate::entries_from_data! {
-            @items $entries [$($out)*] [$($head)*] ($slice) ($count) [$($i)* + 1]
+            @items [$($entries)*] [$($out)*]
+            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $a, $slice, $count, $($i)*);]
+            [$workload] [$shape] ($slice) ($count) [$($i)* + 1]
             [$($acc)*
                 $a [pass 0] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),
                 $b [pass 1] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),]
             $($more)*
         }
     };
-    (@items $entries:ident [$($out:tt)*] [$($head:tt)*] ($slice:expr) ($count:expr) [$($i:tt)*]
-        [$($acc:tt)*] ($a:ident, $b:ident, $c:ident) $($more:tt)*) => {
+    (@items [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*] [$workload:ty] [$shape:ident]
+        ($slice:expr) ($count:expr) [$($i:tt)*] [$($acc:tt)*] ($a:ident, $b:ident, $c:ident) $($more:tt)*) => {
         $crate::entries_from_data! {
-            @items $entries [$($out)*] [$($head)*] ($slice) ($count) [$($i)* + 1]
+            @items [$($entries)*] [$($out)*]
+            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $a, $slice, $count, $($i)*);]
+            [$workload] [$shape] ($slice) ($count) [$($i)* + 1]
             [$($acc)*
                 $a [pass 0] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),
                 $b [pass 1] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),
@@ -208,6 +234,47 @@ macro_rules! entries_from_data {
             STRATEGY
         })
     };
+    // A strategy the shape does not run at all is a compile error, not an entry point that
+    // fails on the GPU.
+    (@applies $workload:ty, $shape:ident, $name:ident, $slice:expr, $count:expr, $($i:tt)*) => {
+        assert!(
+            $crate::shape_runs(
+                <$shape<$workload> as $crate::reexport::Kernel>::STRATEGIES,
+                $slice,
+                $($i)*
+            ),
+            concat!(
+                "GPU entry point `", stringify!($name), "`: ", stringify!($shape), "<",
+                stringify!($workload), "> does not run its strategy (entry ", stringify!($($i)*),
+                " of ", stringify!($slice), "). Drop the entry and its strategy, or pick a kind of <",
+                stringify!($shape), "<", stringify!($workload), "> as Kernel>::STRATEGIES"
+            )
+        )
+    };
+}
+
+/// Whether `slice[index]` is of a kind `supported` lists ([`Strategy::same_kind`]), for
+/// [`entries_from_data!`]'s compile-time check; an index out of `slice` is left to the list's
+/// length check.
+///
+/// [`Strategy::same_kind`]: reconverge_transforms::Strategy::same_kind
+#[doc(hidden)]
+pub const fn shape_runs(
+    supported: &[reconverge_transforms::Strategy],
+    slice: &[reconverge_transforms::Strategy],
+    index: usize,
+) -> bool {
+    if index >= slice.len() {
+        return true;
+    }
+    let mut k = 0;
+    while k < supported.len() {
+        if supported[k].same_kind(&slice[index]) {
+            return true;
+        }
+        k += 1;
+    }
+    false
 }
 
 /// `slice[index]`, for [`entries_from_data!`]: evaluated in a constant, so a list whose names
@@ -314,18 +381,37 @@ mod tests {
         (@pass $pass:literal) => { $pass };
     }
 
+    use reconverge_transforms::{SplitLoopKernel, TwoPathKernel};
+    use reconverge_workloads::synthetic::{BranchSplitBench, LoopSplitBench};
+
     const ONE_EACH: &[Strategy] = &[
         Strategy::Baseline,
         Strategy::BranchSplitting,
         Strategy::ZCullMasking,
     ];
-    const TWO: &[Strategy] = &[Strategy::Predication, Strategy::LoopSplitting];
+    const TWO: &[Strategy] = &[Strategy::Baseline, Strategy::LoopSplitting];
 
     crate::entries_from_data! {
         collect;
         const LIST;
-        u32 as AnyShape from (ONE_EACH) { base, (split_a, split_b), (zcull_mask, zcull_a, zcull_b) }
-        u64 as OtherShape from (TWO) { predication, loop_split, }
+        BranchSplitBench as TwoPathKernel from (ONE_EACH) { base, (split_a, split_b), (zcull_mask, zcull_a, zcull_b) }
+        LoopSplitBench as SplitLoopKernel from (TWO) { loop_base, loop_split, }
+    }
+
+    #[test]
+    fn a_shape_runs_the_kinds_it_lists_whatever_their_parameters() {
+        use reconverge_transforms::{BranchLoopKernel, Decision, Kernel};
+        let loop_kinds =
+            <BranchLoopKernel<reconverge_workloads::reference::Collatz> as Kernel>::STRATEGIES;
+        let other_vote = [Strategy::IterationDelaying(Decision::majority_vote(
+            3, false,
+        ))];
+        assert!(crate::shape_runs(loop_kinds, &other_vote, 0));
+        let split = [Strategy::BranchSplitting, Strategy::LoopSplitting];
+        assert!(!crate::shape_runs(loop_kinds, &split, 0));
+        assert!(!crate::shape_runs(loop_kinds, &split, 1));
+        // An index past the slice is the length check's to report.
+        assert!(crate::shape_runs(loop_kinds, &split, 2));
     }
 
     #[test]
@@ -337,7 +423,7 @@ mod tests {
             ("zcull_mask", Strategy::ZCullMasking, 0),
             ("zcull_a", Strategy::ZCullMasking, 1),
             ("zcull_b", Strategy::ZCullMasking, 2),
-            ("predication", Strategy::Predication, 0),
+            ("loop_base", Strategy::Baseline, 0),
             ("loop_split", Strategy::LoopSplitting, 0),
         ];
         assert_eq!(LIST, expected);

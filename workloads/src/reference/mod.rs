@@ -13,8 +13,8 @@
 //! | [`DYNAMIC_WORK`] | [`ItemLoop`](reconverge_transforms::ItemLoop) | [`DYNAMIC_WORK_ITEMS`] = 2^18 | 1 to 32 trips of 64 steps per item |
 //! | the walk | [`BranchLoop`](reconverge_transforms::BranchLoop) | 65,536 | a 48-instruction reaction inside the trap; walks of different lengths |
 //!
-//! The walk is a user's workload and lives in its own crate, `examples/user-workload/walk`
-//! (`Walk { max_steps: 400, trap: 3, escape: 24, seed: 7 }` over 65,536 items); this crate
+//! The walk is a user's workload and lives in the library of its own crate,
+//! `examples/user-workload` (`Walk { max_steps: 400, trap: 3, escape: 24, seed: 7 }` over 65,536 items); this crate
 //! does not depend on it.
 //!
 //! [`SYN_IT_DELAY`] and [`DYNAMIC_WORK`] are the papers' synthetic benchmarks at one of their

@@ -4,32 +4,31 @@
 //! the trap changes from step to step, so a warp's lanes diverge; walks end after different
 //! numbers of steps, so a warp's lanes finish at different times.
 //!
-//! `no_std` and plain `#[repr(C)]` data, so the same code runs on the CPU backend and, compiled
-//! to PTX by this example's `build.rs`, on the GPU. The GPU entry points are listed once, in
-//! `entries.in` beside this crate.
-#![no_std]
+//! This library is compiled twice: for the host, and (with feature `cuda`, by `build.rs`) for
+//! the GPU, where it is `no_std` and its entry points, listed once below with
+//! `reconverge::gpu_entry_points!`, become PTX. The workload is plain `#[repr(C)]` data, so the
+//! host can copy it to the GPU byte for byte.
+#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]
 
-use reconverge_transforms::{
-    BranchLoop, BranchLoopKernel, Kernel, LoopRegion, LoopRegions, Strategy, Tally,
-};
+use reconverge::prelude::*;
 
-/// The GPU entry points of this crate's workloads, from the one list `entries.in` (which the
-/// device crate compiles and `build.rs` names): `WALK_ENTRY_POINTS` and the `DeviceEntries`
-/// impls that let the CUDA backend run `BranchLoopKernel<Walk>`. Here, where `Walk` is
-/// defined, because the impls are for it.
-#[cfg(feature = "gpu-entries")]
-mod gpu_entries {
-    use reconverge_gpu::device_entries as entries;
-    use reconverge_transforms::BranchLoopKernel;
-
-    use super::{WALK_STRATEGIES, Walk};
-
-    include!("../entries.in");
+// The one list of GPU entry points: entry `i` runs `WALK_STRATEGIES[i]`. The GPU build makes
+// them PTX entry points; the host build (feature `cuda`) the tables `CudaBackend` finds them
+// in; both define `WALK_ENTRY_POINTS`, their names.
+reconverge::gpu_entry_points! {
+    pub const WALK_ENTRY_POINTS;
+    Walk as BranchLoopKernel from (WALK_STRATEGIES) {
+        walk_baseline, walk_dynamic, walk_majority_vote, walk_round_robin, walk_grid,
+    }
 }
-#[cfg(feature = "gpu-entries")]
-pub use gpu_entries::WALK_ENTRY_POINTS;
 
-/// The strategies that get GPU entry points (`entries.in` names one entry point per strategy,
+// The plain kernels the strategies are measured against (`--compare`): the walk as a CUDA
+// programmer writes it first, one thread per item, grid-stride, persistent threads on a global
+// or a block counter. GPU build only; names as in `WALK_PLAIN_KERNELS`.
+reconverge::device::plain_kernels!(Walk => u32, reconverge::device::plain::branch_loop_item;
+    walk_one_per_item, walk_grid_stride, walk_persistent, walk_block_persistent);
+
+/// The strategies that get GPU entry points (the list above names one entry point per strategy,
 /// in this order): the baseline, dynamic work, iteration delaying by majority vote and by
 /// round robin with idle removal, and dynamic work from one grid-wide counter (the delaying
 /// over dynamic work is left to the CPU).
@@ -41,8 +40,7 @@ pub const WALK_STRATEGIES: &[Strategy] = &[
     Strategy::GridWideDynamicWork,
 ];
 
-/// The names of the walk's plain kernels (`reconverge_device::plain_kernels!` in the device
-/// crate): the loop a CUDA programmer writes first, one per schedule, which the strategies
+/// The names of the walk's plain kernels (`plain_kernels!` above): the loop a CUDA programmer writes first, one per schedule, which the strategies
 /// are measured against.
 pub const WALK_PLAIN_KERNELS: &[&str] = &[
     "walk_one_per_item",

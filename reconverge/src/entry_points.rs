@@ -1,0 +1,189 @@
+//! Your crate's GPU entry points, listed once: [`gpu_entry_points!`](crate::gpu_entry_points)
+//! is read by both builds of your crate. The GPU build (nvptx64, which
+//! `reconverge_gpu_build::build_this_crate` runs from your `build.rs`) expands it to the PTX
+//! entry points; the host build (feature `cuda`) to the list of names and the tables
+//! `CudaBackend` looks strategies up in; without `cuda`, to the names alone.
+
+/// The GPU entry points of your crate's workloads: one name per strategy of a slice of
+/// strategies (entry `i` runs `slice[i]`; a parenthesised group of two or three names is one
+/// multi-pass strategy, a name per pass), and the constant `NAMES` with every entry point's
+/// name.
+///
+/// ```text
+/// reconverge::gpu_entry_points! {
+///     pub const WALK_ENTRY_POINTS;
+///     Walk as BranchLoopKernel from (WALK_STRATEGIES) {
+///         walk_baseline, walk_dynamic, walk_majority_vote,
+///     }
+/// }
+/// ```
+///
+/// `Walk` must be `#[repr(C)]` plain data (the host copies it to the GPU byte for byte) and
+/// compile without `std` for the GPU build. What the compiler can see is checked where the list
+/// is written: a name count that differs from the slice's strategies ("expected an array with
+/// a size of N, found one with a size of S": N names, S strategies), and a strategy the shape does
+/// not run at all (an error naming the entry point and the shape).
+#[cfg(target_arch = "nvptx64")]
+#[macro_export]
+macro_rules! gpu_entry_points {
+    ($vis:vis const $names:ident; $($list:tt)*) => {
+        $crate::device::entries_from_data! { [$crate::__entry_names]; $vis const $names; $($list)* }
+        const _: () = {
+            $crate::device::entries_from_data! { [$crate::device::entries]; pub const $names; $($list)* }
+        };
+    };
+}
+
+/// The GPU entry points of your crate's workloads (see the GPU build's documentation of this
+/// macro): on the host with feature `cuda`, the constant of their names and the tables
+/// (`reconverge::gpu::DeviceEntries`) in which `CudaBackend` finds a strategy's entry point.
+#[cfg(all(not(target_arch = "nvptx64"), feature = "cuda"))]
+#[macro_export]
+macro_rules! gpu_entry_points {
+    ($vis:vis const $names:ident; $($list:tt)*) => {
+        $crate::device::entries_from_data! { [$crate::gpu::device_entries]; $vis const $names; $($list)* }
+    };
+}
+
+/// The GPU entry points of your crate's workloads, listed once: one name per strategy of a
+/// slice of strategies (entry `i` runs `slice[i]`; a parenthesised group of two or three names
+/// is one multi-pass strategy, a name per pass), and the constant `NAMES` with every entry
+/// point's name.
+///
+/// ```
+/// use reconverge::prelude::*;
+///
+/// #[derive(Clone, Copy)]
+/// #[repr(C)]
+/// pub struct Halving;
+///
+/// impl BranchLoop for Halving {
+///     type State = u32;
+///     type Output = u32;
+///     fn regions(&self) -> LoopRegions {
+///         LoopRegions {
+///             condition: LoopRegion::Condition.region("odd?", 1),
+///             taken: LoopRegion::Taken.region("- 1", 1),
+///             not_taken: LoopRegion::NotTaken.region("/ 2", 1),
+///             after_branch: LoopRegion::AfterBranch.region("-", 0),
+///             item: LoopRegion::Item.region("item", 1),
+///         }
+///     }
+///     fn start(&self, item: u32) -> u32 { item }
+///     fn running(&self, s: &u32) -> bool { *s > 0 }
+///     fn condition(&self, s: &mut u32) -> bool { *s % 2 == 1 }
+///     fn taken<T: Tally>(&self, s: &mut u32, _: &mut T) { *s -= 1 }
+///     fn not_taken<T: Tally>(&self, s: &mut u32, _: &mut T) { *s /= 2 }
+///     fn after_branch<T: Tally>(&self, _: &mut u32, _: &mut T) {}
+///     fn finish(&self, s: &u32) -> u32 { *s }
+/// }
+///
+/// pub const HALVING_STRATEGIES: &[Strategy] =
+///     &[Strategy::Baseline, Strategy::DynamicWorkAssignment];
+///
+/// reconverge::gpu_entry_points! {
+///     pub const HALVING_ENTRY_POINTS;
+///     Halving as BranchLoopKernel from (HALVING_STRATEGIES) { halving_baseline, halving_dynamic }
+/// }
+///
+/// assert_eq!(HALVING_ENTRY_POINTS, ["halving_baseline", "halving_dynamic"]);
+/// ```
+///
+/// With feature `cuda` the host build also defines the tables `CudaBackend` looks strategies
+/// up in; the GPU build (nvptx64, run by `reconverge_gpu_build::build_this_crate` from your
+/// `build.rs`) defines the entry points themselves. `Halving` must be `#[repr(C)]` plain data
+/// (the host copies it to the GPU byte for byte) and compile without `std` for the GPU build.
+/// What the compiler can see is checked where the list is written: a name count that differs
+/// from the slice's ("expected an array with a size of N, found one with a size of S": N
+/// names, S strategies), and a strategy the shape does not run at all (an error naming the entry
+/// point and the shape).
+///
+/// Two names for three strategies does not compile:
+///
+/// ```compile_fail,E0308
+/// # use reconverge::prelude::*;
+/// # #[derive(Clone, Copy)] #[repr(C)] pub struct Halving;
+/// # impl BranchLoop for Halving {
+/// #     type State = u32; type Output = u32;
+/// #     fn regions(&self) -> LoopRegions { LoopRegions {
+/// #         condition: LoopRegion::Condition.region("c", 1), taken: LoopRegion::Taken.region("t", 1),
+/// #         not_taken: LoopRegion::NotTaken.region("n", 1), after_branch: LoopRegion::AfterBranch.region("a", 0),
+/// #         item: LoopRegion::Item.region("i", 1) } }
+/// #     fn start(&self, item: u32) -> u32 { item }
+/// #     fn running(&self, s: &u32) -> bool { *s > 0 }
+/// #     fn condition(&self, s: &mut u32) -> bool { *s % 2 == 1 }
+/// #     fn taken<T: Tally>(&self, s: &mut u32, _: &mut T) { *s -= 1 }
+/// #     fn not_taken<T: Tally>(&self, s: &mut u32, _: &mut T) { *s /= 2 }
+/// #     fn after_branch<T: Tally>(&self, _: &mut u32, _: &mut T) {}
+/// #     fn finish(&self, s: &u32) -> u32 { *s }
+/// # }
+/// const THREE: &[Strategy] =
+///     &[Strategy::Baseline, Strategy::DynamicWorkAssignment, Strategy::GridWideDynamicWork];
+/// reconverge::gpu_entry_points! {
+///     pub const NAMES;
+///     Halving as BranchLoopKernel from (THREE) { halving_baseline, halving_dynamic }
+/// }
+/// ```
+///
+/// nor does a strategy of another shape (branch splitting is the two-path shape's):
+///
+/// ```compile_fail,E0080
+/// # use reconverge::prelude::*;
+/// # #[derive(Clone, Copy)] #[repr(C)] pub struct Halving;
+/// # impl BranchLoop for Halving {
+/// #     type State = u32; type Output = u32;
+/// #     fn regions(&self) -> LoopRegions { LoopRegions {
+/// #         condition: LoopRegion::Condition.region("c", 1), taken: LoopRegion::Taken.region("t", 1),
+/// #         not_taken: LoopRegion::NotTaken.region("n", 1), after_branch: LoopRegion::AfterBranch.region("a", 0),
+/// #         item: LoopRegion::Item.region("i", 1) } }
+/// #     fn start(&self, item: u32) -> u32 { item }
+/// #     fn running(&self, s: &u32) -> bool { *s > 0 }
+/// #     fn condition(&self, s: &mut u32) -> bool { *s % 2 == 1 }
+/// #     fn taken<T: Tally>(&self, s: &mut u32, _: &mut T) { *s -= 1 }
+/// #     fn not_taken<T: Tally>(&self, s: &mut u32, _: &mut T) { *s /= 2 }
+/// #     fn after_branch<T: Tally>(&self, _: &mut u32, _: &mut T) {}
+/// #     fn finish(&self, s: &u32) -> u32 { *s }
+/// # }
+/// const TWO: &[Strategy] = &[Strategy::Baseline, Strategy::BranchSplitting];
+/// reconverge::gpu_entry_points! {
+///     pub const NAMES;
+///     Halving as BranchLoopKernel from (TWO) { halving_baseline, halving_split }
+/// }
+/// ```
+#[cfg(all(not(target_arch = "nvptx64"), not(feature = "cuda")))]
+#[macro_export]
+macro_rules! gpu_entry_points {
+    ($vis:vis const $names:ident; $($list:tt)*) => {
+        $crate::device::entries_from_data! { [$crate::__entry_names]; $vis const $names; $($list)* }
+    };
+}
+
+/// The names of a written-out entry list, for [`gpu_entry_points!`](crate::gpu_entry_points)
+/// where nothing else is built from it.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __entry_names {
+    (
+        $vis:vis const $names:ident;
+        $( $workload:ty as $shape:ident { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
+    ) => {
+        $vis const $names: &[&str] = &[$($(stringify!($name),)*)*];
+    };
+}
+
+/// The PTX that `reconverge_gpu_build::build_this_crate` compiled from this crate's
+/// [`gpu_entry_points!`](crate::gpu_entry_points), as a `&'static str` for
+/// `CudaBackend::with_ptx`. Without that `build.rs`, the compiler says what to add.
+#[cfg(all(not(target_arch = "nvptx64"), feature = "cuda"))]
+#[macro_export]
+macro_rules! this_crate_ptx {
+    () => {
+        include_str!(concat!(
+            env!(
+                "OUT_DIR",
+                "no build script: this crate's GPU entry points are compiled by its build.rs. Add `build.rs` with `fn main() { reconverge_gpu_build::build_this_crate(); }` and `reconverge-gpu-build` under [build-dependencies]"
+            ),
+            "/reconverge-entry-points.ptx"
+        ))
+    };
+}
