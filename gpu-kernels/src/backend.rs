@@ -9,8 +9,8 @@ use reconverge_occupancy::{ComputeCapability, KernelResources, LaunchConfig, cal
 use reconverge_simt::ModelWarp;
 use reconverge_transforms::{PassPlan, Strategy, WarpTask};
 
+use crate::DeviceKernel;
 use crate::cuda::{GpuContext, driver};
-use crate::entry::DeviceKernel;
 use crate::error::{GpuError, LaunchShape};
 use crate::tally_copies::{add_up_copies, tally_copies};
 

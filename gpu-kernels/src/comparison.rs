@@ -7,8 +7,8 @@ use std::time::Duration;
 use reconverge_backend::{Launch, Run};
 use reconverge_transforms::Strategy;
 
+use crate::DeviceKernel;
 use crate::backend::{CudaBackend, PlainSchedule};
-use crate::entry::DeviceKernel;
 use crate::error::GpuError;
 
 /// What ran in one row of a [`Comparison`].

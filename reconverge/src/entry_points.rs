@@ -1,49 +1,8 @@
 //! Your crate's GPU entry points, listed once: [`gpu_entry_points!`](crate::gpu_entry_points)
 //! is read by both builds of your crate. The GPU build (nvptx64, which
 //! `reconverge_gpu_build::build_this_crate` runs from your `build.rs`) expands it to the PTX
-//! entry points; the host build (feature `cuda`) to the list of names and the tables
-//! `CudaBackend` looks strategies up in; without `cuda`, to the names alone.
-
-/// The GPU entry points of your crate's workloads: one name per strategy of a slice of
-/// strategies (entry `i` runs `slice[i]`; a parenthesised group of two or three names is one
-/// multi-pass strategy, a name per pass), and the constant `NAMES` with every entry point's
-/// name.
-///
-/// ```text
-/// reconverge::gpu_entry_points! {
-///     pub const WALK_ENTRY_POINTS;
-///     Walk as BranchLoopKernel from (WALK_STRATEGIES) {
-///         walk_baseline, walk_dynamic, walk_majority_vote,
-///     }
-/// }
-/// ```
-///
-/// `Walk` must be `#[repr(C)]` plain data (the host copies it to the GPU byte for byte) and
-/// compile without `std` for the GPU build. What the compiler can see is checked where the list
-/// is written: a name count that differs from the slice's strategies ("expected an array with
-/// a size of N, found one with a size of S": N names, S strategies), and a strategy the shape does
-/// not run at all (an error naming the entry point and the shape).
-#[cfg(target_arch = "nvptx64")]
-#[macro_export]
-macro_rules! gpu_entry_points {
-    ($vis:vis const $names:ident; $($list:tt)*) => {
-        $crate::device::entries_from_data! { [$crate::__entry_names]; $vis const $names; $($list)* }
-        const _: () = {
-            $crate::device::entries_from_data! { [$crate::device::entries]; pub const $names; $($list)* }
-        };
-    };
-}
-
-/// The GPU entry points of your crate's workloads (see the GPU build's documentation of this
-/// macro): on the host with feature `cuda`, the constant of their names and the tables
-/// (`reconverge::gpu::DeviceEntries`) in which `CudaBackend` finds a strategy's entry point.
-#[cfg(all(not(target_arch = "nvptx64"), feature = "cuda"))]
-#[macro_export]
-macro_rules! gpu_entry_points {
-    ($vis:vis const $names:ident; $($list:tt)*) => {
-        $crate::device::entries_from_data! { [$crate::gpu::device_entries]; $vis const $names; $($list)* }
-    };
-}
+//! entry points; both builds to the list of names and the tables `CudaBackend` looks
+//! strategies up in.
 
 /// The GPU entry points of your crate's workloads, listed once: one name per strategy of a
 /// slice of strategies (entry `i` runs `slice[i]`; a parenthesised group of two or three names
@@ -89,8 +48,8 @@ macro_rules! gpu_entry_points {
 /// assert_eq!(HALVING_ENTRY_POINTS, ["halving_baseline", "halving_dynamic"]);
 /// ```
 ///
-/// With feature `cuda` the host build also defines the tables `CudaBackend` looks strategies
-/// up in; the GPU build (nvptx64, run by `reconverge_gpu_build::build_this_crate` from your
+/// The host build also defines the tables `CudaBackend` looks strategies up in
+/// (`reconverge::device::DeviceEntries`); the GPU build (nvptx64, run by `reconverge_gpu_build::build_this_crate` from your
 /// `build.rs`) defines the entry points themselves. `Halving` must be `#[repr(C)]` plain data
 /// (the host copies it to the GPU byte for byte) and compile without `std` for the GPU build.
 /// What the compiler can see is checked where the list is written: a name count that differs
@@ -150,24 +109,15 @@ macro_rules! gpu_entry_points {
 ///     Halving as BranchLoopKernel from (TWO) { halving_baseline, halving_split }
 /// }
 /// ```
-#[cfg(all(not(target_arch = "nvptx64"), not(feature = "cuda")))]
 #[macro_export]
 macro_rules! gpu_entry_points {
     ($vis:vis const $names:ident; $($list:tt)*) => {
-        $crate::device::entries_from_data! { [$crate::__entry_names]; $vis const $names; $($list)* }
-    };
-}
-
-/// The names of a written-out entry list, for [`gpu_entry_points!`](crate::gpu_entry_points)
-/// where nothing else is built from it.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __entry_names {
-    (
-        $vis:vis const $names:ident;
-        $( $workload:ty as $shape:ident { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
-    ) => {
-        $vis const $names: &[&str] = &[$($(stringify!($name),)*)*];
+        // The names and the host's tables (no CUDA runtime needed)...
+        $crate::device::entries_from_data! { [$crate::device::device_entries]; $vis const $names; $($list)* }
+        // ... and the entry points, which only the GPU build compiles.
+        const _: () = {
+            $crate::device::entries_from_data! { [$crate::device::entries]; pub const $names; $($list)* }
+        };
     };
 }
 

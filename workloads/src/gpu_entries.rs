@@ -1,7 +1,7 @@
 //! The GPU entry points of the papers' workloads: one list, which the paper kernels' device
 //! crate compiles (`reconverge_device::entries!`), their build script names
 //! (`reconverge_gpu_build::entry_names!`) and, with feature `gpu-entries`, this crate declares
-//! to the CUDA backend (`reconverge_gpu::device_entries!`).
+//! to the CUDA backend (`reconverge_device::device_entries!`, the tables `reconverge-gpu` reads).
 //!
 //! The list names, for each kernel type, a slice of strategies (data: the shape's
 //! [`Kernel::STRATEGIES`](reconverge_transforms::Kernel::STRATEGIES), or one of the experiments'
@@ -152,7 +152,7 @@ pub const MCML_FAST_MATH_STRATEGIES: &[Strategy] = &[
     Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
 ];
 
-/// Calls `$entries!` (`reconverge_device::entries!`, `reconverge_gpu::device_entries!` or
+/// Calls `$entries!` (`reconverge_device::entries!`, `reconverge_device::device_entries!` or
 /// `reconverge_gpu_build::entry_names!`) with the papers' entry-point list, through
 /// `reconverge_device::entries_from_data!`: `Workload as Shape from (slice) { name,
 /// (pass_0_name, pass_1_name), ... }` gives entry `i` the strategy `slice[i]`; a parenthesised
@@ -289,7 +289,7 @@ macro_rules! paper_entries {
 
 #[cfg(feature = "gpu-entries")]
 mod host {
-    use reconverge_gpu::device_entries as entries;
+    use reconverge_device::device_entries as entries;
     use reconverge_transforms::{
         BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
     };
@@ -306,12 +306,12 @@ mod host {
 
     // SAFETY: `DeviceEntries`' contract is `DeviceKernel`'s; `McmlKernel<F>` is `#[repr(C)]`
     // plain data and its output is `()`.
-    unsafe impl<F> reconverge_gpu::DeviceKernel for McmlKernel<F>
+    unsafe impl<F> reconverge_device::DeviceKernel for McmlKernel<F>
     where
-        F: crate::mcml::McmlFloat + reconverge_gpu::DeviceEntries<McmlKernel<F>> + 'static,
+        F: crate::mcml::McmlFloat + reconverge_device::DeviceEntries<McmlKernel<F>> + 'static,
     {
         const KERNEL_NAME: &'static str = F::KERNEL_NAME;
-        const ENTRY_POINTS: &'static [reconverge_gpu::EntryPoint] = F::ENTRY_POINTS;
+        const ENTRY_POINTS: &'static [reconverge_device::EntryPoint] = F::ENTRY_POINTS;
     }
 }
 #[cfg(feature = "gpu-entries")]

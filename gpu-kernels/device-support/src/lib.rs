@@ -358,6 +358,12 @@ pub mod reexport {
     pub use reconverge_transforms::{Kernel, Strategy};
 }
 
+#[cfg(not(target_arch = "nvptx64"))]
+extern crate alloc;
+
+mod entry_table;
+pub use entry_table::{DeviceEntries, DeviceKernel, EntryPoint};
+
 pub mod plain;
 #[cfg(target_arch = "nvptx64")]
 mod runner;

@@ -1,5 +1,7 @@
-//! Entry points of a device module and the [`DeviceKernel`] trait that maps a kernel type's
-//! (strategy, pass) to its entry point.
+//! The table of a PTX module's entry points, as the host reads it: [`EntryPoint`], and the
+//! [`DeviceKernel`] trait that maps a kernel type's (strategy, pass) to its entry point. Here,
+//! beside the macros that compile the entry points, so that a crate of workloads can declare
+//! them without depending on the CUDA runtime (`reconverge-gpu`, which re-exports all of it).
 
 use reconverge_transforms::{
     BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, Kernel, SplitLoopKernel, Strategy,
@@ -24,7 +26,7 @@ pub struct EntryPoint {
 /// Implemented for the shape wrappers of a workload that lists its entry points
 /// ([`DeviceEntries`], written by [`device_entries!`](crate::device_entries)); a (strategy, pass)
 /// with no entry point is an error naming the kernel and the strategy
-/// ([`crate::GpuError::NoEntryPoint`]), never a panic.
+/// (`reconverge_gpu::GpuError::NoEntryPoint`), never a panic.
 ///
 /// # Safety
 /// `Self` and `Self::Output` are plain data (`Copy`, no pointers, no references) with the same
@@ -46,8 +48,9 @@ pub unsafe trait DeviceKernel: Kernel + Copy + 'static {
     }
 
     /// The strategies that have entry points (each once, in list order).
-    fn strategies() -> Vec<Strategy> {
-        let mut out: Vec<Strategy> = Vec::new();
+    #[cfg(not(target_arch = "nvptx64"))]
+    fn strategies() -> alloc::vec::Vec<Strategy> {
+        let mut out: alloc::vec::Vec<Strategy> = alloc::vec::Vec::new();
         for e in Self::ENTRY_POINTS {
             if !out.contains(&e.strategy) {
                 out.push(e.strategy);
@@ -59,7 +62,7 @@ pub unsafe trait DeviceKernel: Kernel + Copy + 'static {
 
 /// The entry points of workload `Self` run as shape kernel `K` (`BranchLoopKernel<Self>`,
 /// `TwoPathKernel<Self>`, ...) in a PTX module of your own: what makes `K` a [`DeviceKernel`]
-/// (and so runnable by `CudaBackend`, feature `runtime`) without a newtype, since `Self` is your
+/// (and so runnable by `reconverge_gpu::CudaBackend`) without a newtype, since `Self` is your
 /// type.
 /// Written by [`device_entries!`](crate::device_entries) from the same list that
 /// `reconverge_device::entries!` compiles into the module.
@@ -106,7 +109,7 @@ shape_device_kernels!(
 /// host-only feature if that crate is also compiled for the GPU), with the shapes in scope:
 ///
 /// ```text
-/// reconverge_gpu::device_entries! {
+/// reconverge_device::device_entries! {
 ///     pub const MY_ENTRY_POINTS;
 ///     MyLoop as BranchLoopKernel {
 ///         my_baseline => Strategy::Baseline,
