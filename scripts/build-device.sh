@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target-gpu}"
 parts=" ${PARTS:-plain user check mcml profile reproduce benches tune} "
 want() { [[ "$parts" == *" $1 "* ]]; }
-bash "$root/paper-kernels/device-check.sh" build
+bash "$root/gpu-kernels/paper-kernels/device-check.sh" build
 # mcml: the installable program (reconverge-mcml-cli's binary; `--example mcml` runs the same code).
 cargo build --release -p reconverge-mcml-cli --features cuda --bin mcml
 cargo build --release -p reconverge-apps --features cuda --example mcml_bench --example advise \

@@ -65,7 +65,7 @@ echo "ok: the packaged $cli holds the mcml binary's sources and its Cargo.lock"
     echo "[patch.crates-io]"
     for crate in occupancy:reconverge-occupancy backend:reconverge-backend \
         simt-model:reconverge-simt transforms:reconverge-transforms \
-        workloads:reconverge-workloads gpu-kernels:reconverge-gpu \
+        workloads:reconverge-workloads cuda-runtime:reconverge-gpu \
         gpu-kernels/build-support:reconverge-gpu-build \
         gpu-kernels/device-support:reconverge-device; do
         echo "${crate#*:} = { path = \"$root/${crate%%:*}\" }"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CUDA backend's device check, in two steps:
 #
-#   1. here (Rust, no GPU):    paper-kernels/device-check.sh build
+#   1. here (Rust, no GPU):    gpu-kernels/paper-kernels/device-check.sh build
 #      builds the device_check example with --features cuda (nightly builds the PTX for
 #      $RECONVERGE_GPU_ARCH, default sm_90) and puts it, with the PTX and this script, in
 #      .device/ at the repository root (git-ignored via .git/info/exclude);
@@ -18,7 +18,7 @@
 # Exit status: 0 if the full check and every sanitizer passed, 1 otherwise, 2 with no GPU.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-if [[ "$(basename "$here")" == ".device" ]]; then root="$(dirname "$here")"; else root="$(dirname "$here")"; fi
+if [[ "$(basename "$here")" == ".device" ]]; then root="$(dirname "$here")"; else root="$(cd "$here/../.." && pwd)"; fi
 dev="$root/.device"
 
 if [[ "${1:-}" == "build" ]]; then
@@ -30,7 +30,7 @@ if [[ "${1:-}" == "build" ]]; then
     mkdir -p "$dev"
     cp "$CARGO_TARGET_DIR/release/examples/device_check" "$dev/device_check"
     strip --strip-debug "$dev/device_check" 2>/dev/null || true
-    cp "$root/paper-kernels/device-check.sh" "$dev/device-check.sh"
+    cp "$root/gpu-kernels/paper-kernels/device-check.sh" "$dev/device-check.sh"
     "$dev/device_check" --write-ptx "$dev/kernels.ptx"
     echo "built $dev/device_check (PTX for $arch: $dev/kernels.ptx)"
     ls -l "$dev"
@@ -39,7 +39,7 @@ fi
 
 bin="$dev/device_check"
 if [[ ! -x "$bin" ]]; then
-    echo "FAIL $bin missing: run 'paper-kernels/device-check.sh build' on the build machine first"
+    echo "FAIL $bin missing: run 'gpu-kernels/paper-kernels/device-check.sh build' on the build machine first"
     exit 1
 fi
 results="${OUT:-$dev/results}"
