@@ -44,11 +44,11 @@ pub mod prelude {
     pub use reconverge_gpu::CudaBackend;
     pub use reconverge_simt::Region;
     pub use reconverge_transforms::{
-        BranchLoop, BranchLoopKernel, Decision, FactoredBranchLoop, FactoredBranchLoopKernel,
-        FactoredRegion, FactoredRegions, ItemLoop, ItemLoopKernel, ItemLoopRegion, ItemLoopRegions,
-        Kernel, LoopRegion, LoopRegions, SplitLoop, SplitLoopKernel, SplitLoopRegion,
-        SplitLoopRegions, Strategy, StrategyError, Tally, TwoPath, TwoPathKernel, TwoPathRegion,
-        TwoPathRegions,
+        Assignment, BranchLoop, BranchLoopKernel, Composition, CompositionError, Decision,
+        FactoredBranchLoop, FactoredBranchLoopKernel, FactoredRegion, FactoredRegions, ItemLoop,
+        ItemLoopKernel, ItemLoopRegion, ItemLoopRegions, Kernel, LoopRegion, LoopRegions,
+        PathSchedule, SplitLoop, SplitLoopKernel, SplitLoopRegion, SplitLoopRegions, Strategy,
+        StrategyError, Tally, TwoPath, TwoPathKernel, TwoPathRegion, TwoPathRegions,
     };
 }
 

@@ -99,6 +99,7 @@
 /// from the registry.
 pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
 
+pub mod composition;
 pub mod io;
 pub mod kernel;
 pub mod scratch;
@@ -115,6 +116,7 @@ pub mod programs {
     pub use crate::strategies::{Assignment, Lane, PassLoopProgram};
 }
 
+pub use composition::{Composition, CompositionError, PathSchedule};
 pub use io::{Discard, NoTally, Sink, Tally, WarpTask};
 pub use kernel::{Kernel, PassPlan, WarpProgram, check_pass, initial_block_counters};
 pub use scratch::{DecisionMask, ItemSlots, Scratch};
@@ -128,5 +130,6 @@ pub use shapes::{
     FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram, SplitLoopKernel, SplitLoopProgram,
     TwoPathKernel, TwoPathProgram, Unfactored,
 };
+pub use strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 pub use strategies::{Assignment, Lane, PassLoopProgram};
 pub use strategy::{Decision, Strategy, StrategyError};

@@ -29,16 +29,27 @@ reconverge::device::plain_kernels!(Walk => u32, reconverge::device::plain::branc
     walk_one_per_item, walk_grid_stride, walk_persistent, walk_block_persistent);
 
 /// The strategies that get GPU entry points (the list above names one entry point per strategy,
-/// in this order): the baseline, dynamic work, iteration delaying by majority vote and by
-/// round robin with idle removal, and dynamic work from one grid-wide counter (the delaying
-/// over dynamic work is left to the CPU).
+/// in this order), each written as its two parts, how lanes get items and how a warp schedules
+/// the branch: the baseline, dynamic work, iteration delaying by majority vote and by round
+/// robin with idle removal (seed 002's parameters), and dynamic work from one grid-wide
+/// counter. A pairing no program implements would not compile here.
 pub const WALK_STRATEGIES: &[Strategy] = &[
-    Strategy::Baseline,
-    Strategy::DynamicWorkAssignment,
-    <BranchLoopKernel<Walk> as Kernel>::STRATEGIES[2],
-    <BranchLoopKernel<Walk> as Kernel>::STRATEGIES[3],
-    Strategy::GridWideDynamicWork,
+    Composition::new(Assignment::Static, PathSchedule::AsWritten).composed(),
+    Composition::new(Assignment::Dynamic, PathSchedule::AsWritten).composed(),
+    Composition::new(Assignment::Static, PathSchedule::IterationDelaying(VOTE)).composed(),
+    Composition::new(
+        Assignment::Static,
+        PathSchedule::IterationDelaying(ROUND_ROBIN),
+    )
+    .composed(),
+    Composition::new(Assignment::GridWide, PathSchedule::AsWritten).composed(),
 ];
+
+/// Seed 002's majority vote (8 of 32 lanes, stopping when a lane finishes) and round robin
+/// (3:1 with idle removal), the branch-loop shape's own parameters.
+const VOTE: Decision = reconverge::transforms::PAPER_MAJORITY_VOTE;
+/// See [`VOTE`].
+const ROUND_ROBIN: Decision = reconverge::transforms::PAPER_ROUND_ROBIN;
 
 /// The names of the walk's plain kernels (`plain_kernels!` above): the loop a CUDA programmer writes first, one per schedule, which the strategies
 /// are measured against.

@@ -101,7 +101,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 for strategy in strategies {
                     let on_gpu = gpu.run_auto(&kernel, strategy, ITEMS)?;
                     println!(
-                        "GPU  {strategy}: {:?} kernel time at {} blocks x {} threads, outputs = CPU's bit for bit",
+                        "GPU  {}: {:?} kernel time at {} blocks x {} threads, outputs = CPU's bit for bit",
+                        strategy.parts(),
                         on_gpu.pass_times.iter().sum::<std::time::Duration>(),
                         on_gpu.launch.blocks,
                         on_gpu.launch.threads_per_block,
