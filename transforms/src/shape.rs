@@ -225,6 +225,24 @@ pub trait BranchLoop {
     fn after_branch<T: Tally>(&self, state: &mut Self::State, tally: &mut T);
     /// The output of a finished item.
     fn finish(&self, state: &Self::State) -> Self::Output;
+
+    /// Item `item` start to finish as one plain loop, no warp and no tally: `while running {
+    /// if condition { taken } else { not_taken }; after_branch }`. What the plain GPU kernels
+    /// run per item, and the reference every strategy's output equals.
+    #[inline(always)]
+    fn run_item(&self, item: u32) -> Self::Output {
+        let mut tally = crate::io::NoTally;
+        let mut state = self.start(item);
+        while self.running(&state) {
+            if self.condition(&mut state) {
+                self.taken(&mut state, &mut tally);
+            } else {
+                self.not_taken(&mut state, &mut tally);
+            }
+            self.after_branch(&mut state, &mut tally);
+        }
+        self.finish(&state)
+    }
 }
 }
 
@@ -336,6 +354,19 @@ pub trait ItemLoop {
     fn body<T: Tally>(&self, state: &mut Self::State, tally: &mut T);
     /// The output of a finished item.
     fn finish(&self, state: &Self::State) -> Self::Output;
+
+    /// Item `item` start to finish as one plain loop, no warp and no tally: `while running {
+    /// body }`. What the plain GPU kernels run per item, and the reference every strategy's
+    /// output equals.
+    #[inline(always)]
+    fn run_item(&self, item: u32) -> Self::Output {
+        let mut tally = crate::io::NoTally;
+        let mut state = self.start(item);
+        while self.running(&state) {
+            self.body(&mut state, &mut tally);
+        }
+        self.finish(&state)
+    }
 }
 }
 

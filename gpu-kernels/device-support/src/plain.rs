@@ -18,35 +18,20 @@
 //! The host launches them with `reconverge_gpu::PlainSchedule`.
 
 /// One item of a [`BranchLoop`](reconverge_transforms::BranchLoop), start to finish, as plain
-/// code: `while running { if condition { taken } else { not_taken }; after_branch }`.
+/// code: [`BranchLoop::run_item`](reconverge_transforms::BranchLoop::run_item).
 #[inline(always)]
 pub fn branch_loop_item<L: reconverge_transforms::BranchLoop>(
     workload: &L,
     item: u32,
 ) -> L::Output {
-    let mut tally = reconverge_transforms::NoTally;
-    let mut state = workload.start(item);
-    while workload.running(&state) {
-        if workload.condition(&mut state) {
-            workload.taken(&mut state, &mut tally);
-        } else {
-            workload.not_taken(&mut state, &mut tally);
-        }
-        workload.after_branch(&mut state, &mut tally);
-    }
-    workload.finish(&state)
+    workload.run_item(item)
 }
 
 /// One item of an [`ItemLoop`](reconverge_transforms::ItemLoop), start to finish, as plain
-/// code: `while running { body }`.
+/// code: [`ItemLoop::run_item`](reconverge_transforms::ItemLoop::run_item).
 #[inline(always)]
 pub fn item_loop_item<L: reconverge_transforms::ItemLoop>(workload: &L, item: u32) -> L::Output {
-    let mut tally = reconverge_transforms::NoTally;
-    let mut state = workload.start(item);
-    while workload.running(&state) {
-        workload.body(&mut state, &mut tally);
-    }
-    workload.finish(&state)
+    workload.run_item(item)
 }
 
 /// Generates the four plain kernels of one workload (see the [module docs](crate::plain)),

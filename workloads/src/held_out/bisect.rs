@@ -19,7 +19,7 @@
 //! before the advisor's predictions on it were looked at.
 
 use reconverge_simt::Region;
-use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, NoTally, Tally};
+use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, Tally};
 
 use super::item_hash;
 
@@ -86,16 +86,7 @@ impl Bisect {
 
     /// Item `item` run as the branch loop, for tests.
     pub fn looped(&self, item: u32) -> u32 {
-        let mut s = self.start(item);
-        while self.running(&s) {
-            if self.condition(&mut s) {
-                self.taken(&mut s, &mut NoTally);
-            } else {
-                self.not_taken(&mut s, &mut NoTally);
-            }
-            self.after_branch(&mut s, &mut NoTally);
-        }
-        self.finish(&s)
+        self.run_item(item)
     }
 }
 

@@ -17,7 +17,7 @@
 //! ```
 
 use reconverge_simt::Region;
-use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, NoTally, Tally};
+use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, Tally};
 
 use super::{MIX_INSTRUCTIONS, item_hash, mix};
 
@@ -91,16 +91,7 @@ impl CostMap {
 
     /// Item `item` run as one plain scalar loop.
     pub fn reference(&self, item: u32) -> u32 {
-        let mut s = self.start(item);
-        while self.running(&s) {
-            if self.condition(&mut s) {
-                self.taken(&mut s, &mut NoTally);
-            } else {
-                self.not_taken(&mut s, &mut NoTally);
-            }
-            self.after_branch(&mut s, &mut NoTally);
-        }
-        self.finish(&s)
+        self.run_item(item)
     }
 }
 
@@ -175,6 +166,7 @@ impl BranchLoop for CostMap {
 mod tests {
     use super::*;
     use crate::held_out::{COST_MAP, COST_MAP_ITEMS};
+    use reconverge_transforms::NoTally;
 
     #[test]
     fn cost_is_spatially_correlated_and_varies_widely() {

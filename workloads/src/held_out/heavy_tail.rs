@@ -15,7 +15,7 @@
 //! ```
 
 use reconverge_simt::Region;
-use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, NoTally, Tally};
+use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, Tally};
 
 use super::{MIX_INSTRUCTIONS, item_hash, mix};
 
@@ -56,16 +56,7 @@ impl HeavyTail {
 
     /// Item `item` run as one plain scalar loop.
     pub fn reference(&self, item: u32) -> u32 {
-        let mut s = self.start(item);
-        while self.running(&s) {
-            if self.condition(&mut s) {
-                self.taken(&mut s, &mut NoTally);
-            } else {
-                self.not_taken(&mut s, &mut NoTally);
-            }
-            self.after_branch(&mut s, &mut NoTally);
-        }
-        self.finish(&s)
+        self.run_item(item)
     }
 }
 

@@ -55,11 +55,7 @@ impl VariableTrips {
 
     /// Item `item` run as one plain scalar loop.
     pub fn reference(&self, item: u32) -> u32 {
-        let mut s = self.start(item);
-        while self.running(&s) {
-            self.body(&mut s, &mut reconverge_transforms::NoTally);
-        }
-        self.finish(&s)
+        self.run_item(item)
     }
 }
 

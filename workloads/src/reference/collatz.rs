@@ -15,7 +15,7 @@
 //! loop end for any input, even one whose sequence would wrap or cycle.
 
 use reconverge_simt::Region;
-use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, NoTally, Tally};
+use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, Tally};
 
 /// `n` odd? (one instruction, as in the README's example).
 pub const CONDITION: Region = LoopRegion::Condition.region("odd?", 1);
@@ -49,16 +49,7 @@ pub struct CollatzState {
 impl Collatz {
     /// Item `item` (the sequence of `item + 1`) run as one plain scalar loop.
     pub fn reference(&self, item: u32) -> u32 {
-        let mut s = self.start(item);
-        while self.running(&s) {
-            if self.condition(&mut s) {
-                self.taken(&mut s, &mut NoTally);
-            } else {
-                self.not_taken(&mut s, &mut NoTally);
-            }
-            self.after_branch(&mut s, &mut NoTally);
-        }
-        self.finish(&s)
+        self.run_item(item)
     }
 }
 

@@ -37,7 +37,7 @@
 //! outside) to 512 (inside the set).
 
 use reconverge_simt::Region;
-use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, NoTally, Tally};
+use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, Tally};
 
 /// Steps of the refinement's rotation (8 instructions each).
 pub const REFINE_STEPS: u32 = 8;
@@ -113,16 +113,7 @@ impl EscapeTime {
 
     /// Item `item` run as one plain scalar loop.
     pub fn reference(&self, item: u32) -> u32 {
-        let mut s = self.start(item);
-        while self.running(&s) {
-            if self.condition(&mut s) {
-                self.taken(&mut s, &mut NoTally);
-            } else {
-                self.not_taken(&mut s, &mut NoTally);
-            }
-            self.after_branch(&mut s, &mut NoTally);
-        }
-        self.finish(&s)
+        self.run_item(item)
     }
 }
 
@@ -226,6 +217,7 @@ impl BranchLoop for EscapeTime {
 mod tests {
     use super::*;
     use crate::reference::{ESCAPE_TIME, ESCAPE_TIME_ITEMS};
+    use reconverge_transforms::NoTally;
 
     /// Runs item `item` and returns (iterations, iterations that took the costly branch).
     fn counts(w: &EscapeTime, item: u32) -> (u32, u32) {

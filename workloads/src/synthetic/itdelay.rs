@@ -135,16 +135,7 @@ impl SynItDelay {
 
     /// Item `item` run as one plain scalar loop: the same work as any strategy, no warp.
     pub fn reference(&self, item: u32) -> ItDelayOutput {
-        let mut s = self.start(item);
-        while self.running(&s) {
-            if self.condition(&mut s) {
-                self.taken(&mut s, &mut reconverge_transforms::NoTally);
-            } else {
-                self.not_taken(&mut s, &mut reconverge_transforms::NoTally);
-            }
-            self.after_branch(&mut s, &mut reconverge_transforms::NoTally);
-        }
-        self.finish(&s)
+        self.run_item(item)
     }
 }
 
