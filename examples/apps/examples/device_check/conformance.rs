@@ -1,10 +1,10 @@
 //! GPU = CPU: every workload under every strategy it has entry points for, on the
-//! conformance kit ([`reconverge_cpu::conformance::Check`]) with the CPU backend as the
+//! conformance kit ([`reconverge_conformance::Check`], the crate every backend's tests run) with the CPU backend as the
 //! reference: outputs and tallies of the GPU run equal the CPU baseline's, exactly.
 
 use reconverge_backend::{Backend, Launch};
+use reconverge_conformance::Check;
 use reconverge_cpu::CpuBackend;
-use reconverge_cpu::conformance::Check;
 use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
 use reconverge_workloads::synthetic::SynItDelay;
 
