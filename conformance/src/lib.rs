@@ -64,6 +64,12 @@ use reconverge_transforms::{Kernel, Strategy};
 
 mod macros;
 
+/// What [`conformance_tests!`]'s expansion names from other crates.
+#[doc(hidden)]
+pub mod reexport {
+    pub use reconverge_backend::Backend;
+}
+
 /// How many strategies [`conformance_tests!`] writes a test for, per launch: tests
 /// `strategy_00` to `strategy_15`. A kernel that lists more fails the module's
 /// `every_strategy_has_a_test`, rather than leave some untested.
@@ -161,9 +167,13 @@ impl<'a> Check<'a> {
         K::Output: PartialEq + Debug,
     {
         let mut runs = 0;
-        let first_difference = self.first_difference(kernel, backends, &mut runs).err();
+        let mut skipped = Vec::new();
+        let first_difference = self
+            .first_difference(kernel, backends, &mut runs, &mut skipped)
+            .err();
         Report {
             runs,
+            skipped,
             first_difference,
         }
     }
@@ -173,6 +183,7 @@ impl<'a> Check<'a> {
         kernel: &K,
         backends: &[&dyn Backend<K>],
         runs: &mut usize,
+        skipped: &mut Vec<Where>,
     ) -> Result<(), Difference>
     where
         K: Kernel,
@@ -203,12 +214,21 @@ impl<'a> Check<'a> {
                     let run = if b == 0 && *strategy == Strategy::Baseline {
                         &baseline
                     } else {
-                        fresh = backend.run(kernel, *strategy, self.items, launch).map_err(
-                            |error| Difference {
-                                at: at(backend, *strategy),
-                                what: Mismatch::Failed(error),
-                            },
-                        )?;
+                        fresh = match backend.run(kernel, *strategy, self.items, launch) {
+                            Ok(run) => run,
+                            // A GPU module holds the entry points its list compiled: a strategy
+                            // left out of it is not a difference, and the report says so.
+                            Err(BackendError::NotCompiled { .. }) if b > 0 => {
+                                skipped.push(at(backend, *strategy));
+                                continue;
+                            }
+                            Err(error) => {
+                                return Err(Difference {
+                                    at: at(backend, *strategy),
+                                    what: Mismatch::Failed(error),
+                                });
+                            }
+                        };
                         *runs += 1;
                         &fresh
                     };
@@ -272,6 +292,9 @@ fn compare_results<O: PartialEq + Debug>(baseline: &Run<O>, run: &Run<O>) -> Res
 pub struct Report {
     /// Runs made (the baselines included).
     pub runs: usize,
+    /// Runs a backend other than the reference could not make because it has no code for the
+    /// strategy (`BackendError::NotCompiled`: a GPU module without that entry point).
+    pub skipped: Vec<Where>,
     /// Where the first run differed from the baseline, if one did.
     pub first_difference: Option<Difference>,
 }
@@ -290,7 +313,17 @@ impl Display for Report {
             Some(d) => write!(f, "{d} (after {} runs)", self.runs),
             None if self.runs == 0 => f.write_str("nothing checked: no backend or launch"),
             None => write!(f, "{} runs agree with the baseline", self.runs),
+        }?;
+        if let Some(first) = self.skipped.first() {
+            write!(
+                f,
+                "; {} not compiled on their backend and skipped ({} on {}, ...)",
+                self.skipped.len(),
+                first.strategy,
+                first.backend
+            )?;
         }
+        Ok(())
     }
 }
 

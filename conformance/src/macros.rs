@@ -13,8 +13,15 @@
 ///         items = <expr: u32>,
 ///         backends = [<expr: a Backend of the kernel>, ...],   // the first is the reference
 ///         launches = [<ident> = <expr: a Launch>, ...],
+///         // optional: backends that may not be here, each an Option (None: left out, and the
+///         // test says so on stderr); a GPU's `CudaBackend::with_ptx(..).ok()`, so that the same
+///         // tests check the GPU against the CPU on a machine with one
+///         optional_backends = [<expr: Option of a Backend of the kernel>, ...],
 /// }
 /// ```
+///
+/// A strategy an optional backend has no code for (`BackendError::NotCompiled`: an entry point
+/// its module does not hold) is skipped on it, and the report counts it.
 ///
 /// expands to `mod name`, which sees the names of the module it is written in
 /// (`use super::*`), holding a module per launch and in it a test per strategy index,
@@ -30,7 +37,28 @@ macro_rules! conformance_tests {
             kernel = $kernel:expr,
             items = $items:expr,
             backends = $backends:tt,
-            launches = [$($launch:ident = $shape:expr),+ $(,)?] $(,)?
+            launches = $launches:tt,
+            optional_backends = $optional:tt $(,)?
+    ) => {
+        $crate::conformance_tests! {
+            @module $(#[$meta])* $name ($kernel) ($items) $backends $optional $launches
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $name:ident:
+            kernel = $kernel:expr,
+            items = $items:expr,
+            backends = $backends:tt,
+            launches = $launches:tt $(,)?
+    ) => {
+        $crate::conformance_tests! {
+            @module $(#[$meta])* $name ($kernel) ($items) $backends [] $launches
+        }
+    };
+    (
+        @module $(#[$meta:meta])* $name:ident ($kernel:expr) ($items:expr) $backends:tt
+        $optional:tt [$($launch:ident = $shape:expr),+ $(,)?]
     ) => {
         $(#[$meta])*
         mod $name {
@@ -54,7 +82,7 @@ macro_rules! conformance_tests {
                     use super::*;
 
                     $crate::__conformance_strategy_tests! {
-                        ($kernel) ($items) $backends ($shape)
+                        ($kernel) ($items) $backends $optional ($shape)
             strategy_00 = 0,
             strategy_01 = 1,
             strategy_02 = 2,
@@ -83,29 +111,41 @@ macro_rules! conformance_tests {
 #[macro_export]
 macro_rules! __conformance_strategy_tests {
     (
-        ($kernel:expr) ($items:expr) $backends:tt ($shape:expr)
+        ($kernel:expr) ($items:expr) $backends:tt $optional:tt ($shape:expr)
         $($test:ident = $index:literal,)+
     ) => {
         $(
             #[test]
             fn $test() {
-                $crate::assert_listed_strategy(
-                    &$kernel,
-                    $index,
-                    $items,
-                    $shape,
-                    $crate::__conformance_backends!($backends),
-                );
+                let kernel = $kernel;
+                $crate::__conformance_backends!(backends = $backends $optional);
+                $crate::assert_listed_strategy(&kernel, $index, $items, $shape, &backends);
             }
         )+
     };
 }
 
-/// `[a, b]` to `&[&a, &b]`, for [`conformance_tests!`](crate::conformance_tests).
+/// Binds `$name` to the backends of one test, for [`conformance_tests!`](crate::conformance_tests):
+/// the given ones, then each optional one that is here.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __conformance_backends {
-    ([$($backend:expr),+ $(,)?]) => {
-        &[$(&$backend),+]
+    ($name:ident = [$($backend:expr),+ $(,)?] [$($optional:expr),* $(,)?]) => {
+        let mut $name: ::std::vec::Vec<&dyn $crate::reexport::Backend<_>> = ::std::vec::Vec::new();
+        $(
+            // Each backend lives to the end of the test (shadowing keeps it).
+            let backend = $backend;
+            $name.push(&backend);
+        )+
+        $(
+            let optional = $optional;
+            match &optional {
+                Some(backend) => $name.push(backend),
+                None => eprintln!(
+                    "conformance: {} is not here; checked without it",
+                    stringify!($optional)
+                ),
+            }
+        )*
     };
 }

@@ -151,3 +151,85 @@ fn a_generated_test_fails_naming_the_strategy_and_launch() {
     assert!(message.contains("3 blocks x 32 threads"), "{message}");
     assert!(message.contains("item 0"), "{message}");
 }
+
+// A backend that may not be here (a GPU on a machine without one): `None` is left out and the
+// tests still check the others; `Some` joins the comparison.
+reconverge_conformance::conformance_tests! {
+    collatz_with_optional:
+        kernel = BranchLoopKernel(Collatz { max_steps: 400 }),
+        items = 1000,
+        backends = [CpuBackend::new()],
+        launches = [one_block = Launch::new(64, 1).expect("valid")],
+        optional_backends = [None::<CpuBackend>, Some(InOrderBackend)],
+}
+
+/// The CPU backend, but with code for the baseline and dynamic work only, as a GPU module that
+/// compiled two entry points; or failing every other strategy outright.
+struct TwoCompiled {
+    not_compiled_is_an_error: bool,
+}
+
+impl<K: Kernel> Backend<K> for TwoCompiled
+where
+    CpuBackend: Backend<K>,
+{
+    fn name(&self) -> &'static str {
+        "two-compiled"
+    }
+
+    fn run_job(
+        &self,
+        job: reconverge_backend::Job<'_, K>,
+    ) -> Result<reconverge_backend::Run<K::Output>, reconverge_backend::BackendError> {
+        let strategy = job.strategy;
+        if matches!(
+            strategy,
+            Strategy::Baseline | Strategy::DynamicWorkAssignment
+        ) {
+            return CpuBackend::new().run_job(job);
+        }
+        let message = format!("no entry point for {strategy}");
+        Err(if self.not_compiled_is_an_error {
+            reconverge_backend::BackendError::Device {
+                backend: "two-compiled",
+                message,
+            }
+        } else {
+            reconverge_backend::BackendError::NotCompiled {
+                backend: "two-compiled",
+                message,
+            }
+        })
+    }
+}
+
+#[test]
+fn strategies_a_backend_has_no_code_for_are_skipped_and_counted_not_failed() {
+    let kernel = BranchLoopKernel(Collatz { max_steps: 400 });
+    let launches = [Launch::new(64, 2).expect("valid")];
+    let check = reconverge_conformance::Check::listed(&kernel, 500, &launches);
+    let cpu = CpuBackend::new();
+    let partial = TwoCompiled {
+        not_compiled_is_an_error: false,
+    };
+    let report = check.run(&kernel, &[&cpu, &partial]);
+    assert!(report.passed(), "{report}");
+    let listed = <BranchLoopKernel<Collatz> as Kernel>::STRATEGIES;
+    let compiled = listed
+        .iter()
+        .filter(|s| matches!(s, Strategy::Baseline | Strategy::DynamicWorkAssignment))
+        .count();
+    assert_eq!(report.skipped.len(), listed.len() - compiled);
+    assert!(report.skipped.iter().all(|w| w.backend == "two-compiled"));
+    assert!(report.to_string().contains("not compiled"), "{report}");
+    // Any other failure is a difference, as before.
+    let failing = TwoCompiled {
+        not_compiled_is_an_error: true,
+    };
+    let report = check.run(&kernel, &[&cpu, &failing]);
+    assert!(!report.passed());
+    assert!(report.skipped.is_empty());
+    // The reference itself must run everything: its NotCompiled is a difference.
+    let report = check.run(&kernel, &[&partial, &cpu]);
+    assert!(!report.passed(), "{report}");
+}
