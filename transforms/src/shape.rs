@@ -355,9 +355,8 @@ pub trait ItemLoop {
     /// The output of a finished item.
     fn finish(&self, state: &Self::State) -> Self::Output;
 
-    /// Item `item` start to finish as one plain loop, no warp and no tally: `while running {
-    /// body }`. What the plain GPU kernels run per item, and the reference every strategy's
-    /// output equals.
+    /// `while running { body }` for item `item` alone, as [`BranchLoop::run_item`] does for a
+    /// branch loop.
     #[inline(always)]
     fn run_item(&self, item: u32) -> Self::Output {
         let mut tally = crate::io::NoTally;
