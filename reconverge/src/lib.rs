@@ -10,7 +10,11 @@
 //! | [`conformance`] | the conformance kit: every strategy against the baseline on any backend, `conformance_tests!` |
 //! | [`occupancy`] | the occupancy calculator and the papers' speedup models |
 //! | `cpu` (feature `cpu`) | `CpuBackend` |
-//! | `gpu` (feature `cuda`) | `CudaBackend`, the CUDA runtime and the device entry points |
+//! | `gpu` (feature `cuda`) | `CudaBackend`, the CUDA runtime |
+//! | [`device`] | the device runtime your crate's GPU build runs, and the entry-point tables the host reads |
+//!
+//! [`gpu_entry_points!`] lists your crate's GPU entry points once; `this_crate_ptx!()` (feature
+//! `cuda`) is the PTX that `reconverge_gpu_build::build_this_crate()` compiled from them.
 
 // The GPU build of a user's crate (nvptx64) compiles this crate too: there it is the workload
 // traits and the device runtime, `no_std`; everything else is the host's.
