@@ -180,63 +180,62 @@ macro_rules! entries_from_data {
                 // found one with a size of <strategies>".
                 let _one_name_per_strategy: [(); <[()]>::len(&[$($crate::entries_from_data!(@unit $item)),*])] =
                     [(); <[$crate::reexport::Strategy]>::len($slice)];
-            ] [$workload] [$shape] ($slice)
-            (<[()]>::len(&[$($crate::entries_from_data!(@unit $item)),*])) [0] []
+            ] [$workload] [$shape] ($slice) [0] []
             $($item)* ; $($rest)*
         }
     };
     (@unit $item:tt) => { () };
     (@items [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*] [$workload:ty] [$shape:ident]
-        ($slice:expr) ($count:expr) [$($i:tt)*] [$($acc:tt)*] ; $($rest:tt)*) => {
+        ($slice:expr) [$($i:tt)*] [$($acc:tt)*] ; $($rest:tt)*) => {
         $crate::entries_from_data! {
             @blocks [$($entries)*] [$($out)* $workload as $shape { $($acc)* }] [$($checks)*] $($rest)*
         }
     };
     (@items [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*] [$workload:ty] [$shape:ident]
-        ($slice:expr) ($count:expr) [$($i:tt)*] [$($acc:tt)*] $name:ident $($more:tt)*) => {
+        ($slice:expr) [$($i:tt)*] [$($acc:tt)*] $name:ident $($more:tt)*) => {
         $crate::entries_from_data! {
             @items [$($entries)*] [$($out)*]
-            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $name, $slice, $count, $($i)*);]
-            [$workload] [$shape] ($slice) ($count) [$($i)* + 1]
-            [$($acc)* $name => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),]
+            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $name, $slice, $($i)*);]
+            [$workload] [$shape] ($slice) [$($i)* + 1]
+            [$($acc)* $name => $crate::entries_from_data!(@at ($slice) [$($i)*]),]
             $($more)*
         }
     };
     (@items [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*] [$workload:ty] [$shape:ident]
-        ($slice:expr) ($count:expr) [$($i:tt)*] [$($acc:tt)*] ($a:ident, $b:ident) $($more:tt)*) => {
+        ($slice:expr) [$($i:tt)*] [$($acc:tt)*] ($a:ident, $b:ident) $($more:tt)*) => {
         $crate::entries_from_data! {
             @items [$($entries)*] [$($out)*]
-            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $a, $slice, $count, $($i)*);]
-            [$workload] [$shape] ($slice) ($count) [$($i)* + 1]
+            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $a, $slice, $($i)*);]
+            [$workload] [$shape] ($slice) [$($i)* + 1]
             [$($acc)*
-                $a [pass 0] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),
-                $b [pass 1] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),]
+                $a [pass 0] => $crate::entries_from_data!(@at ($slice) [$($i)*]),
+                $b [pass 1] => $crate::entries_from_data!(@at ($slice) [$($i)*]),]
             $($more)*
         }
     };
     (@items [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*] [$workload:ty] [$shape:ident]
-        ($slice:expr) ($count:expr) [$($i:tt)*] [$($acc:tt)*] ($a:ident, $b:ident, $c:ident) $($more:tt)*) => {
+        ($slice:expr) [$($i:tt)*] [$($acc:tt)*] ($a:ident, $b:ident, $c:ident) $($more:tt)*) => {
         $crate::entries_from_data! {
             @items [$($entries)*] [$($out)*]
-            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $a, $slice, $count, $($i)*);]
-            [$workload] [$shape] ($slice) ($count) [$($i)* + 1]
+            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $a, $slice, $($i)*);]
+            [$workload] [$shape] ($slice) [$($i)* + 1]
             [$($acc)*
-                $a [pass 0] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),
-                $b [pass 1] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),
-                $c [pass 2] => $crate::entries_from_data!(@at ($slice) ($count) [$($i)*]),]
+                $a [pass 0] => $crate::entries_from_data!(@at ($slice) [$($i)*]),
+                $b [pass 1] => $crate::entries_from_data!(@at ($slice) [$($i)*]),
+                $c [pass 2] => $crate::entries_from_data!(@at ($slice) [$($i)*]),]
             $($more)*
         }
     };
-    (@at ($slice:expr) ($count:expr) [$($i:tt)*]) => {
+    (@at ($slice:expr) [$($i:tt)*]) => {
         $crate::entry_strategy({
             const STRATEGY: $crate::reexport::Strategy =
-                $crate::strategy_at($slice, $count, $($i)*);
+                $crate::strategy_at($slice, $($i)*);
             STRATEGY
         })
     };
     // A strategy the shape does not run at all is a compile error, not an entry point that
     // fails on the GPU.
-    (@applies $workload:ty, $shape:ident, $name:ident, $slice:expr, $count:expr, $($i:tt)*) => {
+    (@applies $workload:ty, $shape:ident, $name:ident, $slice:expr, $($i:tt)*) => {
         assert!(
             $crate::shape_runs(
                 <$shape<$workload> as $crate::reexport::Kernel>::STRATEGIES,
@@ -277,19 +276,19 @@ pub const fn shape_runs(
     false
 }
 
-/// `slice[index]`, for [`entries_from_data!`]: evaluated in a constant, so a list whose names
-/// are not one per strategy of `slice` (`names`) is a compile error there.
+/// `slice[index]`, for [`entries_from_data!`], evaluated in a constant. A list whose names are
+/// not one per strategy of `slice` does not compile: the list's own length check says so with
+/// both counts, and an index past `slice` gives the baseline here so that it is the one error.
 #[doc(hidden)]
 pub const fn strategy_at(
     slice: &[reconverge_transforms::Strategy],
-    names: usize,
     index: usize,
 ) -> reconverge_transforms::Strategy {
-    assert!(
-        slice.len() == names,
-        "the entry list names a different number of entry points than its slice has strategies"
-    );
-    slice[index]
+    if index < slice.len() {
+        slice[index]
+    } else {
+        reconverge_transforms::Strategy::Baseline
+    }
 }
 
 /// `strategy`, built afresh field by field: what an entry point of [`entries_from_data!`]
