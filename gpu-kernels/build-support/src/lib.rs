@@ -467,8 +467,11 @@ impl PtxBuilder {
         let bitcode: Vec<PathBuf> = units.iter().map(|u| u.bitcode.clone()).collect();
         let mut kernels = self.kernels.clone();
         if let Some(package) = &self.own_package {
-            let own = package.replace('-', "_");
-            for unit in units.iter().filter(|u| u.crate_name == own) {
+            // The crate's own library, by its manifest: its library may be named other than
+            // its package (`[lib] name`).
+            let own = crate_dir.join("Cargo.toml");
+            let is_own = |u: &&Unit| std::fs::canonicalize(&u.manifest).is_ok_and(|m| m == own);
+            for unit in units.iter().filter(is_own) {
                 let ir = toolchain::command_stdout(
                     Command::new(&tc.llvm_dis)
                         .arg(&unit.bitcode)
@@ -695,10 +698,10 @@ fn clean_env(cmd: &mut Command) {
     }
 }
 
-/// One compiled device library: its crate name, its bitcode and its dep-info file.
+/// One compiled device library: its package's manifest, its bitcode and its dep-info file.
 #[derive(Clone, Debug)]
 struct Unit {
-    crate_name: String,
+    manifest: PathBuf,
     bitcode: PathBuf,
     dep_info: PathBuf,
 }
@@ -758,7 +761,7 @@ fn units_from_messages(stdout: &str, target_dir: &Path) -> Result<Vec<Unit>, Bui
             });
         }
         units.push(Unit {
-            crate_name,
+            manifest: PathBuf::from(msg["manifest_path"].as_str().unwrap_or_default()),
             bitcode,
             dep_info: dir.join(format!("{stem}.d")),
         });
