@@ -973,10 +973,12 @@ fn real_main(args: Args) -> Result<(), DynError> {
                 }
             }
         }
+        // Here, not after the last run: a run's pictures and convolutions are made before the
+        // next run starts, and would otherwise count as its simulation.
+        clock.lap("report, convolutions, pictures");
     };
     let ran = run_planned(&planned, simulate_one, report);
     if args.timings && root {
-        clock.lap("the rest (reports, pictures, convolutions)");
         clock.print();
     }
     ran?;
