@@ -27,22 +27,6 @@ mod cuda {
     /// The papers' entry points, named from the list the device crate compiles.
     mod list {
         use reconverge_gpu_build::entry_names as entries;
-        // The list's types, which its compile-time checks (one name per strategy, each
-        // strategy one its shape runs) look at.
-        use reconverge_transforms::{
-            BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel,
-            TwoPathKernel,
-        };
-        use reconverge_workloads::held_out::{
-            Bisect, CostMap, HeavyTail, TwoPathRuns, VariableTrips,
-        };
-        use reconverge_workloads::mcml::{FastF32, McmlKernel};
-        use reconverge_workloads::reference::{Collatz, EscapeTime};
-        use reconverge_workloads::synthetic::{
-            BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis,
-            SynItDelay,
-        };
-
         reconverge_workloads::paper_entries!(entries);
     }
 

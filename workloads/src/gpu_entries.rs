@@ -160,12 +160,24 @@ pub const MCML_FAST_MATH_STRATEGIES: &[Strategy] = &[
 /// every pass is a kernel of its own with its own register count (branch splitting's occupancy
 /// gain).
 ///
-/// Where it is called: `reconverge_device` is a dependency, and the shape wrappers of
-/// `reconverge-transforms`, `McmlKernel`, `FastF32`, the reference, held-out and synthetic
-/// workloads named below are in scope.
+/// Where it is called: `reconverge_device` and `reconverge_transforms` are dependencies. It
+/// imports the types it names (the shape wrappers, `McmlKernel`, `FastF32` and the workloads)
+/// into the calling module, which can use them too.
 #[macro_export]
 macro_rules! paper_entries {
     ($entries:ident) => {
+        use ::reconverge_transforms::{
+            BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel,
+            TwoPathKernel,
+        };
+        use $crate::held_out::{Bisect, CostMap, HeavyTail, TwoPathRuns, VariableTrips};
+        use $crate::mcml::{FastF32, McmlKernel};
+        use $crate::reference::{Collatz, EscapeTime};
+        use $crate::synthetic::{
+            BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification,
+            SynBrDis, SynItDelay,
+        };
+
         ::reconverge_device::entries_from_data! {
             $entries;
             pub const PAPER_ENTRY_NAMES;
@@ -290,18 +302,8 @@ macro_rules! paper_entries {
 #[cfg(feature = "gpu-entries")]
 mod host {
     use reconverge_device::device_entries as entries;
-    use reconverge_transforms::{
-        BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
-    };
 
-    use crate::held_out::{Bisect, CostMap, HeavyTail, TwoPathRuns, VariableTrips};
-    use crate::mcml::{FastF32, McmlKernel};
-    use crate::reference::{Collatz, EscapeTime};
-    use crate::synthetic::{
-        BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis,
-        SynItDelay,
-    };
-
+    // Imports the list's types too (`McmlKernel` and `FastF32` are used below).
     crate::paper_entries!(entries);
 
     // SAFETY: `DeviceEntries`' contract is `DeviceKernel`'s; `McmlKernel<F>` is `#[repr(C)]`

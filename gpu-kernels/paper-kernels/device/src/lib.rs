@@ -43,15 +43,6 @@ pub use gpu::*;
 #[cfg(target_arch = "nvptx64")]
 mod strategies {
     use reconverge_device::entries;
-    use reconverge_transforms::{
-        BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
-    };
-    use reconverge_workloads::mcml::{FastF32, McmlKernel};
-    use reconverge_workloads::held_out::{Bisect, CostMap, HeavyTail, TwoPathRuns, VariableTrips};
-    use reconverge_workloads::reference::{Collatz, EscapeTime};
-    use reconverge_workloads::synthetic::{
-        BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis, SynItDelay,
-    };
 
     reconverge_workloads::paper_entries!(entries);
 }
