@@ -16,6 +16,9 @@ cargo build --release -p reconverge-mcml-cli --features cuda --bin mcml
 cargo build --release -p reconverge-apps --features cuda --example mcml_bench --example advise \
     --example plain
 cp "$CARGO_TARGET_DIR"/release/mcml "$root/.device/"
+# The MCML-only module the mcml program loads (reconverge_paper_kernels::MCML_PTX), for a cubin.
+cp "$(ls -t "$CARGO_TARGET_DIR"/release/build/reconverge-paper-kernels-*/out/mcml.ptx | head -1)" \
+    "$root/.device/mcml.ptx"
 cp "$CARGO_TARGET_DIR"/release/examples/{mcml_bench,advise,plain} "$root/.device/"
 # The CUDA C++ plain kernels, built on the GPU machine by gpu-all.sh (part plain) with nvcc.
 cp "$root/references/cuda/plain.cu" "$root/.device/"

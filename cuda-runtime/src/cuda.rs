@@ -6,7 +6,7 @@ use std::sync::Arc;
 use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute, CUresult};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, DriverError,
-    LaunchConfig, ValidAsZeroBits,
+    LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 
 use crate::error::{GpuError, LaunchShape};
@@ -70,6 +70,8 @@ pub struct GpuContext {
     stream: Arc<CudaStream>,
     _module: Arc<CudaModule>,
     kernels: Vec<(KernelAttributes, CudaFunction)>,
+    /// `reconverge-device`'s kernel that adds tally copies up, where the module has it.
+    add_up_tally_copies: Option<CudaFunction>,
     device: DeviceInfo,
 }
 
@@ -207,12 +209,17 @@ impl GpuContext {
                 })?;
             loaded.push((attributes_of(name, &function)?, function));
         }
+        // Optional: modules built without `reconverge-device` lack it.
+        let add_up_tally_copies = module
+            .load_function(reconverge_device::tally_copies::ADD_UP_TALLY_COPIES)
+            .ok();
         let stream = context.default_stream();
         Ok(Self {
             context,
             stream,
             _module: module,
             kernels: loaded,
+            add_up_tally_copies,
             device,
         })
     }
@@ -321,6 +328,48 @@ impl GpuContext {
         self.stream
             .clone_dtoh(buffer)
             .map_err(driver("cuMemcpyDtoH"))
+    }
+
+    /// Adds copies `1..copies` of the `len`-long tally in `tally` into copy 0 on the GPU
+    /// (`reconverge_device::tally_copies`, wrapping integer sums) and returns `true`; `false`,
+    /// with nothing done, where the module lacks the kernel.
+    ///
+    /// # Errors
+    /// A driver error of the launch.
+    pub(crate) fn add_up_tally_copies(
+        &self,
+        tally: &mut CudaSlice<u64>,
+        len: u32,
+        copies: u32,
+    ) -> Result<bool, GpuError> {
+        let Some(function) = &self.add_up_tally_copies else {
+            return Ok(false);
+        };
+        if copies <= 1 || len == 0 {
+            return Ok(true);
+        }
+        if tally.len() < len as usize * copies as usize {
+            return Err(GpuError::InvalidInput {
+                kernel: reconverge_device::tally_copies::ADD_UP_TALLY_COPIES.into(),
+                reason: format!("{} accumulators, not {copies} copies of {len}", tally.len()),
+            });
+        }
+        const THREADS: u32 = 256;
+        // A grid-stride loop: enough blocks to fill the GPU, not one per 256 accumulators.
+        let fill = u32::try_from(self.device.multiprocessors.max(1))
+            .unwrap_or(1)
+            .saturating_mul(8);
+        let config = LaunchConfig {
+            grid_dim: (len.div_ceil(THREADS).clamp(1, fill), 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut b = self.stream.launch_builder(function);
+        b.arg(tally).arg(&len).arg(&copies);
+        // SAFETY: the kernel's signature is `(tally: *mut u64, len: u32, copies: u32)`, and
+        // `tally` holds at least `copies * len` accumulators (checked above).
+        unsafe { b.launch(config) }.map_err(driver("cuLaunchKernel"))?;
+        Ok(true)
     }
 
     /// Checks `shape` against `kernel`'s limits, launches it through `launch` between two

@@ -45,19 +45,39 @@ mod cuda {
             .chain(PLAIN_KERNELS)
             .chain(list::PAPER_ENTRY_NAMES)
             .copied();
-        let result = device_builder(&package_dir)
-            .kernels(kernels)
-            .arch(arch)
-            // Inline deeply: each entry point's strategy and pass are constants, and only when
-            // the warp program's methods are inlined into the entry point do they fold, so
-            // that each entry point keeps only its own strategy's code and registers (seed 001
-            // branch splitting's occupancy gain; with LLVM's default threshold every TwoPath
-            // entry point had the same 38 registers, with this one 20 to 29).
-            .opt_args(["-inline-threshold=3000"])
-            .build_into(&out_dir, "kernels.ptx");
-        match result {
-            Ok(ptx) => ptx.emit_rerun_if_changed(),
-            Err(e) => fail(&e.to_string()),
+        let builder = |kernels: &mut dyn Iterator<Item = &str>| {
+            device_builder(&package_dir)
+                .kernels(kernels)
+                .arch(arch.clone())
+                // Inline deeply: each entry point's strategy and pass are constants, and only
+                // when the warp program's methods are inlined into the entry point do they
+                // fold, so that each entry point keeps only its own strategy's code and
+                // registers (seed 001 branch splitting's occupancy gain; with LLVM's default
+                // threshold every TwoPath entry point had the same 38 registers, with this one
+                // 20 to 29).
+                .opt_args(["-inline-threshold=3000"])
+        };
+        for (file, mut kernels) in [
+            (
+                "kernels.ptx",
+                Box::new(kernels) as Box<dyn Iterator<Item = &str>>,
+            ),
+            // MCML's entry points alone, for the programs that run nothing else: the driver
+            // loads (and, from PTX, JIT-compiles) a module of 18 kernels instead of 140.
+            (
+                "mcml.ptx",
+                Box::new(
+                    list::PAPER_ENTRY_NAMES
+                        .iter()
+                        .copied()
+                        .filter(|n| is_mcml(n)),
+                ),
+            ),
+        ] {
+            match builder(&mut kernels).build_into(&out_dir, file) {
+                Ok(ptx) => ptx.emit_rerun_if_changed(),
+                Err(e) => fail(&e.to_string()),
+            }
         }
     }
 

@@ -106,6 +106,12 @@ pub const DEVICE_BUILD_ENV: &str = "RECONVERGE_DEVICE_BUILD";
 /// includes.
 pub const THIS_CRATE_PTX: &str = "reconverge-entry-points.ptx";
 
+/// Kernels of `reconverge-device` that the CUDA backend launches itself (adding up tally
+/// copies on the GPU: `reconverge_device::tally_copies`), kept in every module whose device
+/// code links that crate; a module without them still works (the backend then does that work
+/// on the host), so they are not required like the listed kernels.
+pub const SUPPORT_KERNELS: &[&str] = &["reconverge_add_up_tally_copies"];
+
 /// The whole `build.rs` of a crate with GPU entry points of its own
 /// (`reconverge::gpu_entry_points!` in its library):
 ///
@@ -495,11 +501,14 @@ impl PtxBuilder {
         toolchain::command_stdout(&mut link)?;
 
         let mut opt = Command::new(&tc.opt);
+        // A name the linked module lacks is ignored by `internalize`.
+        let kept: Vec<&str> = kernels
+            .iter()
+            .map(String::as_str)
+            .chain(SUPPORT_KERNELS.iter().copied())
+            .collect();
         opt.arg("-passes=internalize,default<O3>")
-            .arg(format!(
-                "--internalize-public-api-list={}",
-                kernels.join(",")
-            ))
+            .arg(format!("--internalize-public-api-list={}", kept.join(",")))
             .args(&self.opt_args)
             .arg(&linked)
             .arg("-o")

@@ -29,7 +29,10 @@
 //! }
 //! ```
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx, asm_experimental_arch))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(stdarch_nvptx, asm_experimental_arch, abi_ptx)
+)]
 
 /// This package's source folder (the one with its `Cargo.toml`), for a build script that
 /// compiles the package for the GPU in a device crate of its own
@@ -366,6 +369,7 @@ pub use entry_table::{DeviceEntries, DeviceKernel, EntryPoint};
 pub mod plain;
 #[cfg(target_arch = "nvptx64")]
 mod runner;
+pub mod tally_copies;
 #[cfg(target_arch = "nvptx64")]
 pub use runner::run_warp_program;
 

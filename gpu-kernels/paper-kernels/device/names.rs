@@ -31,3 +31,10 @@ pub const PLAIN_KERNELS: &[&str] = &[
     "dwa_persistent",
     "dwa_block_persistent",
 ];
+
+/// Whether an entry point of the papers' list is one of MCML's (the list names them `mcml_*`):
+/// the kernels of the MCML-only module (`mcml.ptx`), which programs that run nothing else
+/// load.
+pub fn is_mcml(name: &str) -> bool {
+    name.starts_with("mcml_")
+}

@@ -47,7 +47,7 @@ pub use reconverge_workloads::gpu_entries::PAPER_ENTRY_NAMES;
 mod names {
     include!("../device/names.rs");
 }
-pub use names::{PLAIN_KERNELS, SELFTESTS};
+pub use names::{PLAIN_KERNELS, SELFTESTS, is_mcml};
 
 /// Every entry point of the embedded PTX: [`SELFTESTS`], [`PLAIN_KERNELS`], then
 /// [`PAPER_ENTRY_NAMES`].
@@ -113,6 +113,16 @@ pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 /// error.
 #[cfg(feature = "cuda")]
 pub fn context(ordinal: usize) -> Result<reconverge_gpu::GpuContext, reconverge_gpu::GpuError> {
+    load(ordinal, PTX, KERNELS)
+}
+
+/// `ptx` with `kernels` on device `ordinal`, or the cubin `RECONVERGE_GPU_CUBIN` names.
+#[cfg(feature = "cuda")]
+fn load(
+    ordinal: usize,
+    ptx: &str,
+    kernels: &[&str],
+) -> Result<reconverge_gpu::GpuContext, reconverge_gpu::GpuError> {
     use reconverge_gpu::{GpuContext, GpuError};
     match std::env::var_os("RECONVERGE_GPU_CUBIN") {
         Some(path) if !path.is_empty() => {
@@ -120,10 +130,51 @@ pub fn context(ordinal: usize) -> Result<reconverge_gpu::GpuContext, reconverge_
                 code: "RECONVERGE_GPU_CUBIN".into(),
                 message: format!("cannot read {}: {e}", std::path::Path::new(&path).display()),
             })?;
-            GpuContext::with_cubin(ordinal, image, KERNELS)
+            GpuContext::with_cubin(ordinal, image, kernels)
         }
-        _ => GpuContext::with_ptx(ordinal, PTX, KERNELS),
+        _ => GpuContext::with_ptx(ordinal, ptx, kernels),
     }
+}
+
+/// The PTX module of MCML's entry points alone ([`mcml_kernels`]), from the same device crate
+/// as [`PTX`] (feature `cuda`): what a program that runs only MCML loads, since the driver
+/// loads, and from PTX JIT-compiles, every kernel of a module (140 in [`PTX`]; 18 here).
+#[cfg(feature = "cuda")]
+pub const MCML_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/mcml.ptx"));
+
+/// MCML's entry points ([`is_mcml`] in [`PAPER_ENTRY_NAMES`]): the kernels of [`MCML_PTX`].
+pub fn mcml_kernels() -> Vec<&'static str> {
+    PAPER_ENTRY_NAMES
+        .iter()
+        .copied()
+        .filter(|n| is_mcml(n))
+        .collect()
+}
+
+/// Opens device `ordinal` with MCML's kernels alone ([`MCML_PTX`], [`mcml_kernels`]); where
+/// `RECONVERGE_GPU_CUBIN` names a cubin (of [`PTX`] or [`MCML_PTX`]), that is loaded instead,
+/// as [`context`] does.
+///
+/// # Errors
+/// As [`context`].
+#[cfg(feature = "cuda")]
+pub fn mcml_context(
+    ordinal: usize,
+) -> Result<reconverge_gpu::GpuContext, reconverge_gpu::GpuError> {
+    load(ordinal, MCML_PTX, &mcml_kernels())
+}
+
+/// A CUDA backend on device `ordinal` with MCML's kernels alone ([`mcml_context`]).
+///
+/// # Errors
+/// As [`context`].
+#[cfg(feature = "cuda")]
+pub fn mcml_backend(
+    ordinal: usize,
+) -> Result<reconverge_gpu::CudaBackend, reconverge_gpu::GpuError> {
+    Ok(reconverge_gpu::CudaBackend::from_context(mcml_context(
+        ordinal,
+    )?))
 }
 
 /// A CUDA backend on device `ordinal` with the papers' kernels ([`context`]).

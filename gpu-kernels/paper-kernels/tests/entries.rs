@@ -2,12 +2,12 @@
 
 use reconverge_gpu::DeviceKernel;
 use reconverge_paper_kernels::{
-    KERNELS, PAPER_ENTRY_NAMES, PLAIN_KERNELS, SELFTESTS, entry_points,
+    KERNELS, PAPER_ENTRY_NAMES, PLAIN_KERNELS, SELFTESTS, entry_points, mcml_kernels,
 };
 use reconverge_transforms::{
     BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Strategy, TwoPathKernel,
 };
-use reconverge_workloads::mcml::McmlKernel;
+use reconverge_workloads::mcml::{FastF32, McmlKernel};
 use reconverge_workloads::synthetic::{
     BranchSplitBench, DynamicWork, Gems34Branch, PathUnification, SynBrDis, SynItDelay,
 };
@@ -165,5 +165,43 @@ fn entry_points_follow_the_strategy_data() {
             1
         ),
         Some("dwa_occlusion32_next")
+    );
+}
+
+/// The MCML-only module's kernels (`mcml.ptx`, chosen by name when it is built) are exactly
+/// the entry points of MCML's two kernel types: none missing (a strategy that would fail to
+/// launch in the `mcml` program) and none of another workload.
+#[test]
+fn mcml_module_holds_every_mcml_entry_and_nothing_else() {
+    let mut tables: Vec<&str> = <McmlKernel<f32> as DeviceKernel>::ENTRY_POINTS
+        .iter()
+        .chain(<McmlKernel<FastF32> as DeviceKernel>::ENTRY_POINTS)
+        .map(|e| e.name)
+        .collect();
+    let mut module = mcml_kernels();
+    tables.sort_unstable();
+    module.sort_unstable();
+    assert!(module.len() >= 2, "{module:?}");
+    assert_eq!(module, tables);
+}
+
+/// Both modules keep `reconverge-device`'s kernel that adds tally copies up on the GPU (the
+/// build keeps it by the name build-support lists; the runtime launches it by the name
+/// reconverge-device gives it): without it every run downloads all copies of the tally.
+#[cfg(feature = "cuda")]
+#[test]
+fn both_modules_keep_the_tally_copies_kernel() {
+    use reconverge_device::tally_copies::ADD_UP_TALLY_COPIES;
+    let entry = format!(".entry {ADD_UP_TALLY_COPIES}(");
+    for (module, ptx) in [
+        ("kernels.ptx", reconverge_paper_kernels::PTX),
+        ("mcml.ptx", reconverge_paper_kernels::MCML_PTX),
+    ] {
+        assert!(ptx.contains(&entry), "{module} lacks {ADD_UP_TALLY_COPIES}");
+        assert!(!ptx.contains(".extern .func"), "{module}");
+    }
+    assert_eq!(
+        reconverge_gpu_build::SUPPORT_KERNELS,
+        [ADD_UP_TALLY_COPIES].as_slice()
     );
 }

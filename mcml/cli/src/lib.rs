@@ -500,7 +500,7 @@ where
     let gpus = std::thread::scope(|scope| {
         let loading: Vec<_> = ordinals
             .iter()
-            .map(|&o| scope.spawn(move || reconverge_paper_kernels::backend(o)))
+            .map(|&o| scope.spawn(move || reconverge_paper_kernels::mcml_backend(o)))
             .collect();
         loading
             .into_iter()
@@ -561,6 +561,7 @@ where
             .map(|(k, gpu)| {
                 let done = &done;
                 scope.spawn(move || -> Result<_, String> {
+                    let began = std::time::Instant::now();
                     gpu.gpu().bind_to_thread().map_err(|e| e.to_string())?;
                     let (input, streams) = share_of_run(&run.input, run.streams, k as u32, n);
                     let share = PlannedRun {
@@ -576,6 +577,7 @@ where
                         progress(done.iter().map(|a| a.load(Ordering::Relaxed)).sum());
                     };
                     let t = std::time::Instant::now();
+                    let setup = t - began;
                     let out = run_on_backend_streams::<F, _>(
                         gpu,
                         &share.input,
@@ -586,7 +588,7 @@ where
                         &args.run_options(&share, &mine),
                     )
                     .map_err(|e| e.to_string())?;
-                    Ok((out, t.elapsed(), blocks))
+                    Ok((out, t.elapsed(), blocks, setup))
                 })
             })
             .collect();
@@ -606,9 +608,13 @@ where
     });
     let parts = parts?;
     let mut described = Vec::new();
-    for ((out, wall, blocks), gpu) in parts.iter().zip(&gpus) {
+    for ((out, wall, blocks, setup), gpu) in parts.iter().zip(&gpus) {
         report_resumed(out.resumed_photons);
         let ordinal = gpu.gpu().device().ordinal;
+        clock.part(
+            format!("GPU {ordinal}: before the first batch (context bound, launch size)"),
+            *setup,
+        );
         clock.part(
             format!("GPU {ordinal}: kernels, {} launches", out.batches),
             out.kernel_time,
@@ -632,10 +638,10 @@ where
         ));
     }
     let Some(reducer) = reducer else {
-        let (only, _, _) = &parts[0];
+        let (only, ..) = &parts[0];
         return Ok((only.result.clone(), described.join("")));
     };
-    let tallies: Vec<&[u64]> = parts.iter().map(|(o, _, _)| &o.result.tally[..]).collect();
+    let tallies: Vec<&[u64]> = parts.iter().map(|(o, ..)| &o.result.tally[..]).collect();
     let (reducer, setup) = reducer;
     let t = std::time::Instant::now();
     // The runs are done: a missing or failing NCCL must not lose them. Integer sums are the

@@ -348,7 +348,7 @@ fn simulate_cuda(
 ) -> Result<(RunResult, Option<f64>), PyErrState> {
     use reconverge_gpu::{DeviceKernel, WarmUp};
     use reconverge_workloads::mcml::McmlKernel;
-    let gpu = reconverge_paper_kernels::backend(0)
+    let gpu = reconverge_paper_kernels::mcml_backend(0)
         .map_err(|e| PyErrState::Backend(format!("no CUDA GPU could be used: {e}")))?
         .with_warm_up(WarmUp::FirstUse);
     let entry = <McmlKernel<f32>>::entry_point(&strategy, 0).ok_or_else(|| {
