@@ -54,7 +54,7 @@ mod runner;
 
 pub use mci::{McInput, MciError, MciErrorKind, OutputFormat, RunInput, RunLines};
 pub use on_backend::{
-    BATCH_PHOTONS, BackendRun, BackendRunError, Batching, GPU_THREADS_PER_BLOCK, RunOptions,
+    BATCH_PHOTONS, BackendRun, BackendRunError, Batching, GPU_BLOCK_SIZES, RunOptions, gpu_launch,
     run_on_backend, run_on_backend_streams,
 };
 pub use result::{RunResult, add_tally};

@@ -24,12 +24,40 @@ pub const BATCH_PHOTONS: u64 = 1 << 16;
 /// but then nothing reports progress.
 const FIRST_BATCH_PHOTONS_PER_LANE: u64 = 8;
 
-/// Threads per block of MCML's GPU launches (the command line's and the benchmark's default),
-/// with as many blocks as fit on every SM at once. Measured on an H100 (10^8 photons, branch
-/// distribution over dynamic work assignment, one run of each): 256 beat 128 by 1.4-3.3 % on
-/// skin and slab, bit-identical and fast math alike; 64, 96 and 192 were no better than 128, and
-/// 512 lost 8-9 % bit-identical (one block of 68-register threads per SM).
-pub const GPU_THREADS_PER_BLOCK: u32 = 256;
+/// Block sizes MCML's GPU launches choose from ([`gpu_launch`]).
+pub const GPU_BLOCK_SIZES: [u32; 3] = [256, 512, 1024];
+
+/// MCML's GPU launch for an entry point of which `blocks_per_sm(threads)` blocks fit on each
+/// of `multiprocessors` SMs at once (the driver's occupancy, `None` or 0 where a block that
+/// size cannot run): one resident wave of blocks (persistent lanes) of the size, of
+/// [`GPU_BLOCK_SIZES`], that keeps the most warps resident per SM, the larger block on a tie.
+///
+/// Why the larger: dynamic work assignment deals each block's photons from the block's own
+/// counter, so a block whose photons run out leaves its warps' slots idle while the SM's other
+/// blocks still run; one block per SM shares one pool among all the SM's warps. Measured on an
+/// H100 (10^8 photons, per-thread dynamic work, CUDA events, one job): 1024 threads (132 blocks,
+/// 32 warps per SM) against 256 (528 blocks, also 32 warps): fast math 0.500 against 0.573 s on
+/// skin, 1.041 against 1.059 s on the slab; bit-identical 0.741 against 0.844 s and 1.326
+/// against 1.511 s. Where a larger block holds fewer warps (68-register branch distribution: one
+/// block of 512 per SM), the most warps win: 512 lost 8-9 % there.
+///
+/// # Errors
+/// [`BackendError::InvalidLaunch`] where no size fits (`blocks_per_sm` is 0 for all).
+pub fn gpu_launch(
+    multiprocessors: u32,
+    blocks_per_sm: impl Fn(u32) -> Option<u32>,
+) -> Result<Launch, BackendError> {
+    let mut best: Option<(u32, u32)> = None;
+    for threads in GPU_BLOCK_SIZES {
+        let blocks = blocks_per_sm(threads).unwrap_or(0);
+        let warps = blocks.saturating_mul(threads / 32);
+        if blocks > 0 && best.is_none_or(|(t, b)| warps >= b.saturating_mul(t / 32)) {
+            best = Some((threads, blocks));
+        }
+    }
+    let (threads, blocks) = best.unwrap_or((GPU_BLOCK_SIZES[0], 0));
+    Launch::new(threads, blocks.saturating_mul(multiprocessors.max(1)))
+}
 
 /// Longest batch: a launch's items are a `u32`.
 const MAX_BATCH_PHOTONS: u64 = 1 << 30;

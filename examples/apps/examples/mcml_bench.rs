@@ -396,12 +396,11 @@ fn gpu_measure() -> Result<(String, u64, Box<Measure<'static>>), Box<dyn std::er
                 <McmlKernel<f32>>::entry_point(&strategy, 0)
             }
             .ok_or_else(|| format!("no entry point for {strategy:?} (fast math: {fast_math})"))?;
-            let threads = reconverge_mcml::GPU_THREADS_PER_BLOCK;
-            let blocks = gpu
-                .gpu()
-                .resident_blocks(entry, threads)
-                .map_err(|e| e.to_string())?;
-            let launch = Launch::new(threads, blocks).map_err(|e| e.to_string())?;
+            let gpu_context = gpu.gpu();
+            let sms = u32::try_from(gpu_context.device().multiprocessors).unwrap_or(1);
+            let launch =
+                reconverge_mcml::gpu_launch(sms, |t| gpu_context.max_active_blocks(entry, t).ok())
+                    .map_err(|e| e.to_string())?;
             // Warm the entry point up on a small run so the timed one is steady state.
             let run = |photons: u64, seed: u64| {
                 if fast_math {

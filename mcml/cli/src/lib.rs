@@ -239,10 +239,17 @@ struct Args {
     /// Round robin's duty cycle as `num_zeros:num_ones`, both at least 1.
     #[arg(long, default_value = "1:1", value_parser = parse_cycle)]
     cycle: (u32, u32),
-    /// Threads per block of the launch: 128 by default on the CPU (emulated), 256 on the GPU
-    /// (`reconverge_mcml::GPU_THREADS_PER_BLOCK`, the fastest measured on an H100).
+    /// Threads per block of the launch: 128 by default on the CPU (emulated); on the GPU, of
+    /// 256, 512 and 1024 the size that keeps the most warps resident, the larger on a tie
+    /// (`reconverge_mcml::gpu_launch`).
     #[arg(long)]
     threads_per_block: Option<u32>,
+    /// Copies of the tally on the GPU (blocks add to copy `block % copies`, added up on the
+    /// GPU at the end of each launch): fewer atomics to one hot bin. Default: the CUDA
+    /// backend's (`reconverge_gpu::DEFAULT_TALLY_COPIES`, within 64 MiB). The tallies are the
+    /// same bit for bit with any number.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    tally_copies: Option<u32>,
     /// Photons per backend call (GPU launch), 1 to 2^30. Default: adaptive, about half a
     /// second per call. The result is the same bit for bit either way.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
@@ -302,7 +309,9 @@ impl Args {
     fn threads_per_block(&self) -> u32 {
         self.threads_per_block.unwrap_or(match self.backend {
             BackendArg::Cpu => 128,
-            BackendArg::Cuda => reconverge_mcml::GPU_THREADS_PER_BLOCK,
+            // What `gpu_launch` picks for MCML's per-thread kernels on an H100; only the
+            // checks before the GPU opens read this.
+            BackendArg::Cuda => 1024,
         })
     }
 
@@ -506,35 +515,50 @@ where
             .into_iter()
             .map(|h| match h.join() {
                 Ok(gpu) => gpu
-                    .map(|g| g.with_warm_up(WarmUp::FirstUse))
+                    .map(|mut g| {
+                        g.set_tally_copies(args.tally_copies);
+                        g.with_warm_up(WarmUp::FirstUse)
+                    })
                     .map_err(|e| e.to_string()),
                 Err(_) => Err("loading a GPU panicked".to_string()),
             })
             .collect::<Result<Vec<_>, _>>()
     })?;
-    // The blocks that fill a GPU once with `strategy`'s entry point (persistent lanes).
-    let resident_blocks = |gpu: &CudaBackend, strategy: &Strategy| -> Result<u32, String> {
-        if let Some(b) = args.blocks {
-            return Ok(b);
-        }
+    // The launch of `strategy`'s entry point: `--threads-per-block` and `--blocks` where
+    // given; otherwise the blocks that fill a GPU once (persistent lanes), of the block size
+    // `reconverge_mcml::gpu_launch` picks from the driver's occupancy.
+    let launch_for = |gpu: &CudaBackend, strategy: &Strategy| -> Result<Launch, String> {
         let entry = <McmlKernel<F>>::entry_point(strategy, 0)
             .ok_or_else(|| format!("no CUDA entry point for MCML under {strategy}"))?;
-        gpu.gpu()
-            .resident_blocks(entry, args.threads_per_block())
-            .map_err(|e| e.to_string())
+        let gpu = gpu.gpu();
+        let launch = match args.threads_per_block {
+            Some(threads) => Launch::new(
+                threads,
+                gpu.resident_blocks(entry, threads)
+                    .map_err(|e| e.to_string())?,
+            ),
+            None => {
+                let sms = u32::try_from(gpu.device().multiprocessors).unwrap_or(1);
+                reconverge_mcml::gpu_launch(sms, |t| gpu.max_active_blocks(entry, t).ok())
+            }
+        }
+        .map_err(|e| e.to_string())?;
+        match args.blocks {
+            Some(blocks) => {
+                Launch::new(launch.threads_per_block, blocks).map_err(|e| e.to_string())
+            }
+            None => Ok(launch),
+        }
     };
     let strategy = match (args.strategy, gpus.first()) {
         (StrategyArg::Tune, Some(gpu)) => {
             // The contexts were loaded on other threads: time on GPU 0 from this one.
             gpu.gpu().bind_to_thread()?;
             tuned_strategy::<F, _>(gpu, run, &<McmlKernel<F>>::strategies(), |s, _| {
-                let blocks = resident_blocks(gpu, &s).map_err(|message| {
-                    reconverge_backend::BackendError::Device {
-                        backend: "cuda",
-                        message,
-                    }
-                })?;
-                Launch::new(args.threads_per_block(), blocks)
+                launch_for(gpu, &s).map_err(|message| reconverge_backend::BackendError::Device {
+                    backend: "cuda",
+                    message,
+                })
             })?
         }
         _ => strategy,
@@ -569,9 +593,7 @@ where
                         streams,
                         output: None,
                     };
-                    let blocks = resident_blocks(gpu, &strategy)?;
-                    let launch =
-                        Launch::new(args.threads_per_block(), blocks).map_err(|e| e.to_string())?;
+                    let launch = launch_for(gpu, &strategy)?;
                     let mine = |d: u64| {
                         done[k].store(d, Ordering::Relaxed);
                         progress(done.iter().map(|a| a.load(Ordering::Relaxed)).sum());
@@ -588,7 +610,7 @@ where
                         &args.run_options(&share, &mine),
                     )
                     .map_err(|e| e.to_string())?;
-                    Ok((out, t.elapsed(), blocks, setup))
+                    Ok((out, t.elapsed(), launch, setup))
                 })
             })
             .collect();
@@ -608,7 +630,7 @@ where
     });
     let parts = parts?;
     let mut described = Vec::new();
-    for ((out, wall, blocks, setup), gpu) in parts.iter().zip(&gpus) {
+    for ((out, wall, launch, setup), gpu) in parts.iter().zip(&gpus) {
         report_resumed(out.resumed_photons);
         let ordinal = gpu.gpu().device().ordinal;
         clock.part(
@@ -628,11 +650,12 @@ where
             wall.saturating_sub(out.backend_time),
         );
         described.push(format!(
-            "{} #{} ({} photons, {blocks} blocks x {} threads, kernel time {:.3} s, {:.3} s wall)",
+            "{} #{} ({} photons, {} blocks x {} threads, kernel time {:.3} s, {:.3} s wall)",
             gpu.gpu().device().name,
             gpu.gpu().device().ordinal,
             out.result.photons,
-            args.threads_per_block(),
+            launch.blocks,
+            launch.threads_per_block,
             out.kernel_time.as_secs_f64(),
             wall.as_secs_f64(),
         ));
@@ -790,6 +813,9 @@ fn real_main(args: Args) -> Result<(), DynError> {
     args.strategy()?;
     if args.backend == BackendArg::Cpu && args.devices.trim() != "0" {
         return Err("--devices picks GPUs: it needs --backend cuda".into());
+    }
+    if args.backend == BackendArg::Cpu && args.tally_copies.is_some() {
+        return Err("--tally-copies sets the GPU's tally copies: it needs --backend cuda".into());
     }
     if let Some(blocks) = args.blocks {
         check_launch(args.threads_per_block(), blocks)?;

@@ -340,7 +340,7 @@ enum Backend {
 }
 
 /// Runs `planned` on GPU 0 in f32 under `strategy` (one resident wave of blocks of
-/// [`reconverge_mcml::GPU_THREADS_PER_BLOCK`], as the `mcml` command line launches).
+/// [`reconverge_mcml::gpu_launch`]'s block size, as the `mcml` command line launches).
 #[cfg(feature = "cuda")]
 fn simulate_cuda(
     planned: &PlannedRun,
@@ -354,12 +354,10 @@ fn simulate_cuda(
     let entry = <McmlKernel<f32>>::entry_point(&strategy, 0).ok_or_else(|| {
         PyErrState::Input(format!("no CUDA entry point for MCML under {strategy}"))
     })?;
-    let threads = reconverge_mcml::GPU_THREADS_PER_BLOCK;
-    let blocks = gpu
-        .gpu()
-        .resident_blocks(entry, threads)
+    let gpu_context = gpu.gpu();
+    let sms = u32::try_from(gpu_context.device().multiprocessors).unwrap_or(1);
+    let launch = reconverge_mcml::gpu_launch(sms, |t| gpu_context.max_active_blocks(entry, t).ok())
         .map_err(|e| PyErrState::Backend(e.to_string()))?;
-    let launch = Launch::new(threads, blocks).map_err(|e| PyErrState::Backend(e.to_string()))?;
     run_on_backend_streams::<f32, _>(
         &gpu,
         &planned.input,

@@ -1,0 +1,75 @@
+//! MCML's GPU launch ([`reconverge_mcml::gpu_launch`]) against NVIDIA's occupancy rules
+//! (`reconverge-occupancy`, which equals the driver on every entry point the device check
+//! loads): the block size with the most resident warps, the larger on a tie.
+
+use reconverge_mcml::{GPU_BLOCK_SIZES, gpu_launch};
+use reconverge_occupancy::{ComputeCapability, KernelResources, LaunchConfig, calculate_occupancy};
+
+/// Blocks per SM on an H100 of a kernel with `registers` registers per thread.
+fn h100(registers: u32) -> impl Fn(u32) -> Option<u32> {
+    move |threads| {
+        let arch = ComputeCapability::new(9, 0).limits().ok()?;
+        calculate_occupancy(
+            arch,
+            &KernelResources::new(threads, registers),
+            &LaunchConfig::default(),
+        )
+        .ok()
+        .map(|o| o.active_blocks_per_sm)
+    }
+}
+
+#[test]
+fn most_resident_warps_then_the_larger_block() {
+    // 56 registers (fast-math per-thread MCML): 4 x 256, 2 x 512 and 1 x 1024 all hold 32
+    // warps: one block of 1024 per SM.
+    let l = gpu_launch(132, h100(56)).unwrap();
+    assert_eq!((l.threads_per_block, l.blocks), (1024, 132));
+    // 64 registers: the same 32 warps each way.
+    let l = gpu_launch(132, h100(64)).unwrap();
+    assert_eq!((l.threads_per_block, l.blocks), (1024, 132));
+    // 72 registers (a warp-level strategy): 3 x 256 = 24 warps beats 1 x 512 = 16, and 1024
+    // threads do not fit.
+    assert_eq!(h100(72)(1024), None);
+    let l = gpu_launch(132, h100(72)).unwrap();
+    assert_eq!((l.threads_per_block, l.blocks), (256, 3 * 132));
+    // 32 registers: 8 x 256, 4 x 512 and 2 x 1024 hold all 64 warps.
+    let l = gpu_launch(2, h100(32)).unwrap();
+    assert_eq!((l.threads_per_block, l.blocks), (1024, 4));
+}
+
+#[test]
+fn picks_the_best_of_every_candidate() {
+    for registers in (16..=255).step_by(3) {
+        let fit = h100(registers);
+        let Ok(l) = gpu_launch(132, &fit) else {
+            assert!(GPU_BLOCK_SIZES.iter().all(|&t| fit(t).unwrap_or(0) == 0));
+            continue;
+        };
+        let warps = |t: u32| fit(t).unwrap_or(0) * (t / 32);
+        let chosen = warps(l.threads_per_block);
+        assert_eq!(
+            l.blocks,
+            fit(l.threads_per_block).unwrap() * 132,
+            "{registers}"
+        );
+        for t in GPU_BLOCK_SIZES {
+            assert!(
+                warps(t) <= chosen,
+                "{registers} registers: {t} holds more warps"
+            );
+            if warps(t) == chosen {
+                assert!(
+                    t <= l.threads_per_block,
+                    "{registers} registers: tie not to the larger"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn nothing_fits_is_an_error_not_a_panic() {
+    assert!(gpu_launch(132, |_| None).is_err());
+    assert!(gpu_launch(132, |_| Some(0)).is_err());
+}
