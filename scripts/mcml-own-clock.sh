@@ -7,13 +7,13 @@
 #
 #   DEVICE_DIR=dir GPUMCML_DIR=dir scripts/mcml-own-clock.sh OUTDIR
 #
-# DEVICE_DIR holds `mcml` (the CUDA build) and `kernels.ptx`; GPUMCML_DIR a GPU-MCML binary
+# DEVICE_DIR holds `mcml` (the CUDA build) and `mcml.ptx` (its module); GPUMCML_DIR a GPU-MCML binary
 # `gpumcml` built by you from its public source outside the repository, its
 # `safeprimes_base32.txt` and `skin.mci`/`slab.mci` (as for gpu-all.sh part gpumcml).
 set -u
 dev="${DEVICE_DIR:?}"; gm="${GPUMCML_DIR:?}"; out="${1:?OUTDIR}"; mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
-ptxas -arch=sm_90 "$dev/kernels.ptx" -o "$out/k.cubin" && export RECONVERGE_GPU_CUBIN="$out/k.cubin"
+ptxas -arch=sm_90 "$dev/mcml.ptx" -o "$out/k.cubin" && export RECONVERGE_GPU_CUBIN="$out/k.cubin"
 sum() { awk -F'","' '/gpu__time_duration/ {gsub(/[",]/,"",$NF); s+=$NF} END {printf "%.4f", s/1e9}' "$1"; }
 for cc in none base; do for input in skin slab; do
   w="$out/w-$input-$cc"; mkdir -p "$w/executable"; ln -sf "$gm/safeprimes_base32.txt" "$w/executable/"; cp "$gm/$input.mci" "$w/"
