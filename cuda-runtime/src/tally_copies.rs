@@ -6,7 +6,9 @@
 /// Copies of the tally when the backend chooses (`CudaBackend::with_tally_copies`). 16 against
 /// 8 (H100, 10^8 photons, fast-math MCML, per-thread dynamic work): skin's kernel 11 % faster
 /// (0.573 against 0.646 s), the slab's 5 % (1.051 against 1.102 s), the bit-identical kernels
-/// unchanged; 32 copies run the kernels no faster and cost the host more to add up.
+/// unchanged; 32 copies run the kernels no faster and cost the host more to add up. At the
+/// 1,024-thread launch (2026-11-25, copies added on the GPU): 32 copies 2.4 % faster on the
+/// slab and 2.4 % slower on skin, 64 (51 MB, more than the L2 holds) 12 % slower on the slab.
 pub const DEFAULT_TALLY_COPIES: u32 = 16;
 
 /// The most device memory the backend's choice of tally copies takes: fewer copies of a

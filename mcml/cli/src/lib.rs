@@ -662,7 +662,15 @@ where
     }
     let Some(reducer) = reducer else {
         let (only, ..) = &parts[0];
-        return Ok((only.result.clone(), described.join("")));
+        let result = only.result.clone();
+        // The driver's teardown of the modules and the context, timed: about 0.07 s on an
+        // H100, which leaving it to the process's exit did not save (measured).
+        let released = std::time::Instant::now();
+        drop(parts);
+        drop(contexts);
+        drop(gpus);
+        clock.part("GPU contexts released", released.elapsed());
+        return Ok((result, described.join("")));
     };
     let tallies: Vec<&[u64]> = parts.iter().map(|(o, ..)| &o.result.tally[..]).collect();
     let (reducer, setup) = reducer;
