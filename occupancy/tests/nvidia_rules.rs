@@ -24,6 +24,35 @@ fn occ(major: u32, minor: u32, kernel: KernelResources) -> Occupancy {
     occupancy_on(major, minor, kernel, LaunchConfig::default())
 }
 
+/// Resident blocks per SM with the default launch configuration.
+fn blocks(major: u32, minor: u32, kernel: KernelResources) -> u32 {
+    occ(major, minor, kernel).active_blocks_per_sm
+}
+
+/// The default launch configuration with the cache preference `cache_preference`.
+fn preferring(cache_preference: CachePreference) -> LaunchConfig {
+    LaunchConfig {
+        cache_preference,
+        ..LaunchConfig::default()
+    }
+}
+
+/// The default launch configuration asking for a shared-memory carve-out of `percent` %.
+fn carveout(percent: u32) -> LaunchConfig {
+    LaunchConfig {
+        carveout_percent: Some(percent),
+        ..LaunchConfig::default()
+    }
+}
+
+/// The default launch configuration opting in to `bytes` of dynamic shared memory.
+fn opting_in(bytes: u32) -> LaunchConfig {
+    LaunchConfig {
+        max_dynamic_shared_memory: Some(bytes),
+        ..LaunchConfig::default()
+    }
+}
+
 fn error_on(
     major: u32,
     minor: u32,
@@ -77,10 +106,7 @@ fn seed_g80_full_occupancy_needs_at_most_10_registers() {
         })
         .max();
     assert_eq!(largest_full, Some(10));
-    assert_eq!(
-        occ(1, 0, KernelResources::new(256, 11)).active_blocks_per_sm,
-        2
-    );
+    assert_eq!(blocks(1, 0, KernelResources::new(256, 11)), 2);
 }
 
 // ---- cc 1.x: warp pairs and per-block register units ----------------------------------
@@ -162,12 +188,9 @@ fn fermi_rejects_64_registers() {
 #[test]
 fn fermi_prefer_l1_leaves_16_kb() {
     let kernel = KernelResources::new(128, 0).with_dynamic_smem(8192);
-    let l1 = LaunchConfig {
-        cache_preference: CachePreference::PreferL1,
-        ..LaunchConfig::default()
-    };
+    let l1 = preferring(CachePreference::PreferL1);
     assert_eq!(occupancy_on(2, 0, kernel, l1).active_blocks_per_sm, 2);
-    assert_eq!(occ(2, 0, kernel).active_blocks_per_sm, 6);
+    assert_eq!(blocks(2, 0, kernel), 6);
 }
 
 // ---- Kepler / Maxwell / Pascal ----------------------------------------------------------
@@ -182,7 +205,7 @@ fn kepler_rounds_shared_memory_to_256_bytes() {
     assert_eq!(result.active_blocks_per_sm, 11);
     assert_eq!(result.limited_by, vec![Limiter::SharedMemory]);
     assert_eq!(
-        occ(3, 5, KernelResources::new(64, 32).with_static_smem(4096)).active_blocks_per_sm,
+        blocks(3, 5, KernelResources::new(64, 32).with_static_smem(4096)),
         12
     );
 }
@@ -201,10 +224,7 @@ fn kepler_block_cap_of_16() {
 /// 10 KB → 10240; 32768 / 10240 = 3 blocks.
 #[test]
 fn kepler_prefer_equal_gives_32_kb() {
-    let config = LaunchConfig {
-        cache_preference: CachePreference::PreferEqual,
-        ..LaunchConfig::default()
-    };
+    let config = preferring(CachePreference::PreferEqual);
     let result = occupancy_on(
         3,
         0,
@@ -234,18 +254,9 @@ fn maxwell_96_kb_shared_memory() {
 /// → 3 blocks and 6.1 gives 5·4 = 20 → 3.
 #[test]
 fn pascal_sub_partitions() {
-    assert_eq!(
-        occ(6, 0, KernelResources::new(192, 80)).active_blocks_per_sm,
-        4
-    );
-    assert_eq!(
-        occ(6, 1, KernelResources::new(192, 80)).active_blocks_per_sm,
-        4
-    );
-    assert_eq!(
-        occ(6, 0, KernelResources::new(192, 96)).active_blocks_per_sm,
-        3
-    );
+    assert_eq!(blocks(6, 0, KernelResources::new(192, 80)), 4);
+    assert_eq!(blocks(6, 1, KernelResources::new(192, 80)), 4);
+    assert_eq!(blocks(6, 0, KernelResources::new(192, 96)), 3);
 }
 
 /// Hardware register check (H1): warps rounded up to the sub-partitions. 3.2 holds 32 K
@@ -255,10 +266,7 @@ fn pascal_sub_partitions() {
 /// → 2 blocks of 31 warps, as does the warp limit 64 / 31.)
 #[test]
 fn register_block_limit_counts_sub_partitions() {
-    assert_eq!(
-        occ(3, 2, KernelResources::new(992, 32)).active_blocks_per_sm,
-        2
-    );
+    assert_eq!(blocks(3, 2, KernelResources::new(992, 32)), 2);
     let error = error_on(3, 2, KernelResources::new(992, 33), LaunchConfig::default());
     assert!(matches!(
         error,
@@ -292,14 +300,11 @@ fn best_practices_guide_volta_37_registers() {
 #[test]
 fn volta_carveout_rounds_up() {
     let kernel = KernelResources::new(128, 0).with_static_smem(10240);
-    let config = LaunchConfig {
-        carveout_percent: Some(25),
-        ..LaunchConfig::default()
-    };
+    let config = carveout(25);
     let result = occupancy_on(7, 0, kernel, config);
     assert_eq!(result.smem_per_sm, 32 * 1024);
     assert_eq!(result.active_blocks_per_sm, 3);
-    assert_eq!(occ(7, 0, kernel).active_blocks_per_sm, 9);
+    assert_eq!(blocks(7, 0, kernel), 9);
 }
 
 /// Turing: 32 warps and 16 blocks per SM. 1024 threads → 1 block, 100 %; 32 threads →
@@ -326,10 +331,7 @@ fn volta_needs_opt_in_above_48_kb() {
             ..
         }
     ));
-    let opted = LaunchConfig {
-        max_dynamic_shared_memory: Some(64 * 1024),
-        ..LaunchConfig::default()
-    };
+    let opted = opting_in(64 * 1024);
     // 96 KB / 64 KB = 1 block.
     assert_eq!(occupancy_on(7, 0, kernel, opted).active_blocks_per_sm, 1);
 }
@@ -408,15 +410,9 @@ fn hopper_shared_memory_and_carveouts() {
     assert_eq!(result.allocated_smem_per_block, 41088);
     assert_eq!(result.active_blocks_per_sm, 5);
     assert_eq!(result.occupancy, 20.0 / 64.0);
-    let half = LaunchConfig {
-        carveout_percent: Some(50),
-        ..LaunchConfig::default()
-    };
+    let half = carveout(50);
     assert_eq!(occupancy_on(9, 0, kernel, half).active_blocks_per_sm, 3);
-    let none = LaunchConfig {
-        carveout_percent: Some(0),
-        ..LaunchConfig::default()
-    };
+    let none = carveout(0);
     let result = occupancy_on(9, 0, kernel, none);
     assert_eq!(result.smem_per_sm, 64 * 1024);
     assert_eq!(result.active_blocks_per_sm, 1);
@@ -437,21 +433,12 @@ fn hopper_opt_in_shared_memory() {
             ..
         }
     ));
-    let opted = LaunchConfig {
-        max_dynamic_shared_memory: Some(100_000),
-        ..LaunchConfig::default()
-    };
+    let opted = opting_in(100_000);
     assert_eq!(occupancy_on(9, 0, kernel, opted).active_blocks_per_sm, 2);
-    let whole = LaunchConfig {
-        max_dynamic_shared_memory: Some(232_448),
-        ..LaunchConfig::default()
-    };
+    let whole = opting_in(232_448);
     let result = occupancy_on(9, 0, kernel.with_dynamic_smem(232_448), whole);
     assert_eq!(result.active_blocks_per_sm, 1);
-    let too_much = LaunchConfig {
-        max_dynamic_shared_memory: Some(232_449),
-        ..LaunchConfig::default()
-    };
+    let too_much = opting_in(232_449);
     assert!(matches!(
         error_on(9, 0, kernel, too_much),
         OccupancyError::OptInAboveLimit { max: 232_448, .. }
@@ -504,12 +491,8 @@ fn impossible_input_is_an_error_naming_the_limit() {
             ..
         }
     ));
-    let carveout = LaunchConfig {
-        carveout_percent: Some(101),
-        ..LaunchConfig::default()
-    };
     assert_eq!(
-        error_on(9, 0, KernelResources::new(32, 32), carveout),
+        error_on(9, 0, KernelResources::new(32, 32), carveout(101)),
         OccupancyError::InvalidCarveout { percent: 101 }
     );
     assert!(matches!(
