@@ -188,39 +188,37 @@ fn error_at(n: usize, replacement: &str) -> (usize, McoReadErrorKind) {
     (e.line, e.kind)
 }
 
+/// Lines of MCML12 spoiled one at a time: (line, its replacement, what the error must name).
+/// The error is at the spoiled line.
+const MALFORMED: [(usize, &str, &str); 8] = [
+    // InParm missing.
+    (12, "InParmX", "the section InParm"),
+    // A photon count that is not a number.
+    (14, "many", "number of photons"),
+    // dz negative, nr too large for MCML's short.
+    (15, "-0.05 0.1", "dz"),
+    (16, "2 40000 2", "nr = 40000"),
+    // A layer with g > 1, and one cut short.
+    (21, "1.37 1 100 1.5 0.05", "g of layer 1"),
+    (22, "1.37 0 0", "end of line"),
+    // A value of A_rz that is not a number, on the second line of the section.
+    (62, "  3.2000E+0x", "value 6 of 6 of A_rz"),
+    // A section out of MCML's order.
+    (39, "Tt_r #swapped", "the section Rd_r"),
+];
+
 #[test]
 fn malformed_files_name_the_line_and_what_was_expected() {
-    // InParm missing.
-    let (line, kind) = error_at(12, "InParmX");
-    assert_eq!(line, 12);
-    assert!(kind.to_string().contains("the section InParm"), "{kind}");
-    // A photon count that is not a number, and one that is zero.
-    let (line, kind) = error_at(14, "many");
-    assert_eq!(line, 14);
-    assert!(kind.to_string().contains("number of photons"), "{kind}");
+    for (n, replacement, named) in MALFORMED {
+        let (line, kind) = error_at(n, replacement);
+        assert_eq!(line, n, "line {n} as {replacement:?}: {kind}");
+        assert!(
+            kind.to_string().contains(named),
+            "line {n} as {replacement:?}: {kind}"
+        );
+    }
+    // A photon count of zero.
     assert_eq!(error_at(14, "0").0, 14);
-    // dz negative, nr too large for MCML's short.
-    let (line, kind) = error_at(15, "-0.05 0.1");
-    assert_eq!(line, 15);
-    assert!(kind.to_string().contains("dz"), "{kind}");
-    let (line, kind) = error_at(16, "2 40000 2");
-    assert_eq!(line, 16);
-    assert!(kind.to_string().contains("nr = 40000"), "{kind}");
-    // A layer with g > 1, and one cut short.
-    let (line, kind) = error_at(21, "1.37 1 100 1.5 0.05");
-    assert_eq!(line, 21);
-    assert!(kind.to_string().contains("g of layer 1"), "{kind}");
-    let (line, kind) = error_at(22, "1.37 0 0");
-    assert_eq!(line, 22);
-    assert!(kind.to_string().contains("end of line"), "{kind}");
-    // A value of A_rz that is not a number, on the second line of the section.
-    let (line, kind) = error_at(62, "  3.2000E+0x");
-    assert_eq!(line, 62);
-    assert!(kind.to_string().contains("value 6 of 6 of A_rz"), "{kind}");
-    // A section out of MCML's order.
-    let (line, kind) = error_at(39, "Tt_r #swapped");
-    assert_eq!(line, 39);
-    assert!(kind.to_string().contains("the section Rd_r"), "{kind}");
     // A file cut inside Tt_ra: the error is at the line after the last.
     let cut: String = MCML12.lines().take(71).collect::<Vec<_>>().join("\n");
     let e = parse_mco(&cut, "cut.mco").unwrap_err();
