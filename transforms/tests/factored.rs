@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Launch, draw, launches, mix, run, run_complete};
+use common::{Launch, beside_baseline, draw, launches, mix, run};
 use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
 use reconverge_simt::Region;
@@ -183,8 +183,7 @@ proptest! {
         l in launches(600, 6),
     ) {
         let k = FactoredBranchLoopKernel(Work::random(seed, max_trips, percent_taken));
-        let base = run_complete(&k, &Strategy::Baseline, l);
-        let r = run_complete(&k, &s, l);
+        let (base, r) = beside_baseline(&k, &s, l);
         prop_assert_eq!(&r.outputs, &base.outputs);
         prop_assert_eq!(&r.tally, &base.tally);
     }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Launch, draw, launches, mix, run, run_complete};
+use common::{Launch, beside_baseline, draw, hand_trips, launches, mix, run, run_complete};
 use proptest::prelude::*;
 use reconverge_simt::Region;
 use reconverge_transforms::{
@@ -40,7 +40,7 @@ impl ItemLoop for Work {
     }
     fn start(&self, item: u32) -> S {
         let left = if self.hand {
-            (7 * item) % 23
+            hand_trips(item)
         } else {
             // Skewed: most items short, a few long.
             let r = draw(self.seed, item.into(), 0, 100) as u32;
@@ -75,8 +75,7 @@ proptest! {
         l in launches(900, 6),
     ) {
         let k = ItemLoopKernel(Work { seed, max_trips, hand: false });
-        let base = run_complete(&k, &Strategy::Baseline, l);
-        let dyn_ = run_complete(&k, &Strategy::DynamicWorkAssignment, l);
+        let (base, dyn_) = beside_baseline(&k, &Strategy::DynamicWorkAssignment, l);
         prop_assert_eq!(&dyn_.outputs, &base.outputs);
         prop_assert_eq!(&dyn_.tally, &base.tally);
         // Both run every iteration of every item exactly once.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Launch, draw, launches, mix, run, run_complete};
+use common::{Launch, beside_baseline, draw, hand_trips, launches, mix, run};
 use proptest::prelude::*;
 use reconverge_simt::Region;
 use reconverge_transforms::{
@@ -32,7 +32,7 @@ impl SplitLoop for Work {
     }
     fn trips(&self, item: u32) -> u32 {
         if self.hand {
-            (7 * item) % 23
+            hand_trips(item)
         } else {
             draw(self.seed, item.into(), 3, u64::from(self.max_trips) + 1) as u32
         }
@@ -81,8 +81,7 @@ proptest! {
         l in launches(800, 6),
     ) {
         let k = SplitLoopKernel(Work { seed, max_trips, hand: false });
-        let fused = run_complete(&k, &Strategy::Baseline, l);
-        let split = run_complete(&k, &Strategy::LoopSplitting, l);
+        let (fused, split) = beside_baseline(&k, &Strategy::LoopSplitting, l);
         let expected: Vec<_> = (0..l.items).map(|i| Some(k.0.reference(i))).collect();
         prop_assert_eq!(&fused.outputs, &expected);
         prop_assert_eq!(&split.outputs, &fused.outputs);

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Launch, draw, launches, run, run_complete};
+use common::{Launch, beside_baseline, draw, launches, run, run_complete};
 use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
 use reconverge_simt::Region;
@@ -121,9 +121,8 @@ proptest! {
     ) {
         let w = Work::new(seed, pattern);
         let k = TwoPathKernel(w);
-        let base = run_complete(&k, &Strategy::Baseline, l);
+        let (base, r) = beside_baseline(&k, &s, l);
         prop_assert_eq!(&base.outputs, &expected(&w, l.items));
-        let r = run_complete(&k, &s, l);
         prop_assert_eq!(&r.outputs, &base.outputs);
     }
 }

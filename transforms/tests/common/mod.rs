@@ -73,6 +73,19 @@ where
     r
 }
 
+/// [`run_complete`] under the baseline, then under `strategy`: (baseline, strategy).
+pub fn beside_baseline<K: Kernel>(
+    kernel: &K,
+    strategy: &Strategy,
+    launch: Launch,
+) -> (Run<K::Output>, Run<K::Output>)
+where
+    K::Output: PartialEq + std::fmt::Debug,
+{
+    let base = run_complete(kernel, &Strategy::Baseline, launch);
+    (base, run_complete(kernel, strategy, launch))
+}
+
 /// Runs `kernel` under `strategy`: every pass in order, every block with fresh shared
 /// counters, the warps of a block stepped round-robin until all are done. A warp that takes
 /// more steps than any strategy needs, or a write past the last item, fails the test.
@@ -143,6 +156,12 @@ where
         pass_counters: r.pass_counters,
         max_steps: r.max_steps,
     })
+}
+
+/// Item `item`'s trip count in the loop tests' hand-checked launches: `7 item mod 23`, so
+/// each 32 consecutive items hold a 22-trip item.
+pub fn hand_trips(item: u32) -> u32 {
+    (7 * item) % 23
 }
 
 /// A 64-bit mixing hash (splitmix64's finaliser): random inputs derived from an index.
