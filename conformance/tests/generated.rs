@@ -73,83 +73,85 @@ impl BranchLoop for Stamped {
     }
 }
 
-fn stamped(started: &'static AtomicU32) -> BranchLoopKernel<Stamped> {
-    BranchLoopKernel(Stamped {
+/// The [`Stamped`] loop as a kernel.
+type StampedKernel = BranchLoopKernel<Stamped>;
+
+/// Calls `check` with a [`Stamped`] Collatz loop and the CPU backend alone. Each call's loop
+/// counts on a counter of its own (leaked: it must outlive the test), so tests running at
+/// once do not stamp each other's items.
+fn on_cpu_stamped(check: impl FnOnce(&StampedKernel, &[&dyn Backend<StampedKernel>])) {
+    let kernel = BranchLoopKernel(Stamped {
         collatz: Collatz { max_steps: 400 },
-        started,
-    })
+        started: Box::leak(Box::new(AtomicU32::new(0))),
+    });
+    let cpu = CpuBackend::new();
+    check(&kernel, &[&cpu]);
 }
 
 #[test]
 fn a_wrong_kernel_is_reported_at_its_first_item() {
-    static STARTED: AtomicU32 = AtomicU32::new(0);
-    let kernel = stamped(&STARTED);
     let launch = Launch::new(64, 2).expect("valid");
-    let cpu = CpuBackend::new();
-    let backends: [&dyn Backend<_>; 1] = [&cpu];
-    // Strategy 1 (dynamic work assignment) runs after the baseline: every stamp is larger.
-    assert_eq!(
-        BranchLoopKernel::<Stamped>::STRATEGIES[1],
-        Strategy::DynamicWorkAssignment
-    );
-    let report = check_listed_strategy(&kernel, 1, 500, launch, &backends).expect("listed");
-    let difference = report.first_difference.as_ref().expect("a difference");
-    assert!(!report.passed(), "{report}");
-    assert_eq!(difference.at.strategy, Strategy::DynamicWorkAssignment);
-    assert_eq!(difference.at.launch, launch);
-    match &difference.what {
-        Mismatch::Output {
-            item,
-            expected,
-            got,
-        } => {
-            // Every item differs, so the first compared is named; its stamp came later.
-            assert_eq!(*item, 0, "{report}");
-            let stamp = |s: &str| s.parse::<u32>().expect("a number");
-            assert!(stamp(got) > stamp(expected), "{report}");
+    on_cpu_stamped(|kernel, backends| {
+        // Strategy 1 (dynamic work assignment) runs after the baseline: every stamp is larger.
+        assert_eq!(
+            StampedKernel::STRATEGIES[1],
+            Strategy::DynamicWorkAssignment
+        );
+        let report = check_listed_strategy(kernel, 1, 500, launch, backends).expect("listed");
+        let difference = report.first_difference.as_ref().expect("a difference");
+        assert!(!report.passed(), "{report}");
+        assert_eq!(difference.at.strategy, Strategy::DynamicWorkAssignment);
+        assert_eq!(difference.at.launch, launch);
+        match &difference.what {
+            Mismatch::Output {
+                item,
+                expected,
+                got,
+            } => {
+                // Every item differs, so the first compared is named; its stamp came later.
+                assert_eq!(*item, 0, "{report}");
+                let stamp = |s: &str| s.parse::<u32>().expect("a number");
+                assert!(stamp(got) > stamp(expected), "{report}");
+            }
+            other => panic!("expected an output mismatch, got {other:?}"),
         }
-        other => panic!("expected an output mismatch, got {other:?}"),
-    }
+    });
 }
 
 #[test]
 fn the_baseline_against_itself_and_strategies_past_the_list() {
-    static STARTED: AtomicU32 = AtomicU32::new(0);
-    let kernel = stamped(&STARTED);
     let launch = Launch::new(32, 1).expect("valid");
-    let cpu = CpuBackend::new();
-    let backends: [&dyn Backend<_>; 1] = [&cpu];
-    // Strategy 0 is the baseline, compared with the very run it is: even this kernel passes.
-    let report = check_listed_strategy(&kernel, 0, 100, launch, &backends).expect("listed");
-    assert!(report.passed(), "{report}");
-    assert_eq!(report.runs, 1);
-    // Past the end of the list there is nothing to check.
-    let listed = BranchLoopKernel::<Stamped>::STRATEGIES.len();
-    assert!(listed <= MAX_TESTED_STRATEGIES);
-    assert!(check_listed_strategy(&kernel, listed, 100, launch, &backends).is_none());
-    assert_listed_strategy(&kernel, MAX_TESTED_STRATEGIES - 1, 100, launch, &backends);
+    on_cpu_stamped(|kernel, backends| {
+        // Strategy 0 is the baseline, compared with the very run it is: even this kernel passes.
+        let report = check_listed_strategy(kernel, 0, 100, launch, backends).expect("listed");
+        assert!(report.passed(), "{report}");
+        assert_eq!(report.runs, 1);
+        // Past the end of the list there is nothing to check.
+        let listed = StampedKernel::STRATEGIES.len();
+        assert!(listed <= MAX_TESTED_STRATEGIES);
+        assert!(check_listed_strategy(kernel, listed, 100, launch, backends).is_none());
+        assert_listed_strategy(kernel, MAX_TESTED_STRATEGIES - 1, 100, launch, backends);
+    });
 }
 
 #[test]
 fn a_generated_test_fails_naming_the_strategy_and_launch() {
-    static STARTED: AtomicU32 = AtomicU32::new(0);
-    let kernel = stamped(&STARTED);
     let launch = Launch::new(32, 3).expect("valid");
-    let cpu = CpuBackend::new();
-    let backends: [&dyn Backend<_>; 1] = [&cpu];
-    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        assert_listed_strategy(&kernel, 2, 200, launch, &backends);
-    }))
-    .expect_err("the wrong kernel passed");
-    let message = panic
-        .downcast_ref::<String>()
-        .expect("a formatted message")
-        .clone();
-    let strategy = BranchLoopKernel::<Stamped>::STRATEGIES[2].to_string();
-    assert!(message.starts_with("strategy 2 ("), "{message}");
-    assert!(message.contains(&strategy), "{message}");
-    assert!(message.contains("3 blocks x 32 threads"), "{message}");
-    assert!(message.contains("item 0"), "{message}");
+    on_cpu_stamped(|kernel, backends| {
+        let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            assert_listed_strategy(kernel, 2, 200, launch, backends);
+        }))
+        .expect_err("the wrong kernel passed");
+        let message = panic
+            .downcast_ref::<String>()
+            .expect("a formatted message")
+            .clone();
+        let strategy = StampedKernel::STRATEGIES[2].to_string();
+        assert!(message.starts_with("strategy 2 ("), "{message}");
+        assert!(message.contains(&strategy), "{message}");
+        assert!(message.contains("3 blocks x 32 threads"), "{message}");
+        assert!(message.contains("item 0"), "{message}");
+    });
 }
 
 // A backend that may not be here (a GPU on a machine without one): `None` is left out and the
