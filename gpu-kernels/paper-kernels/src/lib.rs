@@ -142,7 +142,8 @@ fn load(
 #[cfg(feature = "cuda")]
 pub const MCML_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/mcml.ptx"));
 
-/// MCML's entry points ([`is_mcml`] in [`PAPER_ENTRY_NAMES`]): the kernels of [`MCML_PTX`].
+/// MCML's entry points ([`is_mcml`] in [`PAPER_ENTRY_NAMES`]): the kernels of `MCML_PTX`
+/// (feature `cuda`).
 pub fn mcml_kernels() -> Vec<&'static str> {
     PAPER_ENTRY_NAMES
         .iter()
