@@ -486,13 +486,16 @@ impl<K: Copy, O: Copy> Buffers<K, O> {
         if len == 0 {
             return Ok(Vec::new());
         }
-        if gpu.add_up_tally_copies(&mut self.tally, self.tally_len, self.tally_copies)?
-            && let Some(first) = self.tally.try_slice(0..len)
+        // Once the GPU has added the copies into copy 0, only copy 0 may be read: adding the
+        // downloaded copies again would count copies 1.. twice.
+        if self.tally.len() >= len
+            && gpu.add_up_tally_copies(&mut self.tally, self.tally_len, self.tally_copies)?
         {
-            let mut tally = gpu
-                .stream()
-                .clone_dtoh(&first)
-                .map_err(driver("cuMemcpyDtoH"))?;
+            let mut tally = match self.tally.try_slice(0..len) {
+                Some(first) => gpu.stream().clone_dtoh(&first),
+                None => gpu.stream().clone_dtoh(&self.tally),
+            }
+            .map_err(driver("cuMemcpyDtoH"))?;
             tally.truncate(len);
             return Ok(tally);
         }
