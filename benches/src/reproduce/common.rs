@@ -3,7 +3,8 @@
 use reconverge_backend::{Launch, Strategy};
 use serde_json::Value;
 
-use super::page::{fmt_num, num};
+use super::Meas;
+use super::page::{columns_per, fmt_num, num};
 
 /// Threads per block everywhere (the papers' 256; MCML 128).
 pub const BLOCK: u32 = 256;
@@ -27,6 +28,46 @@ pub fn f(v: Option<f64>) -> String {
 /// A fraction as a JSON percentage.
 pub fn pct(v: Option<f64>) -> Value {
     num(v.map(|x| 100.0 * x))
+}
+
+/// The driver's columns for the kernels named `kernels`: each one's registers, then each
+/// one's occupancy. [`super::page::Table::markdown`] knows them by these "regs" and "occ"
+/// prefixes (their missing values read "n/a (CPU)"), so headings come only from here.
+pub fn driver_columns(kernels: &[&str]) -> impl Iterator<Item = String> {
+    let regs = kernels.iter().map(|k| format!("regs {k}"));
+    regs.chain(kernels.iter().map(|k| format!("occ {k} %")))
+}
+
+/// The cells under [`driver_columns`]: registers, then occupancy, of each (measurement,
+/// pass) in order.
+pub fn driver_cells(kernels: &[(&Meas, usize)]) -> impl Iterator<Item = Value> {
+    let regs = kernels.iter().map(|(m, pass)| num(m.regs(*pass)));
+    regs.chain(kernels.iter().map(|(m, pass)| pct(m.occ(*pass))))
+}
+
+/// The headings of [`side_by_side_cells`] for a page of two strategies named `base` and
+/// `other`.
+pub fn side_by_side_columns(base: &str, other: &str) -> Vec<String> {
+    let names = [base, other];
+    let mut columns: Vec<String> = columns_per(&names, "ms").collect();
+    columns.extend(names.map(|n| format!("SIMD eff {n}")));
+    columns.extend(driver_columns(&names));
+    columns.push("outputs equal".into());
+    columns
+}
+
+/// Two strategies' one-pass kernels side by side: their times, the model's SIMD efficiency,
+/// the driver's registers and occupancy, then whether `other`'s outputs equal `base`'s.
+pub fn side_by_side_cells(base: &Meas, other: &Meas) -> Vec<Value> {
+    let mut cells = vec![
+        num(base.ms()),
+        num(other.ms()),
+        num(base.simd()),
+        num(other.simd()),
+    ];
+    cells.extend(driver_cells(&[(base, 0), (other, 0)]));
+    cells.push(Value::Bool(other.outputs_match));
+    cells
 }
 
 /// The baseline, then `strategies`: a page's list, measured against its first.

@@ -7,7 +7,7 @@ use reconverge_transforms::{ItemLoopKernel, TwoPathKernel};
 use reconverge_workloads::synthetic::{DynamicWork, Gems34Branch};
 use serde_json::Value;
 
-use super::common::{BLOCK, SINCE_VOLTA, baseline_then, f, pct, x2};
+use super::common::{BLOCK, SINCE_VOLTA, baseline_then, driver_cells, driver_columns, f, x2};
 use super::page::{Page, Plot, Table, columns_per, num, text};
 use super::registry::{Experiment, Paper};
 use super::seed004::dwa_runs;
@@ -104,15 +104,15 @@ fn gems34(ctx: &Ctx) -> Vec<Page> {
     cols.extend(columns_per(&names, "ms"));
     cols.push("z-cull culled passes ms (mask reused)".into());
     cols.extend(columns_per(&names, "SIMD eff"));
-    cols.extend(["regs branching", "occ branching %", "outputs equal"].map(String::from));
+    cols.extend(driver_columns(&["branching"]));
+    cols.push("outputs equal".into());
     let mut table = Table::with_columns(cols);
     for (c, p, m) in &res {
         let mut row = vec![text(if *c { "coherent" } else { "random" }), num(*p)];
         row.extend(m.iter().map(|m| num(m.ms())));
         row.push(num(m[ZCULL].passes_ms(1)));
         row.extend(m.iter().map(|m| num(m.simd())));
-        row.push(num(m[0].regs(0)));
-        row.push(pct(m[0].occ(0)));
+        row.extend(driver_cells(&[(&m[0], 0)]));
         row.push(Value::Bool(m.iter().all(|m| m.outputs_match || !m.ok())));
         table.push(row);
     }

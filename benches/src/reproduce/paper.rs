@@ -20,6 +20,17 @@ pub struct Source {
     pub location: &'static str,
 }
 
+impl Source {
+    /// Numbers of `paper`'s `item`, at `location`.
+    pub const fn new(paper: Paper, item: &'static str, location: &'static str) -> Self {
+        Self {
+            paper,
+            item,
+            location,
+        }
+    }
+}
+
 impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}, {}, {}", self.paper, self.item, self.location)
@@ -43,6 +54,26 @@ pub struct PaperTable<'a, R> {
     pub rows: &'a [R],
     /// Print each row as a column (a table the paper prints sideways).
     pub transposed: bool,
+}
+
+impl<'a, R> PaperTable<'a, R> {
+    /// The table with these headings and rows, printed as the paper prints it.
+    pub const fn new(source: Source, columns: &'a [&'a str], rows: &'a [R]) -> Self {
+        Self {
+            source,
+            columns,
+            rows,
+            transposed: false,
+        }
+    }
+
+    /// The same table printed with each row as a column (the paper prints it sideways).
+    pub const fn sideways(self) -> Self {
+        Self {
+            transposed: true,
+            ..self
+        }
+    }
 }
 
 impl<R: Row> PaperTable<'_, R> {
@@ -82,6 +113,13 @@ pub struct Quantity {
     pub what: &'static str,
     /// The paper's value ("~1.18", "67 % / 100 % / 67 %").
     pub value: &'static str,
+}
+
+impl Quantity {
+    /// `what` the paper states, with its value.
+    pub const fn new(what: &'static str, value: &'static str) -> Self {
+        Self { what, value }
+    }
 }
 
 impl Row for Quantity {

@@ -9,7 +9,7 @@ use reconverge_workloads::synthetic::{
 };
 use serde_json::Value;
 
-use super::common::{BLOCK, SINCE_VOLTA, f, highest, lowest, pct};
+use super::common::{BLOCK, SINCE_VOLTA, driver_cells, driver_columns, f, highest, lowest};
 use super::page::{Page, Plot, Table, fmt_num, num};
 use super::paper::{PaperTable, Quantity, Source, reported};
 use super::registry::{Experiment, Paper};
@@ -50,71 +50,48 @@ pub const FIG05: Experiment = Experiment {
     },
 };
 
+/// The branched kernel's and the split kernels' registers, as figs. 8 and 10 both state them.
+const G80_REGISTERS: Quantity = Quantity::new(
+    "registers: branched / if-kernel / else-kernel",
+    "13 / 6 / 13",
+);
+/// The occupancy those registers give on G80, as figs. 8 and 10 both state it.
+const G80_OCCUPANCY: Quantity = Quantity::new(
+    "occupancy: branched / if-kernel / else-kernel",
+    "67 % / 100 % / 67 %",
+);
+
 /// Fig. 8's numbers, as the text states them.
-const FIG08_PAPER: PaperTable<'static, Quantity> = PaperTable {
-    source: Source {
-        paper: Paper::CarrilloSiegelLi,
-        item: "fig. 8",
-        location: "§5.2",
-    },
-    columns: &["quantity", "paper (G80)"],
-    rows: &[
-        Quantity {
-            what: "registers: branched / if-kernel / else-kernel",
-            value: "13 / 6 / 13",
-        },
-        Quantity {
-            what: "occupancy: branched / if-kernel / else-kernel",
-            value: "67 % / 100 % / 67 %",
-        },
-        Quantity {
-            what: "share of the sweep where split is slower",
-            value: "~5 %",
-        },
-        Quantity {
-            what: "eq. 1 worst-case speedup (ρ 0.67 and 1, σ = 0)",
-            value: "2 / (0.67 + 1) = 1.197",
-        },
+const FIG08_PAPER: PaperTable<'static, Quantity> = PaperTable::new(
+    Source::new(Paper::CarrilloSiegelLi, "fig. 8", "§5.2"),
+    &["quantity", "paper (G80)"],
+    &[
+        G80_REGISTERS,
+        G80_OCCUPANCY,
+        Quantity::new("share of the sweep where split is slower", "~5 %"),
+        Quantity::new(
+            "eq. 1 worst-case speedup (ρ 0.67 and 1, σ = 0)",
+            "2 / (0.67 + 1) = 1.197",
+        ),
     ],
-    transposed: false,
-};
+);
 
 /// Fig. 10's numbers, as the text states them.
-const FIG10_PAPER: PaperTable<'static, Quantity> = PaperTable {
-    source: Source {
-        paper: Paper::CarrilloSiegelLi,
-        item: "fig. 10",
-        location: "§5.3",
-    },
-    columns: &["quantity", "paper (G80)"],
-    rows: &[
-        Quantity {
-            what: "worst case of the branched kernel",
-            value: "8–16 % else",
-        },
-        Quantity {
-            what: "split faster than branched, 98 % of the sweep",
-            value: "1.06–1.135x",
-        },
-        Quantity {
-            what: "split faster in the worst-case area",
-            value: "1.14x",
-        },
-        Quantity {
-            what: "eq. 1/2 theoretical speedup",
-            value: "1.197",
-        },
-        Quantity {
-            what: "registers: branched / if-kernel / else-kernel",
-            value: "13 / 6 / 13",
-        },
-        Quantity {
-            what: "occupancy: branched / if-kernel / else-kernel",
-            value: "67 % / 100 % / 67 %",
-        },
+const FIG10_PAPER: PaperTable<'static, Quantity> = PaperTable::new(
+    Source::new(Paper::CarrilloSiegelLi, "fig. 10", "§5.3"),
+    &["quantity", "paper (G80)"],
+    &[
+        Quantity::new("worst case of the branched kernel", "8–16 % else"),
+        Quantity::new(
+            "split faster than branched, 98 % of the sweep",
+            "1.06–1.135x",
+        ),
+        Quantity::new("split faster in the worst-case area", "1.14x"),
+        Quantity::new("eq. 1/2 theoretical speedup", "1.197"),
+        G80_REGISTERS,
+        G80_OCCUPANCY,
     ],
-    transposed: false,
-};
+);
 
 /// The branched kernel and the two split kernels.
 const SPLIT_STRATEGIES: [Strategy; 2] = [Strategy::Baseline, Strategy::BranchSplitting];
@@ -223,14 +200,11 @@ fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
         "eq. 1 speedup",
         "SIMD eff branched",
         "SIMD eff split",
-        "regs branched",
-        "regs if-kernel",
-        "regs else-kernel",
-        "occ branched %",
-        "occ if-kernel %",
-        "occ else-kernel %",
-        "outputs equal",
     ]);
+    table
+        .columns
+        .extend(driver_columns(&["branched", "if-kernel", "else-kernel"]));
+    table.columns.push("outputs equal".into());
     let mut plot = Plot::new("else-branch executions (%)", "time (ms)");
     let (mut tb, mut ts, mut sp) = (Vec::new(), Vec::new(), Vec::new());
     let mut rows: Vec<(u32, Vec<Meas>, Option<f64>)> = Vec::new();
@@ -254,7 +228,7 @@ fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
             f64::from(pct_else),
             m[1].speedup_over(&m[0]).unwrap_or(f64::NAN),
         ));
-        table.push(vec![
+        let mut row = vec![
             num(f64::from(pct_else)),
             num(m[0].ms()),
             num(m[1].ms()),
@@ -262,14 +236,10 @@ fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
             num(eq1),
             num(m[0].simd()),
             num(m[1].simd()),
-            num(m[0].regs(0)),
-            num(m[1].regs(0)),
-            num(m[1].regs(1)),
-            pct(m[0].occ(0)),
-            pct(m[1].occ(0)),
-            pct(m[1].occ(1)),
-            Value::Bool(m[1].outputs_match),
-        ]);
+        ];
+        row.extend(driver_cells(&[(&m[0], 0), (&m[1], 0), (&m[1], 1)]));
+        row.push(Value::Bool(m[1].outputs_match));
+        table.push(row);
         rows.push((pct_else, m, eq1));
     }
     plot.line("branched (single kernel)", tb);
@@ -362,19 +332,16 @@ fn seed001_loop_splitting(ctx: &Ctx) -> Page {
         pi = loop_split::PART_INSTRUCTIONS,
     );
     page.paper = "Fig. 5 is pseudo-code only (a loop with independent memory operations on ptr1/ptr2 and ptr3/ptr4, split into two loops so that fewer pointer registers stay live). The paper reports no register count, occupancy or timing for it; its claim is qualitative: splitting \"frees at least 2 registers\", which \"can in many cases give an increase in occupancy of up to 33 %\", and helps only a kernel whose occupancy is limited by registers.".into();
-    let mut table = Table::new(&[
-        "trips",
-        "fused ms",
-        "split ms",
-        "split speedup",
-        "regs fused",
-        "regs split",
-        "occ fused %",
-        "occ split %",
-        "part A+B slots fused (model)",
-        "part A+B slots split (model)",
-        "outputs equal",
-    ]);
+    let mut table = Table::new(&["trips", "fused ms", "split ms", "split speedup"]);
+    table.columns.extend(driver_columns(&["fused", "split"]));
+    table.columns.extend(
+        [
+            "part A+B slots fused (model)",
+            "part A+B slots split (model)",
+            "outputs equal",
+        ]
+        .map(String::from),
+    );
     let mut plot = Plot::new("trips per item", "time (ms)");
     let (mut tf, mut ts) = (Vec::new(), Vec::new());
     let mut rows: Vec<(u32, Vec<Meas>)> = Vec::new();
@@ -390,19 +357,19 @@ fn seed001_loop_splitting(ctx: &Ctx) -> Page {
         let m = ctx.measure(&runs, &LOOP_SPLIT_STRATEGIES);
         tf.push((f64::from(trips), m[0].ms().unwrap_or(f64::NAN)));
         ts.push((f64::from(trips), m[1].ms().unwrap_or(f64::NAN)));
-        table.push(vec![
+        let mut row = vec![
             num(f64::from(trips)),
             num(m[0].ms()),
             num(m[1].ms()),
             num(m[1].speedup_over(&m[0])),
-            num(m[0].regs(0)),
-            num(m[1].regs(0)),
-            pct(m[0].occ(0)),
-            pct(m[1].occ(0)),
+        ];
+        row.extend(driver_cells(&[(&m[0], 0), (&m[1], 0)]));
+        row.extend([
             num(part_slots(&m[0])),
             num(part_slots(&m[1])),
             Value::Bool(m[1].outputs_match),
         ]);
+        table.push(row);
         rows.push((trips, m));
     }
     plot.line("fused loop (fig. 5a)", tf);

@@ -8,7 +8,10 @@ use reconverge_workloads::synthetic::kato::{BPU_A, BPU_B};
 use reconverge_workloads::synthetic::{DynamicWork, PathUnification};
 use serde_json::Value;
 
-use super::common::{BLOCK, SINCE_VOLTA, baseline_then, f, launch, pct, x2};
+use super::common::{
+    BLOCK, SINCE_VOLTA, baseline_then, driver_cells, driver_columns, f, launch, side_by_side_cells,
+    side_by_side_columns, x2,
+};
 use super::page::{Page, Plot, Table, fmt_num, num, text};
 use super::paper::{PaperTable, Row, Source};
 use super::registry::{Experiment, Paper};
@@ -75,68 +78,32 @@ impl Row for AssignmentRow {
     }
 }
 
+/// A row of table 1.
+const fn assignment(loop_num: u32, before_s: f64, after_s: f64) -> AssignmentRow {
+    AssignmentRow {
+        loop_num,
+        before_s,
+        after_s,
+    }
+}
+
 /// Table 1 (fig. 12 plots its ratio).
-const TABLE1_PAPER: PaperTable<'static, AssignmentRow> = PaperTable {
-    source: Source {
-        paper: Paper::KatoSudaTamada,
-        item: "table 1",
-        location: "experiment of fig. A-1",
-    },
-    columns: &["LOOP_NUM", "before (s)", "after (s)", "after / before"],
-    rows: &[
-        AssignmentRow {
-            loop_num: 1,
-            before_s: 0.003578,
-            after_s: 0.006199,
-        },
-        AssignmentRow {
-            loop_num: 2,
-            before_s: 0.004829,
-            after_s: 0.006539,
-        },
-        AssignmentRow {
-            loop_num: 4,
-            before_s: 0.005982,
-            after_s: 0.007417,
-        },
-        AssignmentRow {
-            loop_num: 8,
-            before_s: 0.010972,
-            after_s: 0.011640,
-        },
-        AssignmentRow {
-            loop_num: 16,
-            before_s: 0.021037,
-            after_s: 0.020873,
-        },
-        AssignmentRow {
-            loop_num: 32,
-            before_s: 0.044515,
-            after_s: 0.044844,
-        },
-        AssignmentRow {
-            loop_num: 64,
-            before_s: 0.085638,
-            after_s: 0.081224,
-        },
-        AssignmentRow {
-            loop_num: 128,
-            before_s: 0.172095,
-            after_s: 0.153413,
-        },
-        AssignmentRow {
-            loop_num: 256,
-            before_s: 0.327804,
-            after_s: 0.301698,
-        },
-        AssignmentRow {
-            loop_num: 512,
-            before_s: 0.655889,
-            after_s: 0.593056,
-        },
+const TABLE1_PAPER: PaperTable<'static, AssignmentRow> = PaperTable::new(
+    Source::new(Paper::KatoSudaTamada, "table 1", "experiment of fig. A-1"),
+    &["LOOP_NUM", "before (s)", "after (s)", "after / before"],
+    &[
+        assignment(1, 0.003578, 0.006199),
+        assignment(2, 0.004829, 0.006539),
+        assignment(4, 0.005982, 0.007417),
+        assignment(8, 0.010972, 0.011640),
+        assignment(16, 0.021037, 0.020873),
+        assignment(32, 0.044515, 0.044844),
+        assignment(64, 0.085638, 0.081224),
+        assignment(128, 0.172095, 0.153413),
+        assignment(256, 0.327804, 0.301698),
+        assignment(512, 0.655889, 0.593056),
     ],
-    transposed: false,
-};
+);
 
 /// A cell pair of tables 2 and 3: LOOP and DATA_PER_THREAD with the time before (table 2)
 /// and after (table 3) branch path unification.
@@ -178,20 +145,20 @@ const fn unification(
 }
 
 /// Tables 2 and 3, side by side (fig. 14 plots their ratio).
-const TABLES2_3_PAPER: PaperTable<'static, UnificationRow> = PaperTable {
-    source: Source {
-        paper: Paper::KatoSudaTamada,
-        item: "tables 2 and 3, fig. 14",
-        location: "experiment of fig. A-2",
-    },
-    columns: &[
+const TABLES2_3_PAPER: PaperTable<'static, UnificationRow> = PaperTable::new(
+    Source::new(
+        Paper::KatoSudaTamada,
+        "tables 2 and 3, fig. 14",
+        "experiment of fig. A-2",
+    ),
+    &[
         "LOOP",
         "DATA_PER_THREAD",
         "before (s), table 2",
         "after (s), table 3",
         "before / after (fig. 14)",
     ],
-    rows: &[
+    &[
         unification(1, 1, 0.000041, 0.000038),
         unification(1, 4, 0.000052, 0.000040),
         unification(1, 16, 0.000174, 0.000043),
@@ -213,8 +180,7 @@ const TABLES2_3_PAPER: PaperTable<'static, UnificationRow> = PaperTable {
         unification(10000, 16, 0.013259, 0.012963),
         unification(10000, 64, 0.043370, 0.051003),
     ],
-    transposed: false,
-};
+);
 
 /// The paper's before / after at (LOOP, DATA_PER_THREAD).
 fn unification_speedup(loop_count: u32, data_per_thread: u32) -> Option<f64> {
@@ -242,34 +208,26 @@ impl Row for ExecutionRateRow {
     }
 }
 
+/// A column of table 4.
+const fn execution_rate(data_per_thread: u32, rate_percent: f64) -> ExecutionRateRow {
+    ExecutionRateRow {
+        data_per_thread,
+        rate_percent,
+    }
+}
+
 /// Table 4 (the paper prints it sideways).
-const TABLE4_PAPER: PaperTable<'static, ExecutionRateRow> = PaperTable {
-    source: Source {
-        paper: Paper::KatoSudaTamada,
-        item: "table 4",
-        location: "experiment of fig. A-2",
-    },
-    columns: &["DATA_PER_THREAD", "execution rate of the branch path"],
-    rows: &[
-        ExecutionRateRow {
-            data_per_thread: 1,
-            rate_percent: 50.0,
-        },
-        ExecutionRateRow {
-            data_per_thread: 4,
-            rate_percent: 51.8,
-        },
-        ExecutionRateRow {
-            data_per_thread: 16,
-            rate_percent: 66.6,
-        },
-        ExecutionRateRow {
-            data_per_thread: 64,
-            rate_percent: 79.5,
-        },
+const TABLE4_PAPER: PaperTable<'static, ExecutionRateRow> = PaperTable::new(
+    Source::new(Paper::KatoSudaTamada, "table 4", "experiment of fig. A-2"),
+    &["DATA_PER_THREAD", "execution rate of the branch path"],
+    &[
+        execution_rate(1, 50.0),
+        execution_rate(4, 51.8),
+        execution_rate(16, 66.6),
+        execution_rate(64, 79.5),
     ],
-    transposed: true,
-};
+)
+.sideways();
 
 /// Seed 004 A-1's timed size: elements and blocks of `BLOCK` threads with
 /// `DWA_ITEMS_PER_THREAD` elements per thread.
@@ -371,20 +329,10 @@ fn dwa(ctx: &Ctx) -> Page {
         "{}\nFig. 12 plots after / before; the enhanced kernel is slower up to LOOP_NUM = 8 and ~10 % faster from 64 on (0.904 at 512).\n",
         TABLE1_PAPER.markdown()
     );
-    let mut table = Table::new(&[
-        "LOOP_NUM",
-        "paper after/before",
-        "our after/before",
-        "baseline ms",
-        "dynamic ms",
-        "SIMD eff baseline",
-        "SIMD eff dynamic",
-        "regs baseline",
-        "regs dynamic",
-        "occ baseline %",
-        "occ dynamic %",
-        "outputs equal",
-    ]);
+    let mut table = Table::new(&["LOOP_NUM", "paper after/before", "our after/before"]);
+    table
+        .columns
+        .extend(side_by_side_columns("baseline", "dynamic"));
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     let mut res = Vec::new();
     for (row, runs) in dwa_sweep(&ctx.scale) {
@@ -393,20 +341,9 @@ fn dwa(ctx: &Ctx) -> Page {
         let r = x2(m[1].ms(), m[0].ms());
         ours.push((f64::from(n).log2(), r.unwrap_or(f64::NAN)));
         theirs.push((f64::from(n).log2(), a / b));
-        table.push(vec![
-            num(f64::from(n)),
-            num(a / b),
-            num(r),
-            num(m[0].ms()),
-            num(m[1].ms()),
-            num(m[0].simd()),
-            num(m[1].simd()),
-            num(m[0].regs(0)),
-            num(m[1].regs(0)),
-            pct(m[0].occ(0)),
-            pct(m[1].occ(0)),
-            Value::Bool(m[1].outputs_match),
-        ]);
+        let mut row = vec![num(f64::from(n)), num(a / b), num(r)];
+        row.extend(side_by_side_cells(&m[0], &m[1]));
+        table.push(row);
         res.push((n, r, m));
     }
     let mut plot = Plot::new("log2 LOOP_NUM", "time after / before");
@@ -463,10 +400,9 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
         "after ms",
         "SIMD eff before",
         "SIMD eff after",
-        "regs after",
-        "occ after %",
-        "outputs equal",
     ]);
+    table.columns.extend(driver_columns(&["after"]));
+    table.columns.push("outputs equal".into());
     let mut plot = Plot::new("log10 LOOP", "speedup (before / after)");
     let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 4];
     let mut results = Vec::new();
@@ -476,7 +412,7 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
             let mm = &m[j + 1];
             let s = mm.speedup_over(&m[0]);
             series[j].push((f64::from(l).log10(), s.unwrap_or(f64::NAN)));
-            table.push(vec![
+            let mut row = vec![
                 num(f64::from(l)),
                 num(f64::from(d)),
                 num(unification_speedup(l, d)),
@@ -485,10 +421,10 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
                 num(mm.ms()),
                 num(m[0].simd()),
                 num(mm.simd()),
-                num(mm.regs(0)),
-                pct(mm.occ(0)),
-                Value::Bool(mm.outputs_match),
-            ]);
+            ];
+            row.extend(driver_cells(&[(mm, 0)]));
+            row.push(Value::Bool(mm.outputs_match));
+            table.push(row);
         }
         results.push((l, m));
     }

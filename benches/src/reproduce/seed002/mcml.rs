@@ -38,17 +38,13 @@ impl Row for InputRow {
 }
 
 /// Branch distribution on MCML's three inputs.
-const BRANCH_DISTRIBUTION_PAPER: PaperTable<'static, InputRow> = PaperTable {
-    source: Source {
-        paper: Paper::HanAbdelrahman,
-        item: "text (MCML)",
-        location: "§4.2.2",
-    },
-    columns: &[
+const BRANCH_DISTRIBUTION_PAPER: PaperTable<'static, InputRow> = PaperTable::new(
+    Source::new(Paper::HanAbdelrahman, "text (MCML)", "§4.2.2"),
+    &[
         "input: boundary path taken",
         "branch distribution speedup (GTX 480)",
     ],
-    rows: &[
+    &[
         InputRow {
             boundary_percent: 4,
             speedup: 1.056,
@@ -62,8 +58,7 @@ const BRANCH_DISTRIBUTION_PAPER: PaperTable<'static, InputRow> = PaperTable {
             speedup: 1.161,
         },
     ],
-    transposed: false,
-};
+);
 
 fn scaled_skin(factor: f64) -> RunInput {
     let mut input = builtin::skin();

@@ -9,7 +9,10 @@ use reconverge_transforms::{BranchLoopKernel, FactoredBranchLoopKernel};
 use reconverge_workloads::synthetic::{SynBrDis, SynItDelay};
 use serde_json::Value;
 
-use crate::reproduce::common::{BLOCK, SINCE_VOLTA, baseline_then, f, pct};
+use crate::reproduce::common::{
+    BLOCK, SINCE_VOLTA, baseline_then, driver_cells, driver_columns, f, pct, side_by_side_cells,
+    side_by_side_columns,
+};
 use crate::reproduce::page::{Page, Plot, Table, columns_per, fmt_num, num, text};
 use crate::reproduce::paper::{PaperTable, Quantity, Row, Source, reported};
 use crate::reproduce::registry::{Experiment, Paper};
@@ -80,75 +83,36 @@ pub const MCML: Experiment = Experiment {
 };
 
 /// Fig. 10's numbers, as the text states them.
-const FIG10_PAPER: PaperTable<'static, Quantity> = PaperTable {
-    source: Source {
-        paper: Paper::HanAbdelrahman,
-        item: "fig. 10",
-        location: "§4.2.1",
-    },
-    columns: &["quantity", "paper (GTX 480)"],
-    rows: &[
-        Quantity {
-            what: "best majority vote speedup",
-            value: "~1.18",
-        },
-        Quantity {
-            what: "best round robin speedup",
-            value: "~1.30",
-        },
-        Quantity {
-            what: "speedup at r = 1",
-            value: "< 1",
-        },
+const FIG10_PAPER: PaperTable<'static, Quantity> = PaperTable::new(
+    Source::new(Paper::HanAbdelrahman, "fig. 10", "§4.2.1"),
+    &["quantity", "paper (GTX 480)"],
+    &[
+        Quantity::new("best majority vote speedup", "~1.18"),
+        Quantity::new("best round robin speedup", "~1.30"),
+        Quantity::new("speedup at r = 1", "< 1"),
     ],
-    transposed: false,
-};
+);
 
 /// Fig. 11's numbers, as the text states them.
-const FIG11_PAPER: PaperTable<'static, Quantity> = PaperTable {
-    source: Source {
-        paper: Paper::HanAbdelrahman,
-        item: "fig. 11",
-        location: "§4.2.1",
-    },
-    columns: &["quantity", "paper (GTX 480)"],
-    rows: &[
-        Quantity {
-            what: "majority vote at f = 0 % and 100 %",
-            value: "~0.90",
-        },
-        Quantity {
-            what: "majority vote across f",
-            value: "flat",
-        },
+const FIG11_PAPER: PaperTable<'static, Quantity> = PaperTable::new(
+    Source::new(Paper::HanAbdelrahman, "fig. 11", "§4.2.1"),
+    &["quantity", "paper (GTX 480)"],
+    &[
+        Quantity::new("majority vote at f = 0 % and 100 %", "~0.90"),
+        Quantity::new("majority vote across f", "flat"),
     ],
-    transposed: false,
-};
+);
 
 /// Fig. 12's numbers, as the text and the abstract state them.
-const FIG12_PAPER: PaperTable<'static, Quantity> = PaperTable {
-    source: Source {
-        paper: Paper::HanAbdelrahman,
-        item: "fig. 12 and abstract",
-        location: "§4.2.2",
-    },
-    columns: &["quantity", "paper (GTX 480)"],
-    rows: &[
-        Quantity {
-            what: "measured / theoretical",
-            value: "~0.90",
-        },
-        Quantity {
-            what: "best speedup",
-            value: "~1.8",
-        },
-        Quantity {
-            what: "sensitivity to M",
-            value: "none",
-        },
+const FIG12_PAPER: PaperTable<'static, Quantity> = PaperTable::new(
+    Source::new(Paper::HanAbdelrahman, "fig. 12 and abstract", "§4.2.2"),
+    &["quantity", "paper (GTX 480)"],
+    &[
+        Quantity::new("measured / theoretical", "~0.90"),
+        Quantity::new("best speedup", "~1.8"),
+        Quantity::new("sensitivity to M", "none"),
     ],
-    transposed: false,
-};
+);
 
 /// A row of table 1: a majority-vote threshold and a round-robin cycle, each with its
 /// speedup over the baseline (SYN-ITDELAY, r = 8, f = 10 %).
@@ -174,53 +138,38 @@ impl Row for DecisionRow {
     }
 }
 
+/// A row of table 1.
+const fn decision(
+    threshold: u32,
+    vote_speedup: f64,
+    cycle_percent: u32,
+    round_robin_speedup: f64,
+) -> DecisionRow {
+    DecisionRow {
+        threshold,
+        vote_speedup,
+        cycle_percent,
+        round_robin_speedup,
+    }
+}
+
 /// Table 1.
-const TABLE1_PAPER: PaperTable<'static, DecisionRow> = PaperTable {
-    source: Source {
-        paper: Paper::HanAbdelrahman,
-        item: "table 1",
-        location: "§4.2.1",
-    },
-    columns: &[
+const TABLE1_PAPER: PaperTable<'static, DecisionRow> = PaperTable::new(
+    Source::new(Paper::HanAbdelrahman, "table 1", "§4.2.1"),
+    &[
         "majority vote threshold",
         "speedup",
         "round robin cycle",
         "speedup",
     ],
-    rows: &[
-        DecisionRow {
-            threshold: 1,
-            vote_speedup: 0.89,
-            cycle_percent: 90,
-            round_robin_speedup: 1.05,
-        },
-        DecisionRow {
-            threshold: 8,
-            vote_speedup: 1.15,
-            cycle_percent: 70,
-            round_robin_speedup: 1.04,
-        },
-        DecisionRow {
-            threshold: 16,
-            vote_speedup: 1.11,
-            cycle_percent: 50,
-            round_robin_speedup: 0.91,
-        },
-        DecisionRow {
-            threshold: 24,
-            vote_speedup: 0.95,
-            cycle_percent: 30,
-            round_robin_speedup: 0.92,
-        },
-        DecisionRow {
-            threshold: 32,
-            vote_speedup: 0.73,
-            cycle_percent: 10,
-            round_robin_speedup: 0.55,
-        },
+    &[
+        decision(1, 0.89, 90, 1.05),
+        decision(8, 1.15, 70, 1.04),
+        decision(16, 1.11, 50, 0.91),
+        decision(24, 0.95, 30, 0.92),
+        decision(32, 0.73, 10, 0.55),
     ],
-    transposed: false,
-};
+);
 
 // ---- Seed 002: iteration delaying ----------------------------------------------------------
 
@@ -335,7 +284,8 @@ fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
     cols.extend(columns_per(&names, "ms"));
     cols.extend(columns_per(&names[1..], "speedup"));
     cols.extend(columns_per(&names, "SIMD eff"));
-    cols.extend(["outputs equal", "regs baseline", "occ baseline %"].map(String::from));
+    cols.push("outputs equal".into());
+    cols.extend(driver_columns(&["baseline"]));
     let mut table = Table::with_columns(cols);
     let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 3];
     let mut all = Vec::new();
@@ -351,8 +301,7 @@ fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
         }
         row.extend(m.iter().map(|m| num(m.simd())));
         row.push(Value::Bool(m.iter().all(|m| m.outputs_match || !m.ok())));
-        row.push(num(m[0].regs(0)));
-        row.push(pct(m[0].occ(0)));
+        row.extend(driver_cells(&[(&m[0], 0)]));
         table.push(row);
         all.push((x, m));
     }
@@ -595,16 +544,10 @@ fn brdis(ctx: &Ctx) -> Page {
         "model issue-slot ratio",
         "measured speedup",
         "measured / theory",
-        "baseline ms",
-        "distributed ms",
-        "SIMD eff baseline",
-        "SIMD eff distributed",
-        "regs baseline",
-        "regs distributed",
-        "occ baseline %",
-        "occ distributed %",
-        "outputs equal",
     ]);
+    table
+        .columns
+        .extend(side_by_side_columns("baseline", "distributed"));
     let mut plot = Plot::new("R = N·M/20", "speedup");
     let mut theory_pts = Vec::new();
     let mut ratios = Vec::new();
@@ -633,7 +576,7 @@ fn brdis(ctx: &Ctx) -> Page {
                 theory_pts.push((w.r(), th));
             }
             pts.push((w.r(), s.unwrap_or(f64::NAN)));
-            table.push(vec![
+            let mut row = vec![
                 num(f64::from(m_)),
                 num(f64::from(n)),
                 num(w.r()),
@@ -641,16 +584,9 @@ fn brdis(ctx: &Ctx) -> Page {
                 num(model),
                 num(s),
                 num(s.map(|s| s / th)),
-                num(mm[0].ms()),
-                num(mm[1].ms()),
-                num(mm[0].simd()),
-                num(mm[1].simd()),
-                num(mm[0].regs(0)),
-                num(mm[1].regs(0)),
-                pct(mm[0].occ(0)),
-                pct(mm[1].occ(0)),
-                Value::Bool(mm[1].outputs_match),
-            ]);
+            ];
+            row.extend(side_by_side_cells(&mm[0], &mm[1]));
+            table.push(row);
         }
         plot.line(format!("measured, M = {m_}"), pts);
     }
