@@ -239,7 +239,7 @@ fn non_finite(x: f64) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -321,11 +321,11 @@ mod tests {
         assert!(fast > 9_990, "{fast} of 10000 on the fast path");
     }
 
-    /// A SplitMix64 stream: reproducible, no dependency.
-    struct SplitMix(u64);
+    /// A SplitMix64 stream: reproducible, no dependency (the `.mco` writer's tests use it too).
+    pub(crate) struct SplitMix(pub(crate) u64);
 
     impl SplitMix {
-        fn next(&mut self) -> u64 {
+        pub(crate) fn next(&mut self) -> u64 {
             self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
             let mut z = self.0;
             z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

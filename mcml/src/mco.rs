@@ -382,18 +382,7 @@ mod tests {
         assert_eq!(new.len(), old.len(), "{what}: lengths differ");
     }
 
-    /// A SplitMix64 stream: reproducible, no dependency.
-    struct SplitMix(u64);
-
-    impl SplitMix {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-    }
+    use crate::cfmt::tests::SplitMix;
 
     /// The grid writer, serial and in parallel chunks, equals the old one for any values
     /// (zeros, negatives, subnormals, huge, NaN, infinities) and for lengths at and around the
