@@ -12,9 +12,10 @@
 /// ```
 /// use reconverge::prelude::*;
 ///
-/// #[derive(Clone, Copy)]
-/// #[repr(C)]
-/// pub struct Halving;
+/// reconverge::device_data! {
+///     #[derive(Clone, Copy)]
+///     pub struct Halving;
+/// }
 ///
 /// impl BranchLoop for Halving {
 ///     type State = u32;
@@ -50,18 +51,48 @@
 ///
 /// The host build also defines the tables `CudaBackend` looks strategies up in
 /// (`reconverge::device::DeviceEntries`); the GPU build (nvptx64, run by `reconverge_gpu_build::build_this_crate` from your
-/// `build.rs`) defines the entry points themselves. `Halving` must be `#[repr(C)]` plain data
-/// (the host copies it to the GPU byte for byte) and compile without `std` for the GPU build.
-/// What the compiler can see is checked where the list is written: a name count that differs
-/// from the slice's ("expected an array with a size of N, found one with a size of S": N
-/// names, S strategies), and a strategy the shape does not run at all (an error naming the entry
-/// point and the shape).
+/// `build.rs`) defines the entry points themselves. `Halving` must be GPU data, `#[repr(C)]`
+/// plain data the host copies to the GPU byte for byte: declare it with
+/// [`device_data!`](crate::device_data), which writes the `#[repr(C)]` and the
+/// `DeviceData` impl together; it must also compile without `std` for the GPU build. What the
+/// compiler can see is checked where the list is written: a workload not declared as GPU data
+/// ("`Halving` is not declared as GPU data"), a name count that differs from the slice's
+/// ("expected an array with a size of N, found one with a size of S": N names, S strategies),
+/// and a strategy the shape does not run at all (an error naming the entry point and the
+/// shape).
+///
+/// A workload written as a plain struct, without `device_data!`, does not compile:
+///
+/// ```compile_fail,E0277
+/// # use reconverge::prelude::*;
+/// #[derive(Clone, Copy)]
+/// pub struct Halving;
+/// # impl BranchLoop for Halving {
+/// #     type State = u32; type Output = u32;
+/// #     fn regions(&self) -> LoopRegions { LoopRegions {
+/// #         condition: LoopRegion::Condition.region("c", 1), taken: LoopRegion::Taken.region("t", 1),
+/// #         not_taken: LoopRegion::NotTaken.region("n", 1), after_branch: LoopRegion::AfterBranch.region("a", 0),
+/// #         item: LoopRegion::Item.region("i", 1) } }
+/// #     fn start(&self, item: u32) -> u32 { item }
+/// #     fn running(&self, s: &u32) -> bool { *s > 0 }
+/// #     fn condition(&self, s: &mut u32) -> bool { *s % 2 == 1 }
+/// #     fn taken<T: Tally>(&self, s: &mut u32, _: &mut T) { *s -= 1 }
+/// #     fn not_taken<T: Tally>(&self, s: &mut u32, _: &mut T) { *s /= 2 }
+/// #     fn after_branch<T: Tally>(&self, _: &mut u32, _: &mut T) {}
+/// #     fn finish(&self, s: &u32) -> u32 { *s }
+/// # }
+/// const ONE: &[Strategy] = &[Strategy::Baseline];
+/// reconverge::gpu_entry_points! {
+///     pub const NAMES;
+///     Halving as BranchLoopKernel from (ONE) { halving_baseline }
+/// }
+/// ```
 ///
 /// Two names for three strategies does not compile:
 ///
 /// ```compile_fail,E0308
 /// # use reconverge::prelude::*;
-/// # #[derive(Clone, Copy)] #[repr(C)] pub struct Halving;
+/// # reconverge::device_data! { #[derive(Clone, Copy)] pub struct Halving; }
 /// # impl BranchLoop for Halving {
 /// #     type State = u32; type Output = u32;
 /// #     fn regions(&self) -> LoopRegions { LoopRegions {
@@ -88,7 +119,7 @@
 ///
 /// ```compile_fail,E0080
 /// # use reconverge::prelude::*;
-/// # #[derive(Clone, Copy)] #[repr(C)] pub struct Halving;
+/// # reconverge::device_data! { #[derive(Clone, Copy)] pub struct Halving; }
 /// # impl BranchLoop for Halving {
 /// #     type State = u32; type Output = u32;
 /// #     fn regions(&self) -> LoopRegions { LoopRegions {
@@ -111,7 +142,18 @@
 /// ```
 #[macro_export]
 macro_rules! gpu_entry_points {
+    // Each workload of the list must be declared as GPU data (`#[repr(C)]` plain data: the
+    // backend copies it to the GPU byte for byte).
+    (@device_data) => {};
+    (@device_data $workload:ty as $shape:ident from ($slice:expr) { $($item:tt)* } $($rest:tt)*) => {
+        const _: () = {
+            fn workload_is_device_data<T: $crate::device::DeviceData>() {}
+            let _ = workload_is_device_data::<$workload> as fn();
+        };
+        $crate::gpu_entry_points! { @device_data $($rest)* }
+    };
     ($vis:vis const $names:ident; $($list:tt)*) => {
+        $crate::gpu_entry_points! { @device_data $($list)* }
         // The names and the host's tables (no CUDA runtime needed)...
         $crate::device::entries_from_data! { [$crate::device::device_entries]; $vis const $names; $($list)* }
         // ... and the entry points, which only the GPU build compiles (on the host the list's

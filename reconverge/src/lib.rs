@@ -29,6 +29,9 @@ pub use reconverge_cpu as cpu;
 /// The device runtime your crate's GPU build runs (entry points, `run_warp_program`); on the
 /// host it is empty but for [`gpu_entry_points!`]'s helpers.
 pub use reconverge_device as device;
+/// Declares a struct as GPU data (`#[repr(C)]` and `DeviceData`): what a workload of
+/// [`gpu_entry_points!`] must be.
+pub use reconverge_device::device_data;
 #[cfg(all(feature = "cuda", not(target_arch = "nvptx64")))]
 pub use reconverge_gpu as gpu;
 #[cfg(not(target_arch = "nvptx64"))]

@@ -60,18 +60,20 @@ pub const WALK_PLAIN_KERNELS: &[&str] = &[
     "walk_block_persistent",
 ];
 
-/// The walk's parameters: a GPU kernel gets them by value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
-pub struct Walk {
-    /// Steps after which a walk stops.
-    pub max_steps: u32,
-    /// Particles with `|x| < trap` react instead of moving.
-    pub trap: u32,
-    /// Particles with `|x| >= escape` have left.
-    pub escape: u32,
-    /// Seed of every particle's random bits.
-    pub seed: u32,
+reconverge::device_data! {
+    /// The walk's parameters: the backend copies them to the GPU byte for byte
+    /// (`device_data!` makes the struct `#[repr(C)]` GPU data, which the entry list checks).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Walk {
+        /// Steps after which a walk stops.
+        pub max_steps: u32,
+        /// Particles with `|x| < trap` react instead of moving.
+        pub trap: u32,
+        /// Particles with `|x| >= escape` have left.
+        pub escape: u32,
+        /// Seed of every particle's random bits.
+        pub seed: u32,
+    }
 }
 
 /// One particle.

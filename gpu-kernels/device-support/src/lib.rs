@@ -363,6 +363,8 @@ pub mod reexport {
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate alloc;
 
+mod device_data;
+pub use device_data::DeviceData;
 mod entry_table;
 pub use entry_table::{DeviceEntries, DeviceKernel, EntryPoint};
 
