@@ -60,8 +60,9 @@ pub enum WarmUp {
 /// `b % copies`, and the copies are added up after the run: atomics to one address are
 /// serialised in the L2, and MCML's absorption bins by the source take most of them. On an H100,
 /// 8 copies against one: fast-math MCML 26 % faster on skin, 3 % on the slab, the bit-identical
-/// kernels 0-1 % (2026-11-23); once issue 25 made the per-thread kernel faster, 16 copies
-/// against 8 gained 11 % more on skin and 5 % on the slab, 32 no more (hence the default, 16).
+/// kernels 0-1 % (2026-11-23); then 16 against 8 gained 11 % more on skin and 5 % on the slab,
+/// and at one block of 1,024 per SM 32 against 16 2.7 % on the slab (the default,
+/// [`DEFAULT_TALLY_COPIES`](crate::DEFAULT_TALLY_COPIES)).
 /// Integer sums, so the tallies are the same bit for bit with any number of copies.
 #[derive(Debug)]
 pub struct CudaBackend {
@@ -479,7 +480,7 @@ impl<K: Copy, O: Copy> Buffers<K, O> {
     }
 
     /// The tally, its copies added up: on the GPU where the module can, so that one copy
-    /// crosses to the host instead of all of them (16 copies of MCML's skin tally are 14 MB);
+    /// crosses to the host instead of all of them (32 copies of MCML's skin tally are 29 MB);
     /// on the host otherwise. The same integers either way.
     fn added_up_tally(&mut self, gpu: &GpuContext) -> Result<Vec<u64>, GpuError> {
         let len = self.tally_len as usize;

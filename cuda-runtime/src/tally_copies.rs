@@ -3,17 +3,19 @@
 //! atomics the L2 serialises per address. Integer sums wrap the same way in any order, so the
 //! tallies are the same bit for bit with any number of copies.
 
-/// Copies of the tally when the backend chooses (`CudaBackend::with_tally_copies`). 16 against
-/// 8 (H100, 10^8 photons, fast-math MCML, per-thread dynamic work): skin's kernel 11 % faster
-/// (0.573 against 0.646 s), the slab's 5 % (1.051 against 1.102 s), the bit-identical kernels
-/// unchanged; 32 copies run the kernels no faster and cost the host more to add up. At the
-/// 1,024-thread launch (2026-11-25, copies added on the GPU): 32 copies 2.4 % faster on the
-/// slab and 2.4 % slower on skin, 64 (51 MB, more than the L2 holds) 12 % slower on the slab.
-pub const DEFAULT_TALLY_COPIES: u32 = 16;
+/// Copies of the tally when the backend chooses (`CudaBackend::with_tally_copies`). On an H100
+/// (10^8 photons, fast-math MCML, per-thread dynamic work): 16 against 8 made skin's kernel 11 %
+/// faster (0.573 against 0.646 s, 4 blocks of 256 per SM), the slab's 5 %; at one block of 1,024
+/// per SM with the copies added on the GPU (2026-11-25), 32 against 16 made the slab's 2.7 %
+/// faster (1.010-1.015 against 1.039-1.041 s) and skin's 1 % slower (0.505-0.507 against
+/// 0.500 s), the bit-identical kernels unchanged (1.323 s on the slab either way); 64 copies
+/// (51 MB, more than the L2's 50) made the slab's 12 % slower.
+pub const DEFAULT_TALLY_COPIES: u32 = 32;
 
 /// The most device memory the backend's choice of tally copies takes: fewer copies of a
-/// large tally.
-pub const TALLY_COPIES_MAX_BYTES: usize = 64 << 20;
+/// large tally. The copies must stay in the L2 to pay (50 MB on an H100: 64 copies of MCML's
+/// 0.8 MB slab tally were 12 % slower than 32).
+pub const TALLY_COPIES_MAX_BYTES: usize = 32 << 20;
 
 /// Copies of a tally of `tally_len` accumulators in a launch of `blocks` blocks: `requested`,
 /// or [`DEFAULT_TALLY_COPIES`] within [`TALLY_COPIES_MAX_BYTES`]; one per block at most, and
@@ -85,7 +87,7 @@ mod tests {
         assert_eq!(tally_copies(None, 0, 528), 1);
         assert_eq!(tally_copies(Some(0), 10, 528), 1);
         assert_eq!(tally_copies(Some(32), 10, 528), 32);
-        // A tally of 2^30 counters (8 GiB) gets one copy, not sixteen.
+        // A tally of 2^30 counters (8 GiB) gets one copy, not thirty-two.
         assert_eq!(tally_copies(None, 1 << 30, 528), 1);
         let big = (TALLY_COPIES_MAX_BYTES / 8 / 3) as u32;
         assert_eq!(tally_copies(None, big, 528), 3);

@@ -62,16 +62,19 @@ pub fn gpu_launch(
 /// Longest batch: a launch's items are a `u32`.
 const MAX_BATCH_PHOTONS: u64 = 1 << 30;
 
-/// Wall time a batch should take: progress about twice a second on any backend. Each batch ends
+/// Wall time a batch should take: progress about once a second on any backend. Each batch ends
 /// with a tail in which lanes run out of photons (on a GPU, an idle SM waits for the last
 /// warp), so on a fast backend batches must be large for the tails not to count: the batch
 /// size adapts to the measured speed instead of being one constant for a CPU (tens of thousands
-/// of photons per second) and a GPU (hundreds of millions).
-const BATCH_SECONDS: f64 = 0.5;
+/// of photons per second) and a GPU (hundreds of millions). Half a second cost the slab's
+/// fast-math kernel on an H100 1.2-1.5 % against one launch (10^8 photons, 32 tally copies:
+/// 1.010-1.015 s against 0.998-1.001 s, 2026-11-25); at one second 10^8 photons take two
+/// launches, the first of 8 photons per lane.
+const BATCH_SECONDS: f64 = 1.0;
 
 /// Most a batch grows over the one before. The first batch on a GPU (8 photons per lane) takes
-/// milliseconds, so growing 8-fold took two more batches, and their launch tails, to reach half a
-/// second; 64-fold takes one. With the rest joining the last batch ([`Batching::Adaptive`]),
+/// milliseconds, so growing 8-fold took two more batches, and their launch tails, to reach the
+/// aimed length; 64-fold takes one. With the rest joining the last batch ([`Batching::Adaptive`]),
 /// 10^8 photons go in two or three launches instead of four. Measured on an H100 (10^8 photons,
 /// kernel time, three runs each): bit-identical branch distribution + dynamic work on the slab
 /// 56.1 → 56.6 M photons/s, fast math 83.6 → 84.3, fast math with cost-balanced delaying on
@@ -83,7 +86,7 @@ const MAX_BATCH_GROWTH: u64 = 64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Batching {
     /// The first batch of [`BATCH_PHOTONS`] or 8 photons per lane of the launch, whichever is
-    /// more, later ones sized to take about half a second each (progress reports at that pace
+    /// more, later ones sized to take about a second each (progress reports at that pace
     /// on any backend, and few launch tails on a GPU); a rest of at most half a batch joins the
     /// batch before it instead of costing a launch tail of its own.
     #[default]
@@ -181,7 +184,7 @@ pub enum BackendRunError {
 
 /// Runs `photons` photons of `input` on `backend` under `strategy`, in batches
 /// ([`Batching::Adaptive`]: the first of [`BATCH_PHOTONS`] or 8 photons per lane of `launch`,
-/// later ones sized to take about half a second each), calling
+/// later ones sized to take about a second each), calling
 /// `progress(photons_done)` after each batch.
 ///
 /// Photon `i` draws from random stream `(seed, i)` whatever the batch, lane or strategy, and

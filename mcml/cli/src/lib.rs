@@ -246,11 +246,11 @@ struct Args {
     threads_per_block: Option<u32>,
     /// Copies of the tally on the GPU (blocks add to copy `block % copies`, added up on the
     /// GPU at the end of each launch): fewer atomics to one hot bin. Default: the CUDA
-    /// backend's (`reconverge_gpu::DEFAULT_TALLY_COPIES`, within 64 MiB). The tallies are the
+    /// backend's (`reconverge_gpu::DEFAULT_TALLY_COPIES`, within 32 MiB). The tallies are the
     /// same bit for bit with any number.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     tally_copies: Option<u32>,
-    /// Photons per backend call (GPU launch), 1 to 2^30. Default: adaptive, about half a
+    /// Photons per backend call (GPU launch), 1 to 2^30. Default: adaptive, about one
     /// second per call. The result is the same bit for bit either way.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     batch_photons: Option<u64>,
