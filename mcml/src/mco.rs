@@ -126,45 +126,40 @@ pub fn write_mco(result: &RunResult, user_time: f64) -> String {
         push_grid(s, values);
         s.push('\n');
     };
-    let [a_rz, rd_ra, tt_ra] = &grids;
-    grid2d(
-        &mut s,
-        [
-            "# A[r][z]. [1/cm3]",
-            "# A[0][0], [0][1],..[0][nz-1]",
-            "# A[1][0], [1][1],..[1][nz-1]",
-            "# ...",
-            "# A[nr-1][0], [nr-1][1],..[nr-1][nz-1]",
-            "A_rz",
-        ],
-        a_rz,
-    );
-    grid2d(
-        &mut s,
-        [
-            "# Rd[r][angle]. [1/(cm2sr)].",
-            "# Rd[0][0], [0][1],..[0][na-1]",
-            "# Rd[1][0], [1][1],..[1][na-1]",
-            "# ...",
-            "# Rd[nr-1][0], [nr-1][1],..[nr-1][na-1]",
-            "Rd_ra",
-        ],
-        rd_ra,
-    );
-    grid2d(
-        &mut s,
-        [
-            "# Tt[r][angle]. [1/(cm2sr)].",
-            "# Tt[0][0], [0][1],..[0][na-1]",
-            "# Tt[1][0], [1][1],..[1][na-1]",
-            "# ...",
-            "# Tt[nr-1][0], [nr-1][1],..[nr-1][na-1]",
-            "Tt_ra",
-        ],
-        tt_ra,
-    );
+    for (head, values) in GRID_HEADS.iter().zip(&grids) {
+        grid2d(&mut s, *head, values);
+    }
     s
 }
+
+/// The comment lines and keyword before each 2-D grid, `A_rz`, `Rd_ra` and `Tt_ra`, as MCML
+/// writes them.
+const GRID_HEADS: [[&str; 6]; 3] = [
+    [
+        "# A[r][z]. [1/cm3]",
+        "# A[0][0], [0][1],..[0][nz-1]",
+        "# A[1][0], [1][1],..[1][nz-1]",
+        "# ...",
+        "# A[nr-1][0], [nr-1][1],..[nr-1][nz-1]",
+        "A_rz",
+    ],
+    [
+        "# Rd[r][angle]. [1/(cm2sr)].",
+        "# Rd[0][0], [0][1],..[0][na-1]",
+        "# Rd[1][0], [1][1],..[1][na-1]",
+        "# ...",
+        "# Rd[nr-1][0], [nr-1][1],..[nr-1][na-1]",
+        "Rd_ra",
+    ],
+    [
+        "# Tt[r][angle]. [1/(cm2sr)].",
+        "# Tt[0][0], [0][1],..[0][na-1]",
+        "# Tt[1][0], [1][1],..[1][na-1]",
+        "# ...",
+        "# Tt[nr-1][0], [nr-1][1],..[nr-1][na-1]",
+        "Tt_ra",
+    ],
+];
 
 /// Appends a grid's values as `%12.4E ` each, five to a line (MCML's layout), formatted in
 /// parallel chunks of [`GRID_CHUNK`] values joined in order.
@@ -324,34 +319,9 @@ mod tests {
             "Tt_a #Tt[0], [1],..Tt[na-1]. [sr-1]",
             &result.tt_a(),
         );
-        let heads = [
-            [
-                "# A[r][z]. [1/cm3]",
-                "# A[0][0], [0][1],..[0][nz-1]",
-                "# A[1][0], [1][1],..[1][nz-1]",
-                "# ...",
-                "# A[nr-1][0], [nr-1][1],..[nr-1][nz-1]",
-                "A_rz",
-            ],
-            [
-                "# Rd[r][angle]. [1/(cm2sr)].",
-                "# Rd[0][0], [0][1],..[0][na-1]",
-                "# Rd[1][0], [1][1],..[1][na-1]",
-                "# ...",
-                "# Rd[nr-1][0], [nr-1][1],..[nr-1][na-1]",
-                "Rd_ra",
-            ],
-            [
-                "# Tt[r][angle]. [1/(cm2sr)].",
-                "# Tt[0][0], [0][1],..[0][na-1]",
-                "# Tt[1][0], [1][1],..[1][na-1]",
-                "# ...",
-                "# Tt[nr-1][0], [nr-1][1],..[nr-1][na-1]",
-                "Tt_ra",
-            ],
-        ];
         let grids = [result.a_rz(), result.rd_ra(), result.tt_ra()];
-        for (head, values) in heads.into_iter().zip(&grids) {
+        // The heads are text, not formatting: the same constant as the writer's.
+        for (head, values) in GRID_HEADS.into_iter().zip(&grids) {
             s.push_str(&old_grid(head, values));
         }
         s
