@@ -76,6 +76,34 @@ impl Launch {
         u64::from(self.threads_per_block) * u64::from(self.blocks)
     }
 
+    /// Of the block sizes `candidates`, the one whose blocks keep the most warps resident on a
+    /// multiprocessor (`blocks_per_multiprocessor(threads)` blocks fit, `None` or 0 where that
+    /// size cannot run), the earlier candidate on a tie, with its blocks per multiprocessor;
+    /// `None` where no candidate runs.
+    ///
+    /// ```
+    /// # use reconverge_backend::Launch;
+    /// // 2048 threads per multiprocessor: every size holds 64 warps; the first listed wins.
+    /// let fit = |t: u32| Some(2048 / t);
+    /// assert_eq!(Launch::fullest_block(&[1024, 256], fit), Some((1024, 2)));
+    /// assert_eq!(Launch::fullest_block(&[256, 1024], fit), Some((256, 8)));
+    /// assert_eq!(Launch::fullest_block(&[256], |_| None), None);
+    /// ```
+    pub fn fullest_block(
+        candidates: &[u32],
+        blocks_per_multiprocessor: impl Fn(u32) -> Option<u32>,
+    ) -> Option<(u32, u32)> {
+        let mut best: Option<(u32, u32, u32)> = None;
+        for &threads in candidates {
+            let blocks = blocks_per_multiprocessor(threads).unwrap_or(0);
+            let warps = blocks.saturating_mul(threads / 32);
+            if blocks > 0 && best.is_none_or(|(_, _, most)| warps > most) {
+                best = Some((threads, blocks, warps));
+            }
+        }
+        best.map(|(threads, blocks, _)| (threads, blocks))
+    }
+
     /// The launch a backend picks for `strategy` over `items` items on a device of
     /// `multiprocessors` multiprocessors, where a block of `t` threads of the kernel fits
     /// `blocks_per_multiprocessor(t)` times on one (the occupancy calculator's or the driver's
@@ -111,15 +139,9 @@ impl Launch {
     ) -> Self {
         // 256 first: it wins ties, the block size CUDA code most often uses (measured on an
         // H100 within 1 % of 128 on the reference workloads, never slower).
-        let mut best = (256, 0);
-        for threads in [256, 128, 512, 1024] {
-            let blocks = blocks_per_multiprocessor(threads).unwrap_or(0);
-            let warps = blocks.saturating_mul(threads / 32);
-            if warps > best.0 / 32 * best.1 || best.1 == 0 && blocks > 0 {
-                best = (threads, blocks);
-            }
-        }
-        let (threads_per_block, per_multiprocessor) = (best.0, best.1.max(1));
+        let (threads_per_block, per_multiprocessor) =
+            Self::fullest_block(&[256, 128, 512, 1024], blocks_per_multiprocessor)
+                .map_or((256, 1), |(t, b)| (t, b.max(1)));
         let per_thread = strategy.items_per_thread().max(1);
         let needed = items
             .div_ceil(per_thread)

@@ -40,13 +40,21 @@ mod cuda {
         };
         let arch =
             std::env::var("RECONVERGE_GPU_ARCH").unwrap_or_else(|_| DEFAULT_ARCH.to_string());
-        let kernels = SELFTESTS
+        let every: Vec<&str> = SELFTESTS
             .iter()
             .chain(PLAIN_KERNELS)
             .chain(list::PAPER_ENTRY_NAMES)
-            .copied();
-        let builder = |kernels: &mut dyn Iterator<Item = &str>| {
-            device_builder(&package_dir)
+            .copied()
+            .collect();
+        // MCML's entry points alone, for the programs that run nothing else: the driver loads
+        // (and, from PTX, JIT-compiles) a module of 18 kernels instead of 140.
+        let mcml: Vec<&str> = list::PAPER_ENTRY_NAMES
+            .iter()
+            .copied()
+            .filter(|n| is_mcml(n))
+            .collect();
+        for (file, kernels) in [("kernels.ptx", every), ("mcml.ptx", mcml)] {
+            let built = device_builder(&package_dir)
                 .kernels(kernels)
                 .arch(arch.clone())
                 // Inline deeply: each entry point's strategy and pass are constants, and only
@@ -56,25 +64,8 @@ mod cuda {
                 // threshold every TwoPath entry point had the same 38 registers, with this one
                 // 20 to 29).
                 .opt_args(["-inline-threshold=3000"])
-        };
-        for (file, mut kernels) in [
-            (
-                "kernels.ptx",
-                Box::new(kernels) as Box<dyn Iterator<Item = &str>>,
-            ),
-            // MCML's entry points alone, for the programs that run nothing else: the driver
-            // loads (and, from PTX, JIT-compiles) a module of 18 kernels instead of 140.
-            (
-                "mcml.ptx",
-                Box::new(
-                    list::PAPER_ENTRY_NAMES
-                        .iter()
-                        .copied()
-                        .filter(|n| is_mcml(n)),
-                ),
-            ),
-        ] {
-            match builder(&mut kernels).build_into(&out_dir, file) {
+                .build_into(&out_dir, file);
+            match built {
                 Ok(ptx) => ptx.emit_rerun_if_changed(),
                 Err(e) => fail(&e.to_string()),
             }

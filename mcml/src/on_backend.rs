@@ -47,15 +47,11 @@ pub fn gpu_launch(
     multiprocessors: u32,
     blocks_per_sm: impl Fn(u32) -> Option<u32>,
 ) -> Result<Launch, BackendError> {
-    let mut best: Option<(u32, u32)> = None;
-    for threads in GPU_BLOCK_SIZES {
-        let blocks = blocks_per_sm(threads).unwrap_or(0);
-        let warps = blocks.saturating_mul(threads / 32);
-        if blocks > 0 && best.is_none_or(|(t, b)| warps >= b.saturating_mul(t / 32)) {
-            best = Some((threads, blocks));
-        }
-    }
-    let (threads, blocks) = best.unwrap_or((GPU_BLOCK_SIZES[0], 0));
+    // Largest first, so that a tie goes to the larger block.
+    let mut largest_first = GPU_BLOCK_SIZES;
+    largest_first.reverse();
+    let (threads, blocks) =
+        Launch::fullest_block(&largest_first, blocks_per_sm).unwrap_or((GPU_BLOCK_SIZES[0], 0));
     Launch::new(threads, blocks.saturating_mul(multiprocessors.max(1)))
 }
 
