@@ -3,17 +3,18 @@
 //!
 //! An [`Observation`] is one measured (workload, strategy, launch): its model profile (sampled
 //! as [`crate::plan`] does), the registers of its entry points and the measured kernel time.
-//! [`fit`] searches the calibration's five numbers (time per issue cycle, the lone warp's issue
-//! interval, the per-launch overhead, the warp program's bookkeeping per step, the extra cost
-//! of an exchange) by coordinate descent on multiplicative steps, minimising the root mean
+//! [`fit`] searches five of the calibration's numbers (time per issue cycle, the lone warp's
+//! issue interval, the per-launch overhead, the warp program's bookkeeping per step, the extra
+//! cost of an exchange) by coordinate descent on multiplicative steps, minimising the root mean
 //! square of `ln(predicted / measured)`: a relative error, so that short and long kernels
 //! weigh alike.
 //!
 //! Each number has observations that pin it: runs at one wave and at one quarter-filled wave
 //! (latency: the issue interval), a multi-pass strategy at 1 and 32 iterations per pass (the
 //! launch overhead), warp-level strategies on a branch every lane takes the same way, where
-//! they save nothing and cost only their bookkeeping (the step cost), and dynamic work on
-//! equal items (the claims' atomics).
+//! they save nothing and cost only their bookkeeping (the step cost). [`fit_grid_claims`]
+//! then fits the cost of a claim on the launch's one counter to the claims probe alone: items
+//! of one-step trips, dealt by one counter and by per-block counters at the same launches.
 
 use reconverge_backend::Launch;
 
@@ -87,7 +88,8 @@ fn set(c: &mut Calibration, i: usize, v: f64) {
 /// 0): a few slots, a microsecond.
 const FLOOR: [f64; 5] = [1e-3, 1.0, 1.0, 1.0, 1.0];
 
-/// Fits `start`'s five numbers to `observations` (see the module docs) and records the fit's
+/// Fits `start`'s first five numbers (not [`Calibration::grid_claim_ns`], which
+/// [`fit_grid_claims`] fits on its own observations) to `observations` (see the module docs) and records the fit's
 /// error and `fitted_on` in the result.
 ///
 /// # Errors
@@ -133,5 +135,50 @@ pub fn fit(observations: &[Observation], start: &Gpu, fitted_on: &str) -> Result
     }
     best.calibration.rms_log_error = Some(best_err);
     best.calibration.fitted_on = fitted_on.into();
+    Ok(best)
+}
+
+/// Fits [`Calibration::grid_claim_ns`] alone, the other numbers as `gpu` has them, to pairs of
+/// runs that differ only in who deals the items: (one counter for the launch, one per block)
+/// of one workload at one launch. The ratio of a pair's times cancels what the model gets
+/// wrong about the workload itself (its declared costs), leaving the claims' cost. The value
+/// minimises the root mean square of `ln(predicted ratio / measured ratio)` over candidates
+/// from 0.001 to 10 ns (20 per decade) and 0; the result's `rms_log_error` is left as it was.
+///
+/// # Errors
+/// [`AdviseError::NoItems`] without pairs; as [`launch_time`].
+pub fn fit_grid_claims(
+    pairs: &[(Observation, Observation)],
+    gpu: &Gpu,
+) -> Result<Gpu, AdviseError> {
+    let valid: Vec<&(Observation, Observation)> = pairs
+        .iter()
+        .filter(|(g, b)| g.measured_ns > 0.0 && b.measured_ns > 0.0)
+        .collect();
+    if valid.is_empty() {
+        return Err(AdviseError::NoItems);
+    }
+    let error = |gpu: &Gpu| -> Result<f64, AdviseError> {
+        let mut sum = 0.0;
+        for (g, b) in &valid {
+            let pg = launch_time(&g.profile, g.launch, gpu, &g.registers)?.ns;
+            let pb = launch_time(&b.profile, b.launch, gpu, &b.registers)?.ns;
+            sum += ((pg / pb) / (g.measured_ns / b.measured_ns)).ln().powi(2);
+        }
+        Ok((sum / valid.len() as f64).sqrt())
+    };
+    let mut best = gpu.clone();
+    best.calibration.grid_claim_ns = 0.0;
+    let mut best_err = error(&best)?;
+    for k in -60..=20 {
+        let mut trial = gpu.clone();
+        trial.calibration.grid_claim_ns = 10f64.powf(f64::from(k) / 20.0);
+        let err = error(&trial)?;
+        if err < best_err - 1e-12 {
+            best = trial;
+            best_err = err;
+        }
+    }
+    best.calibration.rms_log_error = gpu.calibration.rms_log_error;
     Ok(best)
 }

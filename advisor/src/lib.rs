@@ -85,7 +85,7 @@ pub use plan::{
     Advice, Gpu, Grid, LaunchTime, Ranked, Sampling, Spread, advise_launches, candidate_launches,
     launch_time, predict_launch, sample_blocks, sampled_profiles,
 };
-pub use profile::{Profile, Stats, WarpWork, profile, profile_blocks};
+pub use profile::{PlainLoop, Profile, Stats, WarpWork, profile, profile_blocks};
 pub use schedule::{Calibration, Makespan, simulate};
 pub use tune::{Family, Tuned, grid, tune};
 

@@ -25,7 +25,7 @@ use reconverge_occupancy::{ArchLimits, KernelResources, LaunchConfig, calculate_
 use reconverge_simt::WARP_SIZE;
 use reconverge_transforms::{Kernel, Strategy, StrategyError};
 
-use crate::profile::{Profile, profile_blocks};
+use crate::profile::{PlainLoop, Profile, profile_blocks};
 use crate::schedule::{Calibration, Makespan, simulate};
 use crate::{AdviseError, Divergence, Registers};
 
@@ -44,7 +44,7 @@ pub struct Sampling {
 impl Default for Sampling {
     fn default() -> Self {
         Self {
-            items: 8192,
+            items: 65536,
             resamples: 3,
             seed: 1,
         }
@@ -157,6 +157,11 @@ pub struct LaunchTime {
     pub schedule_ns: f64,
     /// The throughput bounds alone, nanoseconds.
     pub throughput_ns: f64,
+    /// Claims on the launch's one work counter (grid-wide dynamic work assignment), summed
+    /// over launches; estimated from the sample's claims where the launch was sampled.
+    pub grid_claims: f64,
+    /// Those claims' cost, [`Calibration::grid_claim_ns`] each, nanoseconds (part of `ns`).
+    pub grid_claims_ns: f64,
     /// Kernel launches (passes).
     pub launches: u32,
 }
@@ -173,9 +178,11 @@ fn synthesize(profile: &Profile, pass: usize, launch: Launch, cal: &Calibration)
     if sampled.is_empty() {
         return Vec::new();
     }
-    if profile.strategy.deals_across_blocks() {
+    let threads = u64::from(launch.blocks) * u64::from(launch.threads_per_block);
+    if profile.strategy.deals_across_blocks() && threads < u64::from(profile.items) {
         // One counter for the launch: every warp takes items until none is left, so the
-        // work spreads evenly over all warps.
+        // work spreads evenly over all warps. (With a thread per item the counter deals
+        // nothing: each thread keeps its first item, as under static assignment.)
         let sum: f64 = sampled.iter().flatten().sum();
         let mean = sum / (sampled.len() * warps_per_block.max(1)) as f64;
         return vec![vec![mean; warps_per_block]; launch.blocks as usize];
@@ -210,6 +217,18 @@ fn synthesize(profile: &Profile, pass: usize, launch: Launch, cal: &Calibration)
         .collect()
 }
 
+/// Claims on the launch's one counter in pass `pass` of `profile` at `launch`: none unless the
+/// strategy deals across blocks; the sample's claims (each warp's atomics: a sampled launch
+/// deals from per-block counters, one claim as often) scaled to the launch's blocks.
+fn grid_claims(profile: &Profile, pass: usize, launch: Launch) -> f64 {
+    if !profile.strategy.deals_across_blocks() {
+        return 0.0;
+    }
+    let sampled: u64 = profile.launch_warps[pass].iter().map(|w| w.atomics).sum();
+    let blocks = profile.blocks.len().max(1) as f64;
+    sampled as f64 * f64::from(launch.blocks) / blocks
+}
+
 /// SplitMix64's finaliser: a fixed pseudo-random draw per block, the same on every run.
 fn mix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -240,9 +259,13 @@ pub fn launch_time(
         let per_sm = gpu.blocks_per_sm(launch.threads_per_block, regs)?;
         let blocks = synthesize(profile, i, launch, cal);
         let m: Makespan = simulate(&blocks, cal.sms, per_sm, cal.warp_issue_interval);
+        let claims = grid_claims(profile, i, launch);
+        let serial_ns = claims * cal.grid_claim_ns;
         out.schedule_ns += m.schedule * cal.ns_per_slot;
         out.throughput_ns += m.throughput * cal.ns_per_slot;
-        out.ns += m.cycles() * cal.ns_per_slot + cal.launch_overhead_us * 1e3;
+        out.grid_claims += claims;
+        out.grid_claims_ns += serial_ns;
+        out.ns += m.cycles() * cal.ns_per_slot + serial_ns + cal.launch_overhead_us * 1e3;
         out.launches += 1;
     }
     Ok(out)
@@ -269,7 +292,13 @@ pub fn sampled_profiles<K: Kernel + ?Sized>(
             continue;
         }
         out.push(profile_blocks(
-            kernel, strategy, items, launch, &blocks, step_limit,
+            kernel,
+            strategy,
+            items,
+            launch,
+            &blocks,
+            step_limit,
+            PlainLoop::ReconvergingPerItem,
         )?);
     }
     Ok(out)
@@ -674,6 +703,7 @@ mod tests {
             warp_steps: vec![1; 4],
             warp_counters: vec![Default::default(); 4],
             blocks: vec![0, 10, 20, 30],
+            items: 40 * 32,
             launch_warps: vec![vec![work(1), work(2), work(3), work(4)]],
         };
         let cal = Calibration::uncalibrated_h100();
@@ -688,6 +718,50 @@ mod tests {
         assert!((1.0..=3.0).contains(&blocks[14][0]));
         let run: Vec<f64> = (11..20).map(|b| blocks[b][0]).collect();
         assert!(run.iter().any(|&w| w != run[0]), "{run:?}");
+    }
+
+    #[test]
+    fn claims_on_the_launch_counter_bound_its_time() {
+        // 4 sampled blocks of a 40-block launch, one warp each of 100 slots and 50 claims:
+        // the launch makes about 40 x 50 = 2,000 claims; at 1 µs each they add 2 ms to the
+        // work's issue time, which alone sets the time of the same profile under a strategy
+        // that deals from per-block counters.
+        let launch = Launch {
+            threads_per_block: 32,
+            blocks: 40,
+        };
+        let warp = crate::profile::WarpWork {
+            slots: 100,
+            atomics: 50,
+            ..Default::default()
+        };
+        let profile = |strategy| Profile {
+            strategy,
+            counters: Default::default(),
+            launches: vec![(0, Default::default())],
+            warp_steps: vec![1; 4],
+            warp_counters: vec![Default::default(); 4],
+            blocks: vec![0, 10, 20, 30],
+            items: 40 * 32 * 4,
+            launch_warps: vec![vec![warp; 4]],
+        };
+        let mut cal = Calibration::uncalibrated_h100();
+        cal.grid_claim_ns = 1000.0;
+        cal.launch_overhead_us = 0.0;
+        let gpu = Gpu::new(cal).unwrap_or_else(|e| panic!("{e}"));
+        let grid = launch_time(&profile(Strategy::GridWideDynamicWork), launch, &gpu, &[32]);
+        let grid = grid.unwrap_or_else(|e| panic!("{e}"));
+        assert!((grid.grid_claims - 2000.0).abs() < 1e-9, "{grid:?}");
+        assert!((grid.ns - 2.0e6 - grid.schedule_ns.max(grid.throughput_ns)).abs() < 1e-3);
+        let block = launch_time(
+            &profile(Strategy::DynamicWorkAssignment),
+            launch,
+            &gpu,
+            &[32],
+        );
+        let block = block.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(block.grid_claims, 0.0);
+        assert!(block.ns < 1e3, "{block:?}");
     }
 
     #[test]

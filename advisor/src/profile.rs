@@ -66,6 +66,8 @@ pub struct Profile {
     pub warp_counters: Vec<Counters>,
     /// The blocks of the launch that ran, in order (all of them unless sampled).
     pub blocks: Vec<u32>,
+    /// Items of the whole launch (not only of the blocks that ran).
+    pub items: u32,
     /// Per launch, each warp's work ([`WarpWork`]), warps in the order of [`Profile::blocks`]
     /// (`warps_per_block` of each): what the schedule model places on the GPU.
     pub launch_warps: Vec<Vec<WarpWork>>,
@@ -78,8 +80,11 @@ pub struct WarpWork {
     pub slots: u64,
     /// Warp votes issued ([`reconverge_simt::Region::VOTE`]).
     pub votes: u64,
-    /// Shuffles and atomics issued ([`reconverge_simt::Region::EXCHANGE`]).
+    /// Shuffles issued ([`reconverge_simt::Region::EXCHANGE`]).
     pub exchanges: u64,
+    /// Atomic adds on a work counter, the block's or the launch's
+    /// ([`reconverge_simt::Region::ATOMIC`]): the claims of dynamic work assignment.
+    pub atomics: u64,
     /// Loop iterations ([`WarpProgram::step`] calls that left work).
     pub steps: u64,
 }
@@ -91,9 +96,28 @@ impl WarpWork {
             slots: counters.issue_slots(),
             votes: issues(Region::VOTE),
             exchanges: issues(Region::EXCHANGE),
+            atomics: issues(Region::ATOMIC),
             steps,
         }
     }
+}
+
+/// How the model runs the loop of the strategies that run per thread
+/// ([`Strategy::runs_per_thread`]: the baseline and dynamic work assignment, which the CUDA
+/// backend runs as the plain per-thread loop).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PlainLoop {
+    /// A lane takes its next item as soon as its item ends (the loop as written, and as the
+    /// CPU backend's emulated warps run it): what [`profile`] counts, so that its counters
+    /// are the CPU backend's.
+    #[default]
+    Flattened,
+    /// A warp's lanes wait for one another after each item, as an H100 ran the plain loops
+    /// (the compiler nests the item's loop inside the loop over items, and the threads
+    /// reconverge at its exit): on the held-out workloads one resident wave of the static or
+    /// dynamic plain loop measured no faster than a thread per item, which only this
+    /// reading predicts. The schedule model ([`crate::plan`]) counts it this way.
+    ReconvergingPerItem,
 }
 
 /// Runs `strategy` over items `0..items` with `launch` on the model, block after block, the
@@ -108,7 +132,15 @@ pub fn profile<K: Kernel + ?Sized>(
     step_limit: u64,
 ) -> Result<Profile, AdviseError> {
     let all: Vec<u32> = (0..launch.blocks).collect();
-    profile_blocks(kernel, strategy, items, launch, &all, step_limit)
+    profile_blocks(
+        kernel,
+        strategy,
+        items,
+        launch,
+        &all,
+        step_limit,
+        PlainLoop::Flattened,
+    )
 }
 
 /// [`profile`] of some blocks of the launch only: each block of `blocks` runs exactly the items
@@ -120,7 +152,8 @@ pub fn profile<K: Kernel + ?Sized>(
 /// the whole launch it is profiled with its items dealt from each block's counter
 /// ([`Strategy::DynamicWorkAssignment`]'s per-block dealing over the same chunks) and
 /// [`Profile::strategy`] keeps the strategy asked for; the schedule model then spreads its work
-/// evenly over all warps, as one counter for the whole launch does.
+/// evenly over all warps, as one counter for the whole launch does. `plain` says how the
+/// strategies that run per thread run their loop.
 pub fn profile_blocks<K: Kernel + ?Sized>(
     kernel: &K,
     strategy: Strategy,
@@ -128,7 +161,9 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
     launch: Launch,
     blocks: &[u32],
     step_limit: u64,
+    plain: PlainLoop,
 ) -> Result<Profile, AdviseError> {
+    let per_item = plain == PlainLoop::ReconvergingPerItem && strategy.runs_per_thread();
     let sampled = blocks.len() < launch.blocks as usize;
     let asked = strategy;
     let strategy = if sampled && strategy.deals_across_blocks() {
@@ -175,7 +210,9 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
             }
             let mut warps = Vec::with_capacity(warps_per_block as usize);
             for w in 0..warps_per_block {
-                let mut warp = ModelWarp::in_block(&shared).with_grid_counter(&grid_counter);
+                let mut warp = ModelWarp::in_block(&shared)
+                    .with_grid_counter(&grid_counter)
+                    .reconverging_per_item(per_item);
                 warp.set_counting(true);
                 let task = WarpTask::new(items, launch.blocks, block, launch.threads_per_block, w);
                 let program = kernel
@@ -227,13 +264,50 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
         warp_steps,
         warp_counters,
         blocks: blocks.to_vec(),
+        items,
         launch_warps,
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Stats;
+    use super::*;
+    use reconverge_transforms::ItemLoopKernel;
+    use reconverge_workloads::synthetic::DynamicWork;
+
+    #[test]
+    fn a_plain_loop_reconverging_per_item_takes_the_sum_of_its_rounds_longest_items() {
+        // One warp, 64 items, two per lane under static assignment: lane l runs items l and
+        // l + 32. Flattened, the warp takes as many steps as its busiest lane's two items;
+        // reconverging after each item, the longest item of each round, one round after the
+        // other. Trip counts come from the workload, not the model.
+        let w = DynamicWork::new(1, 32, 5);
+        let kernel = ItemLoopKernel(w);
+        let launch = Launch {
+            threads_per_block: 32,
+            blocks: 1,
+        };
+        let steps = |plain| -> u64 {
+            profile_blocks(
+                &kernel,
+                Strategy::Baseline,
+                64,
+                launch,
+                &[0],
+                1 << 20,
+                plain,
+            )
+            .map(|p| p.warp_steps[0])
+            .unwrap_or(0)
+        };
+        let trips = |i: u32| u64::from(w.trips(i));
+        let flattened = (0..32).map(|l| trips(l) + trips(l + 32)).max();
+        let rounds = (0..32).map(trips).max().zip((32..64).map(trips).max());
+        let per_round = rounds.map(|(a, b)| a + b);
+        assert!(per_round > flattened, "{per_round:?} {flattened:?}");
+        assert_eq!(Some(steps(PlainLoop::Flattened)), flattened);
+        assert_eq!(Some(steps(PlainLoop::ReconvergingPerItem)), per_round);
+    }
 
     #[test]
     fn stats_of_values_and_of_none() {

@@ -55,8 +55,15 @@ pub struct Calibration {
     /// `Strategy::runs_per_thread`): the warp program's bookkeeping (votes' results, lane
     /// masks, the decision's state) beyond the regions it declares.
     pub warp_step_slots: f64,
-    /// Extra issue slots per exchange (atomic claim, shuffle) beyond the one the model counts.
+    /// Extra issue slots per exchange (shuffle) beyond the one the model counts.
     pub exchange_slots: f64,
+    /// Nanoseconds each claim on the launch's one work counter (grid-wide dynamic work
+    /// assignment) adds to the launch: atomics to one address are served one after another by
+    /// the memory system, and on the claims probe the launches took their work's time plus a
+    /// cost per claim, not the larger of the two. Fitted on the probe alone
+    /// ([`crate::calibrate::fit_grid_claims`]); 0 where not fitted.
+    #[serde(default)]
+    pub grid_claim_ns: f64,
     /// Registers per thread assumed where none are given.
     pub default_registers: u32,
     /// What the calibration was fitted on, and how well (for the record).
@@ -80,6 +87,7 @@ impl Calibration {
             launch_overhead_us: 5.0,
             warp_step_slots: 0.0,
             exchange_slots: 0.0,
+            grid_claim_ns: 0.0,
             default_registers: 32,
             fitted_on: "nothing: defaults".into(),
             rms_log_error: None,
@@ -155,6 +163,7 @@ impl Calibration {
             ("launch_overhead_us", self.launch_overhead_us),
             ("warp_step_slots", self.warp_step_slots),
             ("exchange_slots", self.exchange_slots),
+            ("grid_claim_ns", self.grid_claim_ns),
         ] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(AdviseError::Calibration {

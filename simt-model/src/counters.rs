@@ -3,13 +3,14 @@
 use crate::Region;
 
 /// Counter rows a workload's regions may use: ids `0..MAX_REGIONS`, numbered by the workload's
-/// shape. The regions the strategies add ([`Region::EXCHANGE`], [`Region::VOTE`]) have rows of
+/// shape. The regions the strategies add ([`Region::EXCHANGE`], [`Region::VOTE`],
+/// [`Region::ATOMIC`]) have rows of
 /// their own after these, so no workload region can share a row with them.
 pub const MAX_REGIONS: usize = 16;
 
-/// Rows of the strategies' own regions, after the workload's: [`Region::EXCHANGE`] and
-/// [`Region::VOTE`].
-pub const STRATEGY_REGIONS: usize = 2;
+/// Rows of the strategies' own regions, after the workload's: [`Region::EXCHANGE`],
+/// [`Region::VOTE`] and [`Region::ATOMIC`].
+pub const STRATEGY_REGIONS: usize = 3;
 
 /// Counts of one code region.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -49,6 +49,7 @@ pub struct ModelWarp<'b> {
     private_block: BlockShared,
     grid: Option<&'b AtomicU32>,
     counting: bool,
+    per_item: bool,
 }
 
 impl Default for ModelWarp<'_> {
@@ -73,6 +74,7 @@ impl<'b> ModelWarp<'b> {
             private_block: BlockShared::new(),
             grid: None,
             counting: true,
+            per_item: false,
         }
     }
 
@@ -96,6 +98,14 @@ impl<'b> ModelWarp<'b> {
     /// counter every block of the launch shares.
     pub fn with_grid_counter(mut self, counter: &'b AtomicU32) -> Self {
         self.grid = Some(counter);
+        self
+    }
+
+    /// The same warp with its lanes waiting for one another after each item
+    /// ([`Warp::reconverges_per_item`]): how a GPU runs the plain per-thread loop of the
+    /// strategies that run per thread, which the advisor counts this way.
+    pub fn reconverging_per_item(mut self, on: bool) -> Self {
+        self.per_item = on;
         self
     }
 
@@ -140,6 +150,10 @@ impl Warp for ModelWarp<'_> {
 
     fn lane_ids(&self) -> [u32; 32] {
         core::array::from_fn(|i| i as u32)
+    }
+
+    fn reconverges_per_item(&self) -> bool {
+        self.per_item
     }
 
     fn splat<T: Copy>(&self, value: T) -> [T; 32] {
@@ -218,7 +232,7 @@ impl Warp for ModelWarp<'_> {
 
     fn block_fetch_add(&mut self, mask: LaneMask, counter: usize, n: u32) -> u32 {
         if self.live(mask) != 0 {
-            self.record(Region::EXCHANGE, 1);
+            self.record(Region::ATOMIC, 1);
         }
         let block = self.block();
         let old = block.get(counter);
@@ -228,7 +242,7 @@ impl Warp for ModelWarp<'_> {
 
     fn grid_fetch_add(&mut self, mask: LaneMask, n: u32) -> u32 {
         if self.live(mask) != 0 {
-            self.record(Region::EXCHANGE, 1);
+            self.record(Region::ATOMIC, 1);
         }
         self.grid
             .map_or(u32::MAX, |c| c.fetch_add(n, Ordering::Relaxed))

@@ -7,7 +7,7 @@
 /// The id indexes the counter table. A workload's regions take ids below
 /// [`crate::MAX_REGIONS`], assigned by its shape (the shape traits of `reconverge-transforms`
 /// declare their regions' rows); the strategies' own regions ([`Region::VOTE`],
-/// [`Region::EXCHANGE`]) have the rows after those, and ids past the table are counted in the
+/// [`Region::EXCHANGE`], [`Region::ATOMIC`]) have the rows after those, and ids past the table are counted in the
 /// totals only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Region {
@@ -32,6 +32,11 @@ impl Region {
 
     /// Warp votes (`ballot`, `any`, `all`) issued by strategies: one instruction each.
     pub const VOTE: Region = Region::new(crate::MAX_REGIONS as u8 + 1, "vote", 1);
-    /// Shuffles and block-shared atomics issued by strategies: one instruction each.
+    /// Shuffles issued by strategies: one instruction each.
     pub const EXCHANGE: Region = Region::new(crate::MAX_REGIONS as u8, "exchange", 1);
+    /// Atomic adds on a work counter (the block's or the launch's) issued by strategies: one
+    /// instruction each. A row of its own because its cost is not the instruction's: every
+    /// claim on the launch's one counter is serialised by the memory system (the advisor's
+    /// calibration prices it).
+    pub const ATOMIC: Region = Region::new(crate::MAX_REGIONS as u8 + 2, "atomic", 1);
 }

@@ -29,6 +29,18 @@ pub trait Warp {
     /// Each lane's index within the warp, `0..width`.
     fn lane_ids(&self) -> Self::V<u32>;
 
+    /// Whether a lane whose item finished waits for the warp's other lanes before it takes its
+    /// next item (`true`) or takes it at once (`false`, the default: the flattened loop the
+    /// strategies write). A GPU runs a per-thread item loop the first way wherever its compiler
+    /// nests the item's loop inside the loop over items (the threads reconverge at the inner
+    /// loop's exit); only the model answers `true`, where asked
+    /// ([`crate::ModelWarp::reconverging_per_item`]), to count such a loop. Outputs are the
+    /// same either way.
+    #[inline(always)]
+    fn reconverges_per_item(&self) -> bool {
+        false
+    }
+
     /// The same value in every lane.
     fn splat<T: Copy>(&self, value: T) -> Self::V<T>;
 
@@ -86,12 +98,13 @@ pub trait Warp {
 
     /// Adds `n` to the block-shared work counter `counter` once for the whole warp and returns
     /// its previous value in every lane (a warp-aggregated `atomicAdd` on shared memory).
-    /// Counted as one issue of [`Region::EXCHANGE`] by the lowest lane of `mask`.
+    /// Counted as one issue of [`Region::ATOMIC`] by the lowest lane of `mask`.
     fn block_fetch_add(&mut self, mask: LaneMask, counter: usize, n: u32) -> u32;
 
     /// Adds `n` to the launch's one grid-wide work counter (in global memory, zeroed before the
     /// launch) once for the whole warp and returns its previous value in every lane, as
     /// [`Warp::block_fetch_add`] does for a block's counter: the work queue of grid-wide dynamic
     /// work assignment. A warp that was given no grid counter returns `u32::MAX` (no work).
+    /// Counted as one issue of [`Region::ATOMIC`].
     fn grid_fetch_add(&mut self, mask: LaneMask, n: u32) -> u32;
 }

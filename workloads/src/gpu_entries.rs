@@ -170,7 +170,9 @@ macro_rules! paper_entries {
             BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel,
             TwoPathKernel,
         };
-        use $crate::held_out::{Bisect, CostMap, HeavyTail, TwoPathRuns, VariableTrips};
+        use $crate::held_out::{
+            Bisect, CostMap, EscapeWalk, HeavyTail, TwoPathRuns, VariableTrips,
+        };
         use $crate::mcml::{FastF32, McmlKernel};
         use $crate::reference::{Collatz, EscapeTime};
         use $crate::synthetic::{
@@ -235,6 +237,13 @@ macro_rules! paper_entries {
             ) {
                 bisect_baseline, bisect_dynamic, bisect_mv, bisect_rr,
                 bisect_mv_dynamic, bisect_rr_dynamic, bisect_grid,
+            }
+
+            EscapeWalk as BranchLoopKernel from (
+                <::reconverge_transforms::BranchLoopKernel<$crate::held_out::EscapeWalk> as ::reconverge_transforms::Kernel>::STRATEGIES
+            ) {
+                walk_baseline, walk_dynamic, walk_mv, walk_rr,
+                walk_mv_dynamic, walk_rr_dynamic, walk_grid,
             }
 
             TwoPathRuns as TwoPathKernel from (

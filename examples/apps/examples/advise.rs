@@ -157,6 +157,9 @@ enum Workload {
     /// Held-out (the fifth, written after the first four were scored): a binary search per
     /// item with a variable range (`held_out::BISECT`).
     Bisect,
+    /// Held-out (issue 27, written after revision 3 of the model): a random walk per item
+    /// until it leaves a disc whose radius bands of items share (`held_out::ESCAPE_WALK`).
+    EscapeWalk,
     /// The calibration set (papers' workloads only): SYN-ITDELAY at f = 0 and 0.5, seed 004's
     /// dynamic-work loop; with `--sweep` (GPU) or `--fit` (offline).
     Calibration,
@@ -265,7 +268,7 @@ struct Args {
     #[arg(long)]
     calibration: Option<std::path::PathBuf>,
     /// Items the model runs per (strategy, launch) and resample.
-    #[arg(long, default_value_t = 8192)]
+    #[arg(long, default_value_t = 65536)]
     sample_items: u32,
     /// Resamples (different strided offsets) whose spread is reported.
     #[arg(long, default_value_t = 3)]
@@ -351,6 +354,7 @@ fn main() -> Result<(), DynError> {
         Workload::VariableTrips => run(&ItemLoopKernel(held_out::VARIABLE_TRIPS), &a, one),
         Workload::TwoPathRuns => run(&TwoPathKernel(held_out::TWO_PATH_RUNS), &a, one),
         Workload::Bisect => run(&BranchLoopKernel(held_out::BISECT), &a, one),
+        Workload::EscapeWalk => run(&BranchLoopKernel(held_out::ESCAPE_WALK), &a, one),
         Workload::Calibration => calibration::run(&a),
         Workload::Papers => papers(&a),
     }
@@ -615,6 +619,7 @@ fn full_items(a: &Args) -> u32 {
         Workload::VariableTrips => held_out::VARIABLE_TRIPS_ITEMS,
         Workload::TwoPathRuns => held_out::TWO_PATH_RUNS_ITEMS,
         Workload::Bisect => held_out::BISECT_ITEMS,
+        Workload::EscapeWalk => held_out::ESCAPE_WALK_ITEMS,
         _ => a.measure_items,
     })
 }
@@ -848,7 +853,7 @@ mod schedule {
             .copied()
             .collect::<Vec<_>>();
         let mut table = String::from(
-            "| strategy | launch | grid | predicted ms (min / median / max) | measured ms | schedule / throughput |\n|---|---|---|---:|---:|---:|\n",
+            "| strategy | launch | grid | predicted ms (min / median / max) | measured ms | schedule / throughput | grid claims (serial ms) |\n|---|---|---|---:|---:|---:|---:|\n",
         );
         let mut pairs = Vec::new();
         let mut scored = Vec::new();
@@ -883,7 +888,7 @@ mod schedule {
                 .unwrap_or_default();
             let _ = writeln!(
                 table,
-                "| {} | {} x {} | {} | {:.3} / {:.3} / {:.3} | {:.3} | {:.2} |",
+                "| {} | {} x {} | {} | {:.3} / {:.3} / {:.3} | {:.3} | {:.2} | {} |",
                 r.strategy,
                 r.launch.blocks,
                 r.launch.threads_per_block,
@@ -896,6 +901,11 @@ mod schedule {
                     mid.schedule_ns / mid.throughput_ns
                 } else {
                     1.0
+                },
+                if mid.grid_claims > 0.0 {
+                    format!("{:.0} ({:.3})", mid.grid_claims, mid.grid_claims_ns * 1e-6)
+                } else {
+                    String::new()
                 }
             );
             pairs.push((spread.median, r.median_ms));
@@ -965,7 +975,7 @@ fn extra_strategies<K: Kernel>() -> &'static [Strategy] {
 /// the same way and at f = 0.5, seed 004's dynamic-work loop), swept on the GPU
 /// (`--sweep DIR`) and fitted offline (`--fit DIR`).
 mod calibration {
-    use reconverge_advisor::calibrate::{Observation, fit, predicted};
+    use reconverge_advisor::calibrate::{Observation, fit, fit_grid_claims};
     use reconverge_advisor::sampled_profiles;
 
     use super::schedule::{Row, gpu_model, read, sampling, strategy_named};
@@ -979,6 +989,15 @@ mod calibration {
 
     fn dynamic_work() -> ItemLoopKernel<DynamicWork> {
         ItemLoopKernel(reconverge_workloads::reference::DYNAMIC_WORK)
+    }
+
+    /// The claims probe: seed 004's loop cut to one step per trip and 1-16 trips, 2^20 items,
+    /// so that its time is mostly claims on the work counters (lanes finish at scattered
+    /// steps, each finish a claim): what pins [`Calibration::grid_claim_ns`].
+    const CLAIMS: (&str, u32) = ("claims", 1 << 20);
+
+    fn claims_probe() -> ItemLoopKernel<DynamicWork> {
+        ItemLoopKernel(DynamicWork::new(1, 16, 1))
     }
 
     pub fn run(a: &Args) -> Result<(), DynError> {
@@ -1002,7 +1021,10 @@ mod calibration {
         for (name, f) in SETTINGS {
             schedule::run(&itdelay(f), &args(name))?;
         }
-        schedule::run(&dynamic_work(), &args("dynamic-work"))
+        schedule::run(&dynamic_work(), &args("dynamic-work"))?;
+        let mut probe = args(CLAIMS.0);
+        probe.full_items = Some(CLAIMS.1);
+        schedule::run(&claims_probe(), &probe)
     }
 
     fn observations<K: Kernel + Sync>(
@@ -1055,22 +1077,64 @@ mod calibration {
             &rows,
             reconverge_workloads::gpu_entries::DYNAMIC_WORK_STRATEGIES,
         )?);
+        // The claims probe, where the sweep has it (calibrations before it had none): not in
+        // the first fit, whose numbers it does not pin, but the only data of the second.
+        let probe = dir.join(format!("{}.tsv", CLAIMS.0));
+        let probe_obs = if probe.exists() {
+            observations(
+                &claims_probe(),
+                a,
+                &read(&probe)?,
+                reconverge_workloads::gpu_entries::DYNAMIC_WORK_STRATEGIES,
+            )?
+        } else {
+            Vec::new()
+        };
         let fitted_on = format!(
-            "{} (strategy, launch) runs of SYN-ITDELAY (r = 8, 32 iterations, f = 0 and 0.5) and seed 004's dynamic-work loop (LOOP_NUM 64, 1-32 trips), 2^18 items each, measured by `advise calibration --backend cuda --sweep`",
-            obs.len()
+            "{} (strategy, launch) runs of SYN-ITDELAY (r = 8, 32 iterations, f = 0 and 0.5) and seed 004's dynamic-work loop (LOOP_NUM 64, 1-32 trips), 2^18 items each{}, measured by `advise calibration --backend cuda --sweep`",
+            obs.len(),
+            if probe_obs.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; grid_claim_ns on {} runs of the claims probe (the same loop, LOOP_NUM 1, 1-16 trips, 2^20 items)",
+                    probe_obs.len()
+                )
+            }
         );
         let mut gpu = fit(&obs, &start, &fitted_on)?;
+        // Each grid-wide run of the probe beside the per-block dealing at its launch.
+        let is = |o: &Observation, s: Strategy| o.label.contains(&format!(" {s} "));
+        let pairs: Vec<(Observation, Observation)> = probe_obs
+            .iter()
+            .filter(|g| is(g, Strategy::GridWideDynamicWork))
+            .filter_map(|g| {
+                probe_obs
+                    .iter()
+                    .find(|b| is(b, Strategy::DynamicWorkAssignment) && b.launch == g.launch)
+                    .map(|b| (g.clone(), b.clone()))
+            })
+            .collect();
+        if !pairs.is_empty() {
+            gpu = fit_grid_claims(&pairs, &gpu)?;
+        }
+        obs.extend(probe_obs);
         // The sweep's device line (nvidia-smi: name, driver, clock), where it was kept.
         if let Ok(line) = std::fs::read_to_string(dir.join("../device.txt")) {
             gpu.calibration.device = line.split(',').next().unwrap_or("").trim().to_string();
         }
-        let p = predicted(&obs, &gpu)?;
-        for (o, p) in obs.iter().zip(&p) {
+        for o in &obs {
+            let t = reconverge_advisor::launch_time(&o.profile, o.launch, &gpu, &o.registers)?;
             println!(
-                "{:<70} measured {:>9.4} ms predicted {:>9.4} ms",
+                "{:<70} measured {:>9.4} ms predicted {:>9.4} ms{}",
                 o.label,
                 o.measured_ns * 1e-6,
-                p * 1e-6
+                t.ns * 1e-6,
+                if t.grid_claims > 0.0 {
+                    format!(" ({:.0} claims on the launch's counter)", t.grid_claims)
+                } else {
+                    String::new()
+                }
             );
         }
         println!("{:#?}", gpu.calibration);

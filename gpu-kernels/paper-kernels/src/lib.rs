@@ -34,7 +34,9 @@ use reconverge_gpu::{DeviceKernel, EntryPoint};
 use reconverge_transforms::{
     BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
 };
-use reconverge_workloads::held_out::{Bisect, CostMap, HeavyTail, TwoPathRuns, VariableTrips};
+use reconverge_workloads::held_out::{
+    Bisect, CostMap, EscapeWalk, HeavyTail, TwoPathRuns, VariableTrips,
+};
 use reconverge_workloads::mcml::{FastF32, McmlKernel};
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
@@ -80,6 +82,7 @@ const TABLES: &[&[EntryPoint]] = &[
     <BranchLoopKernel<CostMap> as DeviceKernel>::ENTRY_POINTS,
     <ItemLoopKernel<VariableTrips> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<Bisect> as DeviceKernel>::ENTRY_POINTS,
+    <BranchLoopKernel<EscapeWalk> as DeviceKernel>::ENTRY_POINTS,
     <TwoPathKernel<TwoPathRuns> as DeviceKernel>::ENTRY_POINTS,
     <FactoredBranchLoopKernel<SynBrDis> as DeviceKernel>::ENTRY_POINTS,
     <TwoPathKernel<BranchSplitBench> as DeviceKernel>::ENTRY_POINTS,

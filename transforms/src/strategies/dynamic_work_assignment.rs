@@ -146,6 +146,11 @@ impl Dealer {
                 }
                 return self.live;
             }
+            if warp.reconverges_per_item() && finished != self.live {
+                // The finished lanes wait, holding their done items, until every lane's item
+                // is done; the warp runs on with the others.
+                return self.live & !finished;
+            }
             self.refilled |= finished;
             match self.assignment {
                 Assignment::Static => {

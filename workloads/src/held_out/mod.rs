@@ -10,6 +10,7 @@
 //! | [`COST_MAP`] | [`BranchLoop`](reconverge_transforms::BranchLoop) | [`COST_MAP_ITEMS`] = 1024 · 1024 | an image: iterations per pixel from smooth bumps (2 to about 600), a costly branch taken more often in hot regions |
 //! | [`VARIABLE_TRIPS`] | [`ItemLoop`](reconverge_transforms::ItemLoop) | [`VARIABLE_TRIPS_ITEMS`] = 2^20 | bimodal trips: 92 % of items 1-4, 8 % 40-64 |
 //! | [`BISECT`] | [`BranchLoop`](reconverge_transforms::BranchLoop) | [`BISECT_ITEMS`] = 2^20 | a binary search per item over a range of 2^2 to 2^16 (geometric: half at the smallest), its branch either way |
+//! | [`ESCAPE_WALK`] | [`BranchLoop`](reconverge_transforms::BranchLoop) | [`ESCAPE_WALK_ITEMS`] = 2^20 | a random walk per item until it leaves a disc whose radius (4 to 32) is shared by bands of 16,384 items; an eighth of the steps costly |
 //! | [`TWO_PATH_RUNS`] | [`TwoPath`](reconverge_transforms::TwoPath) | [`TWO_PATH_RUNS_ITEMS`] = 2^20 | a heavy path in runs of 64 items (30 % of runs), 10 % of items flipped |
 //!
 //! Every computation is integer arithmetic (`wrapping_mul`, shifts, xors): every backend gives
@@ -17,12 +18,14 @@
 
 pub mod bisect;
 pub mod cost_map;
+pub mod escape_walk;
 pub mod heavy_tail;
 pub mod two_path_runs;
 pub mod variable_trips;
 
 pub use bisect::{Bisect, BisectState};
 pub use cost_map::{CostMap, CostMapState};
+pub use escape_walk::{EscapeWalk, EscapeWalkState};
 pub use heavy_tail::{HeavyTail, HeavyTailState};
 pub use two_path_runs::TwoPathRuns;
 pub use variable_trips::{VariableTrips, VariableTripsState};
@@ -101,6 +104,17 @@ pub const BISECT: Bisect = Bisect {
 };
 /// Items of [`BISECT`].
 pub const BISECT_ITEMS: u32 = 1 << 20;
+
+/// The escaping random walk at its held-out setting.
+pub const ESCAPE_WALK: EscapeWalk = EscapeWalk {
+    min_radius: 4,
+    band_items: 16384,
+    cap_factor: 8,
+    scatter_rounds: 5,
+    seed: 61,
+};
+/// Items of [`ESCAPE_WALK`].
+pub const ESCAPE_WALK_ITEMS: u32 = 1 << 20;
 
 #[cfg(test)]
 mod tests {
