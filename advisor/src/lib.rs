@@ -19,8 +19,11 @@
 //! on the GPU's resident-warp slots, blocks in launch order, a block holding its slot until
 //! its slowest warp ends: [`schedule`]), plus a per-launch overhead. A warp's work is its issue
 //! slots on the model plus the costs the model cannot count, fitted once per device
-//! ([`Calibration`]; the committed H100 one is [`Gpu::h100`]). So load imbalance across warps,
-//! the last wave's tail and too few resident warps show, which issue slots alone cannot.
+//! ([`Calibration`]; the committed H100 one is [`Gpu::h100`]), and each claim on a grid-wide
+//! work counter adds its calibrated cost to its launch. So load imbalance across warps, the
+//! last wave's tail and too few resident warps show, which issue slots alone cannot. The
+//! strategies that run per thread are counted as a GPU runs their plain loop, a warp's threads
+//! waiting for one another after each item ([`PlainLoop::ReconvergingPerItem`]).
 //! Memory traffic is counted only as the instructions a region declares.
 //!
 //! # The issue-slot model
