@@ -22,8 +22,9 @@
 //! ([`Calibration`]; the committed H100 one is [`Gpu::h100`]), and each claim on a grid-wide
 //! work counter adds its calibrated cost to its launch. So load imbalance across warps, the
 //! last wave's tail and too few resident warps show, which issue slots alone cannot. The
-//! strategies that run per thread are counted as a GPU runs their plain loop, a warp's threads
-//! waiting for one another after each item ([`PlainLoop::ReconvergingPerItem`]).
+//! strategies that run per thread are counted as a GPU compiler makes their plain loop, a
+//! warp's threads waiting for one another after each item and a factored branch's shared
+//! code issued once ([`PlainLoop::AsCompiled`]).
 //! Memory traffic is counted only as the instructions a region declares.
 //!
 //! # The issue-slot model

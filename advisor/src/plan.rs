@@ -298,7 +298,7 @@ pub fn sampled_profiles<K: Kernel + ?Sized>(
             launch,
             &blocks,
             step_limit,
-            PlainLoop::ReconvergingPerItem,
+            PlainLoop::AsCompiled,
         )?);
     }
     Ok(out)

@@ -112,12 +112,14 @@ pub enum PlainLoop {
     /// are the CPU backend's.
     #[default]
     Flattened,
-    /// A warp's lanes wait for one another after each item, as an H100 ran the plain loops
-    /// (the compiler nests the item's loop inside the loop over items, and the threads
+    /// The loop as a GPU compiler makes it. A warp's lanes wait for one another after each
+    /// item (the compiler nests the item's loop inside the loop over items, and the threads
     /// reconverge at its exit): on the held-out workloads one resident wave of the static or
-    /// dynamic plain loop measured no faster than a thread per item, which only this
-    /// reading predicts. The schedule model ([`crate::plan`]) counts it this way.
-    ReconvergingPerItem,
+    /// dynamic plain loop measured no faster than a thread per item on an H100, which only
+    /// this reading predicts. And a factored branch's shared code issues once for both paths
+    /// (the compiler sinks it below the branch: SYN-BRDIS's plain loop ran at 32.0 active
+    /// threads per warp instruction). The schedule model ([`crate::plan`]) counts it this way.
+    AsCompiled,
 }
 
 /// Runs `strategy` over items `0..items` with `launch` on the model, block after block, the
@@ -163,7 +165,7 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
     step_limit: u64,
     plain: PlainLoop,
 ) -> Result<Profile, AdviseError> {
-    let per_item = plain == PlainLoop::ReconvergingPerItem && strategy.runs_per_thread();
+    let as_compiled = plain == PlainLoop::AsCompiled && strategy.runs_per_thread();
     let sampled = blocks.len() < launch.blocks as usize;
     let asked = strategy;
     let strategy = if sampled && strategy.deals_across_blocks() {
@@ -212,7 +214,7 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
             for w in 0..warps_per_block {
                 let mut warp = ModelWarp::in_block(&shared)
                     .with_grid_counter(&grid_counter)
-                    .reconverging_per_item(per_item);
+                    .as_compiled_plain_loop(as_compiled);
                 warp.set_counting(true);
                 let task = WarpTask::new(items, launch.blocks, block, launch.threads_per_block, w);
                 let program = kernel
@@ -272,8 +274,32 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reconverge_transforms::ItemLoopKernel;
-    use reconverge_workloads::synthetic::DynamicWork;
+    use reconverge_transforms::{FactoredBranchLoop, FactoredBranchLoopKernel, ItemLoopKernel};
+    use reconverge_workloads::synthetic::{DynamicWork, SynBrDis};
+
+    #[test]
+    fn the_compiled_plain_loop_issues_a_factored_branchs_shared_code_once() {
+        // SYN-BRDIS at one item per thread: counted as written, the baseline issues the
+        // factored code once per path of a divergent iteration; as a compiler sinks it, once,
+        // as branch distribution does (whose items and lanes are the same here).
+        let w = SynBrDis::new(8, 16, 4, 3);
+        let kernel = FactoredBranchLoopKernel(w);
+        let launch = Launch {
+            threads_per_block: 64,
+            blocks: 2,
+        };
+        let factored = |strategy, plain| -> u64 {
+            profile_blocks(&kernel, strategy, 128, launch, &[0, 1], 1 << 20, plain)
+                .ok()
+                .and_then(|p| p.counters.region(w.regions().factored).map(|c| c.issues))
+                .unwrap_or(0)
+        };
+        let written = factored(Strategy::Baseline, PlainLoop::Flattened);
+        let compiled = factored(Strategy::Baseline, PlainLoop::AsCompiled);
+        let distributed = factored(Strategy::BranchDistribution, PlainLoop::Flattened);
+        assert!(compiled < written, "{compiled} {written}");
+        assert_eq!(compiled, distributed);
+    }
 
     #[test]
     fn a_plain_loop_reconverging_per_item_takes_the_sum_of_its_rounds_longest_items() {
@@ -306,7 +332,7 @@ mod tests {
         let per_round = rounds.map(|(a, b)| a + b);
         assert!(per_round > flattened, "{per_round:?} {flattened:?}");
         assert_eq!(Some(steps(PlainLoop::Flattened)), flattened);
-        assert_eq!(Some(steps(PlainLoop::ReconvergingPerItem)), per_round);
+        assert_eq!(Some(steps(PlainLoop::AsCompiled)), per_round);
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub struct ModelWarp<'b> {
     private_block: BlockShared,
     grid: Option<&'b AtomicU32>,
     counting: bool,
-    per_item: bool,
+    as_compiled: bool,
 }
 
 impl Default for ModelWarp<'_> {
@@ -74,7 +74,7 @@ impl<'b> ModelWarp<'b> {
             private_block: BlockShared::new(),
             grid: None,
             counting: true,
-            per_item: false,
+            as_compiled: false,
         }
     }
 
@@ -101,11 +101,12 @@ impl<'b> ModelWarp<'b> {
         self
     }
 
-    /// The same warp with its lanes waiting for one another after each item
-    /// ([`Warp::reconverges_per_item`]): how a GPU runs the plain per-thread loop of the
-    /// strategies that run per thread, which the advisor counts this way.
-    pub fn reconverging_per_item(mut self, on: bool) -> Self {
-        self.per_item = on;
+    /// The same warp counting the plain per-thread loop as a GPU compiler makes it: its lanes
+    /// wait for one another after each item ([`Warp::reconverges_per_item`]) and a factored
+    /// branch issues its shared code once ([`Warp::shares_common_path_code`]). The advisor
+    /// counts the strategies that run per thread this way.
+    pub fn as_compiled_plain_loop(mut self, on: bool) -> Self {
+        self.as_compiled = on;
         self
     }
 
@@ -153,7 +154,11 @@ impl Warp for ModelWarp<'_> {
     }
 
     fn reconverges_per_item(&self) -> bool {
-        self.per_item
+        self.as_compiled
+    }
+
+    fn shares_common_path_code(&self) -> bool {
+        self.as_compiled
     }
 
     fn splat<T: Copy>(&self, value: T) -> [T; 32] {

@@ -34,10 +34,21 @@ pub trait Warp {
     /// strategies write). A GPU runs a per-thread item loop the first way wherever its compiler
     /// nests the item's loop inside the loop over items (the threads reconverge at the inner
     /// loop's exit); only the model answers `true`, where asked
-    /// ([`crate::ModelWarp::reconverging_per_item`]), to count such a loop. Outputs are the
+    /// ([`crate::ModelWarp::as_compiled_plain_loop`]), to count such a loop. Outputs are the
     /// same either way.
     #[inline(always)]
     fn reconverges_per_item(&self) -> bool {
+        false
+    }
+
+    /// Whether the two paths of a branch whose paths share their middle (a factored branch)
+    /// issue that shared code once for both (`true`) or once per path (`false`, the default:
+    /// the code as written). A GPU compiler makes the first of a plain per-thread loop: it
+    /// sinks the instructions both paths have in common below the branch (on an H100 the
+    /// SYN-BRDIS plain loop ran at 32.0 active threads per warp instruction). Only the model
+    /// answers `true`, where asked ([`crate::ModelWarp::as_compiled_plain_loop`]).
+    #[inline(always)]
+    fn shares_common_path_code(&self) -> bool {
         false
     }
 

@@ -281,7 +281,9 @@ impl<W: Warp, L: FactoredBranchLoop> DirectProgram<W, L> {
         let cond = warp.map_ref(&self.lanes, |l| l.cond);
         let taken = warp.ballot(live, cond);
         let not_taken = live & !taken;
-        if self.distribute {
+        // Branch distribution, or the plain loop as a GPU compiler makes it (which sinks the
+        // paths' common code below the branch: the same count).
+        if self.distribute || warp.shares_common_path_code() {
             self.distributed_paths(warp, taken, not_taken, tally);
         } else {
             // Fig. 7a: each path in full, the factored code issued once per path.
