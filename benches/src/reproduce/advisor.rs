@@ -301,9 +301,11 @@ const WHY_THE_MODEL_MISSES: &str = "The model counts issue slots (each region we
 /// schedule model ([`reconverge_advisor::predict_launch`] at the setting's timed items and
 /// launch, a device [`reconverge_advisor::Gpu`]'s calibration) and set beside the speedups the
 /// last GPU run measured, read from its committed `advisor-predicted-vs-measured.csv`. No GPU is
-/// needed. Settings without a measured row (MCML's, which are not in the settings' data) are
-/// left out; registers are not in the CSV, so every entry point runs at the calibration's
-/// default registers.
+/// needed. MCML's settings, which are not in the settings' data (the reproduce tool calibrates
+/// their inputs while it runs), are rebuilt from their names: the skin model with every layer's
+/// thickness scaled by the factor the name gives, 2^22 photons at the launch the tool times
+/// (128-thread blocks filling the device once). Registers are not in the CSV, so every entry
+/// point runs at the calibration's default registers.
 pub mod rescore {
     use std::collections::HashMap;
     use std::fmt::Debug;
@@ -492,6 +494,79 @@ pub mod rescore {
                         point: Point { scored },
                     });
                 }
+            }
+        }
+        out.extend(mcml_settings(&measured, gpu, sampling)?);
+        Ok(out)
+    }
+
+    /// MCML's settings of `measured` (see the module docs), predicted on `gpu`.
+    fn mcml_settings(
+        measured: &HashMap<(String, String, String), f64>,
+        gpu: &Gpu,
+        sampling: &Sampling,
+    ) -> Result<Vec<Rescored>, RescoreError> {
+        use super::super::seed002::mcml::{
+            FULL_MCML_PHOTONS, model_kernel, page_strategies, scaled_skin,
+        };
+        let experiment = super::super::seed002::MCML.pages.join(" + ");
+        let mut settings: Vec<&String> = measured
+            .keys()
+            .filter(|(e, _, _)| *e == experiment)
+            .map(|(_, s, _)| s)
+            .collect();
+        settings.sort();
+        settings.dedup();
+        let strategies = page_strategies();
+        let cal = &gpu.calibration;
+        // The tool's launch: 128-thread blocks, as many as 2,048 threads per SM hold.
+        let launch = reconverge_backend::Launch::new(128, 16 * cal.sms).map_err(|e| {
+            RescoreError::Advise {
+                experiment: experiment.clone(),
+                setting: String::new(),
+                reason: e.to_string(),
+            }
+        })?;
+        let items = u32::try_from(FULL_MCML_PHOTONS).unwrap_or(u32::MAX);
+        let mut out = Vec::new();
+        for setting in settings {
+            let err = |reason: String| RescoreError::Advise {
+                experiment: experiment.clone(),
+                setting: setting.clone(),
+                reason,
+            };
+            // "skin, thicknesses x 0.069, boundary steps 29.5 %"
+            let factor: f64 = setting
+                .split("thicknesses x ")
+                .nth(1)
+                .and_then(|r| r.split(',').next())
+                .and_then(|k| k.trim().parse().ok())
+                .ok_or_else(|| err("no thickness factor in the setting's name".into()))?;
+            let kernel = model_kernel(&scaled_skin(factor))
+                .ok_or_else(|| err("the scaled input does not check".into()))?;
+            let time = |s: Strategy| -> Result<f64, RescoreError> {
+                let t = predict_launch(&kernel, s, items, launch, gpu, sampling, None)
+                    .map_err(|e| err(e.to_string()))?;
+                Ok(Spread::of(&t.iter().map(|x| x.ns).collect::<Vec<_>>()).median)
+            };
+            let base = time(Strategy::Baseline)?;
+            let mut scored = Vec::new();
+            for &st in &strategies {
+                let key = (experiment.clone(), setting.clone(), st.to_string());
+                if let Some(&m) = measured.get(&key) {
+                    scored.push(Scored {
+                        strategy: st,
+                        predicted: base / time(st)?,
+                        measured: m,
+                    });
+                }
+            }
+            if scored.len() >= 2 {
+                out.push(Rescored {
+                    experiment: experiment.clone(),
+                    setting: setting.clone(),
+                    point: Point { scored },
+                });
             }
         }
         Ok(out)

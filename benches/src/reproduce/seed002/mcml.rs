@@ -60,7 +60,7 @@ const BRANCH_DISTRIBUTION_PAPER: PaperTable<'static, InputRow> = PaperTable::new
     ],
 );
 
-fn scaled_skin(factor: f64) -> RunInput {
+pub(crate) fn scaled_skin(factor: f64) -> RunInput {
     let mut input = builtin::skin();
     for l in &mut input.layers {
         l.d *= factor;
@@ -123,7 +123,30 @@ fn refine_factor(
     best
 }
 
-/// The MCML page.
+/// The strategies the page times on each input.
+pub(crate) fn page_strategies() -> [Strategy; 7] {
+    [
+        Strategy::Baseline,
+        Strategy::DynamicWorkAssignment,
+        majority_vote(16),
+        round_robin(50, false),
+        round_robin(50, true),
+        round_robin(75, false),
+        Strategy::BranchDistribution,
+    ]
+}
+
+/// The kernel the GPU runs for `input` in f32 (seed 1, from photon 0): what the advisor
+/// predicts. `None` where the input's parameters do not check.
+pub(crate) fn model_kernel(input: &RunInput) -> Option<McmlKernel<f32>> {
+    let params = input.params::<f32>().ok()?;
+    Some(McmlKernel(McmlLoop {
+        params,
+        seed: 1,
+        first_photon: 0,
+    }))
+}
+
 /// The advisor's prediction for this input, on 2,048 photons of the model with persistent lanes
 /// (as `mcml --strategy auto`), beside the measured medians.
 fn record_advice(
@@ -134,14 +157,9 @@ fn record_advice(
     medians: &[f64],
     errors: &[Option<String>],
 ) {
-    let Ok(params) = input.params::<f32>() else {
+    let Some(kernel) = model_kernel(input) else {
         return;
     };
-    let kernel = McmlKernel(McmlLoop {
-        params,
-        seed: 1,
-        first_photon: 0,
-    });
     let measured: Vec<Meas> = strategies
         .iter()
         .zip(medians)
@@ -223,15 +241,7 @@ pub fn mcml(ctx: &Ctx) -> Page {
         "{}\nIteration delaying: up to **1.12x** on MCML, with round robin at a 75 % cycle (§4.2.1; input not stated). Abstract: MCML improved by 12 % (iteration delaying) and 16 % (branch distribution). Extracted boundary kernel with branch distribution: 1.32x (R ≈ 2).\n",
         BRANCH_DISTRIBUTION_PAPER.markdown()
     );
-    let strategies = [
-        Strategy::Baseline,
-        Strategy::DynamicWorkAssignment,
-        majority_vote(16),
-        round_robin(50, false),
-        round_robin(50, true),
-        round_robin(75, false),
-        Strategy::BranchDistribution,
-    ];
+    let strategies = page_strategies();
     let mut table = Table::new(&[
         "input (target %)",
         "thickness factor",
