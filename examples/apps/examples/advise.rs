@@ -157,7 +157,8 @@ enum Workload {
     /// Held-out (the fifth, written after the first four were scored): a binary search per
     /// item with a variable range (`held_out::BISECT`).
     Bisect,
-    /// Held-out (issue 27, written after revision 3 of the model): a random walk per item
+    /// Held-out (issue 27, written during revision 3 of the model, before its predictions were
+    /// looked at): a random walk per item
     /// until it leaves a disc whose radius bands of items share (`held_out::ESCAPE_WALK`).
     EscapeWalk,
     /// The calibration set (papers' workloads only): SYN-ITDELAY at f = 0 and 0.5, seed 004's

@@ -17,8 +17,8 @@
 //! ```
 //!
 //! Written for the advisor's held-out set (issue 27) after the five before it had been
-//! scored and the model revised (revision 3), and before the advisor's predictions on it were
-//! looked at.
+//! scored, during revision 3 of the model (after its claims cost and larger samples, before
+//! its per-item reconvergence), and before the advisor's predictions on it were looked at.
 
 use reconverge_simt::Region;
 use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, Tally};
