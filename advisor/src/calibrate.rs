@@ -89,8 +89,8 @@ fn set(c: &mut Calibration, i: usize, v: f64) {
 const FLOOR: [f64; 5] = [1e-3, 1.0, 1.0, 1.0, 1.0];
 
 /// Fits `start`'s first five numbers (not [`Calibration::grid_claim_ns`], which
-/// [`fit_grid_claims`] fits on its own observations) to `observations` (see the module docs) and records the fit's
-/// error and `fitted_on` in the result.
+/// [`fit_grid_claims`] fits on its own observations) to `observations` (see the module docs)
+/// and records the fit's error and `fitted_on` in the result.
 ///
 /// # Errors
 /// [`AdviseError::NoItems`] without observations; as [`launch_time`].
@@ -158,11 +158,16 @@ pub fn fit_grid_claims(
     if valid.is_empty() {
         return Err(AdviseError::NoItems);
     }
+    // The per-block runs make no claim on the launch's counter: their predictions do not
+    // depend on the value searched, so each is made once.
+    let per_block: Vec<f64> = valid
+        .iter()
+        .map(|(_, b)| launch_time(&b.profile, b.launch, gpu, &b.registers).map(|t| t.ns))
+        .collect::<Result<_, _>>()?;
     let error = |gpu: &Gpu| -> Result<f64, AdviseError> {
         let mut sum = 0.0;
-        for (g, b) in &valid {
+        for ((g, b), pb) in valid.iter().zip(&per_block) {
             let pg = launch_time(&g.profile, g.launch, gpu, &g.registers)?.ns;
-            let pb = launch_time(&b.profile, b.launch, gpu, &b.registers)?.ns;
             sum += ((pg / pb) / (g.measured_ns / b.measured_ns)).ln().powi(2);
         }
         Ok((sum / valid.len() as f64).sqrt())

@@ -7,8 +7,8 @@
 /// The id indexes the counter table. A workload's regions take ids below
 /// [`crate::MAX_REGIONS`], assigned by its shape (the shape traits of `reconverge-transforms`
 /// declare their regions' rows); the strategies' own regions ([`Region::VOTE`],
-/// [`Region::EXCHANGE`], [`Region::ATOMIC`]) have the rows after those, and ids past the table are counted in the
-/// totals only.
+/// [`Region::EXCHANGE`], [`Region::ATOMIC`]) have the rows after those, and ids past the
+/// table are counted in the totals only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Region {
     /// Index of this region's row in [`crate::Counters`].

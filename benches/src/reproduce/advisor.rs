@@ -411,6 +411,27 @@ pub mod rescore {
         Ok(out)
     }
 
+    /// Each strategy's predicted speedup over the baseline for `kernel` at `items` and
+    /// `launch` (the median over resamples of each's time).
+    fn speedups<K: Kernel + ?Sized>(
+        kernel: &K,
+        items: u32,
+        launch: reconverge_backend::Launch,
+        gpu: &Gpu,
+        sampling: &Sampling,
+        strategies: &[Strategy],
+    ) -> Result<Vec<(Strategy, f64)>, AdviseError> {
+        let time = |s: Strategy| -> Result<f64, AdviseError> {
+            let times = predict_launch(kernel, s, items, launch, gpu, sampling, None)?;
+            Ok(Spread::of(&times.iter().map(|x| x.ns).collect::<Vec<_>>()).median)
+        };
+        let base = time(Strategy::Baseline)?;
+        strategies
+            .iter()
+            .map(|&s| Ok((s, base / time(s)?)))
+            .collect()
+    }
+
     /// The setting's name (its model kernel, as the CSV has it) and each strategy's predicted
     /// speedup at the timed size and launch.
     fn predict<K: Kernel + Debug>(
@@ -421,17 +442,38 @@ pub mod rescore {
     ) -> (String, Result<Vec<(Strategy, f64)>, AdviseError>) {
         let setting = format!("{:?}", runs.sample.kernel);
         let t = &runs.timed;
-        let time = |s: Strategy| -> Result<f64, AdviseError> {
-            let times = predict_launch(&t.kernel, s, t.items, t.launch, gpu, sampling, None)?;
-            Ok(Spread::of(&times.iter().map(|x| x.ns).collect::<Vec<_>>()).median)
-        };
-        let result = time(Strategy::Baseline).and_then(|base| {
-            strategies
-                .iter()
-                .map(|&s| Ok((s, base / time(s)?)))
-                .collect()
-        });
+        let result = speedups(&t.kernel, t.items, t.launch, gpu, sampling, strategies);
         (setting, result)
+    }
+
+    /// The setting's rescored point: each strategy of `predicted` that `measured` has a row
+    /// for, beside it; `None` for fewer than two such strategies.
+    fn point(
+        measured: &HashMap<(String, String, String), f64>,
+        experiment: &str,
+        setting: &str,
+        predicted: &[(Strategy, f64)],
+    ) -> Option<Rescored> {
+        let scored: Vec<Scored> = predicted
+            .iter()
+            .filter_map(|&(strategy, predicted)| {
+                let key = (
+                    experiment.to_string(),
+                    setting.to_string(),
+                    strategy.to_string(),
+                );
+                measured.get(&key).map(|&measured| Scored {
+                    strategy,
+                    predicted,
+                    measured,
+                })
+            })
+            .collect();
+        (scored.len() >= 2).then(|| Rescored {
+            experiment: experiment.to_string(),
+            setting: setting.to_string(),
+            point: Point { scored },
+        })
     }
 
     /// Every setting with measurements in `csv`, predicted on `gpu` (see the module docs).
@@ -458,42 +500,19 @@ pub mod rescore {
                     Workload::PathUnification(r) => predict(r, gpu, sampling, st),
                     Workload::Gems34(r) => predict(r, gpu, sampling, st),
                 };
-                let scored: Vec<Scored> = s
-                    .strategies
-                    .iter()
-                    .filter_map(|st| {
-                        let m =
-                            measured.get(&(experiment.clone(), setting.clone(), st.to_string()))?;
-                        Some((st, *m))
-                    })
-                    .map(|(st, m)| (*st, m))
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .map(|(st, m)| -> Result<Scored, RescoreError> {
-                        let p = predicted
-                            .as_ref()
-                            .map_err(|e| RescoreError::Advise {
-                                experiment: experiment.clone(),
-                                setting: setting.clone(),
-                                reason: e.to_string(),
-                            })?
-                            .iter()
-                            .find(|(x, _)| *x == st)
-                            .map_or(f64::NAN, |(_, p)| *p);
-                        Ok(Scored {
-                            strategy: st,
-                            predicted: p,
-                            measured: m,
-                        })
-                    })
-                    .collect::<Result<_, _>>()?;
-                if scored.len() >= 2 {
-                    out.push(Rescored {
-                        experiment: experiment.clone(),
-                        setting,
-                        point: Point { scored },
-                    });
+                // A setting without measurements is left out, whatever the model said of it.
+                let rows = st.iter().any(|x| {
+                    measured.contains_key(&(experiment.clone(), setting.clone(), x.to_string()))
+                });
+                if !rows {
+                    continue;
                 }
+                let predicted = predicted.map_err(|e| RescoreError::Advise {
+                    experiment: experiment.clone(),
+                    setting: setting.clone(),
+                    reason: e.to_string(),
+                })?;
+                out.extend(point(&measured, &experiment, &setting, &predicted));
             }
         }
         out.extend(mcml_settings(&measured, gpu, sampling)?);
@@ -518,15 +537,15 @@ pub mod rescore {
         settings.sort();
         settings.dedup();
         let strategies = page_strategies();
-        let cal = &gpu.calibration;
-        // The tool's launch: 128-thread blocks, as many as 2,048 threads per SM hold.
-        let launch = reconverge_backend::Launch::new(128, 16 * cal.sms).map_err(|e| {
-            RescoreError::Advise {
+        // The tool's launch: 128-thread blocks, as many as fill every SM's threads.
+        let threads = 128;
+        let blocks = gpu.arch.max_threads_per_sm / threads * gpu.calibration.sms;
+        let launch =
+            reconverge_backend::Launch::new(threads, blocks).map_err(|e| RescoreError::Advise {
                 experiment: experiment.clone(),
                 setting: String::new(),
                 reason: e.to_string(),
-            }
-        })?;
+            })?;
         let items = u32::try_from(FULL_MCML_PHOTONS).unwrap_or(u32::MAX);
         let mut out = Vec::new();
         for setting in settings {
@@ -544,30 +563,9 @@ pub mod rescore {
                 .ok_or_else(|| err("no thickness factor in the setting's name".into()))?;
             let kernel = model_kernel(&scaled_skin(factor))
                 .ok_or_else(|| err("the scaled input does not check".into()))?;
-            let time = |s: Strategy| -> Result<f64, RescoreError> {
-                let t = predict_launch(&kernel, s, items, launch, gpu, sampling, None)
-                    .map_err(|e| err(e.to_string()))?;
-                Ok(Spread::of(&t.iter().map(|x| x.ns).collect::<Vec<_>>()).median)
-            };
-            let base = time(Strategy::Baseline)?;
-            let mut scored = Vec::new();
-            for &st in &strategies {
-                let key = (experiment.clone(), setting.clone(), st.to_string());
-                if let Some(&m) = measured.get(&key) {
-                    scored.push(Scored {
-                        strategy: st,
-                        predicted: base / time(st)?,
-                        measured: m,
-                    });
-                }
-            }
-            if scored.len() >= 2 {
-                out.push(Rescored {
-                    experiment: experiment.clone(),
-                    setting: setting.clone(),
-                    point: Point { scored },
-                });
-            }
+            let predicted = speedups(&kernel, items, launch, gpu, sampling, &strategies)
+                .map_err(|e| err(e.to_string()))?;
+            out.extend(point(measured, &experiment, setting, &predicted));
         }
         Ok(out)
     }

@@ -993,8 +993,8 @@ mod calibration {
     }
 
     /// The claims probe: seed 004's loop cut to one step per trip and 1-16 trips, 2^20 items,
-    /// so that its time is mostly claims on the work counters (lanes finish at scattered
-    /// steps, each finish a claim): what pins [`Calibration::grid_claim_ns`].
+    /// so that items are short and claims on the work counters frequent beside the work: what
+    /// pins [`Calibration::grid_claim_ns`].
     const CLAIMS: (&str, u32) = ("claims", 1 << 20);
 
     fn claims_probe() -> ItemLoopKernel<DynamicWork> {
@@ -1105,7 +1105,7 @@ mod calibration {
         );
         let mut gpu = fit(&obs, &start, &fitted_on)?;
         // Each grid-wide run of the probe beside the per-block dealing at its launch.
-        let is = |o: &Observation, s: Strategy| o.label.contains(&format!(" {s} "));
+        let is = |o: &Observation, s: Strategy| o.profile.strategy == s;
         let pairs: Vec<(Observation, Observation)> = probe_obs
             .iter()
             .filter(|g| is(g, Strategy::GridWideDynamicWork))
