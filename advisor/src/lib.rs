@@ -22,9 +22,10 @@
 //! ([`Calibration`]; the committed H100 one is [`Gpu::h100`]), and each claim on a grid-wide
 //! work counter adds its calibrated cost to its launch. So load imbalance across warps, the
 //! last wave's tail and too few resident warps show, which issue slots alone cannot. The
-//! strategies that run per thread are counted as a GPU compiler makes their plain loop, a
-//! warp's threads waiting for one another after each item and a factored branch's shared
-//! code issued once ([`PlainLoop::AsCompiled`]).
+//! strategies that run per thread are counted as a GPU compiler makes their plain loop: a
+//! factored branch's shared code issued once, and a warp's threads waiting for one another
+//! after each item where the compiler nested the item's loop ([`PlainLoop::AsCompiled`],
+//! [`CompiledLoops`]).
 //! Memory traffic is counted only as the instructions a region declares.
 //!
 //! # The issue-slot model
@@ -47,7 +48,7 @@
 //! # Example
 //!
 //! ```
-//! use reconverge_advisor::{Gpu, Sampling, advise_launches};
+//! use reconverge_advisor::{Compiled, Gpu, Sampling, advise_launches};
 //! use reconverge_transforms::{ItemLoopKernel, Kernel, Strategy};
 //! use reconverge_workloads::synthetic::DynamicWork;
 //!
@@ -57,7 +58,9 @@
 //! // default sampling; a small sample keeps this doctest quick.
 //! let sampling = Sampling { items: 2048, resamples: 2, seed: 1 };
 //! let gpu = Gpu::h100()?;
-//! let advice = advise_launches(&kernel, 1 << 18, ItemLoopKernel::<DynamicWork>::STRATEGIES, &gpu, &sampling, None)?;
+//! let strategies = ItemLoopKernel::<DynamicWork>::STRATEGIES;
+//! // Registers and loop shapes unknown: the calibration's defaults (`Compiled` says more).
+//! let advice = advise_launches(&kernel, 1 << 18, strategies, &gpu, &sampling, &Compiled::default())?;
 //! assert!(advice.baseline.simd_efficiency < 0.7);
 //! println!("{advice}");
 //! // The baseline is compared at the backend's default: one item per thread.
@@ -89,7 +92,7 @@ pub use plan::{
     Advice, Gpu, Grid, LaunchTime, Ranked, Sampling, Spread, advise_launches, candidate_launches,
     launch_time, predict_launch, sample_blocks, sampled_profiles,
 };
-pub use profile::{PlainLoop, Profile, Stats, WarpWork, profile, profile_blocks};
+pub use profile::{CompiledLoops, PlainLoop, Profile, Stats, WarpWork, profile, profile_blocks};
 pub use schedule::{Calibration, Makespan, simulate};
 pub use tune::{Family, Tuned, grid, tune};
 
@@ -204,6 +207,17 @@ pub struct Registers {
     /// Registers per thread of each pass of a strategy's kernels (one value: every pass). A
     /// strategy not listed is assumed to run at the baseline's occupancy.
     pub strategies: Vec<(Strategy, Vec<u32>)>,
+}
+
+/// What a compiler made of a kernel's entry points, as the schedule model reads it: registers
+/// (occupancy) and which per-thread loops stayed flat. [`Compiled::default`] knows neither:
+/// every entry point at the calibration's default registers, every plain loop nested.
+#[derive(Clone, Debug, Default)]
+pub struct Compiled {
+    /// Registers per thread of each entry point; `None`: the calibration's default.
+    pub registers: Option<Registers>,
+    /// The strategies whose compiled plain loop stayed flat.
+    pub loops: CompiledLoops,
 }
 
 /// How the advisor models time (see the crate docs for the formula).
@@ -414,7 +428,7 @@ pub fn advise<K: Kernel + ?Sized>(
         K::STRATEGIES,
         gpu,
         &Sampling::default(),
-        None,
+        &Compiled::default(),
     )
 }
 

@@ -25,9 +25,9 @@ use reconverge_occupancy::{ArchLimits, KernelResources, LaunchConfig, calculate_
 use reconverge_simt::WARP_SIZE;
 use reconverge_transforms::{Kernel, Strategy, StrategyError};
 
-use crate::profile::{PlainLoop, Profile, profile_blocks};
+use crate::profile::{CompiledLoops, Profile, profile_blocks};
 use crate::schedule::{Calibration, Makespan, simulate};
-use crate::{AdviseError, Divergence, Registers};
+use crate::{AdviseError, Compiled, Divergence, Registers};
 
 /// How the advisor samples a launch (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -271,7 +271,8 @@ pub fn launch_time(
     Ok(out)
 }
 
-/// Profiles `strategy` on `items` items at `launch` once per resample (see the module docs).
+/// Profiles `strategy` on `items` items at `launch` once per resample (see the module docs),
+/// its plain loop (if it runs per thread) as `loops` says the compiler made it.
 ///
 /// # Errors
 /// As [`profile_blocks`].
@@ -282,6 +283,7 @@ pub fn sampled_profiles<K: Kernel + ?Sized>(
     launch: Launch,
     sampling: &Sampling,
     step_limit: u64,
+    loops: &CompiledLoops,
 ) -> Result<Vec<Profile>, AdviseError> {
     let mut out: Vec<Profile> = Vec::new();
     for r in 0..sampling.resamples.max(1) {
@@ -298,7 +300,7 @@ pub fn sampled_profiles<K: Kernel + ?Sized>(
             launch,
             &blocks,
             step_limit,
-            PlainLoop::AsCompiled,
+            loops.plain_loop(&strategy),
         )?);
     }
     Ok(out)
@@ -315,13 +317,21 @@ pub fn predict_launch<K: Kernel + ?Sized>(
     launch: Launch,
     gpu: &Gpu,
     sampling: &Sampling,
-    registers: Option<&Registers>,
+    compiled: &Compiled,
 ) -> Result<Vec<LaunchTime>, AdviseError> {
-    let regs = gpu.registers_of(&strategy, registers);
-    sampled_profiles(kernel, strategy, items, launch, sampling, 1 << 32)?
-        .iter()
-        .map(|p| launch_time(p, launch, gpu, &regs))
-        .collect()
+    let regs = gpu.registers_of(&strategy, compiled.registers.as_ref());
+    sampled_profiles(
+        kernel,
+        strategy,
+        items,
+        launch,
+        sampling,
+        1 << 32,
+        &compiled.loops,
+    )?
+    .iter()
+    .map(|p| launch_time(p, launch, gpu, &regs))
+    .collect()
 }
 
 /// Minimum, median and maximum of a prediction over resamples.
@@ -496,11 +506,12 @@ pub fn advise_launches<K: Kernel + ?Sized>(
     strategies: &[Strategy],
     gpu: &Gpu,
     sampling: &Sampling,
-    registers: Option<&Registers>,
+    compiled: &Compiled,
 ) -> Result<Advice, AdviseError> {
     if items == 0 {
         return Err(AdviseError::NoItems);
     }
+    let registers = compiled.registers.as_ref();
     let base_regs = gpu.registers_of(&Strategy::Baseline, registers);
     let reference = Launch::for_items(&Strategy::Baseline, items, gpu.calibration.sms, |t| {
         gpu.blocks_per_sm(t, base_regs[0]).ok()
@@ -512,6 +523,7 @@ pub fn advise_launches<K: Kernel + ?Sized>(
         reference,
         sampling,
         1 << 32,
+        &compiled.loops,
     )?;
     let base = base_runs
         .iter()
@@ -533,7 +545,7 @@ pub fn advise_launches<K: Kernel + ?Sized>(
     for strategy in list {
         let regs = gpu.registers_of(&strategy, registers);
         for (launch, grid) in candidate_launches(&strategy, items, gpu, regs[0]) {
-            let times = predict_launch(kernel, strategy, items, launch, gpu, sampling, registers)?;
+            let times = predict_launch(kernel, strategy, items, launch, gpu, sampling, compiled)?;
             let ns: Vec<f64> = times.iter().map(|t| t.ns).collect();
             let speedups: Vec<f64> = base.iter().zip(&ns).map(|(b, t)| b / t).collect();
             let mid = Spread::of(&ns).median;

@@ -107,19 +107,72 @@ impl WarpWork {
 /// backend runs as the plain per-thread loop).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PlainLoop {
-    /// A lane takes its next item as soon as its item ends (the loop as written, and as the
-    /// CPU backend's emulated warps run it): what [`profile`] counts, so that its counters
-    /// are the CPU backend's.
+    /// The loop as written, and as the CPU backend's emulated warps run it: a lane takes its
+    /// next item as soon as its item ends, and a factored branch issues its shared code once
+    /// per path. What [`profile`] counts, so that its counters are the CPU backend's.
     #[default]
-    Flattened,
-    /// The loop as a GPU compiler makes it. A warp's lanes wait for one another after each
-    /// item (the compiler nests the item's loop inside the loop over items, and the threads
-    /// reconverge at its exit): on the held-out workloads one resident wave of the static or
-    /// dynamic plain loop measured no faster than a thread per item on an H100, which only
-    /// this reading predicts. And a factored branch's shared code issues once for both paths
-    /// (the compiler sinks it below the branch: SYN-BRDIS's plain loop ran at 32.0 active
-    /// threads per warp instruction). The schedule model ([`crate::plan`]) counts it this way.
-    AsCompiled,
+    AsWritten,
+    /// The loop as a GPU compiler makes it. A factored branch's shared code issues once for
+    /// both paths (the compiler sinks it below the branch: SYN-BRDIS's plain loop ran at 32.0
+    /// active threads per warp instruction on an H100). Where `reconverges_per_item`, the
+    /// compiler nested the item's loop inside the loop over items and a warp's lanes wait for
+    /// one another after each item (on the held-out workloads one resident wave of the static
+    /// or dynamic plain loop measured no faster than a thread per item, which only this reading
+    /// predicts); where not, it left one flat loop and a lane takes its next item at once
+    /// (MCML's and Collatz's loops: [`CompiledLoops`]). The schedule model ([`crate::plan`])
+    /// counts it this way.
+    AsCompiled {
+        /// Whether the warp's lanes reconverge after each item.
+        reconverges_per_item: bool,
+    },
+}
+
+/// What a GPU compiler made of a kernel's per-thread loops: the strategies whose entry point
+/// kept one flat loop (no reconvergence after each item). A fact of the compiled code, read from
+/// its SASS (`scripts/sass-loop-nesting.py`: whether a convergence barrier closes after the
+/// item's loop inside the loop over items); where it is not known, the schedule model takes
+/// the nested loop every held-out workload's entry points compiled to ([`Default`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CompiledLoops {
+    /// Strategies (that run per thread) whose compiled loop stayed flat.
+    pub flat: Vec<Strategy>,
+}
+
+impl CompiledLoops {
+    /// How the schedule model runs `strategy`'s plain loop.
+    pub fn plain_loop(&self, strategy: &Strategy) -> PlainLoop {
+        PlainLoop::AsCompiled {
+            reconverges_per_item: !self.flat.contains(strategy),
+        }
+    }
+
+    /// The facts of `table`, the output of `scripts/sass-loop-nesting.py` (a Markdown table
+    /// whose rows are `| entry point | SASS instructions | loops | reconverges per item |`), for
+    /// the strategies of `entries` (each strategy with its entry point's name): a strategy whose
+    /// entry point's row says `no` is flat. Entry points the table lacks stay nested.
+    pub fn from_sass_table<'a>(
+        table: &str,
+        entries: impl IntoIterator<Item = (Strategy, &'a str)>,
+    ) -> Self {
+        let flat_entries: Vec<&str> = table
+            .lines()
+            .filter_map(|line| {
+                let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+                // "", name, instructions, loops, per item, "".
+                match cells[..] {
+                    ["", name, _, _, "no", ..] => Some(name),
+                    _ => None,
+                }
+            })
+            .collect();
+        Self {
+            flat: entries
+                .into_iter()
+                .filter(|(s, name)| s.runs_per_thread() && flat_entries.contains(name))
+                .map(|(s, _)| s)
+                .collect(),
+        }
+    }
 }
 
 /// Runs `strategy` over items `0..items` with `launch` on the model, block after block, the
@@ -141,7 +194,7 @@ pub fn profile<K: Kernel + ?Sized>(
         launch,
         &all,
         step_limit,
-        PlainLoop::Flattened,
+        PlainLoop::AsWritten,
     )
 }
 
@@ -165,7 +218,13 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
     step_limit: u64,
     plain: PlainLoop,
 ) -> Result<Profile, AdviseError> {
-    let as_compiled = plain == PlainLoop::AsCompiled && strategy.runs_per_thread();
+    // Strategies that deal items to lanes in lockstep run no plain loop.
+    let compiled = match plain {
+        PlainLoop::AsCompiled {
+            reconverges_per_item,
+        } if strategy.runs_per_thread() => Some(reconverges_per_item),
+        _ => None,
+    };
     let sampled = blocks.len() < launch.blocks as usize;
     let asked = strategy;
     let strategy = if sampled && strategy.deals_across_blocks() {
@@ -212,9 +271,10 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
             }
             let mut warps = Vec::with_capacity(warps_per_block as usize);
             for w in 0..warps_per_block {
-                let mut warp = ModelWarp::in_block(&shared)
-                    .with_grid_counter(&grid_counter)
-                    .as_compiled_plain_loop(as_compiled);
+                let mut warp = ModelWarp::in_block(&shared).with_grid_counter(&grid_counter);
+                if let Some(reconverges_per_item) = compiled {
+                    warp = warp.as_compiled_plain_loop(reconverges_per_item);
+                }
                 warp.set_counting(true);
                 let task = WarpTask::new(items, launch.blocks, block, launch.threads_per_block, w);
                 let program = kernel
@@ -294,17 +354,24 @@ mod tests {
                 .and_then(|p| p.counters.region(w.regions().factored).map(|c| c.issues))
                 .unwrap_or(0)
         };
-        let written = factored(Strategy::Baseline, PlainLoop::Flattened);
-        let compiled = factored(Strategy::Baseline, PlainLoop::AsCompiled);
-        let distributed = factored(Strategy::BranchDistribution, PlainLoop::Flattened);
-        assert!(compiled < written, "{compiled} {written}");
-        assert_eq!(compiled, distributed);
+        let written = factored(Strategy::Baseline, PlainLoop::AsWritten);
+        let distributed = factored(Strategy::BranchDistribution, PlainLoop::AsWritten);
+        for reconverges_per_item in [true, false] {
+            let compiled = factored(
+                Strategy::Baseline,
+                PlainLoop::AsCompiled {
+                    reconverges_per_item,
+                },
+            );
+            assert!(compiled < written, "{compiled} {written}");
+            assert_eq!(compiled, distributed);
+        }
     }
 
     #[test]
     fn a_plain_loop_reconverging_per_item_takes_the_sum_of_its_rounds_longest_items() {
         // One warp, 64 items, two per lane under static assignment: lane l runs items l and
-        // l + 32. Flattened, the warp takes as many steps as its busiest lane's two items;
+        // l + 32. Flat (as written, or compiled flat), the warp takes as many steps as its busiest lane's two items;
         // reconverging after each item, the longest item of each round, one round after the
         // other. Trip counts come from the workload, not the model.
         let w = DynamicWork::new(1, 32, 5);
@@ -331,8 +398,40 @@ mod tests {
         let rounds = (0..32).map(trips).max().zip((32..64).map(trips).max());
         let per_round = rounds.map(|(a, b)| a + b);
         assert!(per_round > flattened, "{per_round:?} {flattened:?}");
-        assert_eq!(Some(steps(PlainLoop::Flattened)), flattened);
-        assert_eq!(Some(steps(PlainLoop::AsCompiled)), per_round);
+        let compiled = |reconverges_per_item| PlainLoop::AsCompiled {
+            reconverges_per_item,
+        };
+        assert_eq!(Some(steps(PlainLoop::AsWritten)), flattened);
+        assert_eq!(Some(steps(compiled(false))), flattened);
+        assert_eq!(Some(steps(compiled(true))), per_round);
+    }
+
+    #[test]
+    fn a_sass_tables_no_rows_are_the_flat_loops_of_per_thread_strategies() {
+        let table = "| entry point | SASS instructions | loops | reconverges per item |\n\
+                     |---|---:|---:|---|\n\
+                     | w_baseline | 64 | 1 | no |\n\
+                     | w_dynamic | 120 | 2 | yes |\n\
+                     | w_rr | 300 | 1 | no |\n";
+        let rr =
+            Strategy::IterationDelaying(reconverge_transforms::Decision::round_robin(3, 1, false));
+        let loops = CompiledLoops::from_sass_table(
+            table,
+            [
+                (Strategy::Baseline, "w_baseline"),
+                (Strategy::DynamicWorkAssignment, "w_dynamic"),
+                // Iteration delaying runs no plain loop: its row says nothing of one.
+                (rr, "w_rr"),
+                (Strategy::GridWideDynamicWork, "w_grid"),
+            ],
+        );
+        assert_eq!(loops.flat, vec![Strategy::Baseline]);
+        let nested = PlainLoop::AsCompiled {
+            reconverges_per_item: true,
+        };
+        assert_eq!(loops.plain_loop(&Strategy::DynamicWorkAssignment), nested);
+        assert_eq!(loops.plain_loop(&Strategy::GridWideDynamicWork), nested);
+        assert_ne!(loops.plain_loop(&Strategy::Baseline), nested);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! launch's, the spread over resamples, and the ranking of (strategy, launch) pairs.
 
 use reconverge_advisor::{
-    Calibration, Gpu, Sampling, advise_launches, launch_time, predict_launch, profile,
+    Calibration, Compiled, Gpu, Sampling, advise_launches, launch_time, predict_launch, profile,
 };
 use reconverge_backend::Launch;
 use reconverge_transforms::{ItemLoopKernel, Strategy};
@@ -40,7 +40,7 @@ fn a_strided_sample_predicts_the_whole_launch() {
         launch,
         &gpu,
         &sampling,
-        None,
+        &Compiled::default(),
     )
     .expect("runs");
     assert_eq!(sampled.len(), 3);
@@ -64,7 +64,7 @@ fn launches_are_ranked_and_the_baseline_is_compared_at_its_default() {
             resamples: 2,
             seed: 1,
         },
-        None,
+        &Compiled::default(),
     )
     .expect("runs");
     assert!(advice.ranked.len() >= 6, "{} pairs", advice.ranked.len());

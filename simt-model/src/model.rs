@@ -49,7 +49,8 @@ pub struct ModelWarp<'b> {
     private_block: BlockShared,
     grid: Option<&'b AtomicU32>,
     counting: bool,
-    as_compiled: bool,
+    reconverges_per_item: bool,
+    shares_common_path_code: bool,
 }
 
 impl Default for ModelWarp<'_> {
@@ -74,7 +75,8 @@ impl<'b> ModelWarp<'b> {
             private_block: BlockShared::new(),
             grid: None,
             counting: true,
-            as_compiled: false,
+            reconverges_per_item: false,
+            shares_common_path_code: false,
         }
     }
 
@@ -101,12 +103,15 @@ impl<'b> ModelWarp<'b> {
         self
     }
 
-    /// The same warp counting the plain per-thread loop as a GPU compiler makes it: its lanes
-    /// wait for one another after each item ([`Warp::reconverges_per_item`]) and a factored
-    /// branch issues its shared code once ([`Warp::shares_common_path_code`]). The advisor
-    /// counts the strategies that run per thread this way.
-    pub fn as_compiled_plain_loop(mut self, on: bool) -> Self {
-        self.as_compiled = on;
+    /// The same warp counting the plain per-thread loop as a GPU compiler makes it: a factored
+    /// branch issues its shared code once ([`Warp::shares_common_path_code`]), and, where
+    /// `reconverges_per_item`, its lanes wait for one another after each item
+    /// ([`Warp::reconverges_per_item`]: the compiler nested the item's loop inside the loop
+    /// over items; where it left one flat loop, a lane takes its next item at once). The
+    /// advisor counts the strategies that run per thread this way.
+    pub fn as_compiled_plain_loop(mut self, reconverges_per_item: bool) -> Self {
+        self.shares_common_path_code = true;
+        self.reconverges_per_item = reconverges_per_item;
         self
     }
 
@@ -154,11 +159,11 @@ impl Warp for ModelWarp<'_> {
     }
 
     fn reconverges_per_item(&self) -> bool {
-        self.as_compiled
+        self.reconverges_per_item
     }
 
     fn shares_common_path_code(&self) -> bool {
-        self.as_compiled
+        self.shares_common_path_code
     }
 
     fn splat<T: Copy>(&self, value: T) -> [T; 32] {

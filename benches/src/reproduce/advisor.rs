@@ -305,13 +305,19 @@ const WHY_THE_MODEL_MISSES: &str = "The model counts issue slots (each region we
 /// their inputs while it runs), are rebuilt from their names: the skin model with every layer's
 /// thickness scaled by the factor the name gives, 2^22 photons at the launch the tool times
 /// (128-thread blocks filling the device once). Registers are not in the CSV, so every entry
-/// point runs at the calibration's default registers.
+/// point runs at the calibration's default registers. Which plain loops the compiler left flat
+/// comes from a SASS table (`scripts/sass-loop-nesting.py`'s output, committed as
+/// `docs/results/advisor/schedule-model/sass-loop-nesting.md`) where one is given: each
+/// setting's per-thread strategies by their entry points' names in the papers' list
+/// (`reconverge_workloads::gpu_entries`: `<family>_baseline`, `_dynamic`, `_grid`).
 pub mod rescore {
     use std::collections::HashMap;
     use std::fmt::Debug;
 
     use reconverge_advisor::accuracy::{Point, Scored};
-    use reconverge_advisor::{AdviseError, Gpu, Sampling, Spread, predict_launch};
+    use reconverge_advisor::{
+        AdviseError, Compiled, CompiledLoops, Gpu, Sampling, Spread, predict_launch,
+    };
     use reconverge_backend::{Kernel, Strategy};
 
     use super::super::setting::{Runs, Workload};
@@ -412,7 +418,7 @@ pub mod rescore {
     }
 
     /// Each strategy's predicted speedup over the baseline for `kernel` at `items` and
-    /// `launch` (the median over resamples of each's time).
+    /// `launch` (the median over resamples of each's time), compiled as `compiled` says.
     fn speedups<K: Kernel + ?Sized>(
         kernel: &K,
         items: u32,
@@ -420,9 +426,10 @@ pub mod rescore {
         gpu: &Gpu,
         sampling: &Sampling,
         strategies: &[Strategy],
+        compiled: &Compiled,
     ) -> Result<Vec<(Strategy, f64)>, AdviseError> {
         let time = |s: Strategy| -> Result<f64, AdviseError> {
-            let times = predict_launch(kernel, s, items, launch, gpu, sampling, None)?;
+            let times = predict_launch(kernel, s, items, launch, gpu, sampling, compiled)?;
             Ok(Spread::of(&times.iter().map(|x| x.ns).collect::<Vec<_>>()).median)
         };
         let base = time(Strategy::Baseline)?;
@@ -439,11 +446,36 @@ pub mod rescore {
         gpu: &Gpu,
         sampling: &Sampling,
         strategies: &[Strategy],
+        compiled: &Compiled,
     ) -> (String, Result<Vec<(Strategy, f64)>, AdviseError>) {
         let setting = format!("{:?}", runs.sample.kernel);
         let t = &runs.timed;
-        let result = speedups(&t.kernel, t.items, t.launch, gpu, sampling, strategies);
+        let result = speedups(
+            &t.kernel, t.items, t.launch, gpu, sampling, strategies, compiled,
+        );
         (setting, result)
+    }
+
+    /// The compiled loops of the entry family `family` (as the papers' entry list names it) by
+    /// `sass_table`; nested (the default) where no table is given.
+    fn compiled(sass_table: Option<&str>, family: Option<&str>) -> Compiled {
+        let loops = match (sass_table, family) {
+            (Some(table), Some(family)) => CompiledLoops::from_sass_table(
+                table,
+                [
+                    (Strategy::Baseline, format!("{family}_baseline")),
+                    (Strategy::DynamicWorkAssignment, format!("{family}_dynamic")),
+                    (Strategy::GridWideDynamicWork, format!("{family}_grid")),
+                ]
+                .iter()
+                .map(|(s, name)| (*s, name.as_str())),
+            ),
+            _ => CompiledLoops::default(),
+        };
+        Compiled {
+            registers: None,
+            loops,
+        }
     }
 
     /// The setting's rescored point: each strategy of `predicted` that `measured` has a row
@@ -476,7 +508,8 @@ pub mod rescore {
         })
     }
 
-    /// Every setting with measurements in `csv`, predicted on `gpu` (see the module docs).
+    /// Every setting with measurements in `csv`, predicted on `gpu` (see the module docs), the
+    /// flat plain loops read from `sass_table` where given.
     ///
     /// # Errors
     /// As [`measured`]; the advisor's error on a setting.
@@ -484,6 +517,7 @@ pub mod rescore {
         csv: &std::path::Path,
         gpu: &Gpu,
         sampling: &Sampling,
+        sass_table: Option<&str>,
     ) -> Result<Vec<Rescored>, RescoreError> {
         let measured = measured(csv)?;
         let mut out = Vec::new();
@@ -491,14 +525,21 @@ pub mod rescore {
             let experiment = e.pages.join(" + ");
             for s in (e.settings)(&Scale::FULL) {
                 let st = &s.strategies;
+                // The entry families of `reconverge_workloads::gpu_entries`; the two-path and
+                // split-loop shapes' plain loops were not read from SASS.
+                let with = |family| compiled(sass_table, family);
                 let (setting, predicted) = match &s.workload {
-                    Workload::BranchSplit(r) => predict(r, gpu, sampling, st),
-                    Workload::LoopSplit(r) => predict(r, gpu, sampling, st),
-                    Workload::IterationDelay(r) => predict(r, gpu, sampling, st),
-                    Workload::BranchDistribution(r) => predict(r, gpu, sampling, st),
-                    Workload::DynamicWork(r) => predict(r, gpu, sampling, st),
-                    Workload::PathUnification(r) => predict(r, gpu, sampling, st),
-                    Workload::Gems34(r) => predict(r, gpu, sampling, st),
+                    Workload::BranchSplit(r) => predict(r, gpu, sampling, st, &with(None)),
+                    Workload::LoopSplit(r) => predict(r, gpu, sampling, st, &with(None)),
+                    Workload::IterationDelay(r) => {
+                        predict(r, gpu, sampling, st, &with(Some("itdelay")))
+                    }
+                    Workload::BranchDistribution(r) => {
+                        predict(r, gpu, sampling, st, &with(Some("brdis")))
+                    }
+                    Workload::DynamicWork(r) => predict(r, gpu, sampling, st, &with(Some("dwa"))),
+                    Workload::PathUnification(r) => predict(r, gpu, sampling, st, &with(None)),
+                    Workload::Gems34(r) => predict(r, gpu, sampling, st, &with(None)),
                 };
                 // A setting without measurements is left out, whatever the model said of it.
                 let rows = st.iter().any(|x| {
@@ -515,7 +556,7 @@ pub mod rescore {
                 out.extend(point(&measured, &experiment, &setting, &predicted));
             }
         }
-        out.extend(mcml_settings(&measured, gpu, sampling)?);
+        out.extend(mcml_settings(&measured, gpu, sampling, sass_table)?);
         Ok(out)
     }
 
@@ -524,6 +565,7 @@ pub mod rescore {
         measured: &HashMap<(String, String, String), f64>,
         gpu: &Gpu,
         sampling: &Sampling,
+        sass_table: Option<&str>,
     ) -> Result<Vec<Rescored>, RescoreError> {
         use super::super::seed002::mcml::{
             FULL_MCML_PHOTONS, model_kernel, page_strategies, scaled_skin,
@@ -563,8 +605,18 @@ pub mod rescore {
                 .ok_or_else(|| err("no thickness factor in the setting's name".into()))?;
             let kernel = model_kernel(&scaled_skin(factor))
                 .ok_or_else(|| err("the scaled input does not check".into()))?;
-            let predicted = speedups(&kernel, items, launch, gpu, sampling, &strategies)
-                .map_err(|e| err(e.to_string()))?;
+            // The bit-identical kernels the page times: `mcml_baseline`, `mcml_dynamic`, ...
+            let compiled = compiled(sass_table, Some("mcml"));
+            let predicted = speedups(
+                &kernel,
+                items,
+                launch,
+                gpu,
+                sampling,
+                &strategies,
+                &compiled,
+            )
+            .map_err(|e| err(e.to_string()))?;
             out.extend(point(measured, &experiment, setting, &predicted));
         }
         Ok(out)

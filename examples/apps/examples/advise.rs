@@ -294,6 +294,61 @@ struct Args {
     /// Where `--fit` writes the calibration.
     #[arg(long, default_value = "advisor/calibration/h100.json")]
     calibration_out: std::path::PathBuf,
+    /// Which plain loops the GPU compiler left flat (no reconvergence after each item): the
+    /// SASS table of `scripts/sass-loop-nesting.py` (committed:
+    /// `docs/results/advisor/schedule-model/sass-loop-nesting.md`), read for the workload's
+    /// entry points in the papers' list. Without it every plain loop is taken as nested.
+    #[arg(long)]
+    sass_loops: Option<std::path::PathBuf>,
+}
+
+impl Workload {
+    /// The name its entry points start with in the papers' list
+    /// (`reconverge_workloads::gpu_entries`), where they were read from SASS.
+    fn entry_family(self) -> Option<&'static str> {
+        Some(match self {
+            Workload::SynItdelay => "itdelay",
+            Workload::SynBrdis => "brdis",
+            Workload::DynamicWork => "dwa",
+            Workload::McmlSkin | Workload::McmlSlab => "mcml",
+            Workload::HeavyTail => "heavy",
+            Workload::CostMap => "costmap",
+            Workload::VariableTrips => "vtrips",
+            Workload::Bisect => "bisect",
+            Workload::EscapeWalk => "walk",
+            _ => return None,
+        })
+    }
+}
+
+/// `--sass-loops`, as the table's text (read once).
+fn sass_table(a: &Args) -> Result<Option<String>, DynError> {
+    a.sass_loops
+        .as_ref()
+        .map(|p| {
+            std::fs::read_to_string(p)
+                .map_err(|e| format!("--sass-loops {}: {e}", p.display()).into())
+        })
+        .transpose()
+}
+
+/// What the compiler made of `family`'s plain loops by `--sass-loops` (nested without it).
+fn compiled_loops(
+    a: &Args,
+    family: Option<&str>,
+) -> Result<reconverge_advisor::CompiledLoops, DynError> {
+    let (Some(table), Some(family)) = (sass_table(a)?, family) else {
+        return Ok(reconverge_advisor::CompiledLoops::default());
+    };
+    let names = [
+        (Strategy::Baseline, format!("{family}_baseline")),
+        (Strategy::DynamicWorkAssignment, format!("{family}_dynamic")),
+        (Strategy::GridWideDynamicWork, format!("{family}_grid")),
+    ];
+    Ok(reconverge_advisor::CompiledLoops::from_sass_table(
+        &table,
+        names.iter().map(|(s, n)| (*s, n.as_str())),
+    ))
 }
 
 fn main() -> Result<(), DynError> {
@@ -744,7 +799,11 @@ mod schedule {
         if let Some(path) = &a.score {
             return score(kernel, a, &gpu, path);
         }
-        let advice = advise_launches(kernel, items, K::STRATEGIES, &gpu, &sampling(a), None)?;
+        let compiled = reconverge_advisor::Compiled {
+            registers: None,
+            loops: compiled_loops(a, a.workload.entry_family())?,
+        };
+        let advice = advise_launches(kernel, items, K::STRATEGIES, &gpu, &sampling(a), &compiled)?;
         println!("{advice}");
         Ok(())
     }
@@ -856,16 +915,20 @@ mod schedule {
         let mut table = String::from(
             "| strategy | launch | grid | predicted ms (min / median / max) | measured ms | schedule / throughput | grid claims (serial ms) |\n|---|---|---|---:|---:|---:|---:|\n",
         );
+        let loops = compiled_loops(a, a.workload.entry_family())?;
         let mut pairs = Vec::new();
         let mut scored = Vec::new();
         for r in rows.iter().filter(|r| r.outputs_equal && r.median_ms > 0.0) {
             let Some(&strategy) = strategy_named(&strategies, &r.strategy) else {
                 continue;
             };
-            let registers = reconverge_advisor::Registers {
-                arch: gpu.arch,
-                baseline: r.registers.first().copied().unwrap_or(32),
-                strategies: vec![(strategy, r.registers.clone())],
+            let compiled = reconverge_advisor::Compiled {
+                registers: Some(reconverge_advisor::Registers {
+                    arch: gpu.arch,
+                    baseline: r.registers.first().copied().unwrap_or(32),
+                    strategies: vec![(strategy, r.registers.clone())],
+                }),
+                loops: loops.clone(),
             };
             let times = predict_launch(
                 kernel,
@@ -874,7 +937,7 @@ mod schedule {
                 r.launch,
                 gpu,
                 &sampling(a),
-                Some(&registers),
+                &compiled,
             )?;
             let ns: Vec<f64> = times.iter().map(|t| t.ns).collect();
             let spread = Spread::of(&ns);
@@ -1033,7 +1096,9 @@ mod calibration {
         a: &Args,
         rows: &[Row],
         strategies: &[Strategy],
+        family: &str,
     ) -> Result<Vec<Observation>, DynError> {
+        let loops = compiled_loops(a, Some(family))?;
         let mut out = Vec::new();
         let one = reconverge_advisor::Sampling {
             resamples: 1,
@@ -1044,7 +1109,8 @@ mod calibration {
                 continue;
             };
             let profile =
-                sampled_profiles(kernel, strategy, r.items, r.launch, &one, 1 << 32)?.remove(0);
+                sampled_profiles(kernel, strategy, r.items, r.launch, &one, 1 << 32, &loops)?
+                    .remove(0);
             out.push(Observation {
                 label: format!(
                     "{} {} {}x{}",
@@ -1069,6 +1135,7 @@ mod calibration {
                 a,
                 &rows,
                 reconverge_workloads::gpu_entries::SYN_IT_DELAY_STRATEGIES,
+                "itdelay",
             )?);
         }
         let rows = read(&dir.join("dynamic-work.tsv"))?;
@@ -1077,6 +1144,7 @@ mod calibration {
             a,
             &rows,
             reconverge_workloads::gpu_entries::DYNAMIC_WORK_STRATEGIES,
+            "dwa",
         )?);
         // The claims probe, where the sweep has it (calibrations before it had none): not in
         // the first fit, whose numbers it does not pin, but the only data of the second.
@@ -1087,6 +1155,7 @@ mod calibration {
                 a,
                 &read(&probe)?,
                 reconverge_workloads::gpu_entries::DYNAMIC_WORK_STRATEGIES,
+                "dwa",
             )?
         } else {
             Vec::new()
@@ -1154,7 +1223,8 @@ fn papers(a: &Args) -> Result<(), DynError> {
         "papers: give --rescore docs/results/h100-reproduce/advisor-predicted-vs-measured.csv",
     )?;
     let gpu = schedule::gpu_model(a)?;
-    let points = rescore(csv, &gpu, &schedule::sampling(a))?;
+    let table = sass_table(a)?;
+    let points = rescore(csv, &gpu, &schedule::sampling(a), table.as_deref())?;
     let mut experiments: Vec<&str> = Vec::new();
     for p in &points {
         if !experiments.contains(&p.experiment.as_str()) {
