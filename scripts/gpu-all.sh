@@ -156,8 +156,8 @@ if want gpumcml; then
             mkdir -p "$2/executable" && ln -sf "$gm/safeprimes_base32.txt" "$2/executable/" \
                 && cp "$gm/$1.mci" "$2/" && (cd "$2" && "${@:3}" "$gm/gpumcml" -S12345 "$1.mci")
         }
-        ours=("fast-math dynamic" "dynamic" "fast-math branch-distribution-cost-balanced"
-            "branch-distribution-cost-balanced")
+        ours=("fast-math dynamic" "dynamic" "fast-math grid-dynamic" "grid-dynamic"
+            "fast-math branch-distribution-cost-balanced" "branch-distribution-cost-balanced")
         for input in skin slab; do
             for rep in 1 2 3; do
                 t0=$(date +%s.%N); gm_run $input "$g/run-$input-$rep" > "$g/gpumcml-$input-$rep.log" 2>&1; t1=$(date +%s.%N)
@@ -181,7 +181,8 @@ if want gpumcml; then
                 flags="--strategy $strategy"; kernel=mcml_
                 [[ $strategy == fast-math* ]] && flags="--fast-math --strategy ${strategy#fast-math }" && kernel=mcml_fast_
                 case "${strategy#fast-math }" in
-                    dynamic) kernel+=dynamic ;; *) kernel+=distribution_balanced ;;
+                    dynamic) kernel+=dynamic ;; grid-dynamic) kernel+=grid ;;
+                    *) kernel+=distribution_balanced ;;
                 esac
                 # shellcheck disable=SC2086
                 ncu --kernel-name $kernel --launch-skip 1 --csv --metrics gpu__time_duration.sum \
@@ -226,6 +227,7 @@ if want profile && command -v ncu > /dev/null; then
     strategy=(branch-distribution --dynamic-work)
     [[ $kernel == *_balanced ]] && strategy=(branch-distribution-cost-balanced)
     [[ $kernel == mcml_dynamic || $kernel == mcml_fast_dynamic ]] && strategy=(dynamic)
+    [[ $kernel == mcml_grid || $kernel == mcml_fast_grid ]] && strategy=(grid-dynamic)
     # One batch: the same single launch (after the warm-up) in both profiler runs.
     run=(--backend cuda --f32 "${fast[@]}" --strategy "${strategy[@]}"
         --builtin skin --photons $n --batch-photons $n)

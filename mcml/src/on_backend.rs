@@ -65,7 +65,8 @@ const MAX_BATCH_PHOTONS: u64 = 1 << 30;
 /// of photons per second) and a GPU (hundreds of millions). Half a second cost the slab's
 /// fast-math kernel on an H100 1.2-1.5 % against one launch (10^8 photons, 32 tally copies:
 /// 1.010-1.015 s against 0.998-1.001 s, 2026-11-25); at one second 10^8 photons take two
-/// launches, the first of 8 photons per lane.
+/// launches, the first of 8 photons per lane (sized from the backend's time for the batches,
+/// and the rest of up to a batch joining the last one).
 const BATCH_SECONDS: f64 = 1.0;
 
 /// Most a batch grows over the one before. The first batch on a GPU (8 photons per lane) takes
@@ -83,7 +84,7 @@ const MAX_BATCH_GROWTH: u64 = 64;
 pub enum Batching {
     /// The first batch of [`BATCH_PHOTONS`] or 8 photons per lane of the launch, whichever is
     /// more, later ones sized to take about a second each (progress reports at that pace
-    /// on any backend, and few launch tails on a GPU); a rest of at most half a batch joins the
+    /// on any backend, and few launch tails on a GPU); a rest of at most one batch joins the
     /// batch before it instead of costing a launch tail of its own.
     #[default]
     Adaptive,
@@ -116,11 +117,11 @@ fn next_batch(batch: u64, elapsed: Duration) -> u64 {
 }
 
 /// The photons of the next backend call, `remaining` photons to go at `batch_size`:
-/// [`Batching::Adaptive`] takes the whole rest when it is at most one and a half batches (and
+/// [`Batching::Adaptive`] takes the whole rest when it is at most two batches (and
 /// fits one call), [`Batching::Fixed`] always its own size.
 fn take_batch(remaining: u64, batch_size: u64, batching: Batching) -> u64 {
     let fold = batching == Batching::Adaptive
-        && remaining <= batch_size.saturating_add(batch_size / 2)
+        && remaining <= batch_size.saturating_mul(2)
         && remaining <= MAX_BATCH_PHOTONS;
     if fold {
         remaining
@@ -292,10 +293,20 @@ where
                 .get_or_insert_with(|| Counters::new(c.warp_width))
                 .merge(&c);
         }
-        kernel_time += run.pass_times.iter().sum::<Duration>();
+        let passes = run.pass_times.iter().sum::<Duration>();
+        kernel_time += passes;
         done += batch;
         if batching == Batching::Adaptive {
-            batch_size = next_batch(batch_size, batch_started.elapsed());
+            // The backend's own time for the batch where it reports one: the first call's
+            // one-off costs (buffers allocated, the first launch) are not the speed of the
+            // next. On an H100 they made the slab's first batch look half as fast as it ran,
+            // and 10^8 photons took three launches instead of two.
+            let took = if passes.is_zero() {
+                batch_started.elapsed()
+            } else {
+                passes
+            };
+            batch_size = next_batch(batch_size, took);
         }
         if let Some(policy) = &options.checkpoint
             && (done == photons || last_save.elapsed() >= policy.every)
@@ -350,14 +361,15 @@ mod tests {
     #[test]
     fn a_short_rest_joins_the_last_adaptive_batch() {
         let adaptive = Batching::Adaptive;
-        assert_eq!(take_batch(150, 100, adaptive), 150);
-        assert_eq!(take_batch(151, 100, adaptive), 100);
+        assert_eq!(take_batch(200, 100, adaptive), 200);
+        assert_eq!(take_batch(201, 100, adaptive), 100);
         assert_eq!(take_batch(40, 100, adaptive), 40);
         // Fixed batches stay fixed: a profiler picks launches by index.
         assert_eq!(take_batch(150, 100, Batching::Fixed(100)), 100);
         // Never more than one launch holds.
         let max = MAX_BATCH_PHOTONS;
         assert_eq!(take_batch(max + max / 4, max, adaptive), max);
+        assert_eq!(take_batch(2 * max, max, adaptive), max);
         assert_eq!(take_batch(u64::MAX, u64::MAX, adaptive), max);
     }
 }

@@ -120,8 +120,9 @@ pub const GEMS34_STRATEGIES: &[Strategy] = &[
 ];
 
 /// MCML's GPU strategies: [`McmlKernel`](crate::mcml::McmlKernel)'s `STRATEGIES` (what its
-/// benchmarks run), in the entry points' order, and seed 002 §4.2.2's best MCML cycle, round
-/// robin 3:1 (75 % of iterations on the not-taken path), on static lanes.
+/// benchmarks run), in the entry points' order, seed 002 §4.2.2's best MCML cycle, round
+/// robin 3:1 (75 % of iterations on the not-taken path), on static lanes, and dynamic work from
+/// one counter of the whole launch.
 pub const MCML_GPU_STRATEGIES: &[Strategy] = &[
     Strategy::Baseline,
     Strategy::DynamicWorkAssignment,
@@ -137,12 +138,13 @@ pub const MCML_GPU_STRATEGIES: &[Strategy] = &[
     Strategy::IterationDelayingWithDynamicWork(round_robin(3, 1, true)),
     Strategy::IterationDelayingWithDynamicWork(Decision::CostBalanced),
     Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
+    Strategy::GridWideDynamicWork,
 ];
 
 /// MCML's fast-math entry points ([`FastF32`](crate::mcml::FastF32): approximate PTX division,
-/// square root, logarithm, cosine and sine): the plain loop, dynamic work assignment, and
-/// branch distribution over dynamic work, without and with cost-balanced delaying (the fastest
-/// exact strategies on an H100). They are
+/// square root, logarithm, cosine and sine): the plain loop, dynamic work assignment (from each
+/// block's counter and from one of the launch's), and branch distribution over dynamic work,
+/// without and with cost-balanced delaying (the fastest exact strategies on an H100). They are
 /// opt-in and not bit-identical to the CPU. The device check compares their results with the
 /// exact ones within a statistical tolerance.
 pub const MCML_FAST_MATH_STRATEGIES: &[Strategy] = &[
@@ -150,6 +152,7 @@ pub const MCML_FAST_MATH_STRATEGIES: &[Strategy] = &[
     Strategy::DynamicWorkAssignment,
     Strategy::BranchDistributionWithDynamicWork,
     Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
+    Strategy::GridWideDynamicWork,
 ];
 
 /// Calls `$entries!` (`reconverge_device::entries!`, `reconverge_device::device_entries!` or
@@ -295,14 +298,14 @@ macro_rules! paper_entries {
                 mcml_baseline, mcml_dynamic, mcml_mv16, mcml_rr11_idle, mcml_rr11, mcml_rr31,
                 mcml_rr31_idle, mcml_distribution, mcml_distribution_dynamic,
                 mcml_mv4_dynamic, mcml_mv8_dynamic, mcml_rr31_dynamic,
-                mcml_balanced_dynamic, mcml_distribution_balanced,
+                mcml_balanced_dynamic, mcml_distribution_balanced, mcml_grid,
             }
 
             // MCML in opt-in fast math (approximate division, sqrt, lg2, sin/cos on the GPU;
             // not bit-identical to the CPU, checked within stated tolerances).
             FastF32 as McmlKernel from ($crate::gpu_entries::MCML_FAST_MATH_STRATEGIES) {
                 mcml_fast_baseline, mcml_fast_dynamic, mcml_fast_distribution_dynamic,
-                mcml_fast_distribution_balanced,
+                mcml_fast_distribution_balanced, mcml_fast_grid,
             }
         }
     };

@@ -247,8 +247,9 @@ reconverge_transforms::kernel_impl! {
         /// What MCML's benchmarks run: the loop strategies with seed 002's parameters (round robin
         /// 1:1 and majority vote 16 on static lanes; 4, 8 and round robin 3:1 with idle removal
         /// over dynamic work), branch distribution of the boundary path (fig. 9) on static and
-        /// dynamic lanes, and cost-balanced delaying of the boundary path over dynamic work,
-        /// with the boundary as written and distributed.
+        /// dynamic lanes, cost-balanced delaying of the boundary path over dynamic work, with the
+        /// boundary as written and distributed, and dynamic work from one counter of the whole
+        /// launch.
         const STRATEGIES: &'static [Strategy] = &[
             Strategy::Baseline,
             Strategy::DynamicWorkAssignment,
@@ -262,6 +263,7 @@ reconverge_transforms::kernel_impl! {
             Strategy::IterationDelayingWithDynamicWork(Decision::round_robin(3, 1, true)),
             Strategy::IterationDelayingWithDynamicWork(Decision::CostBalanced),
             Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
+            Strategy::GridWideDynamicWork,
         ];
 
         fn tally_len(&self) -> usize {
