@@ -304,24 +304,63 @@ const WHY_THE_MODEL_MISSES: &str = "The model counts issue slots (each region we
 /// needed. MCML's settings, which are not in the settings' data (the reproduce tool calibrates
 /// their inputs while it runs), are rebuilt from their names: the skin model with every layer's
 /// thickness scaled by the factor the name gives, 2^22 photons at the launch the tool times
-/// (128-thread blocks filling the device once). Registers are not in the CSV, so every entry
-/// point runs at the calibration's default registers. Which plain loops the compiler left flat
-/// comes from a SASS table (`scripts/sass-loop-nesting.py`'s output, committed as
-/// `docs/results/advisor/schedule-model/sass-loop-nesting.md`) where one is given: each
-/// setting's per-thread strategies by their entry points' names in the papers' list
-/// (`reconverge_workloads::gpu_entries`: `<family>_baseline`, `_dynamic`, `_grid`).
+/// (128-thread blocks filling the device once). What the compiler made of each strategy's entry
+/// points is read by their names in the papers' list (`reconverge_workloads::gpu_entries`) from
+/// [`rescore::CompiledFacts`] where given: registers (a device check's `summary.json`, for
+/// occupancy) and which plain loops stayed flat (`scripts/sass-loop-nesting.py`'s table,
+/// committed as `docs/results/advisor/schedule-model/sass-loop-nesting.md`); without them every
+/// entry point runs at the calibration's default registers and every plain loop counts as
+/// nested.
 pub mod rescore {
     use std::collections::HashMap;
     use std::fmt::Debug;
 
     use reconverge_advisor::accuracy::{Point, Scored};
     use reconverge_advisor::{
-        AdviseError, Compiled, CompiledLoops, Gpu, Sampling, Spread, predict_launch,
+        AdviseError, Compiled, CompiledLoops, Gpu, Registers, Sampling, Spread, predict_launch,
     };
     use reconverge_backend::{Kernel, Strategy};
+    use reconverge_device::DeviceKernel;
+    use reconverge_occupancy::ArchLimits;
 
     use super::super::setting::{Runs, Workload};
     use super::super::{EXPERIMENTS, Scale};
+
+    /// What the rescoring knows of the compiled entry points, by name (none of it: every entry
+    /// point at the calibration's default registers, every plain loop nested).
+    #[derive(Clone, Debug, Default)]
+    pub struct CompiledFacts {
+        /// Registers per thread of each entry point (the driver's, from a device check's
+        /// `summary.json`: [`CompiledFacts::registers_from_summary`]).
+        pub registers: HashMap<String, u32>,
+        /// `scripts/sass-loop-nesting.py`'s table of which plain loops stayed flat.
+        pub sass_table: Option<String>,
+    }
+
+    impl CompiledFacts {
+        /// Each kernel's registers from a device check's `summary.json` (its `kernels` list of
+        /// `{ name, registers }`, as `cudaFuncGetAttributes` reported them).
+        ///
+        /// # Errors
+        /// The text is not such JSON.
+        pub fn registers_from_summary(json: &str) -> Result<HashMap<String, u32>, String> {
+            let v: serde_json::Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+            let kernels = v["kernels"]
+                .as_array()
+                .ok_or("no \"kernels\" list in the summary")?;
+            kernels
+                .iter()
+                .map(|k| {
+                    let name = k["name"].as_str().ok_or("a kernel without a name")?;
+                    let regs = k["registers"]
+                        .as_u64()
+                        .and_then(|r| u32::try_from(r).ok())
+                        .ok_or_else(|| format!("{name}: no register count"))?;
+                    Ok((name.to_string(), regs))
+                })
+                .collect()
+        }
+    }
 
     /// One re-scored setting.
     #[derive(Clone, Debug)]
@@ -441,14 +480,15 @@ pub mod rescore {
 
     /// The setting's name (its model kernel, as the CSV has it) and each strategy's predicted
     /// speedup at the timed size and launch.
-    fn predict<K: Kernel + Debug>(
+    fn predict<K: Kernel + Debug + DeviceKernel>(
         runs: &Runs<K>,
         gpu: &Gpu,
         sampling: &Sampling,
         strategies: &[Strategy],
-        compiled: &Compiled,
+        facts: &CompiledFacts,
     ) -> (String, Result<Vec<(Strategy, f64)>, AdviseError>) {
         let setting = format!("{:?}", runs.sample.kernel);
+        let compiled = &compiled::<K>(facts, strategies, gpu.arch);
         let t = &runs.timed;
         let result = speedups(
             &t.kernel, t.items, t.launch, gpu, sampling, strategies, compiled,
@@ -456,26 +496,46 @@ pub mod rescore {
         (setting, result)
     }
 
-    /// The compiled loops of the entry family `family` (as the papers' entry list names it) by
-    /// `sass_table`; nested (the default) where no table is given.
-    fn compiled(sass_table: Option<&str>, family: Option<&str>) -> Compiled {
-        let loops = match (sass_table, family) {
-            (Some(table), Some(family)) => CompiledLoops::from_sass_table(
-                table,
-                [
-                    (Strategy::Baseline, format!("{family}_baseline")),
-                    (Strategy::DynamicWorkAssignment, format!("{family}_dynamic")),
-                    (Strategy::GridWideDynamicWork, format!("{family}_grid")),
-                ]
-                .iter()
-                .map(|(s, name)| (*s, name.as_str())),
-            ),
-            _ => CompiledLoops::default(),
+    /// What the compiler made of `K`'s entry points for `strategies` (and the baseline), by
+    /// each strategy's entry points in the papers' list: their registers where `facts` has
+    /// them, their loops' nesting where it has a SASS table; the calibration's defaults (every
+    /// entry at its default registers, every plain loop nested) otherwise.
+    fn compiled<K: DeviceKernel>(
+        facts: &CompiledFacts,
+        strategies: &[Strategy],
+        arch: ArchLimits,
+    ) -> Compiled {
+        let mut all = vec![Strategy::Baseline];
+        all.extend(strategies.iter().filter(|s| **s != Strategy::Baseline));
+        let registers_of = |s: &Strategy| -> Vec<u32> {
+            (0..)
+                .map_while(|pass| K::entry_point(s, pass))
+                .filter_map(|name| facts.registers.get(name).copied())
+                .collect()
         };
-        Compiled {
-            registers: None,
-            loops,
-        }
+        let registers = registers_of(&Strategy::Baseline)
+            .first()
+            .map(|&baseline| Registers {
+                arch,
+                baseline,
+                strategies: all
+                    .iter()
+                    .map(|s| (*s, registers_of(s)))
+                    .filter(|(_, r)| !r.is_empty())
+                    .collect(),
+            });
+        let loops = facts
+            .sass_table
+            .as_deref()
+            .map(|table| {
+                CompiledLoops::from_sass_table(
+                    table,
+                    all.iter()
+                        .filter_map(|s| K::entry_point(s, 0).map(|name| (*s, name))),
+                )
+            })
+            .unwrap_or_default();
+        Compiled { registers, loops }
     }
 
     /// The setting's rescored point: each strategy of `predicted` that `measured` has a row
@@ -508,8 +568,8 @@ pub mod rescore {
         })
     }
 
-    /// Every setting with measurements in `csv`, predicted on `gpu` (see the module docs), the
-    /// flat plain loops read from `sass_table` where given.
+    /// Every setting with measurements in `csv`, predicted on `gpu` (see the module docs), with
+    /// what `facts` knows of the compiled entry points.
     ///
     /// # Errors
     /// As [`measured`]; the advisor's error on a setting.
@@ -517,7 +577,7 @@ pub mod rescore {
         csv: &std::path::Path,
         gpu: &Gpu,
         sampling: &Sampling,
-        sass_table: Option<&str>,
+        facts: &CompiledFacts,
     ) -> Result<Vec<Rescored>, RescoreError> {
         let measured = measured(csv)?;
         let mut out = Vec::new();
@@ -525,21 +585,14 @@ pub mod rescore {
             let experiment = e.pages.join(" + ");
             for s in (e.settings)(&Scale::FULL) {
                 let st = &s.strategies;
-                // The entry families of `reconverge_workloads::gpu_entries`; the two-path and
-                // split-loop shapes' plain loops were not read from SASS.
-                let with = |family| compiled(sass_table, family);
                 let (setting, predicted) = match &s.workload {
-                    Workload::BranchSplit(r) => predict(r, gpu, sampling, st, &with(None)),
-                    Workload::LoopSplit(r) => predict(r, gpu, sampling, st, &with(None)),
-                    Workload::IterationDelay(r) => {
-                        predict(r, gpu, sampling, st, &with(Some("itdelay")))
-                    }
-                    Workload::BranchDistribution(r) => {
-                        predict(r, gpu, sampling, st, &with(Some("brdis")))
-                    }
-                    Workload::DynamicWork(r) => predict(r, gpu, sampling, st, &with(Some("dwa"))),
-                    Workload::PathUnification(r) => predict(r, gpu, sampling, st, &with(None)),
-                    Workload::Gems34(r) => predict(r, gpu, sampling, st, &with(None)),
+                    Workload::BranchSplit(r) => predict(r, gpu, sampling, st, facts),
+                    Workload::LoopSplit(r) => predict(r, gpu, sampling, st, facts),
+                    Workload::IterationDelay(r) => predict(r, gpu, sampling, st, facts),
+                    Workload::BranchDistribution(r) => predict(r, gpu, sampling, st, facts),
+                    Workload::DynamicWork(r) => predict(r, gpu, sampling, st, facts),
+                    Workload::PathUnification(r) => predict(r, gpu, sampling, st, facts),
+                    Workload::Gems34(r) => predict(r, gpu, sampling, st, facts),
                 };
                 // A setting without measurements is left out, whatever the model said of it.
                 let rows = st.iter().any(|x| {
@@ -556,7 +609,7 @@ pub mod rescore {
                 out.extend(point(&measured, &experiment, &setting, &predicted));
             }
         }
-        out.extend(mcml_settings(&measured, gpu, sampling, sass_table)?);
+        out.extend(mcml_settings(&measured, gpu, sampling, facts)?);
         Ok(out)
     }
 
@@ -565,7 +618,7 @@ pub mod rescore {
         measured: &HashMap<(String, String, String), f64>,
         gpu: &Gpu,
         sampling: &Sampling,
-        sass_table: Option<&str>,
+        facts: &CompiledFacts,
     ) -> Result<Vec<Rescored>, RescoreError> {
         use super::super::seed002::mcml::{
             FULL_MCML_PHOTONS, model_kernel, page_strategies, scaled_skin,
@@ -606,7 +659,11 @@ pub mod rescore {
             let kernel = model_kernel(&scaled_skin(factor))
                 .ok_or_else(|| err("the scaled input does not check".into()))?;
             // The bit-identical kernels the page times: `mcml_baseline`, `mcml_dynamic`, ...
-            let compiled = compiled(sass_table, Some("mcml"));
+            let compiled = compiled::<reconverge_workloads::mcml::McmlKernel<f32>>(
+                facts,
+                &strategies,
+                gpu.arch,
+            );
             let predicted = speedups(
                 &kernel,
                 items,

@@ -300,6 +300,11 @@ struct Args {
     /// entry points in the papers' list. Without it every plain loop is taken as nested.
     #[arg(long)]
     sass_loops: Option<std::path::PathBuf>,
+    /// With `papers`: each entry point's registers, from a device check's `summary.json`
+    /// (committed: `docs/results/h100/summary.json`), for the occupancy of every setting's
+    /// strategies. Without it every entry point runs at the calibration's default registers.
+    #[arg(long)]
+    entry_registers: Option<std::path::PathBuf>,
 }
 
 impl Workload {
@@ -1218,13 +1223,25 @@ mod calibration {
 /// the measured speedups of a reproduce run.
 fn papers(a: &Args) -> Result<(), DynError> {
     use reconverge_advisor::accuracy::{Point, spearman_of};
-    use reconverge_benches::reproduce::advisor::rescore::rescore;
+    use reconverge_benches::reproduce::advisor::rescore::{CompiledFacts, rescore};
     let csv = a.rescore.as_ref().ok_or(
         "papers: give --rescore docs/results/h100-reproduce/advisor-predicted-vs-measured.csv",
     )?;
     let gpu = schedule::gpu_model(a)?;
-    let table = sass_table(a)?;
-    let points = rescore(csv, &gpu, &schedule::sampling(a), table.as_deref())?;
+    let registers = match &a.entry_registers {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("--entry-registers {}: {e}", p.display()))?;
+            CompiledFacts::registers_from_summary(&text)
+                .map_err(|e| format!("--entry-registers {}: {e}", p.display()))?
+        }
+        None => Default::default(),
+    };
+    let facts = CompiledFacts {
+        registers,
+        sass_table: sass_table(a)?,
+    };
+    let points = rescore(csv, &gpu, &schedule::sampling(a), &facts)?;
     let mut experiments: Vec<&str> = Vec::new();
     for p in &points {
         if !experiments.contains(&p.experiment.as_str()) {
