@@ -360,6 +360,49 @@ pub mod rescore {
                 })
                 .collect()
         }
+
+        /// What the compiler made of `K`'s entry points for `strategies` (and the baseline), by
+        /// each strategy's entry points in the papers' list: their registers where these facts have
+        /// them, their loops' nesting where they have a SASS table; the calibration's defaults (every
+        /// entry at its default registers, every plain loop nested) otherwise.
+        pub fn compiled<K: DeviceKernel>(
+            &self,
+            strategies: &[Strategy],
+            arch: ArchLimits,
+        ) -> Compiled {
+            let facts = self;
+            let mut all = vec![Strategy::Baseline];
+            all.extend(strategies.iter().filter(|s| **s != Strategy::Baseline));
+            let registers_of = |s: &Strategy| -> Vec<u32> {
+                (0..)
+                    .map_while(|pass| K::entry_point(s, pass))
+                    .filter_map(|name| facts.registers.get(name).copied())
+                    .collect()
+            };
+            let registers = registers_of(&Strategy::Baseline)
+                .first()
+                .map(|&baseline| Registers {
+                    arch,
+                    baseline,
+                    strategies: all
+                        .iter()
+                        .map(|s| (*s, registers_of(s)))
+                        .filter(|(_, r)| !r.is_empty())
+                        .collect(),
+                });
+            let loops = facts
+                .sass_table
+                .as_deref()
+                .map(|table| {
+                    CompiledLoops::from_sass_table(
+                        table,
+                        all.iter()
+                            .filter_map(|s| K::entry_point(s, 0).map(|name| (*s, name))),
+                    )
+                })
+                .unwrap_or_default();
+            Compiled { registers, loops }
+        }
     }
 
     /// One re-scored setting.
@@ -488,54 +531,12 @@ pub mod rescore {
         facts: &CompiledFacts,
     ) -> (String, Result<Vec<(Strategy, f64)>, AdviseError>) {
         let setting = format!("{:?}", runs.sample.kernel);
-        let compiled = &compiled::<K>(facts, strategies, gpu.arch);
+        let compiled = &facts.compiled::<K>(strategies, gpu.arch);
         let t = &runs.timed;
         let result = speedups(
             &t.kernel, t.items, t.launch, gpu, sampling, strategies, compiled,
         );
         (setting, result)
-    }
-
-    /// What the compiler made of `K`'s entry points for `strategies` (and the baseline), by
-    /// each strategy's entry points in the papers' list: their registers where `facts` has
-    /// them, their loops' nesting where it has a SASS table; the calibration's defaults (every
-    /// entry at its default registers, every plain loop nested) otherwise.
-    fn compiled<K: DeviceKernel>(
-        facts: &CompiledFacts,
-        strategies: &[Strategy],
-        arch: ArchLimits,
-    ) -> Compiled {
-        let mut all = vec![Strategy::Baseline];
-        all.extend(strategies.iter().filter(|s| **s != Strategy::Baseline));
-        let registers_of = |s: &Strategy| -> Vec<u32> {
-            (0..)
-                .map_while(|pass| K::entry_point(s, pass))
-                .filter_map(|name| facts.registers.get(name).copied())
-                .collect()
-        };
-        let registers = registers_of(&Strategy::Baseline)
-            .first()
-            .map(|&baseline| Registers {
-                arch,
-                baseline,
-                strategies: all
-                    .iter()
-                    .map(|s| (*s, registers_of(s)))
-                    .filter(|(_, r)| !r.is_empty())
-                    .collect(),
-            });
-        let loops = facts
-            .sass_table
-            .as_deref()
-            .map(|table| {
-                CompiledLoops::from_sass_table(
-                    table,
-                    all.iter()
-                        .filter_map(|s| K::entry_point(s, 0).map(|name| (*s, name))),
-                )
-            })
-            .unwrap_or_default();
-        Compiled { registers, loops }
     }
 
     /// The setting's rescored point: each strategy of `predicted` that `measured` has a row
@@ -659,11 +660,8 @@ pub mod rescore {
             let kernel = model_kernel(&scaled_skin(factor))
                 .ok_or_else(|| err("the scaled input does not check".into()))?;
             // The bit-identical kernels the page times: `mcml_baseline`, `mcml_dynamic`, ...
-            let compiled = compiled::<reconverge_workloads::mcml::McmlKernel<f32>>(
-                facts,
-                &strategies,
-                gpu.arch,
-            );
+            let compiled = facts
+                .compiled::<reconverge_workloads::mcml::McmlKernel<f32>>(&strategies, gpu.arch);
             let predicted = speedups(
                 &kernel,
                 items,

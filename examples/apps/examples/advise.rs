@@ -26,6 +26,8 @@ use reconverge_advisor::{
     tune_measured,
 };
 use reconverge_backend::{Backend, BackendError, Launch};
+use reconverge_benches::reproduce::advisor::rescore::CompiledFacts;
+use reconverge_device::DeviceKernel;
 use reconverge_occupancy::Device;
 use reconverge_transforms::{
     BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, Kernel, Strategy, TwoPathKernel,
@@ -296,64 +298,37 @@ struct Args {
     calibration_out: std::path::PathBuf,
     /// Which plain loops the GPU compiler left flat (no reconvergence after each item): the
     /// SASS table of `scripts/sass-loop-nesting.py` (committed:
-    /// `docs/results/advisor/schedule-model/sass-loop-nesting.md`), read for the workload's
-    /// entry points in the papers' list. Without it every plain loop is taken as nested.
+    /// `docs/results/advisor/schedule-model/sass-loop-nesting.md`), read by the workload's
+    /// entry-point names in the papers' list. Without it every plain loop is taken as nested.
     #[arg(long)]
     sass_loops: Option<std::path::PathBuf>,
-    /// With `papers`: each entry point's registers, from a device check's `summary.json`
-    /// (committed: `docs/results/h100/summary.json`), for the occupancy of every setting's
-    /// strategies. Without it every entry point runs at the calibration's default registers.
+    /// Each entry point's registers, from a device check's `summary.json` (committed:
+    /// `docs/results/h100/summary.json`), for the occupancy of every strategy (`papers`, and
+    /// the ranking of a workload; `--score` takes the registers its sweep recorded). Without
+    /// it every entry point runs at the calibration's default registers.
     #[arg(long)]
     entry_registers: Option<std::path::PathBuf>,
 }
 
-impl Workload {
-    /// The name its entry points start with in the papers' list
-    /// (`reconverge_workloads::gpu_entries`), where they were read from SASS.
-    fn entry_family(self) -> Option<&'static str> {
-        Some(match self {
-            Workload::SynItdelay => "itdelay",
-            Workload::SynBrdis => "brdis",
-            Workload::DynamicWork => "dwa",
-            Workload::McmlSkin | Workload::McmlSlab => "mcml",
-            Workload::HeavyTail => "heavy",
-            Workload::CostMap => "costmap",
-            Workload::VariableTrips => "vtrips",
-            Workload::Bisect => "bisect",
-            Workload::EscapeWalk => "walk",
-            _ => return None,
-        })
-    }
-}
-
-/// `--sass-loops`, as the table's text (read once).
-fn sass_table(a: &Args) -> Result<Option<String>, DynError> {
-    a.sass_loops
-        .as_ref()
-        .map(|p| {
-            std::fs::read_to_string(p)
-                .map_err(|e| format!("--sass-loops {}: {e}", p.display()).into())
-        })
-        .transpose()
-}
-
-/// What the compiler made of `family`'s plain loops by `--sass-loops` (nested without it).
-fn compiled_loops(
-    a: &Args,
-    family: Option<&str>,
-) -> Result<reconverge_advisor::CompiledLoops, DynError> {
-    let (Some(table), Some(family)) = (sass_table(a)?, family) else {
-        return Ok(reconverge_advisor::CompiledLoops::default());
+/// `--sass-loops` and `--entry-registers`: what the compiler made of the entry points, read by
+/// their names in the papers' list (nothing, where neither is given).
+fn compiled_facts(a: &Args) -> Result<CompiledFacts, DynError> {
+    let read = |flag: &str, p: &std::path::Path| {
+        std::fs::read_to_string(p).map_err(|e| format!("{flag} {}: {e}", p.display()))
     };
-    let names = [
-        (Strategy::Baseline, format!("{family}_baseline")),
-        (Strategy::DynamicWorkAssignment, format!("{family}_dynamic")),
-        (Strategy::GridWideDynamicWork, format!("{family}_grid")),
-    ];
-    Ok(reconverge_advisor::CompiledLoops::from_sass_table(
-        &table,
-        names.iter().map(|(s, n)| (*s, n.as_str())),
-    ))
+    let sass_table = match &a.sass_loops {
+        Some(p) => Some(read("--sass-loops", p)?),
+        None => None,
+    };
+    let registers = match &a.entry_registers {
+        Some(p) => CompiledFacts::registers_from_summary(&read("--entry-registers", p)?)
+            .map_err(|e| format!("--entry-registers {}: {e}", p.display()))?,
+        None => Default::default(),
+    };
+    Ok(CompiledFacts {
+        registers,
+        sass_table,
+    })
 }
 
 fn main() -> Result<(), DynError> {
@@ -436,7 +411,7 @@ fn model_launch(a: &Args, layout: Layout, items: u32) -> Result<Launch, BackendE
 
 fn run<K>(kernel: &K, a: &Args, layout: Layout) -> Result<(), DynError>
 where
-    K: Kernel + Sync + GpuKernel,
+    K: Kernel + Sync + GpuKernel + DeviceKernel,
     K::Output: Default + Send + Sync + PartialEq,
 {
     // The schedule model's (strategy, launch) ranking is the default answer; the issue-slot
@@ -793,7 +768,7 @@ mod schedule {
 
     pub fn run<K>(kernel: &K, a: &Args) -> Result<(), DynError>
     where
-        K: Kernel + Sync + GpuKernel,
+        K: Kernel + Sync + GpuKernel + DeviceKernel,
         K::Output: Default + Send + Sync + PartialEq,
     {
         let gpu = gpu_model(a)?;
@@ -804,10 +779,7 @@ mod schedule {
         if let Some(path) = &a.score {
             return score(kernel, a, &gpu, path);
         }
-        let compiled = reconverge_advisor::Compiled {
-            registers: None,
-            loops: compiled_loops(a, a.workload.entry_family())?,
-        };
+        let compiled = compiled_facts(a)?.compiled::<K>(K::STRATEGIES, gpu.arch);
         let advice = advise_launches(kernel, items, K::STRATEGIES, &gpu, &sampling(a), &compiled)?;
         println!("{advice}");
         Ok(())
@@ -833,7 +805,7 @@ mod schedule {
         path: &std::path::Path,
     ) -> Result<(), DynError>
     where
-        K: Kernel + Sync + GpuKernel,
+        K: Kernel + Sync + GpuKernel + DeviceKernel,
         K::Output: Default + Send + Sync + PartialEq,
     {
         let gpu = super::gpu::open()?;
@@ -906,7 +878,7 @@ mod schedule {
         pub pick_over_best: f64,
     }
 
-    pub fn score_rows<K: Kernel + Sync>(
+    pub fn score_rows<K: Kernel + Sync + DeviceKernel>(
         kernel: &K,
         a: &Args,
         gpu: &Gpu,
@@ -920,7 +892,9 @@ mod schedule {
         let mut table = String::from(
             "| strategy | launch | grid | predicted ms (min / median / max) | measured ms | schedule / throughput | grid claims (serial ms) |\n|---|---|---|---:|---:|---:|---:|\n",
         );
-        let loops = compiled_loops(a, a.workload.entry_family())?;
+        let loops = compiled_facts(a)?
+            .compiled::<K>(&strategies, gpu.arch)
+            .loops;
         let mut pairs = Vec::new();
         let mut scored = Vec::new();
         for r in rows.iter().filter(|r| r.outputs_equal && r.median_ms > 0.0) {
@@ -1007,7 +981,7 @@ mod schedule {
         })
     }
 
-    fn score<K: Kernel + Sync>(
+    fn score<K: Kernel + Sync + DeviceKernel>(
         kernel: &K,
         a: &Args,
         gpu: &Gpu,
@@ -1096,14 +1070,15 @@ mod calibration {
         schedule::run(&claims_probe(), &probe)
     }
 
-    fn observations<K: Kernel + Sync>(
+    fn observations<K: Kernel + Sync + DeviceKernel>(
         kernel: &K,
         a: &Args,
         rows: &[Row],
         strategies: &[Strategy],
-        family: &str,
     ) -> Result<Vec<Observation>, DynError> {
-        let loops = compiled_loops(a, Some(family))?;
+        let loops = compiled_facts(a)?
+            .compiled::<K>(strategies, gpu_model(a)?.arch)
+            .loops;
         let mut out = Vec::new();
         let one = reconverge_advisor::Sampling {
             resamples: 1,
@@ -1140,7 +1115,6 @@ mod calibration {
                 a,
                 &rows,
                 reconverge_workloads::gpu_entries::SYN_IT_DELAY_STRATEGIES,
-                "itdelay",
             )?);
         }
         let rows = read(&dir.join("dynamic-work.tsv"))?;
@@ -1149,7 +1123,6 @@ mod calibration {
             a,
             &rows,
             reconverge_workloads::gpu_entries::DYNAMIC_WORK_STRATEGIES,
-            "dwa",
         )?);
         // The claims probe, where the sweep has it (calibrations before it had none): not in
         // the first fit, whose numbers it does not pin, but the only data of the second.
@@ -1160,7 +1133,6 @@ mod calibration {
                 a,
                 &read(&probe)?,
                 reconverge_workloads::gpu_entries::DYNAMIC_WORK_STRATEGIES,
-                "dwa",
             )?
         } else {
             Vec::new()
@@ -1223,24 +1195,12 @@ mod calibration {
 /// the measured speedups of a reproduce run.
 fn papers(a: &Args) -> Result<(), DynError> {
     use reconverge_advisor::accuracy::{Point, spearman_of};
-    use reconverge_benches::reproduce::advisor::rescore::{CompiledFacts, rescore};
+    use reconverge_benches::reproduce::advisor::rescore::rescore;
     let csv = a.rescore.as_ref().ok_or(
         "papers: give --rescore docs/results/h100-reproduce/advisor-predicted-vs-measured.csv",
     )?;
     let gpu = schedule::gpu_model(a)?;
-    let registers = match &a.entry_registers {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| format!("--entry-registers {}: {e}", p.display()))?;
-            CompiledFacts::registers_from_summary(&text)
-                .map_err(|e| format!("--entry-registers {}: {e}", p.display()))?
-        }
-        None => Default::default(),
-    };
-    let facts = CompiledFacts {
-        registers,
-        sass_table: sass_table(a)?,
-    };
+    let facts = compiled_facts(a)?;
     let points = rescore(csv, &gpu, &schedule::sampling(a), &facts)?;
     let mut experiments: Vec<&str> = Vec::new();
     for p in &points {
