@@ -676,4 +676,62 @@ pub mod rescore {
         }
         Ok(out)
     }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use reconverge_advisor::PlainLoop;
+        use reconverge_transforms::ItemLoopKernel;
+        use reconverge_workloads::synthetic::DynamicWork;
+
+        #[test]
+        fn facts_are_found_by_each_strategys_entry_point_name() {
+            // A device check's summary and a SASS table naming seed 004's entry points (the
+            // papers' list calls them dwa_*), and one kernel of another workload.
+            let summary = r#"{"kernels": [
+                {"name": "dwa_baseline", "registers": 30},
+                {"name": "dwa_dynamic", "registers": 40},
+                {"name": "itdelay_baseline", "registers": 99}]}"#;
+            let table = "| entry point | SASS instructions | loops | reconverges per item |\n\
+                         |---|---:|---:|---|\n\
+                         | dwa_baseline | 192 | 5 | no |\n\
+                         | dwa_dynamic | 304 | 5 | yes |\n";
+            let facts = CompiledFacts {
+                registers: CompiledFacts::registers_from_summary(summary).expect("summary"),
+                sass_table: Some(table.to_string()),
+            };
+            let arch = *reconverge_occupancy::ComputeCapability::new(9, 0)
+                .limits()
+                .expect("sm_90");
+            let strategies = [
+                Strategy::DynamicWorkAssignment,
+                Strategy::GridWideDynamicWork,
+            ];
+            let compiled = facts.compiled::<ItemLoopKernel<DynamicWork>>(&strategies, arch);
+            let registers = compiled
+                .registers
+                .expect("the baseline's registers are known");
+            assert_eq!(registers.baseline, 30);
+            assert_eq!(
+                registers.strategies,
+                vec![
+                    (Strategy::Baseline, vec![30]),
+                    (Strategy::DynamicWorkAssignment, vec![40]),
+                ]
+            );
+            assert_eq!(compiled.loops.flat, vec![Strategy::Baseline]);
+            assert_eq!(
+                compiled.loops.plain_loop(&Strategy::DynamicWorkAssignment),
+                PlainLoop::AsCompiled {
+                    reconverges_per_item: true
+                }
+            );
+            // No facts: the calibration's defaults.
+            let none =
+                CompiledFacts::default().compiled::<ItemLoopKernel<DynamicWork>>(&strategies, arch);
+            assert!(none.registers.is_none() && none.loops.flat.is_empty());
+            // A summary that is not one is an error that says so.
+            assert!(CompiledFacts::registers_from_summary("{}").is_err());
+        }
+    }
 }
