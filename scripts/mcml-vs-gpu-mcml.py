@@ -79,8 +79,8 @@ best = {}
 for inp in ("skin", "slab"):
     for measure in ("ncu_kernel", "wall"):
         ref = med("gpumcml", inp, measure)
-        for mode, codes in (("fast math", ["fast-math_dynamic", "fast-math_grid-dynamic", "fast-math_branch-distribution-cost-balanced"]),
-                            ("bit-identical", ["dynamic", "grid-dynamic", "branch-distribution-cost-balanced"])):
+        for mode, fast in (("fast math", True), ("bit-identical", False)):
+            codes = [c for c in names if c != "gpumcml" and c.startswith("fast-math_") == fast]
             ts = [(med(c, inp, measure), c) for c in codes if med(c, inp, measure)]
             if ts and ref:
                 t, c = min(ts)

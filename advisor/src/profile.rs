@@ -371,9 +371,9 @@ mod tests {
     #[test]
     fn a_plain_loop_reconverging_per_item_takes_the_sum_of_its_rounds_longest_items() {
         // One warp, 64 items, two per lane under static assignment: lane l runs items l and
-        // l + 32. Flat (as written, or compiled flat), the warp takes as many steps as its busiest lane's two items;
-        // reconverging after each item, the longest item of each round, one round after the
-        // other. Trip counts come from the workload, not the model.
+        // l + 32. Flat (as written, or compiled flat), the warp takes as many steps as its
+        // busiest lane's two items; reconverging after each item, the longest item of each
+        // round, one round after the other. Trip counts come from the workload, not the model.
         let w = DynamicWork::new(1, 32, 5);
         let kernel = ItemLoopKernel(w);
         let launch = Launch {

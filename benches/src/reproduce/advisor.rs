@@ -362,21 +362,20 @@ pub mod rescore {
         }
 
         /// What the compiler made of `K`'s entry points for `strategies` (and the baseline), by
-        /// each strategy's entry points in the papers' list: their registers where these facts have
-        /// them, their loops' nesting where they have a SASS table; the calibration's defaults (every
-        /// entry at its default registers, every plain loop nested) otherwise.
+        /// each strategy's entry points in the papers' list: their registers where these facts
+        /// have them, their loops' nesting where they have a SASS table; the calibration's
+        /// defaults (every entry at its default registers, every plain loop nested) otherwise.
         pub fn compiled<K: DeviceKernel>(
             &self,
             strategies: &[Strategy],
             arch: ArchLimits,
         ) -> Compiled {
-            let facts = self;
             let mut all = vec![Strategy::Baseline];
             all.extend(strategies.iter().filter(|s| **s != Strategy::Baseline));
             let registers_of = |s: &Strategy| -> Vec<u32> {
                 (0..)
                     .map_while(|pass| K::entry_point(s, pass))
-                    .filter_map(|name| facts.registers.get(name).copied())
+                    .filter_map(|name| self.registers.get(name).copied())
                     .collect()
             };
             let registers = registers_of(&Strategy::Baseline)
@@ -390,7 +389,7 @@ pub mod rescore {
                         .filter(|(_, r)| !r.is_empty())
                         .collect(),
                 });
-            let loops = facts
+            let loops = self
                 .sass_table
                 .as_deref()
                 .map(|table| {
@@ -643,6 +642,9 @@ pub mod rescore {
                 reason: e.to_string(),
             })?;
         let items = u32::try_from(FULL_MCML_PHOTONS).unwrap_or(u32::MAX);
+        // The bit-identical kernels the page times: `mcml_baseline`, `mcml_dynamic`, ...
+        let compiled =
+            facts.compiled::<reconverge_workloads::mcml::McmlKernel<f32>>(&strategies, gpu.arch);
         let mut out = Vec::new();
         for setting in settings {
             let err = |reason: String| RescoreError::Advise {
@@ -659,9 +661,6 @@ pub mod rescore {
                 .ok_or_else(|| err("no thickness factor in the setting's name".into()))?;
             let kernel = model_kernel(&scaled_skin(factor))
                 .ok_or_else(|| err("the scaled input does not check".into()))?;
-            // The bit-identical kernels the page times: `mcml_baseline`, `mcml_dynamic`, ...
-            let compiled = facts
-                .compiled::<reconverge_workloads::mcml::McmlKernel<f32>>(&strategies, gpu.arch);
             let predicted = speedups(
                 &kernel,
                 items,

@@ -1075,10 +1075,10 @@ mod calibration {
         a: &Args,
         rows: &[Row],
         strategies: &[Strategy],
+        facts: &CompiledFacts,
+        gpu: &reconverge_advisor::Gpu,
     ) -> Result<Vec<Observation>, DynError> {
-        let loops = compiled_facts(a)?
-            .compiled::<K>(strategies, gpu_model(a)?.arch)
-            .loops;
+        let loops = facts.compiled::<K>(strategies, gpu.arch).loops;
         let mut out = Vec::new();
         let one = reconverge_advisor::Sampling {
             resamples: 1,
@@ -1107,6 +1107,7 @@ mod calibration {
 
     fn fit_dir(a: &Args, dir: &std::path::Path) -> Result<(), DynError> {
         let start = gpu_model(a)?;
+        let facts = compiled_facts(a)?;
         let mut obs = Vec::new();
         for (name, f) in SETTINGS {
             let rows = read(&dir.join(format!("{name}.tsv")))?;
@@ -1115,6 +1116,8 @@ mod calibration {
                 a,
                 &rows,
                 reconverge_workloads::gpu_entries::SYN_IT_DELAY_STRATEGIES,
+                &facts,
+                &start,
             )?);
         }
         let rows = read(&dir.join("dynamic-work.tsv"))?;
@@ -1123,6 +1126,8 @@ mod calibration {
             a,
             &rows,
             reconverge_workloads::gpu_entries::DYNAMIC_WORK_STRATEGIES,
+            &facts,
+            &start,
         )?);
         // The claims probe, where the sweep has it (calibrations before it had none): not in
         // the first fit, whose numbers it does not pin, but the only data of the second.
@@ -1133,6 +1138,8 @@ mod calibration {
                 a,
                 &read(&probe)?,
                 reconverge_workloads::gpu_entries::DYNAMIC_WORK_STRATEGIES,
+                &facts,
+                &start,
             )?
         } else {
             Vec::new()
