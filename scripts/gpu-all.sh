@@ -10,7 +10,8 @@
 #                        goes (ncu, when installed)
 #   results.tar.gz       the papers' experiments (reproduce tool), if built
 #   bench-*.txt          criterion benches with the CUDA backend
-#   tune.tar.gz          the measured tuner against the full grid (SYN-ITDELAY, MCML skin/slab)
+#   tune.tar.gz          the measured tuner against the full grid of strategies and their numbers
+#                        (SYN-ITDELAY, dynamic work, path unification, MCML skin/slab)
 #   gpumcml.tar.gz       MCML against GPU-MCML (a binary you build from its public source,
 #                        GPUMCML_DIR; never committed): kernel time (ncu) and whole process
 #   plain.tar.gz         reconverge against the plain kernels of the reference workloads: every
@@ -265,21 +266,27 @@ want benches && for b in seed002_iteration_delaying seed002_branch_distribution;
     grep -E "time:" "$out/bench-$b.txt" | head -8
 done
 if want tune && [[ -x "$dev/advise" ]]; then
-    echo "== the measured tuner (successive halving) against timing every compiled strategy"
+    echo "== the measured tuner (successive halving) against timing every candidate (the grid)"
     mkdir -p "$out/tune"
+    # Candidates: every listed strategy and, with --parameters, the numbers of each technique
+    # (every value of its ranges with `full`, a coarse grid with `coarse`), which run on the
+    # technique's entry point whether or not a list names them.
     run_tune() {
         local label=$1; shift
         "$dev/advise" "$@" --backend cuda --tune-measured --budget 0.08 > "$out/tune/$label.txt" 2>&1
-        sed -n "s/^TUNE | /| $label | /p" "$out/tune/$label.txt"
+        local n; n=$(sed -n 's/^measured tuning on .*, \([0-9]*\) candidates.*/\1/p' "$out/tune/$label.txt")
+        sed -n "s/^TUNE | /| $label | ${n:-?} | /p" "$out/tune/$label.txt"
     }
     {
-        echo "| workload | device | grid's best | its ms | tuner's pick | its ms (grid run) | pick / best | grid GPU ms | tuner GPU ms | tuner / grid |"
-        echo "|---|---|---|---:|---|---:|---:|---:|---:|---:|"
+        echo "| workload | candidates | device | grid's best | its ms | tuner's pick | its ms (grid run) | pick / best | grid GPU ms | tuner GPU ms | tuner / grid |"
+        echo "|---|---:|---|---|---:|---|---:|---:|---:|---:|---:|"
         for f in 0.1 0.3 0.5 0.7 0.9; do
-            run_tune "syn-itdelay-f$f" syn-itdelay --f $f --measure-items 16777216 --min-items 262144
+            run_tune "syn-itdelay-f$f" syn-itdelay --f $f --measure-items 16777216 --min-items 262144 --parameters full
         done
-        run_tune mcml-skin mcml-skin --items 2048 --measure-items 100000000 --min-items 1000000
-        run_tune mcml-slab mcml-slab --items 2048 --measure-items 100000000 --min-items 1000000
+        run_tune dynamic-work dynamic-work --measure-items 4194304 --min-items 131072 --parameters full
+        run_tune path-unification path-unification --measure-items 4194304 --min-items 131072 --parameters full
+        run_tune mcml-skin mcml-skin --items 2048 --measure-items 20000000 --min-items 1000000 --parameters coarse
+        run_tune mcml-slab mcml-slab --items 2048 --measure-items 20000000 --min-items 1000000 --parameters coarse
     } > "$out/tune/tuner-vs-grid.md"
     cat "$out/tune/tuner-vs-grid.md"
     # The MCML command line with the measured tuner picking its strategy on the GPU.

@@ -94,7 +94,7 @@ pub use plan::{
 };
 pub use profile::{CompiledLoops, PlainLoop, Profile, Stats, WarpWork, profile, profile_blocks};
 pub use schedule::{Calibration, Makespan, simulate};
-pub use tune::{Family, Tuned, grid, tune};
+pub use tune::{Family, ParameterGrid, Tuned, grid, parameter_grid, tune};
 
 /// Why the advisor could not answer.
 #[derive(Debug, thiserror::Error)]

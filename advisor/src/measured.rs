@@ -10,8 +10,10 @@
 //! on all items costs ([`Halving::budget`]), so that the search costs a known part of the full
 //! grid ([`grid_measured`]), which is what it is checked against.
 //!
-//! A candidate the backend cannot run (no compiled entry point, a strategy that does not apply
-//! to the kernel) is skipped and listed; any other failure ends the search with its error.
+//! A candidate the backend cannot run (no entry point for its technique, a strategy that does
+//! not apply to the kernel) is skipped and listed; any other failure ends the search with its
+//! error. On the GPU every number of a compiled technique runs (an entry point takes them at
+//! run time), so [`crate::parameter_grid`] can add values no entry list names.
 //!
 //! Timing is the caller's: [`tune_measured`] takes a function from (strategy, items) to a
 //! duration, and [`backend_time`] makes one from any [`Backend`] (the sum of its passes'

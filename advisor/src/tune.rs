@@ -252,6 +252,78 @@ fn cartesian<T: Copy>(axes: &[Vec<T>]) -> Vec<Vec<T>> {
     })
 }
 
+/// The coarse grid [`tune`] starts from, with each axis's step: about five points for one
+/// parameter, three per parameter for two, each range's ends included.
+fn coarse_axes(ranges: &[RangeInclusive<u32>]) -> (Vec<Vec<u32>>, Vec<u32>) {
+    // Fewer coarse points per parameter when there are two, so the grid stays small.
+    let divisions = if ranges.len() > 1 { 2 } else { 4 };
+    let steps: Vec<u32> = ranges
+        .iter()
+        .map(|r| {
+            (r.end() - r.start())
+                .div_ceil(divisions)
+                .max(1)
+                .next_power_of_two()
+        })
+        .collect();
+    let axes = ranges
+        .iter()
+        .zip(&steps)
+        .map(|(r, &s)| {
+            let mut axis: Vec<u32> = r.clone().step_by(s as usize).collect();
+            if axis.last() != Some(r.end()) {
+                axis.push(*r.end());
+            }
+            axis
+        })
+        .collect();
+    (axes, steps)
+}
+
+/// Which values of a technique's numbers a search over a backend tries, beside the listed
+/// strategies ([`parameter_grid`]). A GPU entry point takes a strategy's numbers at run time,
+/// so every value runs, not only those an entry list names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ParameterGrid {
+    /// The listed strategies only.
+    Listed,
+    /// Each family's coarse grid, the points [`tune`] starts from (about five values of a
+    /// threshold, 3 x 3 round-robin cycles).
+    #[default]
+    Coarse,
+    /// Every point of each family's ranges ([`Family::ranges`]: 32 thresholds, 8 x 8 cycles,
+    /// 64 items per thread or iterations per pass).
+    Full,
+}
+
+/// `strategies`, each followed by the other points of its family ([`Family::of`]) that `grid`
+/// asks for, each strategy once, in order: the candidates of a measured search over a
+/// technique's numbers.
+pub fn parameter_grid(strategies: &[Strategy], grid: ParameterGrid) -> Vec<Strategy> {
+    let mut out: Vec<Strategy> = Vec::new();
+    let mut push = |s: Strategy| {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    };
+    for &strategy in strategies {
+        push(strategy);
+        let Some(family) = Family::of(&strategy) else {
+            continue;
+        };
+        let ranges = family.ranges();
+        let axes: Vec<Vec<u32>> = match grid {
+            ParameterGrid::Listed => continue,
+            ParameterGrid::Coarse => coarse_axes(&ranges).0,
+            ParameterGrid::Full => ranges.into_iter().map(|r| r.collect()).collect(),
+        };
+        for point in cartesian(&axes) {
+            push(family.strategy(&point));
+        }
+    }
+    out
+}
+
 /// Evaluates every point of `family` on the model: the reference the tuner is checked against.
 pub fn grid<K: Kernel + ?Sized>(
     kernel: &K,
@@ -279,28 +351,7 @@ pub fn tune<K: Kernel + ?Sized>(
 ) -> Result<Tuned, AdviseError> {
     let mut search = Search::new(kernel, items, launch, family, options)?;
     let ranges = family.ranges();
-    // Fewer coarse points per parameter when there are two, so the grid stays small.
-    let divisions = if ranges.len() > 1 { 2 } else { 4 };
-    let mut steps: Vec<u32> = ranges
-        .iter()
-        .map(|r| {
-            (r.end() - r.start())
-                .div_ceil(divisions)
-                .max(1)
-                .next_power_of_two()
-        })
-        .collect();
-    let axes: Vec<Vec<u32>> = ranges
-        .iter()
-        .zip(&steps)
-        .map(|(r, &s)| {
-            let mut axis: Vec<u32> = r.clone().step_by(s as usize).collect();
-            if axis.last() != Some(r.end()) {
-                axis.push(*r.end());
-            }
-            axis
-        })
-        .collect();
+    let (axes, mut steps) = coarse_axes(&ranges);
     for point in cartesian(&axes) {
         search.eval(&point)?;
     }

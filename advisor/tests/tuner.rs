@@ -90,3 +90,37 @@ fn tuner_finds_iterations_per_pass_and_reports_bad_ranges() -> TestResult {
     assert_eq!(Family::of(&Strategy::Baseline), None);
     Ok(())
 }
+
+/// The candidates of a measured search over numbers: the listed strategies first, then every
+/// point of each family, each once; a strategy without numbers adds nothing.
+#[test]
+fn parameter_grids_cover_each_family_once() {
+    use reconverge_advisor::{ParameterGrid, parameter_grid};
+    use reconverge_transforms::Decision;
+    let vote = Strategy::IterationDelaying(Decision::majority_vote(8, true));
+    let cycle = Strategy::IterationDelaying(Decision::round_robin(3, 1, true));
+    let listed = [Strategy::Baseline, vote, cycle];
+    assert_eq!(parameter_grid(&listed, ParameterGrid::Listed), listed);
+    let full = parameter_grid(&listed, ParameterGrid::Full);
+    // 32 thresholds and 8 x 8 cycles, the listed ones among them, and the baseline.
+    assert_eq!(full.len(), 1 + 32 + 64);
+    assert_eq!(full[..2], listed[..2]);
+    for threshold in 1..=32 {
+        let s = Strategy::IterationDelaying(Decision::majority_vote(threshold, true));
+        assert_eq!(full.iter().filter(|&&x| x == s).count(), 1, "{s}");
+    }
+    assert!(
+        full.contains(&Strategy::IterationDelaying(Decision::round_robin(
+            8, 7, true
+        )))
+    );
+    // Never a vote that does not stop, nor a cycle without idle removal: the family keeps them.
+    assert!(
+        !full.contains(&Strategy::IterationDelaying(Decision::majority_vote(
+            8, false
+        )))
+    );
+    let coarse = parameter_grid(&listed, ParameterGrid::Coarse);
+    assert!(coarse.len() < full.len() && coarse.len() > listed.len());
+    assert!(coarse.iter().all(|s| full.contains(s)));
+}

@@ -3,11 +3,14 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use cudarc::driver::{CudaSlice, DeviceRepr, PushKernelArg, ValidAsZeroBits};
+use cudarc::driver::{
+    CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, PushKernelArg, ValidAsZeroBits,
+};
 use reconverge_backend::{Backend, BackendError, Job, Launch, Run};
+use reconverge_device::{EntryArgs, EntryParameter};
 use reconverge_occupancy::{ComputeCapability, KernelResources, LaunchConfig, calculate_occupancy};
 use reconverge_simt::ModelWarp;
-use reconverge_transforms::{PassPlan, Strategy, WarpTask};
+use reconverge_transforms::{Kernel, PassPlan, Strategy, StrategyParameters, WarpTask};
 
 use crate::DeviceKernel;
 use crate::cuda::{GpuContext, driver};
@@ -233,6 +236,7 @@ impl CudaBackend {
             tally_len,
             tally_copies,
             scratch_len,
+            parameters: strategy.parameters(),
         };
         let setup_time = setup.elapsed();
 
@@ -402,9 +406,11 @@ struct Buffers<K, O> {
     /// Copies of the tally in `tally`, each `tally_len` long.
     tally_copies: u32,
     scratch_len: u32,
+    /// The strategy's numbers, which its entry points take at run time.
+    parameters: StrategyParameters,
 }
 
-impl<K: Copy, O: Copy> Buffers<K, O> {
+impl<K: Kernel<Output = O> + Copy, O: Copy> Buffers<K, O> {
     /// Launches entry point `name` (a `warp_kernel!` entry of kernel type `K`) for `pass`,
     /// timed; returns its kernel time in milliseconds.
     fn launch(
@@ -414,45 +420,49 @@ impl<K: Copy, O: Copy> Buffers<K, O> {
         shape: LaunchShape,
         pass: u32,
     ) -> Result<f32, GpuError> {
-        let (items, tally_len, tally_copies, scratch_len) = (
-            self.items,
-            self.tally_len,
-            self.tally_copies,
-            self.scratch_len,
-        );
-        let Self {
-            kernel,
-            out,
-            tally,
-            scratch,
-            work_counter,
-            status,
-            ..
-        } = self;
+        let stream = gpu.stream();
         // Each launch deals the whole range anew.
-        gpu.stream()
-            .memset_zeros(work_counter)
+        stream
+            .memset_zeros(&mut self.work_counter)
             .map_err(driver("cuMemsetD8Async"))?;
+        // The guards order the stream's later work on these buffers after the launch.
+        let (kernel, _k) = self.kernel.device_ptr(stream);
+        let (out, _o) = match &mut self.out {
+            Out::Items(o) => o.device_ptr_mut(stream),
+            Out::Empty(o) => o.device_ptr_mut(stream),
+        };
+        let (tally, _t) = self.tally.device_ptr_mut(stream);
+        let (scratch, _s) = self.scratch.device_ptr_mut(stream);
+        let (work_counter, _w) = self.work_counter.device_ptr_mut(stream);
+        let (status, _st) = self.status.device_ptr_mut(stream);
+        let args = EntryArgs::<K> {
+            kernel: kernel as *const K,
+            out: out as *mut O,
+            tally: tally as *mut u64,
+            scratch: scratch as *mut u32,
+            work_counter: work_counter as *mut u32,
+            status: status as *mut u32,
+            items: self.items,
+            pass,
+            tally_len: self.tally_len,
+            tally_copies: self.tally_copies,
+            scratch_len: self.scratch_len,
+            parameters: self.parameters,
+        };
         gpu.timed_launch(name, shape, |s, f, c| {
             let mut b = s.launch_builder(f);
-            b.arg(&*kernel).arg(&items).arg(&pass);
-            match out {
-                Out::Items(o) => b.arg(o),
-                Out::Empty(o) => b.arg(o),
-            };
-            b.arg(tally)
-                .arg(&tally_len)
-                .arg(&tally_copies)
-                .arg(scratch)
-                .arg(&scratch_len)
-                .arg(work_counter)
-                .arg(status);
-            // SAFETY: the signature of every `warp_kernel!` entry point is `(kernel: *const K,
-            // items: u32, pass: u32, out: *mut K::Output, tally: *mut u64, tally_len: u32,
-            // tally_copies: u32, scratch: *mut u32, scratch_len: u32, work_counter: *mut u32,
-            // status: *mut u32)`; `kernel` holds one `K`, `out` `items` outputs (or nothing when
-            // they are zero-sized), `tally` at least `tally_copies * tally_len` u64s, `scratch`
-            // at least `scratch_len` u32s, `work_counter` and `status` one u32 each.
+            args.for_each_parameter(|p| {
+                match p {
+                    EntryParameter::Address(a) => b.arg(a),
+                    EntryParameter::Word(w) => b.arg(w),
+                    EntryParameter::Words(w) => b.arg(w),
+                };
+            });
+            // SAFETY: every `warp_kernel!` entry point takes `EntryArgs<K>`'s fields in the
+            // order `for_each_parameter` gives them (the one definition of the interface); its
+            // pointers are this run's device buffers: `kernel` one `K`, `out` `items` outputs
+            // (or one byte when they are zero-sized), `tally` `tally_copies * tally_len` u64s,
+            // `scratch` `scratch_len` u32s, `work_counter` and `status` one u32 each.
             unsafe { b.launch(c) }.map(|_| ())
         })
     }

@@ -132,4 +132,4 @@ pub use shapes::{
 };
 pub use strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 pub use strategies::{Assignment, Lane, PassLoopProgram};
-pub use strategy::{Decision, Strategy, StrategyError};
+pub use strategy::{Decision, Strategy, StrategyError, StrategyParameters};

@@ -179,6 +179,97 @@ impl Decision {
             remove_idle,
         }
     }
+
+    /// Whether `self` and `other` are the same kind of decision, whatever their numbers.
+    pub const fn same_kind(&self, other: &Decision) -> bool {
+        matches!(
+            (self, other),
+            (Decision::MajorityVote { .. }, Decision::MajorityVote { .. })
+                | (Decision::RoundRobin { .. }, Decision::RoundRobin { .. })
+                | (Decision::CostBalanced, Decision::CostBalanced)
+        )
+    }
+
+    /// Whether `self` and `other` are the same kind of decision with the same switches
+    /// (`stop_when_a_lane_finishes`, `remove_idle`), whatever their numbers: the switches
+    /// choose code (a check or a vote in every iteration), the numbers only values in it.
+    pub const fn same_code(&self, other: &Decision) -> bool {
+        match (*self, *other) {
+            (
+                Decision::MajorityVote {
+                    stop_when_a_lane_finishes: a,
+                    ..
+                },
+                Decision::MajorityVote {
+                    stop_when_a_lane_finishes: b,
+                    ..
+                },
+            ) => a == b,
+            (
+                Decision::RoundRobin { remove_idle: a, .. },
+                Decision::RoundRobin { remove_idle: b, .. },
+            ) => a == b,
+            (Decision::CostBalanced, Decision::CostBalanced) => true,
+            _ => false,
+        }
+    }
+
+    /// The decision's numbers as [`StrategyParameters`]' words.
+    const fn parameters(&self) -> [u32; 3] {
+        match *self {
+            Decision::MajorityVote { threshold, .. } => [threshold, 0, 0],
+            Decision::RoundRobin {
+                num_zeros,
+                num_ones,
+                ..
+            } => [num_zeros, num_ones, 0],
+            Decision::CostBalanced => [0; 3],
+        }
+    }
+
+    /// The same decision, switches included, with the numbers `a, b` (as
+    /// [`Decision::parameters`]).
+    #[inline(always)]
+    const fn with_parameters(self, a: u32, b: u32) -> Decision {
+        match self {
+            Decision::MajorityVote {
+                stop_when_a_lane_finishes,
+                ..
+            } => Decision::MajorityVote {
+                threshold: a,
+                stop_when_a_lane_finishes,
+            },
+            Decision::RoundRobin { remove_idle, .. } => Decision::RoundRobin {
+                num_zeros: a,
+                num_ones: b,
+                remove_idle,
+            },
+            Decision::CostBalanced => Decision::CostBalanced,
+        }
+    }
+}
+
+/// A strategy's numbers as three words, which a GPU entry point takes as a kernel argument so
+/// that one entry point per technique serves every value ([`Strategy::parameters`],
+/// [`Strategy::with_parameters`]). The switches (`stop_when_a_lane_finishes`, `remove_idle`)
+/// are not numbers but code, compiled into the entry point with the technique: as kernel
+/// arguments they cost SYN-ITDELAY's and Collatz's vote kernels 3-6 % on an H100. Which word is
+/// which:
+///
+/// | strategy | word 0 | word 1 | word 2 |
+/// |---|---|---|---|
+/// | a [`Decision::MajorityVote`] | `threshold` | 0 | 0 |
+/// | a [`Decision::RoundRobin`] | `num_zeros` | `num_ones` | 0 |
+/// | [`Strategy::OcclusionQueryLoop`] | `iterations_per_pass` | 0 | 0 |
+/// | [`Strategy::BranchPathUnification`] | `items_per_thread` | 0 | 0 |
+/// | any other | 0 | 0 | 0 |
+///
+/// `#[repr(C)]`: the host copies it into the launch's arguments byte for byte.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StrategyParameters {
+    /// The words, as the table says.
+    pub words: [u32; 3],
 }
 
 impl Strategy {
@@ -254,6 +345,81 @@ impl Strategy {
                     S::BranchPathUnification { .. }
                 )
         )
+    }
+
+    /// Whether `self` and `other` compile to the same code: the same technique
+    /// ([`Strategy::same_kind`]) and, where a [`Decision`] picks the path, the same kind of
+    /// decision with the same switches (a majority vote of 8 and one of 16 that both stop when
+    /// a lane finishes are; a vote and a round robin are not, nor a round robin with idle
+    /// removal and one without). Such strategies differ only in their
+    /// [`Strategy::parameters`], which a GPU entry point takes at run time, so one entry point
+    /// serves them all: `a.same_technique(&b)` is `a.with_parameters(b.parameters()) == b`.
+    pub const fn same_technique(&self, other: &Strategy) -> bool {
+        use Strategy as S;
+        if !self.same_kind(other) {
+            return false;
+        }
+        match (self, other) {
+            (S::IterationDelaying(a), S::IterationDelaying(b))
+            | (S::IterationDelayingWithDynamicWork(a), S::IterationDelayingWithDynamicWork(b))
+            | (S::BranchDistributionWithDelaying(a), S::BranchDistributionWithDelaying(b)) => {
+                a.same_code(b)
+            }
+            _ => true,
+        }
+    }
+
+    /// The strategy's numbers, as the words a GPU entry point takes at run time (see
+    /// [`StrategyParameters`] for which word is which); all zero for a strategy without any.
+    pub const fn parameters(&self) -> StrategyParameters {
+        let words = match self {
+            Strategy::IterationDelaying(d)
+            | Strategy::IterationDelayingWithDynamicWork(d)
+            | Strategy::BranchDistributionWithDelaying(d) => d.parameters(),
+            Strategy::OcclusionQueryLoop {
+                iterations_per_pass,
+            } => [*iterations_per_pass, 0, 0],
+            Strategy::BranchPathUnification { items_per_thread } => [*items_per_thread, 0, 0],
+            _ => [0; 3],
+        };
+        StrategyParameters { words }
+    }
+
+    /// The same technique ([`Strategy::same_technique`]: variant, kind of decision and its
+    /// switches) with the numbers `parameters`: what a GPU entry point compiled for `self`
+    /// runs when the host passes `parameters`. Built field by field, so that in an entry point,
+    /// where `self` is a constant, the technique is compiled in and only the numbers come from
+    /// the launch.
+    #[inline(always)]
+    pub const fn with_parameters(self, parameters: StrategyParameters) -> Strategy {
+        let [a, b, _] = parameters.words;
+        match self {
+            Strategy::Baseline => Strategy::Baseline,
+            Strategy::Predication => Strategy::Predication,
+            Strategy::StaticBranchResolution => Strategy::StaticBranchResolution,
+            Strategy::BranchSplitting => Strategy::BranchSplitting,
+            Strategy::ZCullMasking => Strategy::ZCullMasking,
+            Strategy::LoopSplitting => Strategy::LoopSplitting,
+            Strategy::IterationDelaying(d) => Strategy::IterationDelaying(d.with_parameters(a, b)),
+            Strategy::IterationDelayingWithDynamicWork(d) => {
+                Strategy::IterationDelayingWithDynamicWork(d.with_parameters(a, b))
+            }
+            Strategy::BranchDistribution => Strategy::BranchDistribution,
+            Strategy::BranchDistributionWithDynamicWork => {
+                Strategy::BranchDistributionWithDynamicWork
+            }
+            Strategy::BranchDistributionWithDelaying(d) => {
+                Strategy::BranchDistributionWithDelaying(d.with_parameters(a, b))
+            }
+            Strategy::DynamicWorkAssignment => Strategy::DynamicWorkAssignment,
+            Strategy::GridWideDynamicWork => Strategy::GridWideDynamicWork,
+            Strategy::OcclusionQueryLoop { .. } => Strategy::OcclusionQueryLoop {
+                iterations_per_pass: a,
+            },
+            Strategy::BranchPathUnification { .. } => Strategy::BranchPathUnification {
+                items_per_thread: a,
+            },
+        }
     }
 
     /// Items each thread owns at once: [`Strategy::BranchPathUnification`]'s

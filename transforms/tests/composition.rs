@@ -109,3 +109,47 @@ fn a_composition_prints_both_parts_with_their_parameters() {
         "paths as written over dynamic work assignment (grid-wide counter)"
     );
 }
+
+/// What a GPU entry point takes at run time: a strategy's numbers go out as words and come
+/// back into the same technique unchanged; another strategy's numbers never change the
+/// technique (variant, decision, switches); and two strategies share an entry point exactly
+/// when one's numbers turn the other into it.
+#[test]
+fn numbers_travel_as_words_and_keep_the_technique() {
+    use reconverge_transforms::StrategyParameters;
+    let mut all = Vec::new();
+    for items in ASSIGNMENTS {
+        for paths in schedules() {
+            if let Ok(s) = Composition::new(items, paths).strategy() {
+                all.push(s);
+            }
+        }
+    }
+    for &s in &all {
+        assert_eq!(s.with_parameters(s.parameters()), s, "{s}");
+        for &other in &all {
+            let moved = s.with_parameters(other.parameters());
+            assert!(
+                moved.same_technique(&s),
+                "{s} with {other}'s numbers: {moved}"
+            );
+            assert_eq!(s.same_technique(&other), moved == other, "{s} vs {other}");
+            assert!(!s.same_technique(&other) || s.same_kind(&other));
+        }
+    }
+    let vote = Strategy::IterationDelaying(Decision::majority_vote(8, true));
+    let other_vote = vote.with_parameters(StrategyParameters { words: [13, 0, 0] });
+    assert_eq!(
+        other_vote,
+        Strategy::IterationDelaying(Decision::majority_vote(13, true))
+    );
+    let no_stop = Strategy::IterationDelaying(Decision::majority_vote(8, false));
+    assert!(!vote.same_technique(&no_stop) && vote.same_kind(&no_stop));
+    let cycle = Strategy::IterationDelaying(Decision::round_robin(3, 1, true));
+    assert!(!vote.same_technique(&cycle) && vote.same_kind(&cycle));
+    assert_eq!(cycle.parameters().words, [3, 1, 0]);
+    assert_eq!(
+        Strategy::Baseline.parameters(),
+        StrategyParameters::default()
+    );
+}

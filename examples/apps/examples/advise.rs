@@ -22,8 +22,8 @@ use std::time::Duration;
 use clap::{Parser, ValueEnum};
 use reconverge_advisor::accuracy::{Point, Scored, spearman_of};
 use reconverge_advisor::{
-    Family, Halving, Options, Registers, advise_strategies, backend_time, grid_measured, tune,
-    tune_measured,
+    Family, Halving, Options, ParameterGrid, Registers, advise_strategies, backend_time,
+    grid_measured, parameter_grid, tune, tune_measured,
 };
 use reconverge_backend::{Backend, BackendError, Launch};
 use reconverge_benches::reproduce::advisor::rescore::CompiledFacts;
@@ -108,6 +108,24 @@ mod gpu {
 }
 
 use gpu::GpuKernel;
+
+/// `--parameters`: [`ParameterGrid`] on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Parameters {
+    Listed,
+    Coarse,
+    Full,
+}
+
+impl From<Parameters> for ParameterGrid {
+    fn from(p: Parameters) -> Self {
+        match p {
+            Parameters::Listed => ParameterGrid::Listed,
+            Parameters::Coarse => ParameterGrid::Coarse,
+            Parameters::Full => ParameterGrid::Full,
+        }
+    }
+}
 
 /// The backend that `--measure` and `--tune-measured` time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -216,6 +234,11 @@ struct Args {
     /// all of them too (the grid), to compare choice and cost.
     #[arg(long)]
     tune_measured: bool,
+    /// The numbers `--tune-measured` searches beside the listed strategies: each technique's
+    /// coarse grid, every value of its ranges, or none. Any value runs on the GPU (its
+    /// technique's entry point takes the numbers at run time).
+    #[arg(long, value_enum, default_value = "coarse")]
+    parameters: Parameters,
     /// Items of each timed run (a full run; the measured tuner times prefixes of it).
     #[arg(long, default_value_t = 1 << 20)]
     measure_items: u32,
@@ -559,6 +582,7 @@ where
             budget: a.budget,
             min_items: a.min_items,
         };
+        let candidates = parameter_grid(&candidates, a.parameters.into());
         let tuned = tune_measured(
             &candidates,
             a.measure_items,

@@ -8,14 +8,15 @@ use reconverge_transforms::{
     TwoPathKernel,
 };
 
-/// One compiled entry point: a kernel type run under one strategy, one pass.
+/// One compiled entry point: a kernel type run under one technique, one pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EntryPoint {
     /// The PTX entry point's name.
     pub name: &'static str,
     /// The kernel type, as written in the kernel list (`BranchLoopKernel<SynItDelay>`).
     pub kernel: &'static str,
-    /// The strategy compiled into it.
+    /// The strategy listed for it: its technique is compiled in, its numbers
+    /// ([`Strategy::parameters`]) are the launch's.
     pub strategy: Strategy,
     /// The pass of `strategy` it runs (0 for single-pass strategies).
     pub pass: u32,
@@ -39,15 +40,20 @@ pub unsafe trait DeviceKernel: Kernel + Copy + 'static {
     /// Its entry points.
     const ENTRY_POINTS: &'static [EntryPoint];
 
-    /// The entry point that runs pass `pass` of `strategy`, if one was compiled.
+    /// The entry point that runs pass `pass` of `strategy`, if one was compiled for its
+    /// technique ([`Strategy::same_technique`]): an entry point takes the strategy's numbers at
+    /// run time, so one listed with a majority vote of 8 runs a vote of any threshold. The
+    /// entry listed with exactly `strategy` is preferred, for its name in reports.
     fn entry_point(strategy: &Strategy, pass: u32) -> Option<&'static str> {
-        Self::ENTRY_POINTS
-            .iter()
-            .find(|e| e.strategy == *strategy && e.pass == pass)
+        let of_pass = || Self::ENTRY_POINTS.iter().filter(move |e| e.pass == pass);
+        of_pass()
+            .find(|e| e.strategy == *strategy)
+            .or_else(|| of_pass().find(|e| e.strategy.same_technique(strategy)))
             .map(|e| e.name)
     }
 
-    /// The strategies that have entry points (each once, in list order).
+    /// The strategies listed with entry points (each once, in list order); every other
+    /// strategy of the same techniques runs too.
     #[cfg(not(target_arch = "nvptx64"))]
     fn strategies() -> alloc::vec::Vec<Strategy> {
         let mut out: alloc::vec::Vec<Strategy> = alloc::vec::Vec::new();

@@ -48,31 +48,35 @@ pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
 /// ```text
 /// #[unsafe(no_mangle)]
 /// pub unsafe extern "ptx-kernel" fn NAME(
-///     kernel: *const KernelType,            // the workload's parameters, in device memory
-///     items: u32,                           // items 0..items
-///     pass: u32,                            // pass of a multi-pass strategy
-///     out: *mut <KernelType as Kernel>::Output, // `items` outputs
-///     tally: *mut u64, tally_len: u32,      // the workload's integer accumulators,
-///     tally_copies: u32,                    //   in this many copies of tally_len each
-///     scratch: *mut u32, scratch_len: u32,  // words the passes hand each other (zeroed)
-///     work_counter: *mut u32,               // the launch's grid-wide work queue (zeroed)
-///     status: *mut u32,                     // set to 1 if the strategy cannot run
+///     kernel: *const KernelType, out: *mut <KernelType as Kernel>::Output, tally: *mut u64,
+///     scratch: *mut u32, work_counter: *mut u32, status: *mut u32, items: u32, pass: u32,
+///     tally_len: u32, tally_copies: u32, scratch_len: u32, parameters: StrategyParameters,
 /// )
 /// ```
 ///
-/// which runs `run_warp_program`: each warp builds its program with
+/// whose parameters are [`EntryArgs`]' fields in order (the kernel interface: buffers,
+/// lengths, pass, and the strategy's numbers; the host pushes them with
+/// [`EntryArgs::for_each_parameter`]), and which runs `run_warp_program`: each warp builds its program with
 /// [`reconverge_transforms::Kernel::program`] and calls `step` until it returns `false`. A
 /// strategy whose lanes never need to agree
 /// ([`Strategy::runs_per_thread`](reconverge_transforms::Strategy::runs_per_thread)) runs with
 /// each thread as a warp of one lane instead: the plain per-thread loop, no votes or masks.
 /// `KernelType` must implement [`reconverge_transforms::Kernel`] and have the same layout on
 /// the host and the device: `#[repr(C)]` plain data, or a one-field wrapper of it such as
-/// `BranchLoopKernel<L>` (`#[repr(transparent)]`) with `L: #[repr(C)]`. The strategy is a
-/// constant of the entry point; every block must have a multiple of 32 threads.
+/// `BranchLoopKernel<L>` (`#[repr(transparent)]`) with `L: #[repr(C)]`. Every block must have
+/// a multiple of 32 threads.
+///
+/// The strategy's technique is a constant of the entry point (its variant and, for the
+/// delaying strategies, its kind of [`Decision`](reconverge_transforms::Decision) and that
+/// decision's switches); its numbers
+/// (a vote's threshold, a round robin's cycle, an occlusion query's iterations per pass, path
+/// unification's items per thread) come from [`EntryArgs::parameters`]
+/// ([`Strategy::with_parameters`](reconverge_transforms::Strategy::with_parameters)), so one
+/// entry point runs every value of them.
 ///
 /// `warp_kernel!(NAME: KernelType => strategy, pass = N);` compiles pass `N` in as a constant
-/// (the `pass` argument is then ignored): each pass of a multi-pass strategy becomes a kernel
-/// of its own, with its own register count, which is what branch splitting's occupancy gain
+/// (`EntryArgs::pass` is then ignored): each pass of a multi-pass strategy becomes a kernel of
+/// its own, with its own register count, which is what branch splitting's occupancy gain
 /// needs. [`entries!`] generates the entry points of a whole list this way.
 #[macro_export]
 macro_rules! warp_kernel {
@@ -85,33 +89,46 @@ macro_rules! warp_kernel {
     (@entry $name:ident : $kernel:ty => $strategy:expr, $pass_of:expr) => {
         #[cfg(target_arch = "nvptx64")]
         #[unsafe(no_mangle)]
-        #[doc = concat!("Entry point `", stringify!($name), "`: ", stringify!($kernel), " under ", stringify!($strategy), ".")]
+        #[doc = concat!("Entry point `", stringify!($name), "`: ", stringify!($kernel), " under ", stringify!($strategy), "'s technique.")]
         pub unsafe extern "ptx-kernel" fn $name(
             kernel: *const $kernel,
-            items: u32,
-            pass: u32,
             out: *mut <$kernel as $crate::reexport::Kernel>::Output,
             tally: *mut u64,
-            tally_len: u32,
-            tally_copies: u32,
             scratch: *mut u32,
-            scratch_len: u32,
             work_counter: *mut u32,
             status: *mut u32,
+            items: u32,
+            pass: u32,
+            tally_len: u32,
+            tally_copies: u32,
+            scratch_len: u32,
+            parameters: $crate::reexport::StrategyParameters,
         ) {
-            // Evaluated outside the unsafe block, so the caller's expression gets no unsafety.
-            let strategy: $crate::reexport::Strategy = $strategy;
+            // `EntryArgs`' fields, in its order (`EntryArgs::for_each_parameter`).
+            let args = $crate::EntryArgs::<$kernel> {
+                kernel,
+                out,
+                tally,
+                scratch,
+                work_counter,
+                status,
+                items,
+                pass,
+                tally_len,
+                tally_copies,
+                scratch_len,
+                parameters,
+            };
+            // The technique from the list, its numbers from the launch. Evaluated outside the
+            // unsafe block, so the caller's expression gets no unsafety.
+            let technique: $crate::reexport::Strategy = $strategy;
+            let strategy = $crate::entry_strategy(technique, args.parameters);
             // A constant pass (`pass = N`) makes each pass a kernel of its own.
             let pass_of: fn(u32) -> u32 = $pass_of;
-            let pass = pass_of(pass);
+            let pass = pass_of(args.pass);
             // SAFETY: the host launches this entry point with pointers to device buffers of
-            // the documented sizes (reconverge-gpu's launcher checks them).
-            unsafe {
-                $crate::run_warp_program::<$kernel>(
-                    kernel, strategy, items, pass, out, tally, tally_len, tally_copies, scratch,
-                    scratch_len, work_counter, status,
-                )
-            }
+            // the sizes `EntryArgs` documents (reconverge-gpu's launcher checks them).
+            unsafe { $crate::run_warp_program::<$kernel>(args, strategy, pass) }
         }
     };
 }
@@ -229,13 +246,10 @@ macro_rules! entries_from_data {
             $($more)*
         }
     };
-    (@at ($slice:expr) [$($i:tt)*]) => {
-        $crate::entry_strategy({
-            const STRATEGY: $crate::reexport::Strategy =
-                $crate::strategy_at($slice, $($i)*);
-            STRATEGY
-        })
-    };
+    (@at ($slice:expr) [$($i:tt)*]) => {{
+        const STRATEGY: $crate::reexport::Strategy = $crate::strategy_at($slice, $($i)*);
+        STRATEGY
+    }};
     // A strategy the shape does not run at all is a compile error, not an entry point that
     // fails on the GPU.
     (@applies $workload:ty, $shape:ident, $name:ident, $slice:expr, $($i:tt)*) => {
@@ -294,70 +308,44 @@ pub const fn strategy_at(
     }
 }
 
-/// `strategy`, built afresh field by field: what an entry point of [`entries_from_data!`]
-/// starts from. Inlined where the entry point would construct a literal `Strategy`, it gives
-/// the optimiser the same field stores as a hand-written strategy (a plain copy of the constant
-/// left some of the papers' entry points with other code and more local memory).
+/// The strategy an entry point compiled for `technique` runs: `technique` with the launch's
+/// numbers ([`Strategy::with_parameters`]), those a technique needs to be at least 1 (a round
+/// robin's runs, an occlusion query's iterations per pass, path unification's items per
+/// thread) raised to 1. The host rejects a 0 there before any launch (`Kernel::program` on
+/// the host, `reconverge-gpu`'s `try_run`), so this changes nothing it launches; it lets the
+/// compiler drop the error paths for a 0 from the entry point (with them, the occlusion-query
+/// loop's entry point needed 64 registers and 16 bytes of stack instead of 32 and none).
+///
+/// [`Strategy::with_parameters`]: reconverge_transforms::Strategy::with_parameters
 #[doc(hidden)]
 #[inline(always)]
 pub const fn entry_strategy(
-    strategy: reconverge_transforms::Strategy,
+    technique: reconverge_transforms::Strategy,
+    parameters: reconverge_transforms::StrategyParameters,
 ) -> reconverge_transforms::Strategy {
-    use reconverge_transforms::{Decision, Strategy};
-    const fn decision(d: Decision) -> Decision {
-        match d {
-            Decision::MajorityVote {
-                threshold,
-                stop_when_a_lane_finishes,
-            } => Decision::MajorityVote {
-                threshold,
-                stop_when_a_lane_finishes,
-            },
-            Decision::RoundRobin {
-                num_zeros,
-                num_ones,
-                remove_idle,
-            } => Decision::RoundRobin {
-                num_zeros,
-                num_ones,
-                remove_idle,
-            },
-            Decision::CostBalanced => Decision::CostBalanced,
-        }
+    use reconverge_transforms::{Decision, Strategy, StrategyParameters};
+    let [a, b, c] = parameters.words;
+    const fn at_least_one(w: u32) -> u32 {
+        if w == 0 { 1 } else { w }
     }
-    match strategy {
-        Strategy::Baseline => Strategy::Baseline,
-        Strategy::Predication => Strategy::Predication,
-        Strategy::StaticBranchResolution => Strategy::StaticBranchResolution,
-        Strategy::BranchSplitting => Strategy::BranchSplitting,
-        Strategy::ZCullMasking => Strategy::ZCullMasking,
-        Strategy::LoopSplitting => Strategy::LoopSplitting,
-        Strategy::IterationDelaying(d) => Strategy::IterationDelaying(decision(d)),
-        Strategy::IterationDelayingWithDynamicWork(d) => {
-            Strategy::IterationDelayingWithDynamicWork(decision(d))
+    let words = match technique {
+        Strategy::IterationDelaying(Decision::RoundRobin { .. })
+        | Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin { .. })
+        | Strategy::BranchDistributionWithDelaying(Decision::RoundRobin { .. }) => {
+            [at_least_one(a), at_least_one(b), c]
         }
-        Strategy::BranchDistribution => Strategy::BranchDistribution,
-        Strategy::BranchDistributionWithDynamicWork => Strategy::BranchDistributionWithDynamicWork,
-        Strategy::BranchDistributionWithDelaying(d) => {
-            Strategy::BranchDistributionWithDelaying(decision(d))
+        Strategy::OcclusionQueryLoop { .. } | Strategy::BranchPathUnification { .. } => {
+            [at_least_one(a), b, c]
         }
-        Strategy::DynamicWorkAssignment => Strategy::DynamicWorkAssignment,
-        Strategy::GridWideDynamicWork => Strategy::GridWideDynamicWork,
-        Strategy::OcclusionQueryLoop {
-            iterations_per_pass,
-        } => Strategy::OcclusionQueryLoop {
-            iterations_per_pass,
-        },
-        Strategy::BranchPathUnification { items_per_thread } => {
-            Strategy::BranchPathUnification { items_per_thread }
-        }
-    }
+        _ => [a, b, c],
+    };
+    technique.with_parameters(StrategyParameters { words })
 }
 
 /// What [`warp_kernel!`]'s expansion names, so that a downstream device crate needs no direct
 /// dependency on `reconverge-transforms`.
 pub mod reexport {
-    pub use reconverge_transforms::{Kernel, Strategy};
+    pub use reconverge_transforms::{Kernel, Strategy, StrategyParameters};
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -365,6 +353,8 @@ extern crate alloc;
 
 mod device_data;
 pub use device_data::DeviceData;
+mod entry_args;
+pub use entry_args::{EntryArgs, EntryParameter};
 mod entry_table;
 pub use entry_table::{DeviceEntries, DeviceKernel, EntryPoint};
 

@@ -8,6 +8,8 @@ use reconverge_transforms::{
     Kernel, Sink, Strategy, Tally, WarpProgram, WarpTask, initial_block_counters,
 };
 
+use crate::EntryArgs;
+
 /// A device panic stops the kernel: `trap` makes the launch fail with
 /// `CUDA_ERROR_ILLEGAL_INSTRUCTION`, which the host reports with the kernel's name.
 #[panic_handler]
@@ -51,32 +53,32 @@ impl Tally for GlobalTally {
     }
 }
 
-/// Runs `strategy` on `*kernel` for the calling warp: the body of every [`crate::warp_kernel!`]
-/// entry point.
+/// Runs `strategy` (pass `pass`) on `*args.kernel` for the calling warp: the body of every
+/// [`crate::warp_kernel!`] entry point.
 ///
 /// # Safety
-/// `kernel` points to a valid `K` in device memory; `out` has `items` elements; `tally` has
-/// `tally_copies` copies of `tally_len` elements each (or `tally_len` is 0); `scratch` has
-/// `scratch_len` elements (or `scratch_len` is 0), accessed only atomically; `work_counter` is
-/// null or one zeroed `u32` accessed only atomically (the grid-wide work queue); `status` points
-/// to one `u32`; every thread of the block calls this (it contains a block barrier) and blocks have
-/// a multiple of 32 threads.
-#[allow(clippy::too_many_arguments)]
+/// `args` holds what [`EntryArgs`] documents: `kernel` points to a valid `K` in device memory;
+/// `out` has `items` elements; `tally` has `tally_copies` copies of `tally_len` elements each
+/// (or `tally_len` is 0); `scratch` has `scratch_len` elements (or `scratch_len` is 0),
+/// accessed only atomically; `work_counter` is null or one zeroed `u32` accessed only
+/// atomically (the grid-wide work queue); `status` points to one `u32`; every thread of the
+/// block calls this (it contains a block barrier) and blocks have a multiple of 32 threads.
 #[inline(always)]
-pub unsafe fn run_warp_program<K: Kernel>(
-    kernel: *const K,
-    strategy: Strategy,
-    items: u32,
-    pass: u32,
-    out: *mut K::Output,
-    tally: *mut u64,
-    tally_len: u32,
-    tally_copies: u32,
-    scratch: *mut u32,
-    scratch_len: u32,
-    work_counter: *mut u32,
-    status: *mut u32,
-) {
+pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy, pass: u32) {
+    let EntryArgs {
+        kernel,
+        out,
+        tally,
+        scratch,
+        work_counter,
+        status,
+        items,
+        pass: _,
+        tally_len,
+        tally_copies,
+        scratch_len,
+        parameters: _,
+    } = args;
     // SAFETY: reads special registers.
     let (block, blocks, threads, tid) = unsafe {
         (
@@ -88,7 +90,7 @@ pub unsafe fn run_warp_program<K: Kernel>(
     };
     // Only a strategy that can take items from its block's counter needs the counters set (and
     // the barrier that comes with it): the per-thread baseline and grid-wide dealing do not.
-    // The strategy is a constant of the entry point, the same in every thread.
+    // The strategy's technique is a constant of the entry point, the same in every thread.
     if !strategy.runs_per_thread() || matches!(strategy, Strategy::DynamicWorkAssignment) {
         // SAFETY: every thread of the block calls this function, hence the barrier inside.
         unsafe { GpuWarp::init_block_counters(initial_block_counters(threads)) };
@@ -114,7 +116,7 @@ pub unsafe fn run_warp_program<K: Kernel>(
         tally: tally.wrapping_add(copy as usize * tally_len as usize),
         len: tally_len,
     };
-    // The strategy is a constant of the entry point, so only one of these is compiled in.
+    // The technique is a constant of the entry point, so only one of these is compiled in.
     let ran = if strategy.runs_per_thread() {
         // Each thread on its own: a warp of one lane whose task is the thread's items (warp
         // `tid` of width 1 in the block). The plain loop, with no vote or mask of the warp's.

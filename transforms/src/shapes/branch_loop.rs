@@ -141,7 +141,10 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
             mode,
             dealer,
             lanes,
-            delay: DelayState::default(),
+            delay: DelayState::new(match mode {
+                Mode::Delaying(decision) => Some(decision),
+                Mode::Baseline => None,
+            }),
             taken_cost,
             delaying: true,
             // No lane holds a condition before the first iteration.

@@ -74,13 +74,46 @@ pub(crate) fn stops(decision: Decision, live: LaneMask, started: LaneMask) -> bo
 }
 
 /// What a delaying warp carries from one iteration to the next (the same in every lane).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct DelayState {
-    /// Iterations run (round robin's position in its period).
-    iteration: u32,
+    /// [`Decision::RoundRobin`]: the iterations left in the cycle after this one, from the
+    /// cycle's length minus 1 down to 0; the taken path's turn is the cycle's last `num_ones`
+    /// iterations, where this is below `num_ones`. Counted down and wrapped by a minimum
+    /// (`(left - 1).min(length - 1)`, one add-and-minimum instruction on an H100) rather than
+    /// taken as iterations modulo the cycle's length, a division where the cycle is a kernel
+    /// argument (seed 002 writes the modulo, with the cycle a constant).
+    left: u32,
     /// [`Decision::CostBalanced`]: lane-iterations spent waiting for the taken path since it
     /// last ran.
     waited: u32,
+}
+
+impl DelayState {
+    /// A warp's state before its first iteration under `decision` (`None`: not delaying).
+    pub(crate) fn new(decision: Option<Decision>) -> Self {
+        Self {
+            left: decision.map_or(0, last_in_cycle),
+            waited: 0,
+        }
+    }
+}
+
+/// [`DelayState::left`] after an iteration with `left` left: one fewer, or the cycle's length
+/// minus 1 after its last iteration (0 wraps to `u32::MAX`, which the minimum brings back).
+fn next_left(left: u32, decision: Decision) -> u32 {
+    left.wrapping_sub(1).min(last_in_cycle(decision))
+}
+
+/// A round robin's cycle length minus 1 (0 for the other decisions).
+fn last_in_cycle(decision: Decision) -> u32 {
+    match decision {
+        Decision::RoundRobin {
+            num_zeros,
+            num_ones,
+            ..
+        } => num_zeros.saturating_add(num_ones).saturating_sub(1),
+        _ => 0,
+    }
 }
 
 /// [`Decision::CostBalanced`]'s `B`: the taken path's cost in lane-iterations, the taken
@@ -112,12 +145,12 @@ pub(crate) fn delayed_paths<W: Warp, S: Copy>(
     live: LaneMask,
     want: LaneMask,
 ) -> (LaneMask, LaneMask) {
-    let iteration = state.iteration;
-    state.iteration = iteration.wrapping_add(1);
+    let left = state.left;
+    state.left = next_left(left, decision);
     if decision == Decision::CostBalanced {
         return cost_balanced(state, taken_cost, live, want);
     }
-    let (dir, runs) = delayed_path(warp, lanes, decision, iteration, live, want);
+    let (dir, runs) = delayed_path(warp, lanes, decision, left, live, want);
     if dir { (runs, 0) } else { (0, runs) }
 }
 
@@ -141,27 +174,27 @@ fn cost_balanced(
     }
 }
 
-/// The path the warp's `iteration`-th iteration runs and the lanes that run it, given the
+/// The path the warp runs with `left` iterations left in a round robin's cycle (ignored by
+/// the other decisions) and the lanes that run it, given the
 /// lanes `live` that have an item and those of them that `want` the taken path. Never a path
 /// that no lane of `live` wants: an iteration nobody runs would make no progress.
 fn delayed_path<W: Warp, S: Copy>(
     warp: &mut W,
     lanes: &W::V<Lane<S>>,
     decision: Decision,
-    iteration: u32,
+    left: u32,
     live: LaneMask,
     want: LaneMask,
 ) -> (bool, LaneMask) {
     let mut dir = match decision {
         Decision::MajorityVote { threshold, .. } => want.count_ones() >= threshold,
         Decision::RoundRobin {
-            num_zeros,
             num_ones,
             remove_idle,
+            ..
         } => {
-            let period = num_zeros.saturating_add(num_ones).max(1);
-            let position = iteration % period;
-            let dir = position >= num_zeros;
+            // The cycle's last `num_ones` iterations: `num_zeros` not-taken ones came first.
+            let dir = left < num_ones;
             if remove_idle {
                 // cond_for_all ? __any(cond) : __all(cond), one vote (fig. 5b).
                 let cond = warp.map_ref(lanes, |l| l.cond);
@@ -214,9 +247,30 @@ mod tests {
         assert_eq!(taken_cost_in_lane_iterations(&regions(0, 0, 0, 0), 32), 1);
     }
 
+    /// The countdown runs seed 002's cycle: iteration `i` takes the taken path when
+    /// `i % (num_zeros + num_ones) >= num_zeros` (fig. 5b's modulo), for cycles of every shape.
+    #[test]
+    fn the_countdown_runs_the_cycle_of_the_modulo() {
+        for num_zeros in 1..6 {
+            for num_ones in 1..6 {
+                let rr = Decision::round_robin(num_zeros, num_ones, false);
+                let mut state = DelayState::new(Some(rr));
+                for i in 0..100 {
+                    let taken = state.left < num_ones;
+                    assert_eq!(
+                        taken,
+                        i % (num_zeros + num_ones) >= num_zeros,
+                        "{rr} iteration {i}"
+                    );
+                    state.left = next_left(state.left, rr);
+                }
+            }
+        }
+    }
+
     #[test]
     fn cost_balanced_waits_until_the_waiting_costs_one_issue() {
-        let mut state = DelayState::default();
+        let mut state = DelayState::new(Some(Decision::CostBalanced));
         let live = 0xffff_ffff;
         // One lane wants the taken path: with B = 3 it waits two iterations, then runs.
         assert_eq!(cost_balanced(&mut state, 3, live, 1), (0, live & !1));

@@ -36,9 +36,7 @@ mod plain;
 pub use gpu::*;
 
 // Kernels generated from the one list, `reconverge_workloads::paper_entries!` (name, kernel
-// type, strategy, pass). Each is `extern "ptx-kernel" fn NAME(kernel: *const K, items: u32,
-// pass: u32, out: *mut K::Output, tally: *mut u64, tally_len: u32, tally_copies: u32,
-// scratch: *mut u32, scratch_len: u32, work_counter: *mut u32, status: *mut u32)`; see
+// type, strategy, pass). Each is `extern "ptx-kernel" fn NAME(args: EntryArgs<K>)`; see
 // `reconverge_device::warp_kernel!`.
 #[cfg(target_arch = "nvptx64")]
 mod strategies {
