@@ -24,28 +24,28 @@ def timings(build, name, key, value):
     return {k: [r[k] for r in runs if k in r] for k in keys}
 
 
-def registers(log):
-    out, kernel = {}, None
-    for line in open(log):
-        m = re.search(r"Compiling entry function '(\w+)'", line)
-        if m:
-            kernel = m.group(1)
-        m = re.search(r"Used (\d+) registers", line)
-        if m and kernel:
-            out[kernel] = int(m.group(1))
-    return out
-
-
-def sass_sizes(path):
+def per_kernel(path, starts, counts):
+    """A number per kernel of a ptxas log or a SASS dump: a line matching `starts` names the
+    kernel; `counts(line, number so far)` gives its number after each later line."""
     out, kernel = {}, None
     for line in open(path):
-        m = re.match(r"\s+Function : (\w+)", line)
+        m = re.search(starts, line)
         if m:
             kernel = m.group(1)
             out[kernel] = 0
-        elif kernel and re.match(r"\s+/\*[0-9a-f]{4}\*/\s+\S", line):
-            out[kernel] += 1
+        elif kernel:
+            out[kernel] = counts(line, out[kernel])
     return out
+
+
+def registers(log):
+    used = lambda line, n: int(m.group(1)) if (m := re.search(r"Used (\d+) registers", line)) else n
+    return per_kernel(log, r"Compiling entry function '(\w+)'", used)
+
+
+def sass_sizes(path):
+    one_more = lambda line, n: n + 1 if re.match(r"\s+/\*[0-9a-f]{4}\*/\s+\S", line) else n
+    return per_kernel(path, r"^\s+Function : (\w+)", one_more)
 
 
 rows = []

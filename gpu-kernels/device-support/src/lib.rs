@@ -106,18 +106,8 @@ macro_rules! warp_kernel {
         ) {
             // `EntryArgs`' fields, in its order (`EntryArgs::for_each_parameter`).
             let args = $crate::EntryArgs::<$kernel> {
-                kernel,
-                out,
-                tally,
-                scratch,
-                work_counter,
-                status,
-                items,
-                pass,
-                tally_len,
-                tally_copies,
-                scratch_len,
-                parameters,
+                kernel, out, tally, scratch, work_counter, status,
+                items, pass, tally_len, tally_copies, scratch_len, parameters,
             };
             // The technique from the list, its numbers from the launch. Evaluated outside the
             // unsafe block, so the caller's expression gets no unsafety.

@@ -18,31 +18,40 @@ struct Conformance<'a> {
     gpu: &'a CudaBackend,
 }
 
+/// `strategy` on the GPU against the CPU backend, on the conformance kit: whether every output
+/// and tally is equal, and the first difference (empty if none).
+fn gpu_equals_cpu<K: Comparable>(
+    cpu: &CpuBackend,
+    gpu: &CudaBackend,
+    w: &Workload<'_, K>,
+    strategy: Strategy,
+) -> (bool, String) {
+    let (items, shape) = (w.sizes.items_cmp, w.sizes.launch_cmp);
+    let check = Check {
+        strategies: &[strategy],
+        items,
+        launches: &[shape],
+        // The GPU does not count; the CPU's counters are the model's.
+        counters: false,
+    };
+    let backends: [&dyn Backend<K>; 2] = [cpu, gpu];
+    let report = check.run(&(w.make)(items), &backends);
+    let difference = report
+        .first_difference
+        .as_ref()
+        .map_or(String::new(), ToString::to_string);
+    (report.passed(), difference)
+}
+
 impl Visit for Conformance<'_> {
     fn visit_titled<K: Comparable>(&mut self, w: &Workload<'_, K>) {
         let (items, shape) = (w.sizes.items_cmp, w.sizes.launch_cmp);
-        let kernel = (w.make)(items);
         for strategy in K::strategies() {
             let (entries, label) = workloads::entries_and_label(w, &strategy);
             if self.rep.skip_when_late(&format!("equal {label}")) {
                 continue;
             }
-            let strategies = [strategy];
-            let launches = [shape];
-            let check = Check {
-                strategies: &strategies,
-                items,
-                launches: &launches,
-                // The GPU does not count; the CPU's counters are the model's.
-                counters: false,
-            };
-            let backends: [&dyn Backend<K>; 2] = [self.cpu, self.gpu];
-            let report = check.run(&kernel, &backends);
-            let difference = report
-                .first_difference
-                .as_ref()
-                .map_or(String::new(), ToString::to_string);
-            let equal = report.passed();
+            let (equal, difference) = gpu_equals_cpu(self.cpu, self.gpu, w, strategy);
             self.rep.check(
                 &format!("equal {label}"),
                 equal,
@@ -138,8 +147,6 @@ struct UnlistedNumbers<'a> {
 
 impl Visit for UnlistedNumbers<'_> {
     fn visit_titled<K: Comparable>(&mut self, w: &Workload<'_, K>) {
-        let (items, shape) = (w.sizes.items_cmp, w.sizes.launch_cmp);
-        let kernel = (w.make)(items);
         let listed = K::strategies();
         let mut tried: Vec<Strategy> = Vec::new();
         for strategy in listed.iter().filter_map(unlisted_numbers) {
@@ -148,26 +155,11 @@ impl Visit for UnlistedNumbers<'_> {
             }
             tried.push(strategy);
             let (entries, _) = workloads::entries_and_label(w, &strategy);
-            let label = format!("{} {strategy} on {entries}", w.name);
-            if self.rep.skip_when_late(&format!("equal {label}")) {
-                continue;
+            let label = format!("equal {} {strategy} on {entries}", w.name);
+            if !self.rep.skip_when_late(&label) {
+                let (equal, difference) = gpu_equals_cpu(self.cpu, self.gpu, w, strategy);
+                self.rep.check(&label, equal, &difference);
             }
-            let strategies = [strategy];
-            let launches = [shape];
-            let check = Check {
-                strategies: &strategies,
-                items,
-                launches: &launches,
-                counters: false,
-            };
-            let backends: [&dyn Backend<K>; 2] = [self.cpu, self.gpu];
-            let report = check.run(&kernel, &backends);
-            let difference = report
-                .first_difference
-                .as_ref()
-                .map_or(String::new(), ToString::to_string);
-            self.rep
-                .check(&format!("equal {label}"), report.passed(), &difference);
         }
     }
 }
