@@ -264,6 +264,7 @@ impl Decision {
 /// | [`Strategy::BranchPathUnification`] | `items_per_thread` | 0 | 0 |
 /// | any other | 0 | 0 | 0 |
 ///
+/// Word 2 is room for a technique with three numbers; no technique uses it yet.
 /// `#[repr(C)]`: the host copies it into the launch's arguments byte for byte.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
