@@ -77,15 +77,23 @@ fn lookup_finds_passes_and_rejects_the_unknown() {
         M::entry_point(&Strategy::Baseline, 0),
         Some("mcml_baseline")
     );
+    // A threshold no list names runs on its technique's entry point (the numbers are a kernel
+    // argument); a vote without the stop is another technique, which MCML's list lacks.
+    let vote = |threshold, stop_when_a_lane_finishes| {
+        Strategy::IterationDelaying(Decision::MajorityVote {
+            threshold,
+            stop_when_a_lane_finishes,
+        })
+    };
+    assert_eq!(M::entry_point(&vote(3, true), 0), Some("mcml_mv16"));
+    assert_eq!(M::entry_point(&vote(16, false), 0), None);
+    // The entry listed with exactly the strategy comes first.
     assert_eq!(
         M::entry_point(
-            &Strategy::IterationDelaying(Decision::MajorityVote {
-                threshold: 3,
-                stop_when_a_lane_finishes: true
-            }),
+            &Strategy::IterationDelayingWithDynamicWork(Decision::majority_vote(8, true)),
             0
         ),
-        None
+        Some("mcml_mv8_dynamic")
     );
     assert_eq!(<BranchLoopKernel<SynItDelay>>::strategies().len(), 19);
     // Kernel names as reports print them.
