@@ -7,7 +7,9 @@
 /// The GPU entry points of your crate's workloads, listed once: one name per strategy of a
 /// slice of strategies (entry `i` runs `slice[i]`; a parenthesised group of two or three names
 /// is one multi-pass strategy, a name per pass), and the constant `NAMES` with every entry
-/// point's name.
+/// point's name. An entry point is compiled for its strategy's technique and takes the
+/// strategy's numbers (thresholds, cycles, iterations per pass, items per thread) as a kernel
+/// argument, so it runs every strategy of that technique, listed or not.
 ///
 /// ```
 /// use reconverge::prelude::*;
