@@ -180,16 +180,6 @@ impl Decision {
         }
     }
 
-    /// Whether `self` and `other` are the same kind of decision, whatever their numbers.
-    pub const fn same_kind(&self, other: &Decision) -> bool {
-        matches!(
-            (self, other),
-            (Decision::MajorityVote { .. }, Decision::MajorityVote { .. })
-                | (Decision::RoundRobin { .. }, Decision::RoundRobin { .. })
-                | (Decision::CostBalanced, Decision::CostBalanced)
-        )
-    }
-
     /// Whether `self` and `other` are the same kind of decision with the same switches
     /// (`stop_when_a_lane_finishes`, `remove_idle`), whatever their numbers: the switches
     /// choose code (a check or a vote in every iteration), the numbers only values in it.

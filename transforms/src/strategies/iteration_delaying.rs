@@ -104,6 +104,12 @@ fn next_left(left: u32, decision: Decision) -> u32 {
     left.wrapping_sub(1).min(last_in_cycle(decision))
 }
 
+/// Whether a round robin with `left` iterations left in its cycle runs the taken path: the
+/// cycle's last `num_ones` iterations (its `num_zeros` not-taken ones came first).
+fn round_robin_takes(left: u32, num_ones: u32) -> bool {
+    left < num_ones
+}
+
 /// A round robin's cycle length minus 1 (0 for the other decisions).
 fn last_in_cycle(decision: Decision) -> u32 {
     match decision {
@@ -193,8 +199,7 @@ fn delayed_path<W: Warp, S: Copy>(
             remove_idle,
             ..
         } => {
-            // The cycle's last `num_ones` iterations: `num_zeros` not-taken ones came first.
-            let dir = left < num_ones;
+            let dir = round_robin_takes(left, num_ones);
             if remove_idle {
                 // cond_for_all ? __any(cond) : __all(cond), one vote (fig. 5b).
                 let cond = warp.map_ref(lanes, |l| l.cond);
@@ -256,7 +261,7 @@ mod tests {
                 let rr = Decision::round_robin(num_zeros, num_ones, false);
                 let mut state = DelayState::new(Some(rr));
                 for i in 0..100 {
-                    let taken = state.left < num_ones;
+                    let taken = round_robin_takes(state.left, num_ones);
                     assert_eq!(
                         taken,
                         i % (num_zeros + num_ones) >= num_zeros,
