@@ -33,13 +33,13 @@ impl BranchLoop for RarePath {
     type Output = u64;
 
     fn regions(&self) -> LoopRegions {
-        LoopRegions {
-            condition: LoopRegion::Condition.region("condition", 10),
-            taken: LoopRegion::Taken.region("rare path", self.taken_cost),
-            not_taken: LoopRegion::NotTaken.region("common path", 20),
-            after_branch: LoopRegion::AfterBranch.region("after", 2),
-            item: LoopRegion::Item.region("item", 4),
-        }
+        LoopRegions::new([
+            LoopRegion::Condition.region("condition", 10),
+            LoopRegion::Taken.region("rare path", self.taken_cost),
+            LoopRegion::NotTaken.region("common path", 20),
+            LoopRegion::AfterBranch.region("after", 2),
+            LoopRegion::Item.region("item", 4),
+        ])
     }
     fn start(&self, item: u32) -> S {
         S {

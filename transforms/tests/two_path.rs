@@ -51,12 +51,12 @@ impl TwoPath for Work {
     type Output = u64;
 
     fn regions(&self) -> TwoPathRegions {
-        TwoPathRegions {
-            decide: DECIDE,
-            path_a: PATH_A.with_cost(self.cost_a),
-            path_b: PATH_B.with_cost(self.cost_b),
-            item: ITEM,
-        }
+        TwoPathRegions::new([
+            DECIDE,
+            PATH_A.with_cost(self.cost_a),
+            PATH_B.with_cost(self.cost_b),
+            ITEM,
+        ])
     }
     fn decide(&self, item: u32) -> bool {
         match self.pattern {

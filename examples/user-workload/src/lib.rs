@@ -105,13 +105,13 @@ impl BranchLoop for Walk {
     type Output = u32;
 
     fn regions(&self) -> LoopRegions {
-        LoopRegions {
-            condition: LoopRegion::Condition.region("in the trap?", 2),
-            taken: LoopRegion::Taken.region("react", 48),
-            not_taken: LoopRegion::NotTaken.region("move", 6),
-            after_branch: LoopRegion::AfterBranch.region("count", 1),
-            item: LoopRegion::Item.region("launch / retire", 8),
-        }
+        LoopRegions::new([
+            LoopRegion::Condition.region("in the trap?", 2),
+            LoopRegion::Taken.region("react", 48),
+            LoopRegion::NotTaken.region("move", 6),
+            LoopRegion::AfterBranch.region("count", 1),
+            LoopRegion::Item.region("launch / retire", 8),
+        ])
     }
 
     fn start(&self, item: u32) -> Particle {

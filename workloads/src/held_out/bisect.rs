@@ -101,13 +101,7 @@ impl BranchLoop for Bisect {
     type Output = u32;
 
     fn regions(&self) -> LoopRegions {
-        LoopRegions {
-            condition: CONDITION,
-            taken: TAKEN,
-            not_taken: NOT_TAKEN,
-            after_branch: AFTER_BRANCH,
-            item: ITEM,
-        }
+        LoopRegions::new([CONDITION, TAKEN, NOT_TAKEN, AFTER_BRANCH, ITEM])
     }
 
     #[inline]

@@ -88,11 +88,6 @@ impl CostMap {
         }
         (self.base_iterations.max(1).saturating_add(extra), heat)
     }
-
-    /// Item `item` run as one plain scalar loop.
-    pub fn reference(&self, item: u32) -> u32 {
-        self.run_item(item)
-    }
 }
 
 const CONDITION: Region = LoopRegion::Condition.region("x & 255 < heat?", 2);
@@ -106,13 +101,7 @@ impl BranchLoop for CostMap {
     type Output = u32;
 
     fn regions(&self) -> LoopRegions {
-        LoopRegions {
-            condition: CONDITION,
-            taken: TAKEN,
-            not_taken: NOT_TAKEN,
-            after_branch: AFTER_BRANCH,
-            item: ITEM,
-        }
+        LoopRegions::new([CONDITION, TAKEN, NOT_TAKEN, AFTER_BRANCH, ITEM])
     }
 
     #[inline]
@@ -165,8 +154,7 @@ impl BranchLoop for CostMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::held_out::{COST_MAP, COST_MAP_ITEMS};
-    use reconverge_transforms::NoTally;
+    use crate::held_out::{COST_MAP, COST_MAP_ITEMS, step_item};
 
     #[test]
     fn cost_is_spatially_correlated_and_varies_widely() {
@@ -196,18 +184,8 @@ mod tests {
         let (c, heat) = w.cost(centre);
         assert!(c > w.base_iterations + w.peak_iterations / 2 - 1);
         assert!(heat >= 120);
-        let mut s = w.start(centre);
-        let mut taken = 0;
-        while w.running(&s) {
-            if w.condition(&mut s) {
-                taken += 1;
-                w.taken(&mut s, &mut NoTally);
-            } else {
-                w.not_taken(&mut s, &mut NoTally);
-            }
-            w.after_branch(&mut s, &mut NoTally);
-        }
-        assert_eq!(w.finish(&s), w.reference(centre));
+        let (s, _, taken) = step_item(&w, centre);
+        assert_eq!(w.finish(&s), w.run_item(centre));
         // Heat ~128/256: about half of the iterations shade.
         assert!(taken > c / 4 && taken < 3 * c / 4, "{taken} of {c}");
     }

@@ -23,7 +23,7 @@
 use reconverge_simt::Region;
 use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, Tally};
 
-use super::{MIX_INSTRUCTIONS, item_hash, mix};
+use super::{MIX_INSTRUCTIONS, item_hash, mix, mix_rounds, mix_rounds_instructions};
 
 /// The walk's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,11 +65,6 @@ impl EscapeWalk {
         let k = item_hash(self.seed ^ 0xba4d, band) & 3;
         self.min_radius.clamp(1, 1 << 12) << k
     }
-
-    /// Item `item` run as one plain scalar loop.
-    pub fn reference(&self, item: u32) -> u32 {
-        self.run_item(item)
-    }
 }
 
 const CONDITION: Region = LoopRegion::Condition.region("h & 7 == 0?", 2);
@@ -83,13 +78,8 @@ impl BranchLoop for EscapeWalk {
     type Output = u32;
 
     fn regions(&self) -> LoopRegions {
-        LoopRegions {
-            condition: CONDITION,
-            taken: TAKEN.with_cost(self.scatter_rounds.saturating_mul(MIX_INSTRUCTIONS + 2)),
-            not_taken: NOT_TAKEN,
-            after_branch: AFTER_BRANCH,
-            item: ITEM,
-        }
+        let taken = TAKEN.with_cost(mix_rounds_instructions(self.scatter_rounds));
+        LoopRegions::new([CONDITION, taken, NOT_TAKEN, AFTER_BRANCH, ITEM])
     }
 
     #[inline]
@@ -119,11 +109,7 @@ impl BranchLoop for EscapeWalk {
 
     #[inline]
     fn taken<T: Tally>(&self, s: &mut EscapeWalkState, _: &mut T) {
-        let mut h = s.h;
-        for _ in 0..self.scatter_rounds {
-            h = mix(h.wrapping_add(1));
-        }
-        s.h = h;
+        s.h = mix_rounds(s.h, self.scatter_rounds);
     }
 
     #[inline]
@@ -150,9 +136,7 @@ impl BranchLoop for EscapeWalk {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::held_out::{ESCAPE_WALK, ESCAPE_WALK_ITEMS};
-    use reconverge_transforms::NoTally;
+    use crate::held_out::{ESCAPE_WALK, ESCAPE_WALK_ITEMS, step_item};
 
     #[test]
     fn walks_end_at_the_circle_or_the_cap_and_bands_share_a_radius() {
@@ -169,21 +153,10 @@ mod tests {
         // radii r0 · {1, 2, 4, 8} in equal shares the mean is about 21 r0².
         let mut steps_total = 0u64;
         for item in (0..ESCAPE_WALK_ITEMS).step_by(997) {
-            let mut s = w.start(item);
-            let mut steps = 0u64;
-            while w.running(&s) {
-                let mut t = NoTally;
-                if w.condition(&mut s) {
-                    w.taken(&mut s, &mut t);
-                } else {
-                    w.not_taken(&mut s, &mut t);
-                }
-                w.after_branch(&mut s, &mut t);
-                steps += 1;
-            }
+            let (s, steps, _) = step_item(&w, item);
             let d2 = (s.x * s.x + s.y * s.y) as u32;
             assert!(d2 >= s.r2 || s.left == 0, "item {item}");
-            steps_total += steps;
+            steps_total += u64::from(steps);
         }
         let mean = steps_total as f64 / f64::from(ESCAPE_WALK_ITEMS.div_ceil(997));
         let expected = 21.25 * f64::from(r0 * r0);

@@ -17,7 +17,7 @@
 use reconverge_simt::Region;
 use reconverge_transforms::{BranchLoop, LoopRegion, LoopRegions, Tally};
 
-use super::{MIX_INSTRUCTIONS, item_hash, mix};
+use super::{MIX_INSTRUCTIONS, item_hash, mix, mix_rounds, mix_rounds_instructions};
 
 /// The heavy-tailed loop's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,11 +53,6 @@ impl HeavyTail {
         let t = (u64::from(self.min_trips.max(1)) << 32) / (u + 1);
         t.clamp(1, u64::from(self.max_trips.max(1))) as u32
     }
-
-    /// Item `item` run as one plain scalar loop.
-    pub fn reference(&self, item: u32) -> u32 {
-        self.run_item(item)
-    }
 }
 
 const CONDITION: Region = LoopRegion::Condition.region("x & 3 == 0?", 2);
@@ -71,13 +66,8 @@ impl BranchLoop for HeavyTail {
     type Output = u32;
 
     fn regions(&self) -> LoopRegions {
-        LoopRegions {
-            condition: CONDITION,
-            taken: TAKEN.with_cost(self.heavy_rounds.saturating_mul(MIX_INSTRUCTIONS + 2)),
-            not_taken: NOT_TAKEN,
-            after_branch: AFTER_BRANCH,
-            item: ITEM,
-        }
+        let taken = TAKEN.with_cost(mix_rounds_instructions(self.heavy_rounds));
+        LoopRegions::new([CONDITION, taken, NOT_TAKEN, AFTER_BRANCH, ITEM])
     }
 
     #[inline]
@@ -101,11 +91,7 @@ impl BranchLoop for HeavyTail {
 
     #[inline]
     fn taken<T: Tally>(&self, s: &mut HeavyTailState, _: &mut T) {
-        let mut x = s.x;
-        for _ in 0..self.heavy_rounds {
-            x = mix(x.wrapping_add(1));
-        }
-        s.x = x;
+        s.x = mix_rounds(s.x, self.heavy_rounds);
     }
 
     #[inline]
@@ -151,7 +137,7 @@ mod tests {
             ..w
         };
         let differ = (0..200)
-            .filter(|&i| w.reference(i) != cheap.reference(i))
+            .filter(|&i| w.run_item(i) != cheap.run_item(i))
             .count();
         assert!(differ > 150, "{differ}");
         // One trip, not taken: acc = mix(hash).
@@ -163,6 +149,6 @@ mod tests {
         let item = (0..100)
             .find(|&i| item_hash(w.seed, i) & 3 != 0)
             .unwrap_or(0);
-        assert_eq!(one.reference(item), mix(item_hash(w.seed, item)));
+        assert_eq!(one.run_item(item), mix(item_hash(w.seed, item)));
     }
 }

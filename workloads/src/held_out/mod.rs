@@ -45,6 +45,21 @@ pub const fn mix(mut x: u32) -> u32 {
     x
 }
 
+/// `rounds` rounds of `x = mix(x + 1)`: the costly path of the loops whose branch runs extra
+/// hash rounds ([`HeavyTail`], [`EscapeWalk`]).
+#[inline(always)]
+pub fn mix_rounds(mut x: u32, rounds: u32) -> u32 {
+    for _ in 0..rounds {
+        x = mix(x.wrapping_add(1));
+    }
+    x
+}
+
+/// Instructions of [`mix_rounds`]: each round a [`mix`], the add and the loop's count.
+pub const fn mix_rounds_instructions(rounds: u32) -> u32 {
+    rounds.saturating_mul(MIX_INSTRUCTIONS + 2)
+}
+
 /// `mix` of an item under a seed.
 #[inline(always)]
 pub const fn item_hash(seed: u32, item: u32) -> u32 {
@@ -115,6 +130,28 @@ pub const ESCAPE_WALK: EscapeWalk = EscapeWalk {
 };
 /// Items of [`ESCAPE_WALK`].
 pub const ESCAPE_WALK_ITEMS: u32 = 1 << 20;
+
+/// Item `item` of a branch loop stepped as the scalar loop does, with what a test checks
+/// besides the output: the final state, the iterations and how many took the branch.
+#[cfg(test)]
+pub(crate) fn step_item<L: reconverge_transforms::BranchLoop>(
+    w: &L,
+    item: u32,
+) -> (L::State, u32, u32) {
+    let mut t = reconverge_transforms::NoTally;
+    let (mut s, mut iterations, mut taken) = (w.start(item), 0, 0);
+    while w.running(&s) {
+        if w.condition(&mut s) {
+            taken += 1;
+            w.taken(&mut s, &mut t);
+        } else {
+            w.not_taken(&mut s, &mut t);
+        }
+        w.after_branch(&mut s, &mut t);
+        iterations += 1;
+    }
+    (s, iterations, taken)
+}
 
 #[cfg(test)]
 mod tests {

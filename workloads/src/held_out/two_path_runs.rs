@@ -45,12 +45,12 @@ impl TwoPath for TwoPathRuns {
     type Output = u32;
 
     fn regions(&self) -> TwoPathRegions {
-        TwoPathRegions {
-            decide: DECIDE,
-            path_a: PATH_A.with_cost(self.heavy_rounds.saturating_mul(MIX_INSTRUCTIONS + 1) + 2),
-            path_b: PATH_B,
-            item: ITEM,
-        }
+        TwoPathRegions::new([
+            DECIDE,
+            PATH_A.with_cost(self.heavy_rounds.saturating_mul(MIX_INSTRUCTIONS + 1) + 2),
+            PATH_B,
+            ITEM,
+        ])
     }
 
     #[inline]

@@ -59,13 +59,7 @@ impl BranchLoop for Collatz {
     type Output = u32;
 
     fn regions(&self) -> LoopRegions {
-        LoopRegions {
-            condition: CONDITION,
-            taken: TAKEN,
-            not_taken: NOT_TAKEN,
-            after_branch: COUNT,
-            item: ITEM,
-        }
+        LoopRegions::new([CONDITION, TAKEN, NOT_TAKEN, COUNT, ITEM])
     }
 
     #[inline]

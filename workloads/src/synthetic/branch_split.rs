@@ -131,12 +131,12 @@ impl TwoPath for BranchSplitBench {
     type Output = u32;
 
     fn regions(&self) -> TwoPathRegions {
-        TwoPathRegions {
-            decide: DECIDE,
-            path_a: IF_LIGHT.with_cost(self.light),
-            path_b: ELSE_HEAVY.with_cost(self.heavy),
-            item: ITEM,
-        }
+        TwoPathRegions::new([
+            DECIDE,
+            IF_LIGHT.with_cost(self.light),
+            ELSE_HEAVY.with_cost(self.heavy),
+            ITEM,
+        ])
     }
 
     /// `true` (path A) is the if branch.

@@ -100,12 +100,12 @@ impl TwoPath for Gems34Branch {
     type Output = u32;
 
     fn regions(&self) -> TwoPathRegions {
-        TwoPathRegions {
-            decide: DECIDE,
-            path_a: WORK.with_cost(self.work),
-            path_b: CHEAP.with_cost(self.cheap),
-            item: ITEM,
-        }
+        TwoPathRegions::new([
+            DECIDE,
+            WORK.with_cost(self.work),
+            CHEAP.with_cost(self.cheap),
+            ITEM,
+        ])
     }
 
     #[inline]

@@ -162,13 +162,13 @@ impl BranchLoop for SynItDelay {
 
     fn regions(&self) -> LoopRegions {
         let path = self.path_instructions();
-        LoopRegions {
-            condition: CONDITION,
-            taken: TAKEN.with_cost(path),
-            not_taken: NOT_TAKEN.with_cost(path),
-            after_branch: LOOP,
-            item: ITEM,
-        }
+        LoopRegions::new([
+            CONDITION,
+            TAKEN.with_cost(path),
+            NOT_TAKEN.with_cost(path),
+            LOOP,
+            ITEM,
+        ])
     }
 
     #[inline]

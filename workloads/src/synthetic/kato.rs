@@ -99,10 +99,10 @@ impl ItemLoop for DynamicWork {
     type Output = u32;
 
     fn regions(&self) -> ItemLoopRegions {
-        ItemLoopRegions {
-            body: DWA_BODY.with_cost(self.loop_num.saturating_mul(STEP_INSTRUCTIONS) + 2),
-            item: DWA_ITEM,
-        }
+        ItemLoopRegions::new([
+            DWA_BODY.with_cost(self.loop_num.saturating_mul(STEP_INSTRUCTIONS) + 2),
+            DWA_ITEM,
+        ])
     }
 
     #[inline]
@@ -175,12 +175,12 @@ impl TwoPath for PathUnification {
 
     fn regions(&self) -> TwoPathRegions {
         let cost = self.loop_count.saturating_mul(STEP_INSTRUCTIONS);
-        TwoPathRegions {
-            decide: BPU_DECIDE,
-            path_a: BPU_A.with_cost(cost),
-            path_b: BPU_B.with_cost(cost),
-            item: BPU_ITEM,
-        }
+        TwoPathRegions::new([
+            BPU_DECIDE,
+            BPU_A.with_cost(cost),
+            BPU_B.with_cost(cost),
+            BPU_ITEM,
+        ])
     }
 
     #[inline]

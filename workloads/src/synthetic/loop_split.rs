@@ -152,11 +152,11 @@ impl SplitLoop for LoopSplitBench {
     type Output = u64;
 
     fn regions(&self) -> SplitLoopRegions {
-        SplitLoopRegions {
-            part_a: PART_A.with_cost(PART_INSTRUCTIONS),
-            part_b: PART_B.with_cost(PART_INSTRUCTIONS),
-            item: LSPLIT_ITEM,
-        }
+        SplitLoopRegions::new([
+            PART_A.with_cost(PART_INSTRUCTIONS),
+            PART_B.with_cost(PART_INSTRUCTIONS),
+            LSPLIT_ITEM,
+        ])
     }
 
     #[inline]
