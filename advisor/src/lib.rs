@@ -693,12 +693,7 @@ impl fmt::Display for SlotAdvice {
             )?;
         }
         writeln!(f)?;
-        let names: Vec<String> = self
-            .predictions
-            .iter()
-            .map(|p| p.strategy.to_string())
-            .collect();
-        let width = names.iter().map(String::len).max().unwrap_or(0).max(8);
+        let (names, width) = strategy_column(self.predictions.iter().map(|p| p.strategy));
         writeln!(
             f,
             "  {:<width$} {:>9} {:>12} {:>10}  why",
@@ -725,6 +720,14 @@ impl fmt::Display for SlotAdvice {
             self.recommended().speedup
         )
     }
+}
+
+/// The first column of a table of strategies: each strategy's name, and the column's width
+/// (the longest name, at least 8 characters).
+fn strategy_column(strategies: impl Iterator<Item = Strategy>) -> (Vec<String>, usize) {
+    let names: Vec<String> = strategies.map(|s| s.to_string()).collect();
+    let width = names.iter().map(String::len).max().unwrap_or(0).max(8);
+    (names, width)
 }
 
 /// Runs the README's example as a doctest so it cannot drift from the code.

@@ -27,7 +27,7 @@ use reconverge_transforms::{Kernel, Strategy, StrategyError};
 
 use crate::profile::{CompiledLoops, Profile, profile_blocks};
 use crate::schedule::{Calibration, Makespan, simulate};
-use crate::{AdviseError, Compiled, Divergence, Registers};
+use crate::{AdviseError, Compiled, Divergence, Registers, strategy_column};
 
 /// How the advisor samples a launch (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -614,12 +614,7 @@ impl fmt::Display for Advice {
             b.warp_steps.mean,
             b.warp_steps.max,
         )?;
-        let names: Vec<String> = self
-            .best_per_strategy()
-            .iter()
-            .map(|r| r.strategy.to_string())
-            .collect();
-        let width = names.iter().map(String::len).max().unwrap_or(8).max(8);
+        let (names, width) = strategy_column(self.best_per_strategy().iter().map(|r| r.strategy));
         writeln!(
             f,
             "  {:<width$} {:>21}  {:>20} {:>26} {:>9}",

@@ -202,6 +202,30 @@ impl Makespan {
     }
 }
 
+/// `Eq`, `Ord` and `PartialOrd` for an entry of a min-heap: `BinaryHeap` is a max-heap, so the
+/// entry with the smallest `$time` (then the smallest `$tie`, where one is named) compares
+/// greatest and comes out first.
+macro_rules! min_heap_order {
+    ($entry:ty, $time:ident $(, $tie:ident)?) => {
+        impl Eq for $entry {}
+
+        impl Ord for $entry {
+            fn cmp(&self, other: &Self) -> Ordering {
+                other
+                    .$time
+                    .total_cmp(&self.$time)
+                    $(.then_with(|| other.$tie.cmp(&self.$tie)))?
+            }
+        }
+
+        impl PartialOrd for $entry {
+            fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+    };
+}
+
 /// A multiprocessor's next event in the simulation: a min-heap by time.
 #[derive(PartialEq)]
 struct Event {
@@ -210,22 +234,7 @@ struct Event {
     version: u64,
 }
 
-impl Eq for Event {}
-
-impl Ord for Event {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time
-            .total_cmp(&self.time)
-            .then_with(|| other.sm.cmp(&self.sm))
-    }
-}
-
-impl PartialOrd for Event {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
+min_heap_order!(Event, time, sm);
 
 /// A warp on a multiprocessor: done once the multiprocessor's per-warp progress reaches
 /// `finish`. A min-heap by `finish`.
@@ -235,19 +244,7 @@ struct Running {
     block: usize,
 }
 
-impl Eq for Running {}
-
-impl Ord for Running {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.finish.total_cmp(&self.finish)
-    }
-}
-
-impl PartialOrd for Running {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
+min_heap_order!(Running, finish);
 
 #[derive(Default)]
 struct Sm {

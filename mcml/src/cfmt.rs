@@ -332,6 +332,14 @@ pub(crate) mod tests {
             z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
             z ^ (z >> 31)
         }
+
+        /// `count` random 64-bit patterns as `f64`, the finite ones only (NaNs and infinities
+        /// dropped, so fewer than `count` come out).
+        fn finite_bit_patterns(mut self, count: usize) -> impl Iterator<Item = f64> {
+            (0..count)
+                .map(move |_| f64::from_bits(self.next()))
+                .filter(|x| x.is_finite())
+        }
     }
 
     /// `x` and its neighbours up to `n` ulps either side (finite ones).
@@ -382,12 +390,8 @@ pub(crate) mod tests {
 
     #[test]
     fn random_bit_patterns_like_c() {
-        let mut rng = SplitMix(0x5eed);
-        for _ in 0..40_000 {
-            let x = f64::from_bits(rng.next());
-            if x.is_finite() {
-                check_like_c(x);
-            }
+        for x in SplitMix(0x5eed).finite_bit_patterns(40_000) {
+            check_like_c(x);
         }
     }
 
@@ -461,15 +465,11 @@ pub(crate) mod tests {
     /// More digits than the stack buffer holds go through `format!`.
     #[test]
     fn long_precisions_like_c() {
-        let mut rng = SplitMix(11);
-        for _ in 0..500 {
-            let x = f64::from_bits(rng.next());
-            if x.is_finite() {
-                for prec in [17, 30, 40, 41, 45, 60] {
-                    let mut s = String::new();
-                    push_e(&mut s, x, prec, 70);
-                    assert_eq!(s, c_e(x, prec, 70), "push_e({x:e}, {prec}, 70)");
-                }
+        for x in SplitMix(11).finite_bit_patterns(500) {
+            for prec in [17, 30, 40, 41, 45, 60] {
+                let mut s = String::new();
+                push_e(&mut s, x, prec, 70);
+                assert_eq!(s, c_e(x, prec, 70), "push_e({x:e}, {prec}, 70)");
             }
         }
     }
