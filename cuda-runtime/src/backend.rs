@@ -157,6 +157,7 @@ impl CudaBackend {
                     pass,
                     available: K::ENTRY_POINTS
                         .iter()
+                        .filter(|e| e.numbers != reconverge_device::EntryNumbers::Unused)
                         .map(|e| e.name)
                         .collect::<Vec<_>>()
                         .join(", "),

@@ -44,7 +44,9 @@ mod nccl;
 // The entry-point tables live with the macros that compile the entry points, so that crates of
 // workloads can declare theirs without this runtime; re-exported here, where they are run.
 pub use error::{GpuError, LaunchShape};
-pub use reconverge_device::{DeviceEntries, DeviceKernel, EntryPoint, device_entries};
+pub use reconverge_device::{
+    DeviceEntries, DeviceKernel, EntryNumbers, EntryPoint, device_entries,
+};
 pub use tally_copies::{DEFAULT_TALLY_COPIES, TALLY_COPIES_MAX_BYTES};
 
 #[cfg(feature = "runtime")]

@@ -7,9 +7,11 @@
 /// The GPU entry points of your crate's workloads, listed once: one name per strategy of a
 /// slice of strategies (entry `i` runs `slice[i]`; a parenthesised group of two or three names
 /// is one multi-pass strategy, a name per pass), and the constant `NAMES` with every entry
-/// point's name. An entry point is compiled for its strategy's technique and takes the
-/// strategy's numbers (thresholds, cycles, iterations per pass, items per thread) as a kernel
-/// argument, so it runs every strategy of that technique, listed or not.
+/// point's name. Each entry is compiled twice: `name` runs its strategy with the numbers
+/// (thresholds, cycles, iterations per pass, items per thread) compiled in, as fast as code
+/// that knew no other value; `name_any` takes them as a kernel argument, so it runs every
+/// strategy of that technique, listed or not (only the first `_any` of a technique with
+/// numbers has code; the rest are empty and never launched).
 ///
 /// ```
 /// use reconverge::prelude::*;
@@ -48,7 +50,10 @@
 ///     Halving as BranchLoopKernel from (HALVING_STRATEGIES) { halving_baseline, halving_dynamic }
 /// }
 ///
-/// assert_eq!(HALVING_ENTRY_POINTS, ["halving_baseline", "halving_dynamic"]);
+/// assert_eq!(
+///     HALVING_ENTRY_POINTS,
+///     ["halving_baseline", "halving_baseline_any", "halving_dynamic", "halving_dynamic_any"]
+/// );
 /// ```
 ///
 /// The host build also defines the tables `CudaBackend` looks strategies up in

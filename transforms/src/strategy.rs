@@ -360,6 +360,20 @@ impl Strategy {
         }
     }
 
+    /// Whether the technique has numbers at all ([`Strategy::parameters`]): a vote's
+    /// threshold, a round robin's cycle, an occlusion query's iterations per pass, path
+    /// unification's items per thread. Two strategies of a technique without numbers are
+    /// equal; a GPU entry point compiles such a technique once, with no numbers to take.
+    pub const fn has_parameters(&self) -> bool {
+        match self {
+            Strategy::IterationDelaying(d)
+            | Strategy::IterationDelayingWithDynamicWork(d)
+            | Strategy::BranchDistributionWithDelaying(d) => !matches!(d, Decision::CostBalanced),
+            Strategy::OcclusionQueryLoop { .. } | Strategy::BranchPathUnification { .. } => true,
+            _ => false,
+        }
+    }
+
     /// The strategy's numbers, as the words a GPU entry point takes at run time (see
     /// [`StrategyParameters`] for which word is which); all zero for a strategy without any.
     pub const fn parameters(&self) -> StrategyParameters {

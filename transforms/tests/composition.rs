@@ -136,6 +136,16 @@ fn numbers_travel_as_words_and_keep_the_technique() {
             assert_eq!(s.same_technique(&other), moved == other, "{s} vs {other}");
             assert!(!s.same_technique(&other) || s.same_kind(&other));
         }
+        // A technique has numbers exactly when some numbers make another strategy of it.
+        let (ones, twos) = (
+            StrategyParameters { words: [1; 3] },
+            StrategyParameters { words: [2; 3] },
+        );
+        assert_eq!(
+            s.has_parameters(),
+            s.with_parameters(ones) != s.with_parameters(twos),
+            "{s}"
+        );
     }
     let vote = Strategy::IterationDelaying(Decision::majority_vote(8, true));
     let other_vote = vote.with_parameters(StrategyParameters { words: [13, 0, 0] });

@@ -32,9 +32,9 @@ reconverge::device::plain_kernels!(Walk => u32, reconverge::device::plain::branc
 /// in this order), each written as its two parts, how lanes get items and how a warp schedules
 /// the branch: the baseline, dynamic work, iteration delaying by majority vote and by round
 /// robin with idle removal (seed 002's parameters), and dynamic work from one grid-wide
-/// counter. A pairing no program implements would not compile here. Each entry point is
-/// compiled for its strategy's technique and takes the numbers at run time, so
-/// `walk_majority_vote` runs a vote of any threshold and `walk_round_robin` any cycle.
+/// counter. A pairing no program implements would not compile here. Each entry point runs its
+/// strategy with the numbers compiled in, and its twin `<name>_any` takes them at run time, so
+/// `walk_majority_vote_any` runs a vote of any threshold and `walk_round_robin_any` any cycle.
 pub const WALK_STRATEGIES: &[Strategy] = &[
     Composition::new(Assignment::Static, PathSchedule::AsWritten).composed(),
     Composition::new(Assignment::Dynamic, PathSchedule::AsWritten).composed(),

@@ -87,8 +87,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             Ok(gpu) => {
                 // The same kit with the CPU's baseline as the reference: every strategy the
                 // GPU has entry points for, on the GPU, bit for bit.
-                // An entry point takes its strategy's numbers at run time, so a vote and a
-                // cycle no list names run too, on their technique's entry point.
+                // A vote and a cycle no list names run too, on their technique's `_any`
+                // entry point, which takes the numbers at run time.
                 let mut strategies = <BranchLoopKernel<Walk> as DeviceKernel>::strategies();
                 strategies.extend([
                     Strategy::IterationDelaying(Decision::majority_vote(20, true)),

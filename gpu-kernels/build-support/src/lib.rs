@@ -872,7 +872,8 @@ fn validate_arch(arch: &str) -> Result<(), BuildError> {
 /// The names of a list's entry points, for [`PtxBuilder::kernels`]: the list that
 /// `reconverge_device::entries!` compiles into the module and `reconverge_gpu::device_entries!`
 /// declares on the host (`pub const NAMES; Workload as Shape { name [pass N] => strategy, ... }`),
-/// read by `build.rs`. Defines the constant the list's first line names; the strategies are not
+/// read by `build.rs`. Defines the constant the list's first line names: each entry and its
+/// `_any` twin, which takes the strategy's numbers from the launch; the strategies are not
 /// evaluated here.
 ///
 /// ```
@@ -880,7 +881,7 @@ fn validate_arch(arch: &str) -> Result<(), BuildError> {
 ///     const NAMES;
 ///     MyLoop as BranchLoopKernel { my_baseline => Strategy::Baseline, my_split [pass 1] => Strategy::BranchSplitting }
 /// }
-/// assert_eq!(NAMES, ["my_baseline", "my_split"]);
+/// assert_eq!(NAMES, ["my_baseline", "my_baseline_any", "my_split", "my_split_any"]);
 /// ```
 #[macro_export]
 macro_rules! entry_names {
@@ -888,7 +889,8 @@ macro_rules! entry_names {
         $vis:vis const $names:ident;
         $( $workload:ty as $shape:ident { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
     ) => {
-        $vis const $names: &[&str] = &[$($(stringify!($name),)*)*];
+        $vis const $names: &[&str] =
+            &[$($(stringify!($name), concat!(stringify!($name), "_any"),)*)*];
     };
 }
 

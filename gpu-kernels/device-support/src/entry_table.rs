@@ -8,18 +8,45 @@ use reconverge_transforms::{
     TwoPathKernel,
 };
 
-/// One compiled entry point: a kernel type run under one technique, one pass.
+/// One compiled entry point: a kernel type run under one strategy (or one technique), one
+/// pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EntryPoint {
     /// The PTX entry point's name.
     pub name: &'static str,
     /// The kernel type, as written in the kernel list (`BranchLoopKernel<SynItDelay>`).
     pub kernel: &'static str,
-    /// The strategy listed for it: its technique is compiled in, its numbers
-    /// ([`Strategy::parameters`]) are the launch's.
+    /// The strategy listed for it.
     pub strategy: Strategy,
     /// The pass of `strategy` it runs (0 for single-pass strategies).
     pub pass: u32,
+    /// Where it takes `strategy`'s numbers from, and so which strategies it runs.
+    pub numbers: EntryNumbers,
+}
+
+/// Where an entry point takes its strategy's numbers ([`Strategy::parameters`]: a vote's
+/// threshold, a round robin's cycle, iterations per pass, items per thread) from.
+/// `reconverge_device::entries!` compiles each listed entry twice: as `name` with the listed
+/// numbers and as `name_any` with the launch's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryNumbers {
+    /// Compiled in as constants: the entry point runs exactly [`EntryPoint::strategy`], as
+    /// fast as code that knew no other value.
+    Listed,
+    /// The launch's ([`crate::EntryArgs::parameters`]): the entry point runs every strategy of
+    /// [`EntryPoint::strategy`]'s technique ([`Strategy::same_technique`]).
+    Launch,
+    /// None: an empty entry point, never launched (the `_any` twin of an entry whose
+    /// technique has no numbers, or whose technique's first entry in the list has the twin
+    /// that runs).
+    Unused,
+}
+
+impl EntryNumbers {
+    /// Whether the entry point takes the launch's numbers (and so runs at all, for a twin).
+    pub const fn is_launch(self) -> bool {
+        matches!(self, EntryNumbers::Launch)
+    }
 }
 
 /// A kernel type the CUDA backend can run: it has entry points in a PTX module.
@@ -40,25 +67,30 @@ pub unsafe trait DeviceKernel: Kernel + Copy + 'static {
     /// Its entry points.
     const ENTRY_POINTS: &'static [EntryPoint];
 
-    /// The entry point that runs pass `pass` of `strategy`, if one was compiled for its
-    /// technique ([`Strategy::same_technique`]): an entry point takes the strategy's numbers at
-    /// run time, so one listed with a majority vote of 8 runs a vote of any threshold. The
-    /// entry listed with exactly `strategy` is preferred, for its name in reports.
+    /// The entry point that runs pass `pass` of `strategy`, if one was compiled for it: the
+    /// one listed with exactly `strategy`, whose numbers are constants
+    /// ([`EntryNumbers::Listed`]), else one that takes its technique's numbers from the launch
+    /// ([`EntryNumbers::Launch`], [`Strategy::same_technique`]), so that an entry listed with a
+    /// majority vote of 8 also gives a vote of any other threshold.
     fn entry_point(strategy: &Strategy, pass: u32) -> Option<&'static str> {
-        let of_pass = || Self::ENTRY_POINTS.iter().filter(move |e| e.pass == pass);
-        of_pass()
+        let of_pass = |numbers| {
+            Self::ENTRY_POINTS
+                .iter()
+                .filter(move |e| e.pass == pass && e.numbers == numbers)
+        };
+        of_pass(EntryNumbers::Listed)
             .find(|e| e.strategy == *strategy)
-            .or_else(|| of_pass().find(|e| e.strategy.same_technique(strategy)))
+            .or_else(|| of_pass(EntryNumbers::Launch).find(|e| e.strategy.same_technique(strategy)))
             .map(|e| e.name)
     }
 
     /// The strategies listed with entry points (each once, in list order); every other
-    /// strategy of the same techniques runs too.
+    /// strategy of a listed technique with numbers runs too.
     #[cfg(not(target_arch = "nvptx64"))]
     fn strategies() -> alloc::vec::Vec<Strategy> {
         let mut out: alloc::vec::Vec<Strategy> = alloc::vec::Vec::new();
         for e in Self::ENTRY_POINTS {
-            if !out.contains(&e.strategy) {
+            if e.numbers == EntryNumbers::Listed && !out.contains(&e.strategy) {
                 out.push(e.strategy);
             }
         }
@@ -132,21 +164,36 @@ macro_rules! device_entries {
         $vis:vis const $names:ident;
         $( $workload:ty as $shape:ident { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
     ) => {
-        /// Every entry point of the list, for `GpuContext::with_ptx`.
-        $vis const $names: &[&str] = &[$($(stringify!($name),)*)*];
+        /// Every entry point of the list (each listed entry and its `_any` twin), for
+        /// `GpuContext::with_ptx`.
+        $vis const $names: &[&str] =
+            &[$($(stringify!($name), concat!(stringify!($name), "_any"),)*)*];
         $(
             // SAFETY: the caller's list names `#[repr(C)]` plain-data workloads (the macro's
             // documented contract) and the device crate compiles the same list.
             unsafe impl $crate::DeviceEntries<$shape<$workload>> for $workload {
                 const KERNEL_NAME: &'static str = concat!(stringify!($shape), "<", stringify!($workload), ">");
-                const ENTRY_POINTS: &'static [$crate::EntryPoint] = &[
-                    $($crate::EntryPoint {
-                        name: stringify!($name),
-                        kernel: concat!(stringify!($shape), "<", stringify!($workload), ">"),
-                        strategy: $strategy,
-                        pass: $crate::device_entries!(@pass $($pass)?),
-                    },)*
-                ];
+                const ENTRY_POINTS: &'static [$crate::EntryPoint] = {
+                    // The block's entries, as `entries!` numbers their twins.
+                    const BLOCK: &[(&str, $crate::reexport::Strategy, u32)] =
+                        &[$((stringify!($name), $strategy, $crate::device_entries!(@pass $($pass)?)),)*];
+                    &[$(
+                        $crate::EntryPoint {
+                            name: stringify!($name),
+                            kernel: Self::KERNEL_NAME,
+                            strategy: $strategy,
+                            pass: $crate::device_entries!(@pass $($pass)?),
+                            numbers: $crate::EntryNumbers::Listed,
+                        },
+                        $crate::EntryPoint {
+                            name: concat!(stringify!($name), "_any"),
+                            kernel: Self::KERNEL_NAME,
+                            strategy: $strategy,
+                            pass: $crate::device_entries!(@pass $($pass)?),
+                            numbers: $crate::twin_numbers(BLOCK, stringify!($name)),
+                        },
+                    )*]
+                };
             }
         )*
     };

@@ -77,20 +77,31 @@ pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
 /// `warp_kernel!(NAME: KernelType => strategy, pass = N);` compiles pass `N` in as a constant
 /// (`EntryArgs::pass` is then ignored): each pass of a multi-pass strategy becomes a kernel of
 /// its own, with its own register count, which is what branch splitting's occupancy gain
-/// needs. [`entries!`] generates the entry points of a whole list this way.
+/// needs. `warp_kernel!(NAME: KernelType => strategy, pass = N, numbers = listed);` also
+/// compiles the strategy's numbers in as constants (`EntryArgs::parameters` is then ignored):
+/// the entry point runs exactly `strategy`, with no cost for numbers it could have taken.
+/// [`entries!`] generates the entry points of a whole list both ways.
 #[macro_export]
 macro_rules! warp_kernel {
     ($name:ident : $kernel:ty => $strategy:expr) => {
-        $crate::warp_kernel!(@entry $name : $kernel => $strategy, |pass: u32| pass);
+        $crate::warp_kernel!(@entry [stringify!($name)] $name : $kernel => $strategy,
+            |pass: u32| pass, launch, true);
     };
     ($name:ident : $kernel:ty => $strategy:expr, pass = $pass:expr) => {
-        $crate::warp_kernel!(@entry $name : $kernel => $strategy, |_runtime_pass: u32| $pass);
+        $crate::warp_kernel!(@entry [stringify!($name)] $name : $kernel => $strategy,
+            |_runtime_pass: u32| $pass, launch, true);
     };
-    (@entry $name:ident : $kernel:ty => $strategy:expr, $pass_of:expr) => {
+    ($name:ident : $kernel:ty => $strategy:expr, pass = $pass:expr, numbers = $numbers:ident) => {
+        $crate::warp_kernel!(@entry [stringify!($name)] $name : $kernel => $strategy,
+            |_runtime_pass: u32| $pass, $numbers, true);
+    };
+    // The entry point `$export` (Rust name `$fn`), which runs only if `$runs` (a constant).
+    (@entry [$($export:tt)*] $fn:ident : $kernel:ty => $strategy:expr, $pass_of:expr,
+        $numbers:ident, $runs:expr) => {
         #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
-        #[doc = concat!("Entry point `", stringify!($name), "`: ", stringify!($kernel), " under ", stringify!($strategy), "'s technique.")]
-        pub unsafe extern "ptx-kernel" fn $name(
+        #[unsafe(export_name = $($export)*)]
+        #[doc = concat!("Entry point `", $($export)*, "`: ", stringify!($kernel), " under ", stringify!($strategy), ".")]
+        pub unsafe extern "ptx-kernel" fn $fn(
             kernel: *const $kernel,
             out: *mut <$kernel as $crate::reexport::Kernel>::Output,
             tally: *mut u64,
@@ -104,15 +115,19 @@ macro_rules! warp_kernel {
             scratch_len: u32,
             parameters: $crate::reexport::StrategyParameters,
         ) {
+            const RUNS: bool = $runs;
+            if !RUNS {
+                return;
+            }
             // `EntryArgs`' fields, in its order (`EntryArgs::for_each_parameter`).
             let args = $crate::EntryArgs::<$kernel> {
                 kernel, out, tally, scratch, work_counter, status,
                 items, pass, tally_len, tally_copies, scratch_len, parameters,
             };
-            // The technique from the list, its numbers from the launch. Evaluated outside the
-            // unsafe block, so the caller's expression gets no unsafety.
-            let technique: $crate::reexport::Strategy = $strategy;
-            let strategy = $crate::entry_strategy(technique, args.parameters);
+            // The strategy as listed, its numbers from the list or from the launch. Evaluated
+            // outside the unsafe block, so the caller's expression gets no unsafety.
+            let listed: $crate::reexport::Strategy = $strategy;
+            let strategy = $crate::warp_kernel!(@numbers $numbers, listed, args.parameters);
             // A constant pass (`pass = N`) makes each pass a kernel of its own.
             let pass_of: fn(u32) -> u32 = $pass_of;
             let pass = pass_of(args.pass);
@@ -121,11 +136,21 @@ macro_rules! warp_kernel {
             unsafe { $crate::run_warp_program::<$kernel>(args, strategy, pass) }
         }
     };
+    (@numbers listed, $listed:expr, $parameters:expr) => { $listed };
+    (@numbers launch, $listed:expr, $parameters:expr) => {
+        $crate::entry_strategy($listed, $parameters)
+    };
 }
 
 /// Generates the entry points of a list of (workload, shape, strategies): for each
-/// `Workload as Shape { name [pass N] => strategy, ... }`, one [`warp_kernel!`] per entry with
-/// kernel type `Shape<Workload>` and its pass as a constant. The list starts with
+/// `Workload as Shape { name [pass N] => strategy, ... }`, two [`warp_kernel!`]s per entry with
+/// kernel type `Shape<Workload>` and its pass as a constant: `name`, which runs the strategy
+/// with its numbers compiled in (as fast as code that knew no other value: a vote of 1 folds
+/// to "any lane", an occlusion loop of 8 unrolls), and `name_any`, which takes them from the
+/// launch and so runs every strategy of the technique. Only the first `_any` of each
+/// technique (and pass) with numbers in a block runs; the others, and those of techniques
+/// without numbers, are empty entry points the host never launches ([`twin_numbers`]), since a
+/// macro cannot leave an item out by a constant's value. The list starts with
 /// `pub const NAMES;`, the constant that `reconverge_gpu::device_entries!` (host) and
 /// `reconverge_gpu_build::entry_names!` (`build.rs`) define from the same list with every
 /// entry point's name; here it is ignored. Keep the list in one file and `include!` it in all
@@ -136,9 +161,24 @@ macro_rules! entries {
         $vis:vis const $names:ident;
         $( $workload:ty as $shape:ident { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
     ) => {
-        $($(
-            $crate::warp_kernel!($name : $shape<$workload> => $strategy, pass = $crate::entries!(@pass $($pass)?));
-        )*)*
+        $(const _: () = {
+            // The block's entries in list order, for each to find whether its twin runs.
+            const BLOCK: &[(&str, $crate::reexport::Strategy, u32)] =
+                &[$((stringify!($name), $strategy, $crate::entries!(@pass $($pass)?)),)*];
+            $(
+                // The strategy as listed, its numbers compiled in...
+                $crate::warp_kernel!($name : $shape<$workload> => $strategy,
+                    pass = $crate::entries!(@pass $($pass)?), numbers = listed);
+                // ... and its twin `<name>_any`, which takes them from the launch: the
+                // first of each technique with numbers runs, the others are empty.
+                const _: () = {
+                    $crate::warp_kernel!(@entry [concat!(stringify!($name), "_any")] entry
+                        : $shape<$workload> => $strategy,
+                        |_runtime_pass: u32| $crate::entries!(@pass $($pass)?), launch,
+                        $crate::twin_numbers(BLOCK, stringify!($name)).is_launch());
+                };
+            )*
+        };)*
     };
     (@pass) => { 0 };
     (@pass $pass:literal) => { $pass };
@@ -298,6 +338,50 @@ pub const fn strategy_at(
     }
 }
 
+/// Where the twin `<name>_any` of entry `name` in a block of [`entries!`] takes its numbers:
+/// [`EntryNumbers::Launch`] for the first entry of each technique (and pass) with numbers
+/// ([`Strategy::has_parameters`]), [`EntryNumbers::Unused`] for every other (an empty entry
+/// point). The device ([`entries!`]) and the host (`device_entries!`) both ask this, so they
+/// agree on which twins run.
+///
+/// [`Strategy::has_parameters`]: reconverge_transforms::Strategy::has_parameters
+#[doc(hidden)]
+pub const fn twin_numbers(
+    block: &[(&str, reconverge_transforms::Strategy, u32)],
+    name: &str,
+) -> EntryNumbers {
+    const fn same_name(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+    let mut at = 0;
+    while at < block.len() && !same_name(block[at].0, name) {
+        at += 1;
+    }
+    if at == block.len() || !block[at].1.has_parameters() {
+        return EntryNumbers::Unused;
+    }
+    let (_, strategy, pass) = block[at];
+    let mut earlier = 0;
+    while earlier < at {
+        if block[earlier].2 == pass && block[earlier].1.same_technique(&strategy) {
+            return EntryNumbers::Unused;
+        }
+        earlier += 1;
+    }
+    EntryNumbers::Launch
+}
+
 /// The strategy an entry point compiled for `technique` runs: `technique` with the launch's
 /// numbers ([`Strategy::with_parameters`]), those a technique needs to be at least 1 (a round
 /// robin's runs, an occlusion query's iterations per pass, path unification's items per
@@ -346,7 +430,7 @@ pub use device_data::DeviceData;
 mod entry_args;
 pub use entry_args::{EntryArgs, EntryParameter};
 mod entry_table;
-pub use entry_table::{DeviceEntries, DeviceKernel, EntryPoint};
+pub use entry_table::{DeviceEntries, DeviceKernel, EntryNumbers, EntryPoint};
 
 pub mod plain;
 #[cfg(target_arch = "nvptx64")]
@@ -403,6 +487,64 @@ mod tests {
         assert!(!crate::shape_runs(loop_kinds, &split, 1));
         // An index past the slice is the length check's to report.
         assert!(crate::shape_runs(loop_kinds, &split, 2));
+    }
+
+    #[test]
+    fn the_first_entry_of_each_technique_with_numbers_has_the_twin_that_runs() {
+        use crate::EntryNumbers::{Launch, Unused};
+        use reconverge_transforms::Decision;
+        let vote = |t| Strategy::IterationDelaying(Decision::majority_vote(t, true));
+        let block = [
+            ("base", Strategy::Baseline, 0),
+            ("vote8", vote(8), 0),
+            ("vote16", vote(16), 0),
+            (
+                "vote8_nostop",
+                Strategy::IterationDelaying(Decision::majority_vote(8, false)),
+                0,
+            ),
+            (
+                "cycle",
+                Strategy::IterationDelaying(Decision::round_robin(3, 1, true)),
+                0,
+            ),
+            (
+                "balanced",
+                Strategy::IterationDelaying(Decision::CostBalanced),
+                0,
+            ),
+            (
+                "occ4_first",
+                Strategy::OcclusionQueryLoop {
+                    iterations_per_pass: 4,
+                },
+                0,
+            ),
+            (
+                "occ4_next",
+                Strategy::OcclusionQueryLoop {
+                    iterations_per_pass: 4,
+                },
+                1,
+            ),
+            (
+                "occ8_next",
+                Strategy::OcclusionQueryLoop {
+                    iterations_per_pass: 8,
+                },
+                1,
+            ),
+        ];
+        let twins = block.map(|(name, _, _)| crate::twin_numbers(&block, name));
+        // No numbers (baseline, cost-balanced): no twin. A second vote of the same switches:
+        // the first's twin serves it. Another switch or decision, another pass: a twin each.
+        assert_eq!(
+            twins,
+            [
+                Unused, Launch, Unused, Launch, Launch, Unused, Launch, Launch, Unused
+            ]
+        );
+        assert_eq!(crate::twin_numbers(&block, "not listed"), Unused);
     }
 
     #[test]

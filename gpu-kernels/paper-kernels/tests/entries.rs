@@ -29,6 +29,65 @@ fn names_are_unique_and_every_entry_is_in_kernels() {
     );
 }
 
+/// Each listed entry runs its own strategy with its numbers compiled in; other numbers of a
+/// technique run on the technique's `_any` twin, which the device compiles for the first
+/// entry of the technique (`reconverge_device::twin_numbers`).
+#[test]
+fn listed_numbers_have_their_own_entry_and_others_the_techniques_twin() {
+    use reconverge_gpu::EntryNumbers;
+    let mut launch_twins = 0;
+    for e in entry_points() {
+        let twin = e.name.ends_with("_any");
+        let expected = if twin {
+            e.numbers != EntryNumbers::Listed
+        } else {
+            e.numbers == EntryNumbers::Listed
+        };
+        assert!(expected, "{}: {:?}", e.name, e.numbers);
+        if e.numbers == EntryNumbers::Launch {
+            launch_twins += 1;
+            assert!(e.strategy.has_parameters(), "{}", e.name);
+        }
+    }
+    assert!(launch_twins > 0);
+    fn check<K: DeviceKernel>() {
+        for e in K::ENTRY_POINTS
+            .iter()
+            .filter(|e| e.numbers == EntryNumbers::Listed)
+        {
+            // The listed strategy: an entry listed with exactly it (the first, if several).
+            let own = K::entry_point(&e.strategy, e.pass).unwrap_or_default();
+            let first = K::ENTRY_POINTS.iter().find(|x| {
+                x.numbers == EntryNumbers::Listed && x.strategy == e.strategy && x.pass == e.pass
+            });
+            assert_eq!(Some(own), first.map(|x| x.name));
+            if !e.strategy.has_parameters() {
+                continue;
+            }
+            // Numbers no list names: the twin that takes them from the launch.
+            let mut words = e.strategy.parameters().words;
+            words[0] += 1000;
+            let other = e
+                .strategy
+                .with_parameters(reconverge_transforms::StrategyParameters { words });
+            let twin = K::entry_point(&other, e.pass).unwrap_or_default();
+            let runs = K::ENTRY_POINTS.iter().find(|x| x.name == twin);
+            assert!(
+                runs.is_some_and(
+                    |x| x.numbers == EntryNumbers::Launch && x.strategy.same_technique(&other)
+                ),
+                "{} with other numbers: {twin}",
+                e.name
+            );
+        }
+    }
+    check::<BranchLoopKernel<SynItDelay>>();
+    check::<FactoredBranchLoopKernel<SynBrDis>>();
+    check::<TwoPathKernel<PathUnification>>();
+    check::<ItemLoopKernel<DynamicWork>>();
+    check::<McmlKernel<FastF32>>();
+}
+
 #[test]
 fn every_entry_runs_a_pass_its_kernel_has() {
     fn check<K: DeviceKernel>(kernel: K) {
@@ -77,15 +136,16 @@ fn lookup_finds_passes_and_rejects_the_unknown() {
         M::entry_point(&Strategy::Baseline, 0),
         Some("mcml_baseline")
     );
-    // A threshold no list names runs on its technique's entry point (the numbers are a kernel
-    // argument); a vote without the stop is another technique, which MCML's list lacks.
+    // A threshold no list names runs on its technique's twin, which takes the numbers as a
+    // kernel argument; a vote without the stop is another technique, which MCML's list lacks.
     let vote = |threshold, stop_when_a_lane_finishes| {
         Strategy::IterationDelaying(Decision::MajorityVote {
             threshold,
             stop_when_a_lane_finishes,
         })
     };
-    assert_eq!(M::entry_point(&vote(3, true), 0), Some("mcml_mv16"));
+    assert_eq!(M::entry_point(&vote(3, true), 0), Some("mcml_mv16_any"));
+    assert_eq!(M::entry_point(&vote(16, true), 0), Some("mcml_mv16"));
     assert_eq!(M::entry_point(&vote(16, false), 0), None);
     // The entry listed with exactly the strategy comes first.
     assert_eq!(
