@@ -8,7 +8,7 @@ use crate::io::{Sink, Tally, WarpTask};
 use crate::kernel::{WarpProgram, check_pass};
 use crate::shape::BranchLoop;
 use crate::strategies::dynamic_work_assignment::{
-    Assignment, Dealer, Lane, plain_loop, retire_and_refill,
+    Assignment, Dealer, Lane, plain_loop_of, retire_and_refill,
 };
 use crate::strategies::iteration_delaying::{
     DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths, stops,
@@ -72,29 +72,15 @@ crate::kernel_impl! {
             mode_of(strategy).map(|_| 1)
         }
 
-        #[inline(always)]
-        fn plain_items<T: Tally>(
-            &self,
-            next: impl FnMut() -> Option<u32>,
-            put: impl FnMut(u32, L::Output),
-            tally: &mut T,
-        ) -> bool {
-            let w = &self.0;
-            plain_loop(
-                next,
-                put,
-                |item| w.start(item),
-                |s| w.running(s),
-                |s| w.finish(s),
-                |s| {
-                    if w.condition(s) {
-                        w.taken(s, tally);
-                    } else {
-                        w.not_taken(s, tally);
-                    }
-                    w.after_branch(s, tally);
-                },
-            )
+        fn plain_items(&self, next, put, tally) {
+            plain_loop_of!(self.0, next, put, |w, s| {
+                if w.condition(s) {
+                    w.taken(s, tally);
+                } else {
+                    w.not_taken(s, tally);
+                }
+                w.after_branch(s, tally);
+            })
         }
     }
 }

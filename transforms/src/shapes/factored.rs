@@ -9,7 +9,7 @@ use crate::kernel::check_pass;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
 use crate::shapes::branch_loop::{BranchLoopKernel, BranchLoopProgram};
 use crate::strategies::dynamic_work_assignment::{
-    Assignment, Dealer, Lane, plain_loop, retire_and_refill,
+    Assignment, Dealer, Lane, plain_loop_of, retire_and_refill,
 };
 use crate::strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 use crate::strategy::{Strategy, StrategyError};
@@ -181,29 +181,15 @@ crate::kernel_impl! {
             }
         }
 
-        #[inline(always)]
-        fn plain_items<T: Tally>(
-            &self,
-            next: impl FnMut() -> Option<u32>,
-            put: impl FnMut(u32, L::Output),
-            tally: &mut T,
-        ) -> bool {
+        fn plain_items(&self, next, put, tally) {
             // Fig. 7a for one thread: its path in full, the factored code inside it.
-            let w = &self.0;
-            plain_loop(
-                next,
-                put,
-                |item| w.start(item),
-                |s| w.running(s),
-                |s| w.finish(s),
-                |s| {
-                    let taken = w.condition(s);
-                    w.prologue(taken, s, tally);
-                    w.factored(s, tally);
-                    w.epilogue(taken, s, tally);
-                    w.after_branch(s, tally);
-                },
-            )
+            plain_loop_of!(self.0, next, put, |w, s| {
+                let taken = w.condition(s);
+                w.prologue(taken, s, tally);
+                w.factored(s, tally);
+                w.epilogue(taken, s, tally);
+                w.after_branch(s, tally);
+            })
         }
     }
 }

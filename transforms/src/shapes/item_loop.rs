@@ -8,7 +8,7 @@ use crate::io::{Sink, Tally};
 use crate::kernel::check_pass;
 use crate::shape::ItemLoop;
 use crate::strategies::dynamic_work_assignment::{
-    Assignment, Dealer, Lane, plain_loop, retire_and_refill,
+    Assignment, Dealer, Lane, plain_loop_of, retire_and_refill,
 };
 use crate::strategies::occlusion_query_loop::{PassLoopLayout, PassLoopProgram};
 use crate::strategy::{Strategy, StrategyError};
@@ -95,22 +95,8 @@ crate::kernel_impl! {
             mode_of(strategy).map(Mode::passes)
         }
 
-        #[inline(always)]
-        fn plain_items<T: Tally>(
-            &self,
-            next: impl FnMut() -> Option<u32>,
-            put: impl FnMut(u32, L::Output),
-            tally: &mut T,
-        ) -> bool {
-            let w = &self.0;
-            plain_loop(
-                next,
-                put,
-                |item| w.start(item),
-                |s| w.running(s),
-                |s| w.finish(s),
-                |s| w.body(s, tally),
-            )
+        fn plain_items(&self, next, put, tally) {
+            plain_loop_of!(self.0, next, put, |w, s| w.body(s, tally))
         }
 
         fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {

@@ -220,6 +220,24 @@ macro_rules! retire_and_refill {
 }
 pub(crate) use retire_and_refill;
 
+/// [`plain_loop`] over the items of a loop shape's workload (`start`, `running`, `finish`):
+/// `plain_loop_of!(self.0, next, put, |w, s| iteration)`, where `w` is a borrow of the
+/// workload and `iteration` runs one loop iteration of the state `s`.
+macro_rules! plain_loop_of {
+    ($workload:expr, $next:expr, $put:expr, |$w:ident, $s:ident| $iterate:expr) => {{
+        let $w = &$workload;
+        $crate::strategies::dynamic_work_assignment::plain_loop(
+            $next,
+            $put,
+            |item| $w.start(item),
+            |s| $w.running(s),
+            |s| $w.finish(s),
+            |$s| $iterate,
+        )
+    }};
+}
+pub(crate) use plain_loop_of;
+
 /// The plain per-thread loop of a loop shape, flattened as the warp programs are (see
 /// [`crate::Kernel::plain_items`]): one thread runs the items `next` deals, `iterate` running
 /// one loop iteration of the current item while it is `running`; when an item finishes, its
