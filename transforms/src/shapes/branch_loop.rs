@@ -4,11 +4,11 @@
 
 use reconverge_simt::{LaneMask, Warp};
 
-use crate::io::{Sink, Tally, WarpTask};
+use crate::io::{Tally, WarpTask};
 use crate::kernel::{WarpProgram, check_pass};
 use crate::shape::BranchLoop;
 use crate::strategies::dynamic_work_assignment::{
-    Assignment, Dealer, Lane, plain_loop_of, retire_and_refill,
+    Assignment, Dealer, Lane, dealt_step, plain_loop_of,
 };
 use crate::strategies::iteration_delaying::{
     DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths, stops,
@@ -183,16 +183,7 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
 impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
     type Output = L::Output;
 
-    fn step<S: Sink<L::Output>, T: Tally>(
-        &mut self,
-        warp: &mut W,
-        sink: &mut S,
-        tally: &mut T,
-    ) -> bool {
-        let live = retire_and_refill!(self, warp, sink);
-        if live == 0 {
-            return false;
-        }
+    dealt_step!(L::Output; |self, warp, sink, tally, live| {
         if let Mode::Delaying(decision) = self.mode
             && stops(decision, live, self.dealer.started)
         {
@@ -223,5 +214,5 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
         self.after_branch(warp, ran, tally);
         self.ran = ran;
         true
-    }
+    });
 }

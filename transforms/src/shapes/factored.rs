@@ -4,12 +4,12 @@
 
 use reconverge_simt::{LaneMask, Region, Warp};
 
-use crate::io::{Sink, Tally};
+use crate::io::Tally;
 use crate::kernel::check_pass;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
 use crate::shapes::branch_loop::{BranchLoopKernel, BranchLoopProgram};
 use crate::strategies::dynamic_work_assignment::{
-    Assignment, Dealer, Lane, plain_loop_of, retire_and_refill,
+    Assignment, Dealer, Lane, dealt_step, plain_loop_of,
 };
 use crate::strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 use crate::strategy::{Strategy, StrategyError};
@@ -249,16 +249,7 @@ impl<W: Warp, L: FactoredBranchLoop> DirectProgram<W, L> {
         });
     }
 
-    fn step<S: Sink<L::Output>, T: Tally>(
-        &mut self,
-        warp: &mut W,
-        sink: &mut S,
-        tally: &mut T,
-    ) -> bool {
-        let live = retire_and_refill!(self, warp, sink);
-        if live == 0 {
-            return false;
-        }
+    dealt_step!(L::Output; |self, warp, sink, tally, live| {
         let w = &self.workload;
         let r = w.regions();
         warp.branch(r.condition, live, &mut self.lanes, |l| {
@@ -284,5 +275,5 @@ impl<W: Warp, L: FactoredBranchLoop> DirectProgram<W, L> {
             w.after_branch(&mut l.state, tally)
         });
         true
-    }
+    });
 }

@@ -4,11 +4,10 @@
 
 use reconverge_simt::Warp;
 
-use crate::io::{Sink, Tally};
 use crate::kernel::check_pass;
 use crate::shape::ItemLoop;
 use crate::strategies::dynamic_work_assignment::{
-    Assignment, Dealer, Lane, plain_loop_of, retire_and_refill,
+    Assignment, Dealer, Lane, dealt_step, plain_loop_of,
 };
 use crate::strategies::occlusion_query_loop::{PassLoopLayout, PassLoopProgram};
 use crate::strategy::{Strategy, StrategyError};
@@ -158,20 +157,11 @@ crate::warp_program_enum!(
 );
 
 impl<W: Warp, L: ItemLoop> DealtProgram<W, L> {
-    fn step<S: Sink<L::Output>, T: Tally>(
-        &mut self,
-        warp: &mut W,
-        sink: &mut S,
-        tally: &mut T,
-    ) -> bool {
-        let live = retire_and_refill!(self, warp, sink);
-        if live == 0 {
-            return false;
-        }
+    dealt_step!(L::Output; |self, warp, sink, tally, live| {
         let w = &self.workload;
         warp.branch(w.regions().body, live, &mut self.lanes, |l| {
             w.body(&mut l.state, tally)
         });
         true
-    }
+    });
 }

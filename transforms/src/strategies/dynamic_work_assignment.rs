@@ -220,6 +220,30 @@ macro_rules! retire_and_refill {
 }
 pub(crate) use retire_and_refill;
 
+/// `step` ([`WarpProgram::step`](crate::WarpProgram::step)'s signature, items of output
+/// `$output`) of a loop program with the fields [`retire_and_refill!`] uses: it retires the
+/// finished lanes and refills them, returns `false` once no lane is live, and otherwise runs
+/// `$body` with `$live` the live lanes.
+macro_rules! dealt_step {
+    ($output:ty; |$self:ident, $warp:ident, $sink:ident, $tally:ident, $live:ident| $body:block) => {
+        fn step<S: $crate::io::Sink<$output>, T: $crate::io::Tally>(
+            &mut $self,
+            $warp: &mut W,
+            $sink: &mut S,
+            $tally: &mut T,
+        ) -> bool {
+            let $live = $crate::strategies::dynamic_work_assignment::retire_and_refill!(
+                $self, $warp, $sink
+            );
+            if $live == 0 {
+                return false;
+            }
+            $body
+        }
+    };
+}
+pub(crate) use dealt_step;
+
 /// [`plain_loop`] over the items of a loop shape's workload (`start`, `running`, `finish`):
 /// `plain_loop_of!(self.0, next, put, |w, s| iteration)`, where `w` is a borrow of the
 /// workload and `iteration` runs one loop iteration of the state `s`.
