@@ -184,6 +184,21 @@ pub struct Run<O> {
 }
 
 impl<O> Run<O> {
+    /// A run of `launch` that gave `outputs` and measured nothing else: no tally, counters,
+    /// times, occupancy or fill (what a test builds to check what is read from a run).
+    pub fn new(outputs: Vec<O>, launch: Launch) -> Self {
+        Self {
+            outputs,
+            tally: Vec::new(),
+            counters: None,
+            pass_times: Vec::new(),
+            elapsed: Duration::ZERO,
+            occupancy: Vec::new(),
+            launch,
+            fill: None,
+        }
+    }
+
     /// SIMD efficiency over all regions, if the backend counted.
     pub fn simd_efficiency(&self) -> Option<f64> {
         self.counters.as_ref().map(Counters::simd_efficiency)
@@ -421,19 +436,14 @@ mod tests {
 
     #[test]
     fn a_run_that_idles_the_gpu_says_so() {
-        let mut run = Run::<u32> {
-            outputs: vec![0; 100_000],
-            tally: Vec::new(),
-            counters: None,
-            pass_times: Vec::new(),
-            elapsed: Duration::ZERO,
-            occupancy: Vec::new(),
-            launch: Launch {
+        let mut run = Run::<u32>::new(
+            vec![0; 100_000],
+            Launch {
                 threads_per_block: 128,
                 blocks: 64,
             },
-            fill: Some(0.03),
-        };
+        );
+        run.fill = Some(0.03);
         let warning = run.launch_warning().unwrap_or_default();
         assert!(warning.contains("64 blocks x 128 threads"), "{warning}");
         assert!(warning.contains("3 %"), "{warning}");

@@ -425,24 +425,16 @@ impl Display for Mismatch {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
 
     fn run(outputs: Vec<f32>) -> Run<f32> {
-        Run {
+        Run::new(
             outputs,
-            tally: Vec::new(),
-            counters: None,
-            pass_times: Vec::new(),
-            elapsed: Duration::ZERO,
-            occupancy: Vec::new(),
-            launch: Launch {
+            Launch {
                 threads_per_block: 32,
                 blocks: 1,
             },
-            fill: None,
-        }
+        )
     }
 
     #[test]

@@ -37,23 +37,11 @@ macro_rules! conformance_tests {
             kernel = $kernel:expr,
             items = $items:expr,
             backends = $backends:tt,
-            launches = $launches:tt,
-            optional_backends = $optional:tt $(,)?
+            launches = $launches:tt
+            $(, optional_backends = [$($optional:tt)*])? $(,)?
     ) => {
         $crate::conformance_tests! {
-            @module $(#[$meta])* $name ($kernel) ($items) $backends $optional $launches
-        }
-    };
-    (
-        $(#[$meta:meta])*
-        $name:ident:
-            kernel = $kernel:expr,
-            items = $items:expr,
-            backends = $backends:tt,
-            launches = $launches:tt $(,)?
-    ) => {
-        $crate::conformance_tests! {
-            @module $(#[$meta])* $name ($kernel) ($items) $backends [] $launches
+            @module $(#[$meta])* $name ($kernel) ($items) $backends [$($($optional)*)?] $launches
         }
     };
     (

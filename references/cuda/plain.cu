@@ -118,6 +118,14 @@ __host__ __device__ __forceinline__ uint64_t item_hash(uint64_t seed, uint32_t i
     return mix64(seed ^ mix64((uint64_t)item ^ 0x9E3779B97F4A7C15ull));
 }
 
+// A workload: `struct XW : ItemFunction<XParams, XOut>` adds `name()` (the stem of DIR's file)
+// and `item(params, i)`, item i's output.
+template <class P, class O = uint32_t>
+struct ItemFunction {
+    typedef O Out;
+    typedef P Params;
+};
+
 // ---- Walk (examples/user-workload/walk/src/lib.rs) -----------------------------------------
 
 __host__ __device__ __forceinline__ uint32_t xorshift32(uint32_t &rng) {
@@ -133,9 +141,7 @@ __host__ __device__ __forceinline__ uint32_t uabs(int32_t x) {
     return x < 0 ? 0u - (uint32_t)x : (uint32_t)x;
 }
 
-struct WalkW {
-    typedef uint32_t Out;
-    typedef WalkParams Params;
+struct WalkW : ItemFunction<WalkParams> {
     static const char *name() { return "walk"; }
     static __host__ __device__ uint32_t item(const WalkParams &p, uint32_t item) {
         uint32_t rng = ((item ^ rotl32(p.seed, 16)) * 0x9E3779B9u) | 1u;
@@ -159,9 +165,7 @@ struct WalkW {
 
 // ---- Collatz (workloads/src/reference/collatz.rs) ------------------------------------------
 
-struct CollatzW {
-    typedef uint32_t Out;
-    typedef CollatzParams Params;
+struct CollatzW : ItemFunction<CollatzParams> {
     static const char *name() { return "collatz"; }
     static __host__ __device__ uint32_t item(const CollatzParams &p, uint32_t item) {
         uint64_t n = (uint64_t)item + 1;
@@ -202,9 +206,7 @@ __host__ __device__ __forceinline__ float fma_pairs(float v, uint32_t n, float m
     return v;
 }
 
-struct ItDelayW {
-    typedef ItDelayOut Out;
-    typedef ItDelayParams Params;
+struct ItDelayW : ItemFunction<ItDelayParams, ItDelayOut> {
     static const char *name() { return "syn-itdelay"; }
     static __host__ __device__ ItDelayOut item(const ItDelayParams &p, uint32_t item) {
         // item_mwc(seed, item): x = low word | 1, carry = high word % (a - 1).
@@ -235,9 +237,7 @@ struct ItDelayW {
 
 // ---- Dynamic work (workloads/src/synthetic/kato.rs) ----------------------------------------
 
-struct DynamicWorkW {
-    typedef uint32_t Out;
-    typedef DynamicWorkParams Params;
+struct DynamicWorkW : ItemFunction<DynamicWorkParams> {
     static const char *name() { return "dynamic-work"; }
     static __host__ __device__ uint32_t item(const DynamicWorkParams &p, uint32_t item) {
         uint32_t max_trips = p.max_trips > 0 ? p.max_trips : 1;
@@ -254,9 +254,7 @@ struct DynamicWorkW {
 
 // ---- Escape time (workloads/src/reference/escape_time.rs) ----------------------------------
 
-struct EscapeTimeW {
-    typedef uint32_t Out;
-    typedef EscapeTimeParams Params;
+struct EscapeTimeW : ItemFunction<EscapeTimeParams> {
     static const char *name() { return "escape-time"; }
     static __host__ __device__ uint32_t item(const EscapeTimeParams &p, uint32_t item) {
         const float RC = 0.5625f, RS = 0.75f;  // the refinement's rotation, 9/16 and 3/4
@@ -340,14 +338,35 @@ static size_t count_differences(const char *what, const std::vector<T> &got,
     return differ;
 }
 
+// W's expected outputs (read_expected), with a warning if there are not `items` of them.
 template <class W>
-static bool host_check(const std::string &dir, const typename W::Params &p, uint32_t items) {
-    typedef typename W::Out Out;
-    std::vector<Out> want;
+static bool read_reference(const std::string &dir, uint32_t items,
+                           std::vector<typename W::Out> &want) {
     if (!read_expected(dir, W::name(), want)) return false;
     if (want.size() != items)
         fprintf(stderr, "%s: the file has %zu items, the reference instance %u\n", W::name(),
                 want.size(), items);
+    return true;
+}
+
+// Calls `check(W(), params, items)` on each workload W with its reference instance, in this
+// order; true if every call is.
+template <class Check>
+static bool each_workload(Check check) {
+    bool ok = true;
+    ok = check(WalkW(), WALK, WALK_ITEMS) && ok;
+    ok = check(CollatzW(), COLLATZ, COLLATZ_ITEMS) && ok;
+    ok = check(ItDelayW(), SYN_IT_DELAY, SYN_IT_DELAY_ITEMS) && ok;
+    ok = check(DynamicWorkW(), DYNAMIC_WORK, DYNAMIC_WORK_ITEMS) && ok;
+    ok = check(EscapeTimeW(), ESCAPE_TIME, ESCAPE_TIME_ITEMS) && ok;
+    return ok;
+}
+
+template <class W>
+static bool host_check(const std::string &dir, const typename W::Params &p, uint32_t items) {
+    typedef typename W::Out Out;
+    std::vector<Out> want;
+    if (!read_reference<W>(dir, items, want)) return false;
     std::vector<Out> got(want.size());
     for (size_t i = 0; i < want.size(); ++i) got[i] = W::item(p, (uint32_t)i);
     size_t differ = count_differences(W::name(), got, want);
@@ -408,10 +427,7 @@ static bool gpu_bench(const std::string &dir, const typename W::Params &p, uint3
                       int sms) {
     typedef typename W::Out Out;
     std::vector<Out> want;
-    if (!read_expected(dir, W::name(), want)) return false;
-    if (want.size() != items)
-        fprintf(stderr, "%s: the file has %zu items, the reference instance %u\n", W::name(),
-                want.size(), items);
+    if (!read_reference<W>(dir, items, want)) return false;
     uint32_t n = (uint32_t)want.size();
     size_t bytes = want.size() * sizeof(Out);
     Out *d_out = nullptr;
@@ -493,12 +509,9 @@ static int usage(const char *argv0) {
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "--host-check") == 0) {
         std::string dir = argv[2];
-        bool ok = true;
-        ok = host_check<WalkW>(dir, WALK, WALK_ITEMS) && ok;
-        ok = host_check<CollatzW>(dir, COLLATZ, COLLATZ_ITEMS) && ok;
-        ok = host_check<ItDelayW>(dir, SYN_IT_DELAY, SYN_IT_DELAY_ITEMS) && ok;
-        ok = host_check<DynamicWorkW>(dir, DYNAMIC_WORK, DYNAMIC_WORK_ITEMS) && ok;
-        ok = host_check<EscapeTimeW>(dir, ESCAPE_TIME, ESCAPE_TIME_ITEMS) && ok;
+        bool ok = each_workload([&](auto w, const auto &p, uint32_t items) {
+            return host_check<decltype(w)>(dir, p, items);
+        });
         return ok ? 0 : 1;
     }
     if (argc != 2 || argv[1][0] == '-') return usage(argv[0]);
@@ -514,12 +527,9 @@ int main(int argc, char **argv) {
             "workload\tlanguage\tschedule\tthreads_per_block\tblocks\tmedian_ms\tidentical\t"
             "registers\n");
     int sms = prop.multiProcessorCount;
-    bool ok = true;
-    ok = gpu_bench<WalkW>(dir, WALK, WALK_ITEMS, sms) && ok;
-    ok = gpu_bench<CollatzW>(dir, COLLATZ, COLLATZ_ITEMS, sms) && ok;
-    ok = gpu_bench<ItDelayW>(dir, SYN_IT_DELAY, SYN_IT_DELAY_ITEMS, sms) && ok;
-    ok = gpu_bench<DynamicWorkW>(dir, DYNAMIC_WORK, DYNAMIC_WORK_ITEMS, sms) && ok;
-    ok = gpu_bench<EscapeTimeW>(dir, ESCAPE_TIME, ESCAPE_TIME_ITEMS, sms) && ok;
+    bool ok = each_workload([&](auto w, const auto &p, uint32_t items) {
+        return gpu_bench<decltype(w)>(dir, p, items, sms);
+    });
     return ok ? 0 : 1;
 #else
     fprintf(stderr, "built without CUDA: only --host-check is available\n");

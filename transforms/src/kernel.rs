@@ -76,7 +76,10 @@ macro_rules! warp_program_enum {
 /// output (after `->`, as in [`warp_program_enum!`](crate::warp_program_enum)), its program
 /// type, its shape's name and the body of [`Kernel::program`] (naming the arguments it uses),
 /// and the signatures, which every kernel shares, are written here once. Any items after
-/// `program` (`STRATEGIES`, `passes`, `tally_len`, ...) go into the impl as written.
+/// `program` (`STRATEGIES`, `passes`, `tally_len`, ...) go into the impl as written, but for
+/// [`Kernel::plain_items`], which may be written as `fn plain_items(&self, next, put, tally)
+/// { ... }` (naming its arguments, patterns such as `mut next` or `_tally` allowed) and gets
+/// its signature, and `#[inline(always)]`, from here too.
 ///
 /// ```
 /// # use reconverge_transforms::{BranchLoop, BranchLoopProgram, check_pass, kernel_impl};
@@ -93,6 +96,12 @@ macro_rules! warp_program_enum {
 ///         fn passes(&self, strategy: &reconverge_transforms::Strategy)
 ///             -> Result<u32, reconverge_transforms::StrategyError> {
 ///             Ok(1)
+///         }
+///         fn plain_items(&self, mut next, mut put, _tally) {
+///             while let Some(item) = next() {
+///                 put(item, self.0.run_item(item));
+///             }
+///             true
 ///         }
 ///     }
 /// }
@@ -128,8 +137,34 @@ macro_rules! kernel_impl {
                 $scratch: &$k $crate::Scratch,
             ) -> Result<Self::Program<$k, $w>, $crate::StrategyError> $body
 
+            $crate::kernel_impl! { @items $output; [] $($rest)* }
+        }
+    };
+    // The items after `program`, passed through one token tree at a time into `[...]`, and
+    // `plain_items`' short form given its signature.
+    (@items $output:ty; [$($done:tt)*]) => {
+        $($done)*
+    };
+    (@items $output:ty; [$($done:tt)*]
+        fn plain_items(&$this:ident, $next:pat, $put:pat, $tally:pat $(,)?) $body:block
+        $($rest:tt)*
+    ) => {
+        $crate::kernel_impl! {
+            @items $output; [
+                $($done)*
+                #[inline(always)]
+                fn plain_items<T: $crate::Tally>(
+                    &$this,
+                    $next: impl FnMut() -> Option<u32>,
+                    $put: impl FnMut(u32, $output),
+                    $tally: &mut T,
+                ) -> bool $body
+            ]
             $($rest)*
         }
+    };
+    (@items $output:ty; [$($done:tt)*] $first:tt $($rest:tt)*) => {
+        $crate::kernel_impl! { @items $output; [$($done)* $first] $($rest)* }
     };
 }
 

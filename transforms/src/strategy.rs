@@ -438,6 +438,21 @@ impl Strategy {
 
     /// A short name for tables and file names.
     pub fn name(&self) -> &'static str {
+        // A strategy built on a decision: `$prefix`, the decision's kind, `$suffix`.
+        macro_rules! decision_name {
+            ($d:expr, $prefix:literal, $suffix:literal) => {
+                match $d {
+                    Decision::MajorityVote { .. } => concat!($prefix, "majority-vote", $suffix),
+                    Decision::RoundRobin {
+                        remove_idle: false, ..
+                    } => concat!($prefix, "round-robin", $suffix),
+                    Decision::RoundRobin {
+                        remove_idle: true, ..
+                    } => concat!($prefix, "round-robin-idle-removal", $suffix),
+                    Decision::CostBalanced => concat!($prefix, "cost-balanced", $suffix),
+                }
+            };
+        }
         match self {
             Strategy::Baseline => "baseline",
             Strategy::Predication => "predication",
@@ -445,43 +460,14 @@ impl Strategy {
             Strategy::BranchSplitting => "branch-splitting",
             Strategy::ZCullMasking => "z-cull-masking",
             Strategy::LoopSplitting => "loop-splitting",
-            Strategy::IterationDelaying(Decision::MajorityVote { .. }) => "delaying-majority-vote",
-            Strategy::IterationDelaying(Decision::RoundRobin {
-                remove_idle: false, ..
-            }) => "delaying-round-robin",
-            Strategy::IterationDelaying(Decision::RoundRobin {
-                remove_idle: true, ..
-            }) => "delaying-round-robin-idle-removal",
-            Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote { .. }) => {
-                "delaying-majority-vote-dynamic"
+            Strategy::IterationDelaying(d) => decision_name!(d, "delaying-", ""),
+            Strategy::IterationDelayingWithDynamicWork(d) => {
+                decision_name!(d, "delaying-", "-dynamic")
             }
-            Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
-                remove_idle: false,
-                ..
-            }) => "delaying-round-robin-dynamic",
-            Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
-                remove_idle: true,
-                ..
-            }) => "delaying-round-robin-idle-removal-dynamic",
             Strategy::BranchDistribution => "branch-distribution",
             Strategy::BranchDistributionWithDynamicWork => "branch-distribution-dynamic",
-            Strategy::IterationDelaying(Decision::CostBalanced) => "delaying-cost-balanced",
-            Strategy::IterationDelayingWithDynamicWork(Decision::CostBalanced) => {
-                "delaying-cost-balanced-dynamic"
-            }
-            Strategy::BranchDistributionWithDelaying(Decision::MajorityVote { .. }) => {
-                "branch-distribution-majority-vote-dynamic"
-            }
-            Strategy::BranchDistributionWithDelaying(Decision::RoundRobin {
-                remove_idle: false,
-                ..
-            }) => "branch-distribution-round-robin-dynamic",
-            Strategy::BranchDistributionWithDelaying(Decision::RoundRobin {
-                remove_idle: true,
-                ..
-            }) => "branch-distribution-round-robin-idle-removal-dynamic",
-            Strategy::BranchDistributionWithDelaying(Decision::CostBalanced) => {
-                "branch-distribution-cost-balanced-dynamic"
+            Strategy::BranchDistributionWithDelaying(d) => {
+                decision_name!(d, "branch-distribution-", "-dynamic")
             }
             Strategy::DynamicWorkAssignment => "dynamic-work-assignment",
             Strategy::GridWideDynamicWork => "grid-wide-dynamic-work",

@@ -158,7 +158,8 @@ pub const MCML_FAST_MATH_STRATEGIES: &[Strategy] = &[
 /// Calls `$entries!` (`reconverge_device::entries!`, `reconverge_device::device_entries!` or
 /// `reconverge_gpu_build::entry_names!`) with the papers' entry-point list, through
 /// `reconverge_device::entries_from_data!`: `Workload as Shape from (slice) { name,
-/// (pass_0_name, pass_1_name), ... }` gives entry `i` the strategy `slice[i]`; a parenthesised
+/// (pass_0_name, pass_1_name), ... }` gives entry `i` the strategy `slice[i]` (a block without
+/// `from (slice)` takes the shape's own `Kernel::STRATEGIES`); a parenthesised
 /// group names the passes of one multi-pass strategy, each compiled in as a constant so that
 /// every pass is a kernel of its own with its own register count (branch splitting's occupancy
 /// gain).
@@ -197,61 +198,45 @@ macro_rules! paper_entries {
 
             // The reference workloads the strategies were not developed on (`crate::reference`):
             // every strategy of the branch-loop shape.
-            Collatz as BranchLoopKernel from (
-                <::reconverge_transforms::BranchLoopKernel<$crate::reference::Collatz> as ::reconverge_transforms::Kernel>::STRATEGIES
-            ) {
+            Collatz as BranchLoopKernel {
                 collatz_baseline, collatz_dynamic, collatz_mv, collatz_rr,
                 collatz_mv_dynamic, collatz_rr_dynamic, collatz_grid,
             }
 
-            EscapeTime as BranchLoopKernel from (
-                <::reconverge_transforms::BranchLoopKernel<$crate::reference::EscapeTime> as ::reconverge_transforms::Kernel>::STRATEGIES
-            ) {
+            EscapeTime as BranchLoopKernel {
                 escape_baseline, escape_dynamic, escape_mv, escape_rr,
                 escape_mv_dynamic, escape_rr_dynamic, escape_grid,
             }
 
             // The advisor's held-out set (`crate::held_out`, issue 27): every strategy of each
             // shape, measured once to score the advisor's predictions.
-            HeavyTail as BranchLoopKernel from (
-                <::reconverge_transforms::BranchLoopKernel<$crate::held_out::HeavyTail> as ::reconverge_transforms::Kernel>::STRATEGIES
-            ) {
+            HeavyTail as BranchLoopKernel {
                 heavy_baseline, heavy_dynamic, heavy_mv, heavy_rr,
                 heavy_mv_dynamic, heavy_rr_dynamic, heavy_grid,
             }
 
-            CostMap as BranchLoopKernel from (
-                <::reconverge_transforms::BranchLoopKernel<$crate::held_out::CostMap> as ::reconverge_transforms::Kernel>::STRATEGIES
-            ) {
+            CostMap as BranchLoopKernel {
                 costmap_baseline, costmap_dynamic, costmap_mv, costmap_rr,
                 costmap_mv_dynamic, costmap_rr_dynamic, costmap_grid,
             }
 
-            VariableTrips as ItemLoopKernel from (
-                <::reconverge_transforms::ItemLoopKernel<$crate::held_out::VariableTrips> as ::reconverge_transforms::Kernel>::STRATEGIES
-            ) {
+            VariableTrips as ItemLoopKernel {
                 vtrips_baseline, vtrips_dynamic,
                 (vtrips_occlusion_first, vtrips_occlusion_next),
                 vtrips_grid,
             }
 
-            Bisect as BranchLoopKernel from (
-                <::reconverge_transforms::BranchLoopKernel<$crate::held_out::Bisect> as ::reconverge_transforms::Kernel>::STRATEGIES
-            ) {
+            Bisect as BranchLoopKernel {
                 bisect_baseline, bisect_dynamic, bisect_mv, bisect_rr,
                 bisect_mv_dynamic, bisect_rr_dynamic, bisect_grid,
             }
 
-            EscapeWalk as BranchLoopKernel from (
-                <::reconverge_transforms::BranchLoopKernel<$crate::held_out::EscapeWalk> as ::reconverge_transforms::Kernel>::STRATEGIES
-            ) {
+            EscapeWalk as BranchLoopKernel {
                 walk_baseline, walk_dynamic, walk_mv, walk_rr,
                 walk_mv_dynamic, walk_rr_dynamic, walk_grid,
             }
 
-            TwoPathRuns as TwoPathKernel from (
-                <::reconverge_transforms::TwoPathKernel<$crate::held_out::TwoPathRuns> as ::reconverge_transforms::Kernel>::STRATEGIES
-            ) {
+            TwoPathRuns as TwoPathKernel {
                 runs_baseline, runs_predication, runs_static,
                 (runs_split_a, runs_split_b),
                 (runs_zcull_mask, runs_zcull_a, runs_zcull_b),
@@ -267,9 +252,7 @@ macro_rules! paper_entries {
             }
 
             // Seed 001 loop splitting (fig. 5): every strategy of the shape.
-            LoopSplitBench as SplitLoopKernel from (
-                <::reconverge_transforms::SplitLoopKernel<$crate::synthetic::LoopSplitBench> as ::reconverge_transforms::Kernel>::STRATEGIES
-            ) {
+            LoopSplitBench as SplitLoopKernel {
                 lsplit_baseline, lsplit_split,
             }
 

@@ -195,11 +195,14 @@ macro_rules! entries {
 ///     MyLoop as BranchLoopKernel from (MY_STRATEGIES) {
 ///         my_baseline, my_dynamic, my_vote,
 ///     }
-///     MyBranch as TwoPathKernel from (<TwoPathKernel<MyBranch> as Kernel>::STRATEGIES) {
+///     MyBranch as TwoPathKernel {
 ///         two_baseline, two_predication, two_static, (two_split_a, two_split_b), ...
 ///     }
 /// }
 /// ```
+///
+/// A block without `from (slice)` takes the shape's own list, `<Shape<Workload> as
+/// Kernel>::STRATEGIES` (every strategy the shape runs, one of each kind).
 ///
 /// Entry `i` of a block runs `slice[i]`; a parenthesised group of two or three names is one
 /// multi-pass strategy, a name per pass (`[pass 0]`, `[pass 1]`, ...). The device and the host
@@ -230,68 +233,68 @@ macro_rules! entries_from_data {
                 // found one with a size of <strategies>".
                 let _one_name_per_strategy: [(); <[()]>::len(&[$($crate::entries_from_data!(@unit $item)),*])] =
                     [(); <[$crate::reexport::Strategy]>::len($slice)];
-            ] [$workload] [$shape] ($slice) [0] []
+            ] [$workload] [$shape] ($slice) 0 []
             $($item)* ; $($rest)*
+        }
+    };
+    // Without `from (slice)`: every strategy the shape lists.
+    (@blocks [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*]
+        $workload:ty as $shape:ident { $($item:tt),* $(,)? } $($rest:tt)*) => {
+        $crate::entries_from_data! {
+            @blocks [$($entries)*] [$($out)*] [$($checks)*]
+            $workload as $shape from (<$shape<$workload> as $crate::reexport::Kernel>::STRATEGIES) {
+                $($item),*
+            }
+            $($rest)*
         }
     };
     (@unit $item:tt) => { () };
     (@items [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*] [$workload:ty] [$shape:ident]
-        ($slice:expr) [$($i:tt)*] [$($acc:tt)*] ; $($rest:tt)*) => {
+        ($slice:expr) $i:tt [$($acc:tt)*] ; $($rest:tt)*) => {
         $crate::entries_from_data! {
             @blocks [$($entries)*] [$($out)* $workload as $shape { $($acc)* }] [$($checks)*] $($rest)*
         }
     };
     (@items [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*] [$workload:ty] [$shape:ident]
-        ($slice:expr) [$($i:tt)*] [$($acc:tt)*] $name:ident $($more:tt)*) => {
+        ($slice:expr) $i:tt [$($acc:tt)*] $name:ident $($more:tt)*) => {
         $crate::entries_from_data! {
             @items [$($entries)*] [$($out)*]
-            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $name, $slice, $($i)*);]
-            [$workload] [$shape] ($slice) [$($i)* + 1]
-            [$($acc)* $name => $crate::entries_from_data!(@at ($slice) [$($i)*]),]
+            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $name, $slice, $i);]
+            [$workload] [$shape] ($slice) ($i + 1)
+            [$($acc)* $name => $crate::entries_from_data!(@at ($slice) $i),]
             $($more)*
         }
     };
+    // A group of two or three passes.
     (@items [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*] [$workload:ty] [$shape:ident]
-        ($slice:expr) [$($i:tt)*] [$($acc:tt)*] ($a:ident, $b:ident) $($more:tt)*) => {
+        ($slice:expr) $i:tt [$($acc:tt)*] ($a:ident, $b:ident $(, $c:ident)?) $($more:tt)*) => {
         $crate::entries_from_data! {
             @items [$($entries)*] [$($out)*]
-            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $a, $slice, $($i)*);]
-            [$workload] [$shape] ($slice) [$($i)* + 1]
+            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $a, $slice, $i);]
+            [$workload] [$shape] ($slice) ($i + 1)
             [$($acc)*
-                $a [pass 0] => $crate::entries_from_data!(@at ($slice) [$($i)*]),
-                $b [pass 1] => $crate::entries_from_data!(@at ($slice) [$($i)*]),]
+                $a [pass 0] => $crate::entries_from_data!(@at ($slice) $i),
+                $b [pass 1] => $crate::entries_from_data!(@at ($slice) $i),
+                $($c [pass 2] => $crate::entries_from_data!(@at ($slice) $i),)?]
             $($more)*
         }
     };
-    (@items [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*] [$workload:ty] [$shape:ident]
-        ($slice:expr) [$($i:tt)*] [$($acc:tt)*] ($a:ident, $b:ident, $c:ident) $($more:tt)*) => {
-        $crate::entries_from_data! {
-            @items [$($entries)*] [$($out)*]
-            [$($checks)* $crate::entries_from_data!(@applies $workload, $shape, $a, $slice, $($i)*);]
-            [$workload] [$shape] ($slice) [$($i)* + 1]
-            [$($acc)*
-                $a [pass 0] => $crate::entries_from_data!(@at ($slice) [$($i)*]),
-                $b [pass 1] => $crate::entries_from_data!(@at ($slice) [$($i)*]),
-                $c [pass 2] => $crate::entries_from_data!(@at ($slice) [$($i)*]),]
-            $($more)*
-        }
-    };
-    (@at ($slice:expr) [$($i:tt)*]) => {{
-        const STRATEGY: $crate::reexport::Strategy = $crate::strategy_at($slice, $($i)*);
+    (@at ($slice:expr) $i:tt) => {{
+        const STRATEGY: $crate::reexport::Strategy = $crate::strategy_at($slice, $i);
         STRATEGY
     }};
     // A strategy the shape does not run at all is a compile error, not an entry point that
     // fails on the GPU.
-    (@applies $workload:ty, $shape:ident, $name:ident, $slice:expr, $($i:tt)*) => {
+    (@applies $workload:ty, $shape:ident, $name:ident, $slice:expr, $i:tt) => {
         assert!(
             $crate::shape_runs(
                 <$shape<$workload> as $crate::reexport::Kernel>::STRATEGIES,
                 $slice,
-                $($i)*
+                $i
             ),
             concat!(
                 "GPU entry point `", stringify!($name), "`: ", stringify!($shape), "<",
-                stringify!($workload), "> does not run its strategy (entry ", stringify!($($i)*),
+                stringify!($workload), "> does not run its strategy (entry ", stringify!($i),
                 " of ", stringify!($slice), "). Drop the entry and its strategy, or pick a kind of <",
                 stringify!($shape), "<", stringify!($workload), "> as Kernel>::STRATEGIES"
             )

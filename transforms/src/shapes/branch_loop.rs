@@ -4,11 +4,11 @@
 
 use reconverge_simt::{LaneMask, Warp};
 
-use crate::io::{Sink, Tally, WarpTask};
+use crate::io::{Tally, WarpTask};
 use crate::kernel::{WarpProgram, check_pass};
 use crate::shape::BranchLoop;
 use crate::strategies::dynamic_work_assignment::{
-    Assignment, Dealer, Lane, plain_loop, retire_and_refill,
+    Assignment, Dealer, Lane, deal_first, dealt_step, plain_loop_of,
 };
 use crate::strategies::iteration_delaying::{
     DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths, stops,
@@ -72,29 +72,15 @@ crate::kernel_impl! {
             mode_of(strategy).map(|_| 1)
         }
 
-        #[inline(always)]
-        fn plain_items<T: Tally>(
-            &self,
-            next: impl FnMut() -> Option<u32>,
-            put: impl FnMut(u32, L::Output),
-            tally: &mut T,
-        ) -> bool {
-            let w = &self.0;
-            plain_loop(
-                next,
-                put,
-                |item| w.start(item),
-                |s| w.running(s),
-                |s| w.finish(s),
-                |s| {
-                    if w.condition(s) {
-                        w.taken(s, tally);
-                    } else {
-                        w.not_taken(s, tally);
-                    }
-                    w.after_branch(s, tally);
-                },
-            )
+        fn plain_items(&self, next, put, tally) {
+            plain_loop_of!(self.0, next, put, |w, s| {
+                if w.condition(s) {
+                    w.taken(s, tally);
+                } else {
+                    w.not_taken(s, tally);
+                }
+                w.after_branch(s, tally);
+            })
         }
     }
 }
@@ -134,7 +120,7 @@ impl<W: Warp, L: BranchLoop + Copy> BranchLoopProgram<W, L> {
 
 impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
     fn new(warp: &W, workload: L, mode: Mode, assignment: Assignment, task: WarpTask) -> Self {
-        let (dealer, lanes) = Dealer::first(warp, task, assignment, |item| workload.start(item));
+        let (dealer, lanes) = deal_first!(warp, task, assignment, workload);
         let taken_cost = taken_cost_in_lane_iterations(&workload.regions(), warp.width());
         Self {
             workload,
@@ -197,16 +183,7 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
 impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
     type Output = L::Output;
 
-    fn step<S: Sink<L::Output>, T: Tally>(
-        &mut self,
-        warp: &mut W,
-        sink: &mut S,
-        tally: &mut T,
-    ) -> bool {
-        let live = retire_and_refill!(self, warp, sink);
-        if live == 0 {
-            return false;
-        }
+    dealt_step!(L::Output; |self, warp, sink, tally, live| {
         if let Mode::Delaying(decision) = self.mode
             && stops(decision, live, self.dealer.started)
         {
@@ -237,5 +214,5 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
         self.after_branch(warp, ran, tally);
         self.ran = ran;
         true
-    }
+    });
 }

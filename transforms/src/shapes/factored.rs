@@ -4,12 +4,12 @@
 
 use reconverge_simt::{LaneMask, Region, Warp};
 
-use crate::io::{Sink, Tally};
+use crate::io::Tally;
 use crate::kernel::check_pass;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
 use crate::shapes::branch_loop::{BranchLoopKernel, BranchLoopProgram};
 use crate::strategies::dynamic_work_assignment::{
-    Assignment, Dealer, Lane, plain_loop, retire_and_refill,
+    Assignment, Dealer, Lane, deal_first, dealt_step, plain_loop_of,
 };
 use crate::strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 use crate::strategy::{Strategy, StrategyError};
@@ -126,8 +126,7 @@ crate::kernel_impl! {
             check_pass(pass, self.passes(strategy)?)?;
             let workload = &self.0;
             let direct = |distribute: bool, assignment: Assignment| {
-                let (dealer, lanes) =
-                    Dealer::first(warp, task, assignment, |item| workload.start(item));
+                let (dealer, lanes) = deal_first!(warp, task, assignment, workload);
                 FactoredBranchLoopProgram::Direct(DirectProgram {
                     workload,
                     distribute,
@@ -181,29 +180,15 @@ crate::kernel_impl! {
             }
         }
 
-        #[inline(always)]
-        fn plain_items<T: Tally>(
-            &self,
-            next: impl FnMut() -> Option<u32>,
-            put: impl FnMut(u32, L::Output),
-            tally: &mut T,
-        ) -> bool {
+        fn plain_items(&self, next, put, tally) {
             // Fig. 7a for one thread: its path in full, the factored code inside it.
-            let w = &self.0;
-            plain_loop(
-                next,
-                put,
-                |item| w.start(item),
-                |s| w.running(s),
-                |s| w.finish(s),
-                |s| {
-                    let taken = w.condition(s);
-                    w.prologue(taken, s, tally);
-                    w.factored(s, tally);
-                    w.epilogue(taken, s, tally);
-                    w.after_branch(s, tally);
-                },
-            )
+            plain_loop_of!(self.0, next, put, |w, s| {
+                let taken = w.condition(s);
+                w.prologue(taken, s, tally);
+                w.factored(s, tally);
+                w.epilogue(taken, s, tally);
+                w.after_branch(s, tally);
+            })
         }
     }
 }
@@ -263,16 +248,7 @@ impl<W: Warp, L: FactoredBranchLoop> DirectProgram<W, L> {
         });
     }
 
-    fn step<S: Sink<L::Output>, T: Tally>(
-        &mut self,
-        warp: &mut W,
-        sink: &mut S,
-        tally: &mut T,
-    ) -> bool {
-        let live = retire_and_refill!(self, warp, sink);
-        if live == 0 {
-            return false;
-        }
+    dealt_step!(L::Output; |self, warp, sink, tally, live| {
         let w = &self.workload;
         let r = w.regions();
         warp.branch(r.condition, live, &mut self.lanes, |l| {
@@ -298,5 +274,5 @@ impl<W: Warp, L: FactoredBranchLoop> DirectProgram<W, L> {
             w.after_branch(&mut l.state, tally)
         });
         true
-    }
+    });
 }

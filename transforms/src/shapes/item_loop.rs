@@ -4,11 +4,10 @@
 
 use reconverge_simt::Warp;
 
-use crate::io::{Sink, Tally};
 use crate::kernel::check_pass;
 use crate::shape::ItemLoop;
 use crate::strategies::dynamic_work_assignment::{
-    Assignment, Dealer, Lane, plain_loop, retire_and_refill,
+    Assignment, Dealer, Lane, deal_first, dealt_step, plain_loop_of,
 };
 use crate::strategies::occlusion_query_loop::{PassLoopLayout, PassLoopProgram};
 use crate::strategy::{Strategy, StrategyError};
@@ -57,8 +56,7 @@ crate::kernel_impl! {
             let workload = &self.0;
             Ok(match mode {
                 Mode::Dealt(assignment) => {
-                    let (dealer, lanes) =
-                        Dealer::first(warp, task, assignment, |item| workload.start(item));
+                    let (dealer, lanes) = deal_first!(warp, task, assignment, workload);
                     ItemLoopProgram::Dealt(DealtProgram {
                         workload,
                         dealer,
@@ -95,22 +93,8 @@ crate::kernel_impl! {
             mode_of(strategy).map(Mode::passes)
         }
 
-        #[inline(always)]
-        fn plain_items<T: Tally>(
-            &self,
-            next: impl FnMut() -> Option<u32>,
-            put: impl FnMut(u32, L::Output),
-            tally: &mut T,
-        ) -> bool {
-            let w = &self.0;
-            plain_loop(
-                next,
-                put,
-                |item| w.start(item),
-                |s| w.running(s),
-                |s| w.finish(s),
-                |s| w.body(s, tally),
-            )
+        fn plain_items(&self, next, put, tally) {
+            plain_loop_of!(self.0, next, put, |w, s| w.body(s, tally))
         }
 
         fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {
@@ -172,20 +156,11 @@ crate::warp_program_enum!(
 );
 
 impl<W: Warp, L: ItemLoop> DealtProgram<W, L> {
-    fn step<S: Sink<L::Output>, T: Tally>(
-        &mut self,
-        warp: &mut W,
-        sink: &mut S,
-        tally: &mut T,
-    ) -> bool {
-        let live = retire_and_refill!(self, warp, sink);
-        if live == 0 {
-            return false;
-        }
+    dealt_step!(L::Output; |self, warp, sink, tally, live| {
         let w = &self.workload;
         warp.branch(w.regions().body, live, &mut self.lanes, |l| {
             w.body(&mut l.state, tally)
         });
         true
-    }
+    });
 }

@@ -85,13 +85,7 @@ crate::kernel_impl! {
             split_of(strategy).map(|_| 1)
         }
 
-        #[inline(always)]
-        fn plain_items<T: Tally>(
-            &self,
-            mut next: impl FnMut() -> Option<u32>,
-            mut put: impl FnMut(u32, L::Output),
-            _tally: &mut T,
-        ) -> bool {
+        fn plain_items(&self, mut next, mut put, _tally) {
             // Fig. 5a for one thread: both parts in one loop.
             let w = &self.0;
             while let Some(item) = next() {

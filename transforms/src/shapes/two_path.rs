@@ -251,13 +251,7 @@ crate::kernel_impl! {
             })
         }
 
-        #[inline(always)]
-        fn plain_items<T: crate::Tally>(
-            &self,
-            mut next: impl FnMut() -> Option<u32>,
-            mut put: impl FnMut(u32, P::Output),
-            _tally: &mut T,
-        ) -> bool {
+        fn plain_items(&self, mut next, mut put, _tally) {
             let w = &self.0;
             while let Some(item) = next() {
                 put(item, if w.decide(item) { w.path_a(item) } else { w.path_b(item) });

@@ -202,6 +202,20 @@ impl Dealer {
     }
 }
 
+/// [`Dealer::first`] for a loop program over `$workload` (a loop shape): its dealer and the
+/// lanes with their first items started.
+macro_rules! deal_first {
+    ($warp:expr, $task:expr, $assignment:expr, $workload:expr) => {
+        $crate::strategies::dynamic_work_assignment::Dealer::first(
+            $warp,
+            $task,
+            $assignment,
+            |item| $workload.start(item),
+        )
+    };
+}
+pub(crate) use deal_first;
+
 /// [`Dealer::retire_and_refill`] for a loop program with fields `workload` (a loop shape:
 /// `regions().item`, `running`, `finish`, `start`), `dealer` and `lanes`.
 macro_rules! retire_and_refill {
@@ -219,6 +233,48 @@ macro_rules! retire_and_refill {
     }};
 }
 pub(crate) use retire_and_refill;
+
+/// `step` ([`WarpProgram::step`](crate::WarpProgram::step)'s signature, items of output
+/// `$output`) of a loop program with the fields [`retire_and_refill!`] uses: it retires the
+/// finished lanes and refills them, returns `false` once no lane is live, and otherwise runs
+/// `$body` with `$live` the live lanes.
+macro_rules! dealt_step {
+    ($output:ty; |$self:ident, $warp:ident, $sink:ident, $tally:ident, $live:ident| $body:block) => {
+        fn step<S: $crate::io::Sink<$output>, T: $crate::io::Tally>(
+            &mut $self,
+            $warp: &mut W,
+            $sink: &mut S,
+            $tally: &mut T,
+        ) -> bool {
+            let $live = $crate::strategies::dynamic_work_assignment::retire_and_refill!(
+                $self, $warp, $sink
+            );
+            if $live == 0 {
+                return false;
+            }
+            $body
+        }
+    };
+}
+pub(crate) use dealt_step;
+
+/// [`plain_loop`] over the items of a loop shape's workload (`start`, `running`, `finish`):
+/// `plain_loop_of!(self.0, next, put, |w, s| iteration)`, where `w` is a borrow of the
+/// workload and `iteration` runs one loop iteration of the state `s`.
+macro_rules! plain_loop_of {
+    ($workload:expr, $next:expr, $put:expr, |$w:ident, $s:ident| $iterate:expr) => {{
+        let $w = &$workload;
+        $crate::strategies::dynamic_work_assignment::plain_loop(
+            $next,
+            $put,
+            |item| $w.start(item),
+            |s| $w.running(s),
+            |s| $w.finish(s),
+            |$s| $iterate,
+        )
+    }};
+}
+pub(crate) use plain_loop_of;
 
 /// The plain per-thread loop of a loop shape, flattened as the warp programs are (see
 /// [`crate::Kernel::plain_items`]): one thread runs the items `next` deals, `iterate` running
