@@ -239,7 +239,7 @@ impl Decision {
     }
 }
 
-/// A strategy's numbers as three words, which a GPU entry point takes as a kernel argument so
+/// A strategy's numbers as three words, which a GPU entry point can take as a kernel argument so
 /// that one entry point per technique serves every value ([`Strategy::parameters`],
 /// [`Strategy::with_parameters`]). The switches (`stop_when_a_lane_finishes`, `remove_idle`)
 /// are not numbers but code, compiled into the entry point with the technique: as kernel

@@ -138,7 +138,7 @@ fn unlisted_numbers(strategy: &Strategy) -> Option<Strategy> {
 }
 
 /// Every listed strategy with numbers of its own ([`unlisted_numbers`]) on the GPU against the
-/// CPU: one entry point per technique serves every value.
+/// CPU: the technique's `_any` entry point serves every value.
 struct UnlistedNumbers<'a> {
     rep: &'a mut Report,
     cpu: &'a CpuBackend,
