@@ -84,23 +84,25 @@ pub const SOURCE_DIR: &str = env!("CARGO_MANIFEST_DIR");
 #[macro_export]
 macro_rules! warp_kernel {
     ($name:ident : $kernel:ty => $strategy:expr) => {
-        $crate::warp_kernel!(@entry [stringify!($name)] $name : $kernel => $strategy,
+        $crate::warp_kernel!(@entry [unsafe(no_mangle)] $name : $kernel => $strategy,
             |pass: u32| pass, launch, true);
     };
     ($name:ident : $kernel:ty => $strategy:expr, pass = $pass:expr) => {
-        $crate::warp_kernel!(@entry [stringify!($name)] $name : $kernel => $strategy,
+        $crate::warp_kernel!(@entry [unsafe(no_mangle)] $name : $kernel => $strategy,
             |_runtime_pass: u32| $pass, launch, true);
     };
     ($name:ident : $kernel:ty => $strategy:expr, pass = $pass:expr, numbers = $numbers:ident) => {
-        $crate::warp_kernel!(@entry [stringify!($name)] $name : $kernel => $strategy,
+        $crate::warp_kernel!(@entry [unsafe(no_mangle)] $name : $kernel => $strategy,
             |_runtime_pass: u32| $pass, $numbers, true);
     };
-    // The entry point `$export` (Rust name `$fn`), which runs only if `$runs` (a constant).
-    (@entry [$($export:tt)*] $fn:ident : $kernel:ty => $strategy:expr, $pass_of:expr,
+    // An entry point named by `$symbol` (`unsafe(no_mangle)`: the function's name;
+    // `unsafe(export_name = ...)`: a name made by a macro), which runs only if `$runs` (a
+    // constant).
+    (@entry [$($symbol:tt)*] $fn:ident : $kernel:ty => $strategy:expr, $pass_of:expr,
         $numbers:ident, $runs:expr) => {
         #[cfg(target_arch = "nvptx64")]
-        #[unsafe(export_name = $($export)*)]
-        #[doc = concat!("Entry point `", $($export)*, "`: ", stringify!($kernel), " under ", stringify!($strategy), ".")]
+        #[$($symbol)*]
+        #[doc = concat!("An entry point: ", stringify!($kernel), " under ", stringify!($strategy), ".")]
         pub unsafe extern "ptx-kernel" fn $fn(
             kernel: *const $kernel,
             out: *mut <$kernel as $crate::reexport::Kernel>::Output,
@@ -161,24 +163,29 @@ macro_rules! entries {
         $vis:vis const $names:ident;
         $( $workload:ty as $shape:ident { $( $name:ident $([pass $pass:literal])? => $strategy:expr ),* $(,)? } )*
     ) => {
-        $(const _: () = {
-            // The block's entries in list order, for each to find whether its twin runs.
-            const BLOCK: &[(&str, $crate::reexport::Strategy, u32)] =
-                &[$((stringify!($name), $strategy, $crate::entries!(@pass $($pass)?)),)*];
+        $(
+            // The strategies as listed, their numbers compiled in...
             $(
-                // The strategy as listed, its numbers compiled in...
                 $crate::warp_kernel!($name : $shape<$workload> => $strategy,
                     pass = $crate::entries!(@pass $($pass)?), numbers = listed);
-                // ... and its twin `<name>_any`, which takes them from the launch: the
-                // first of each technique with numbers runs, the others are empty.
-                const _: () = {
-                    $crate::warp_kernel!(@entry [concat!(stringify!($name), "_any")] entry
-                        : $shape<$workload> => $strategy,
-                        |_runtime_pass: u32| $crate::entries!(@pass $($pass)?), launch,
-                        $crate::twin_numbers(BLOCK, stringify!($name)).is_launch());
-                };
             )*
-        };)*
+            // ... and their twins `<name>_any`, which take them from the launch: the first of
+            // each technique with numbers runs, the others are empty.
+            const _: () = {
+                // The block's entries in list order, for each to find whether its twin runs.
+                const BLOCK: &[(&str, $crate::reexport::Strategy, u32)] =
+                    &[$((stringify!($name), $strategy, $crate::entries!(@pass $($pass)?)),)*];
+                $(
+                    const _: () = {
+                        $crate::warp_kernel!(
+                            @entry [unsafe(export_name = concat!(stringify!($name), "_any"))] entry
+                            : $shape<$workload> => $strategy,
+                            |_runtime_pass: u32| $crate::entries!(@pass $($pass)?), launch,
+                            $crate::twin_numbers(BLOCK, stringify!($name)).is_launch());
+                    };
+                )*
+            };
+        )*
     };
     (@pass) => { 0 };
     (@pass $pass:literal) => { $pass };
