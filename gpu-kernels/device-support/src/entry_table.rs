@@ -116,6 +116,40 @@ pub unsafe trait DeviceEntries<K> {
     const ENTRY_POINTS: &'static [EntryPoint];
 }
 
+/// Whether no two of `names` are equal, for [`device_entries!`]'s check that a listed name
+/// does not collide with another entry's `_any` twin (the PTX would define the symbol twice).
+#[doc(hidden)]
+pub const fn names_are_unique(names: &[&str]) -> bool {
+    let mut i = 0;
+    while i < names.len() {
+        let mut j = i + 1;
+        while j < names.len() {
+            if same_name(names[i], names[j]) {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `a == b`, in a `const fn`.
+pub(crate) const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// `Shape<L>` is a [`DeviceKernel`] wherever `L` lists its entry points for it.
 macro_rules! shape_device_kernels {
     ($($wrapper:ident: $shape:ident),* $(,)?) => {$(
@@ -168,6 +202,10 @@ macro_rules! device_entries {
         /// `GpuContext::with_ptx`.
         $vis const $names: &[&str] =
             &[$($(stringify!($name), concat!(stringify!($name), "_any"),)*)*];
+        const _: () = assert!(
+            $crate::names_are_unique($names),
+            "two GPU entry points of this list have one name: an entry named `x_any` beside an entry `x` (whose `_any` twin takes its numbers at run time), or a name listed twice; rename one"
+        );
         $(
             // SAFETY: the caller's list names `#[repr(C)]` plain-data workloads (the macro's
             // documented contract) and the device crate compiles the same list.

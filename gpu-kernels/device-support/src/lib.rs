@@ -360,22 +360,8 @@ pub const fn twin_numbers(
     block: &[(&str, reconverge_transforms::Strategy, u32)],
     name: &str,
 ) -> EntryNumbers {
-    const fn same_name(a: &str, b: &str) -> bool {
-        let (a, b) = (a.as_bytes(), b.as_bytes());
-        if a.len() != b.len() {
-            return false;
-        }
-        let mut i = 0;
-        while i < a.len() {
-            if a[i] != b[i] {
-                return false;
-            }
-            i += 1;
-        }
-        true
-    }
     let mut at = 0;
-    while at < block.len() && !same_name(block[at].0, name) {
+    while at < block.len() && !entry_table::same_name(block[at].0, name) {
         at += 1;
     }
     if at == block.len() || !block[at].1.has_parameters() {
@@ -440,6 +426,8 @@ pub use device_data::DeviceData;
 mod entry_args;
 pub use entry_args::{EntryArgs, EntryParameter};
 mod entry_table;
+#[doc(hidden)]
+pub use entry_table::names_are_unique;
 pub use entry_table::{DeviceEntries, DeviceKernel, EntryNumbers, EntryPoint};
 
 pub mod plain;
@@ -555,6 +543,20 @@ mod tests {
             ]
         );
         assert_eq!(crate::twin_numbers(&block, "not listed"), Unused);
+    }
+
+    #[test]
+    fn a_name_that_is_another_entrys_twin_is_caught() {
+        assert!(crate::names_are_unique(&[
+            "vote",
+            "vote_any",
+            "cycle",
+            "cycle_any"
+        ]));
+        // `vote_any` listed beside `vote`: its own name and `vote`'s twin collide.
+        let names = ["vote", "vote_any", "vote_any", "vote_any_any"];
+        assert!(!crate::names_are_unique(&names));
+        assert!(!crate::names_are_unique(&["a", "b", "a"]));
     }
 
     #[test]
