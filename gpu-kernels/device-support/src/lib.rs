@@ -138,7 +138,18 @@ macro_rules! warp_kernel {
             unsafe { $crate::run_warp_program::<$kernel>(args, strategy, pass) }
         }
     };
-    (@numbers listed, $listed:expr, $parameters:expr) => { $listed };
+    (@numbers listed, $listed:expr, $parameters:expr) => {{
+        let listed: $crate::reexport::Strategy = $listed;
+        // A technique without numbers takes the launch's way, which gives the same strategy:
+        // its code is then what it was when every entry point took its numbers from the launch
+        // (written as the constant itself, the strategy reached LLVM in another form, and
+        // ptxas gave MCML's branch distribution 66 registers instead of 64).
+        if listed.has_parameters() {
+            listed
+        } else {
+            $crate::entry_strategy(listed, $parameters)
+        }
+    }};
     (@numbers launch, $listed:expr, $parameters:expr) => {
         $crate::entry_strategy($listed, $parameters)
     };
