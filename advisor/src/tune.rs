@@ -281,8 +281,8 @@ fn coarse_axes(ranges: &[RangeInclusive<u32>]) -> (Vec<Vec<u32>>, Vec<u32>) {
 }
 
 /// Which values of a technique's numbers a search over a backend tries, beside the listed
-/// strategies ([`parameter_grid`]). A GPU entry point takes a strategy's numbers at run time,
-/// so every value runs, not only those an entry list names.
+/// strategies ([`parameter_grid`]). A technique's `_any` GPU entry point takes a strategy's
+/// numbers at run time, so every value runs, not only those an entry list names.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ParameterGrid {
     /// The listed strategies only.

@@ -407,7 +407,8 @@ struct Buffers<K, O> {
     /// Copies of the tally in `tally`, each `tally_len` long.
     tally_copies: u32,
     scratch_len: u32,
-    /// The strategy's numbers, which its entry points take at run time.
+    /// The strategy's numbers, which an `_any` entry point takes at run time (a listed one
+    /// has them compiled in and ignores these).
     parameters: StrategyParameters,
 }
 

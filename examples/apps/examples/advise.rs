@@ -236,7 +236,7 @@ struct Args {
     tune_measured: bool,
     /// The numbers `--tune-measured` searches beside the listed strategies: each technique's
     /// coarse grid, every value of its ranges, or none. Any value runs on the GPU (its
-    /// technique's entry point takes the numbers at run time).
+    /// technique's `_any` entry point takes the numbers at run time).
     #[arg(long, value_enum, default_value = "coarse")]
     parameters: Parameters,
     /// Items of each timed run (a full run; the measured tuner times prefixes of it).
