@@ -40,8 +40,9 @@ pub struct EntryArgs<K: Kernel> {
     pub tally_copies: u32,
     /// Words of `scratch`.
     pub scratch_len: u32,
-    /// The strategy's numbers (thresholds, cycles, items per pass): the entry point is
-    /// compiled for a technique, and these pick the strategy of that technique it runs.
+    /// The strategy's numbers (thresholds, cycles, items per pass): an `_any` entry point is
+    /// compiled for a technique, and these pick the strategy of that technique it runs; a
+    /// listed entry point has its strategy's numbers compiled in and ignores them.
     pub parameters: StrategyParameters,
 }
 
