@@ -8,7 +8,7 @@ use crate::io::{Tally, WarpTask};
 use crate::kernel::{WarpProgram, check_pass};
 use crate::shape::BranchLoop;
 use crate::strategies::dynamic_work_assignment::{
-    Assignment, Dealer, Lane, deal_first, dealt_step, plain_loop_of,
+    Assignment, Dealer, Lane, dealt_step, plain_loop_of,
 };
 use crate::strategies::iteration_delaying::{
     DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths, stops,
@@ -120,7 +120,7 @@ impl<W: Warp, L: BranchLoop + Copy> BranchLoopProgram<W, L> {
 
 impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
     fn new(warp: &W, workload: L, mode: Mode, assignment: Assignment, task: WarpTask) -> Self {
-        let (dealer, lanes) = deal_first!(warp, task, assignment, workload);
+        let (dealer, lanes) = Dealer::first(warp, task, assignment, |item| workload.start(item));
         let taken_cost = taken_cost_in_lane_iterations(&workload.regions(), warp.width());
         Self {
             workload,

@@ -9,7 +9,7 @@ use crate::kernel::check_pass;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
 use crate::shapes::branch_loop::{BranchLoopKernel, BranchLoopProgram};
 use crate::strategies::dynamic_work_assignment::{
-    Assignment, Dealer, Lane, deal_first, dealt_step, plain_loop_of,
+    Assignment, Dealer, Lane, dealt_step, plain_loop_of,
 };
 use crate::strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 use crate::strategy::{Strategy, StrategyError};
@@ -126,7 +126,8 @@ crate::kernel_impl! {
             check_pass(pass, self.passes(strategy)?)?;
             let workload = &self.0;
             let direct = |distribute: bool, assignment: Assignment| {
-                let (dealer, lanes) = deal_first!(warp, task, assignment, workload);
+                let (dealer, lanes) =
+                    Dealer::first(warp, task, assignment, |item| workload.start(item));
                 FactoredBranchLoopProgram::Direct(DirectProgram {
                     workload,
                     distribute,

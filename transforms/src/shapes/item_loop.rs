@@ -7,7 +7,7 @@ use reconverge_simt::Warp;
 use crate::kernel::check_pass;
 use crate::shape::ItemLoop;
 use crate::strategies::dynamic_work_assignment::{
-    Assignment, Dealer, Lane, deal_first, dealt_step, plain_loop_of,
+    Assignment, Dealer, Lane, dealt_step, plain_loop_of,
 };
 use crate::strategies::occlusion_query_loop::{PassLoopLayout, PassLoopProgram};
 use crate::strategy::{Strategy, StrategyError};
@@ -56,7 +56,8 @@ crate::kernel_impl! {
             let workload = &self.0;
             Ok(match mode {
                 Mode::Dealt(assignment) => {
-                    let (dealer, lanes) = deal_first!(warp, task, assignment, workload);
+                    let (dealer, lanes) =
+                        Dealer::first(warp, task, assignment, |item| workload.start(item));
                     ItemLoopProgram::Dealt(DealtProgram {
                         workload,
                         dealer,

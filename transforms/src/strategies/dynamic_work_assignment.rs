@@ -202,20 +202,6 @@ impl Dealer {
     }
 }
 
-/// [`Dealer::first`] for a loop program over `$workload` (a loop shape): its dealer and the
-/// lanes with their first items started.
-macro_rules! deal_first {
-    ($warp:expr, $task:expr, $assignment:expr, $workload:expr) => {
-        $crate::strategies::dynamic_work_assignment::Dealer::first(
-            $warp,
-            $task,
-            $assignment,
-            |item| $workload.start(item),
-        )
-    };
-}
-pub(crate) use deal_first;
-
 /// [`Dealer::retire_and_refill`] for a loop program with fields `workload` (a loop shape:
 /// `regions().item`, `running`, `finish`, `start`), `dealer` and `lanes`.
 macro_rules! retire_and_refill {
