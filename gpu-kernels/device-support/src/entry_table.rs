@@ -214,7 +214,7 @@ macro_rules! device_entries {
                 const ENTRY_POINTS: &'static [$crate::EntryPoint] = {
                     // The block's entries, as `entries!` numbers their twins.
                     const BLOCK: &[(&str, $crate::reexport::Strategy, u32)] =
-                        &[$((stringify!($name), $strategy, $crate::device_entries!(@pass $($pass)?)),)*];
+                        $crate::entry_block!($($name $([pass $pass])? => $strategy),*);
                     &[$(
                         $crate::EntryPoint {
                             name: stringify!($name),

@@ -185,7 +185,7 @@ macro_rules! entries {
             const _: () = {
                 // The block's entries in list order, for each to find whether its twin runs.
                 const BLOCK: &[(&str, $crate::reexport::Strategy, u32)] =
-                    &[$((stringify!($name), $strategy, $crate::entries!(@pass $($pass)?)),)*];
+                    $crate::entry_block!($($name $([pass $pass])? => $strategy),*);
                 $(
                     const _: () = {
                         $crate::warp_kernel!(
@@ -200,6 +200,17 @@ macro_rules! entries {
     };
     (@pass) => { 0 };
     (@pass $pass:literal) => { $pass };
+}
+
+/// A block of an entry list as `(name, strategy, pass)` in list order, what [`twin_numbers`]
+/// reads: written by this one macro for the device ([`entries!`]) and the host
+/// (`device_entries!`), which must agree on which twins run.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! entry_block {
+    ($( $name:ident $([pass $pass:literal])? => $strategy:expr ),*) => {
+        &[$((stringify!($name), $strategy, $crate::entries!(@pass $($pass)?)),)*]
+    };
 }
 
 /// A list whose strategies are data, written out for an entry macro: [`entries!`] here, and
