@@ -13,8 +13,8 @@
 //! (latency: the issue interval), a multi-pass strategy at 1 and 32 iterations per pass (the
 //! launch overhead), warp-level strategies on a branch every lane takes the same way, where
 //! they save nothing and cost only their bookkeeping (the step cost). [`fit_grid_claims`]
-//! then fits the cost of a claim on the launch's one counter to the claims probe alone: items
-//! of one-step trips, dealt by one counter and by per-block counters at the same launches.
+//! then fits the time of a claim on the launch's one counter to the claims probe alone: items
+//! of one-step trips dealt by one counter, whose time the counter sets.
 
 use reconverge_backend::Launch;
 
@@ -138,37 +138,26 @@ pub fn fit(observations: &[Observation], start: &Gpu, fitted_on: &str) -> Result
     Ok(best)
 }
 
-/// Fits [`Calibration::grid_claim_ns`] alone, the other numbers as `gpu` has them, to pairs of
-/// runs that differ only in who deals the items: (one counter for the launch, one per block)
-/// of one workload at one launch. The ratio of a pair's times cancels what the model gets
-/// wrong about the workload itself (its declared costs), leaving the claims' cost. The value
-/// minimises the root mean square of `ln(predicted ratio / measured ratio)` over candidates
-/// from 0.001 to 10 ns (20 per decade) and 0; the result's `rms_log_error` is left as it was.
+/// Fits [`Calibration::grid_claim_ns`] alone, the other numbers as `gpu` has them, to runs
+/// of grid-wide dynamic work assignment whose time the launch's one counter can set: the
+/// claims probe, whose work per claim is a few instructions. The claims are a bound of their
+/// own (one address's atomics served one after another), not a cost added to the work, so the
+/// fit is of the runs' predicted times themselves: the value minimises the root mean square of
+/// `ln(predicted / measured)` over candidates from 0.001 to 10 ns (20 per decade) and 0; the
+/// result's `rms_log_error` is left as it was.
 ///
 /// # Errors
-/// [`AdviseError::NoItems`] without pairs; as [`launch_time`].
-pub fn fit_grid_claims(
-    pairs: &[(Observation, Observation)],
-    gpu: &Gpu,
-) -> Result<Gpu, AdviseError> {
-    let valid: Vec<&(Observation, Observation)> = pairs
-        .iter()
-        .filter(|(g, b)| g.measured_ns > 0.0 && b.measured_ns > 0.0)
-        .collect();
+/// [`AdviseError::NoItems`] without runs; as [`launch_time`].
+pub fn fit_grid_claims(runs: &[Observation], gpu: &Gpu) -> Result<Gpu, AdviseError> {
+    let valid: Vec<&Observation> = runs.iter().filter(|o| o.measured_ns > 0.0).collect();
     if valid.is_empty() {
         return Err(AdviseError::NoItems);
     }
-    // The per-block runs make no claim on the launch's counter: their predictions do not
-    // depend on the value searched, so each is made once.
-    let per_block: Vec<f64> = valid
-        .iter()
-        .map(|(_, b)| launch_time(&b.profile, b.launch, gpu, &b.registers).map(|t| t.ns))
-        .collect::<Result<_, _>>()?;
     let error = |gpu: &Gpu| -> Result<f64, AdviseError> {
         let mut sum = 0.0;
-        for ((g, b), pb) in valid.iter().zip(&per_block) {
-            let pg = launch_time(&g.profile, g.launch, gpu, &g.registers)?.ns;
-            sum += ((pg / pb) / (g.measured_ns / b.measured_ns)).ln().powi(2);
+        for o in &valid {
+            let p = launch_time(&o.profile, o.launch, gpu, &o.registers)?.ns;
+            sum += (p / o.measured_ns).ln().powi(2);
         }
         Ok((sum / valid.len() as f64).sqrt())
     };

@@ -90,10 +90,10 @@ use reconverge_transforms::{Kernel, Strategy, StrategyError};
 pub use measured::{Halving, MeasuredTuning, Timing, backend_time, grid_measured, tune_measured};
 pub use plan::{
     Advice, Gpu, Grid, LaunchTime, Ranked, Sampling, Spread, advise_launches, candidate_launches,
-    launch_time, predict_launch, sample_blocks, sampled_profiles,
+    launch_time, predict_launch, recommend, sample_blocks, sampled_profiles,
 };
 pub use profile::{CompiledLoops, PlainLoop, Profile, Stats, WarpWork, profile, profile_blocks};
-pub use schedule::{Calibration, Makespan, simulate};
+pub use schedule::{Calibration, Makespan, simulate, simulate_dealing};
 pub use tune::{Family, ParameterGrid, Tuned, grid, parameter_grid, tune};
 
 /// Why the advisor could not answer.

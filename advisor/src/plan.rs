@@ -7,9 +7,13 @@
 //! A launch of `items` items on `blocks` blocks gives each block its chunk of the item range
 //! (the same chunks the GPU runs). The sample is whole blocks, stratified over the launch: with
 //! `n` blocks wanted (enough for about [`Sampling::items`] items, at least 2), block `k` of the
-//! sample is `⌊(k + u) · blocks / n⌋` for one offset `u` in `[0, 1)` drawn from
-//! [`Sampling::seed`] and the resample's number. Every part of the item range is represented
-//! (an image's bottom rows as much as its top ones), and each sampled block runs exactly its
+//! sample is `⌊(k + u_k) · blocks / n⌋` for an offset `u_k` in `[0, 1)` drawn from
+//! [`Sampling::seed`], the resample's number and `k` (jittered strata). Every part of the item
+//! range is represented (an image's bottom rows as much as its top ones), and no stride can
+//! alias with the workload's own period: one offset for all strata would take, from an image
+//! whose rows are a whole number of blocks and whose stride is a whole number of rows, the same
+//! columns of every sampled row (on the held-out cost map, one resample in three saw none of
+//! its costly regions). Each sampled block runs exactly its
 //! items, warps and block counter of the full launch, so the divergence within its warps is the
 //! real one. The full launch's warp population is then synthesised: every block takes the
 //! per-warp work of the nearest sampled block (by launch order, hence by item range), which
@@ -26,7 +30,7 @@ use reconverge_simt::WARP_SIZE;
 use reconverge_transforms::{Kernel, Strategy, StrategyError};
 
 use crate::profile::{CompiledLoops, Profile, profile_blocks};
-use crate::schedule::{Calibration, Makespan, simulate};
+use crate::schedule::{Calibration, Makespan, simulate_dealing};
 use crate::{AdviseError, Compiled, Divergence, Registers, strategy_column};
 
 /// How the advisor samples a launch (see the module docs).
@@ -51,14 +55,10 @@ impl Default for Sampling {
     }
 }
 
-/// SplitMix64: the offset of resample `r` as a number in `[0, 1)`.
-fn offset(seed: u64, resample: u32) -> f64 {
-    let mut z = seed
-        .wrapping_add(u64::from(resample).wrapping_mul(0x9E37_79B9_7F4A_7C15))
-        .wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
+/// The offset of stratum `k` of resample `r` as a number in `[0, 1)`: SplitMix64's finaliser
+/// of the three, chained.
+fn offset(seed: u64, resample: u32, k: u32) -> f64 {
+    let z = mix(seed ^ mix(u64::from(resample) ^ mix(u64::from(k))));
     (z >> 11) as f64 / (1u64 << 53) as f64
 }
 
@@ -70,9 +70,9 @@ pub fn sample_blocks(items: u32, launch: Launch, sampling: &Sampling, resample: 
     if wanted >= launch.blocks {
         return (0..launch.blocks).collect();
     }
-    let u = offset(sampling.seed, resample);
     let mut out: Vec<u32> = (0..wanted)
         .map(|k| {
+            let u = offset(sampling.seed, resample, k);
             let b = ((f64::from(k) + u) * f64::from(launch.blocks) / f64::from(wanted)) as u32;
             b.min(launch.blocks - 1)
         })
@@ -166,32 +166,71 @@ pub struct LaunchTime {
     pub launches: u32,
 }
 
-/// The full launch's blocks, each its warps' work in cycles, for pass `pass` of `profile`.
-fn synthesize(profile: &Profile, pass: usize, launch: Launch, cal: &Calibration) -> Vec<Vec<f64>> {
-    let warps_per_block = (launch.threads_per_block / WARP_SIZE) as usize;
+/// The work a launch's warps do in pass `pass` of `profile`, in cycles: each block's warps'
+/// first work in launch order, and the work dealt afterwards from the launch's one counter,
+/// in the order it is dealt (empty unless the strategy deals across blocks).
+struct LaunchWork {
+    blocks: Vec<Vec<f64>>,
+    queue: Vec<f64>,
+}
+
+/// The full launch's work for pass `pass` of `profile` (see [`LaunchWork`]).
+///
+/// Under grid-wide dealing with fewer threads than items, the profile ran at one item per
+/// thread ([`sampled_profiles`]), so each of its warps' work is one claim's: the items of 32
+/// consecutive threads, as a warp of the persistent kernel claims them. Warp `g` of the launch
+/// keeps claim `g` (thread `g` starts with item `g`), and the claims after the launch's threads
+/// are dealt in item order to whichever warp finishes first: a costly region dealt late ends
+/// late, which an even spread of the work over the warps would not show.
+fn synthesize(profile: &Profile, pass: usize, launch: Launch, cal: &Calibration) -> LaunchWork {
+    let warps_per_block = (launch.threads_per_block / WARP_SIZE).max(1) as usize;
+    let threads = u64::from(launch.blocks) * u64::from(launch.threads_per_block);
+    let dealt = profile.strategy.deals_across_blocks() && threads < u64::from(profile.items);
+    let profiled = profile.launch;
+    let claims_profiled = u64::from(profiled.blocks) * u64::from(profiled.threads_per_block)
+        >= u64::from(profile.items)
+        && profiled.threads_per_block == launch.threads_per_block;
+    if dealt && claims_profiled {
+        let mut claims = fill_blocks(profile, pass, profiled.blocks, cal)
+            .into_iter()
+            .flatten();
+        let blocks = (0..launch.blocks)
+            .map(|_| claims.by_ref().take(warps_per_block).collect())
+            .collect();
+        return LaunchWork {
+            blocks,
+            queue: claims.collect(),
+        };
+    }
+    let mut blocks = fill_blocks(profile, pass, launch.blocks, cal);
+    if dealt && !blocks.is_empty() {
+        // A profile of the launch itself (not made by `sampled_profiles`): its warps' shares
+        // of the items are the per-block counters', so spread the work evenly over the warps.
+        let sum: f64 = blocks.iter().flatten().sum();
+        let mean = sum / (blocks.len() * warps_per_block) as f64;
+        blocks = vec![vec![mean; warps_per_block]; launch.blocks as usize];
+    }
+    LaunchWork {
+        blocks,
+        queue: Vec::new(),
+    }
+}
+
+/// The work of each of the `blocks` blocks of the launch `profile` ran, in cycles, for pass
+/// `pass`: a sampled block's own, every other block one of the sampled blocks around it.
+fn fill_blocks(profile: &Profile, pass: usize, blocks: u32, cal: &Calibration) -> Vec<Vec<f64>> {
+    let warps_per_block = (profile.launch.threads_per_block / WARP_SIZE) as usize;
     let warp_level = !profile.strategy.runs_per_thread();
     let works = &profile.launch_warps[pass];
     let sampled: Vec<Vec<f64>> = works
         .chunks(warps_per_block.max(1))
         .map(|c| c.iter().map(|w| cal.warp_cycles(w, warp_level)).collect())
         .collect();
-    if sampled.is_empty() {
-        return Vec::new();
-    }
-    let threads = u64::from(launch.blocks) * u64::from(launch.threads_per_block);
-    if profile.strategy.deals_across_blocks() && threads < u64::from(profile.items) {
-        // One counter for the launch: every warp takes items until none is left, so the
-        // work spreads evenly over all warps. (With a thread per item the counter deals
-        // nothing: each thread keeps its first item, as under static assignment.)
-        let sum: f64 = sampled.iter().flatten().sum();
-        let mean = sum / (sampled.len() * warps_per_block.max(1)) as f64;
-        return vec![vec![mean; warps_per_block]; launch.blocks as usize];
-    }
-    if profile.blocks.len() == launch.blocks as usize {
+    if sampled.is_empty() || profile.blocks.len() == blocks as usize {
         return sampled;
     }
     let last = sampled.len() - 1;
-    (0..launch.blocks)
+    (0..blocks)
         .map(|b| {
             let i = profile.blocks.partition_point(|&s| s < b);
             let nearest = match (i.checked_sub(1), profile.blocks.get(i)) {
@@ -217,16 +256,17 @@ fn synthesize(profile: &Profile, pass: usize, launch: Launch, cal: &Calibration)
         .collect()
 }
 
-/// Claims on the launch's one counter in pass `pass` of `profile` at `launch`: none unless the
-/// strategy deals across blocks; the sample's claims (each warp's atomics: a sampled launch
-/// deals from per-block counters, one claim as often) scaled to the launch's blocks.
-fn grid_claims(profile: &Profile, pass: usize, launch: Launch) -> f64 {
+/// Claims on the launch's one counter in pass `pass` of `profile`: none unless the strategy
+/// deals across blocks; the sample's claims (each warp's atomics: a sampled launch deals from
+/// per-block counters, one claim as often) scaled to the blocks of the launch it ran, which
+/// cover every item whatever launch is predicted.
+fn grid_claims(profile: &Profile, pass: usize) -> f64 {
     if !profile.strategy.deals_across_blocks() {
         return 0.0;
     }
     let sampled: u64 = profile.launch_warps[pass].iter().map(|w| w.atomics).sum();
     let blocks = profile.blocks.len().max(1) as f64;
-    sampled as f64 * f64::from(launch.blocks) / blocks
+    sampled as f64 * f64::from(profile.launch.blocks) / blocks
 }
 
 /// SplitMix64's finaliser: a fixed pseudo-random draw per block, the same on every run.
@@ -257,22 +297,32 @@ pub fn launch_time(
             .copied()
             .unwrap_or(cal.default_registers);
         let per_sm = gpu.blocks_per_sm(launch.threads_per_block, regs)?;
-        let blocks = synthesize(profile, i, launch, cal);
-        let m: Makespan = simulate(&blocks, cal.sms, per_sm, cal.warp_issue_interval);
-        let claims = grid_claims(profile, i, launch);
+        let work = synthesize(profile, i, launch, cal);
+        let m: Makespan = simulate_dealing(
+            &work.blocks,
+            &work.queue,
+            cal.sms,
+            per_sm,
+            cal.warp_issue_interval,
+        );
+        let claims = grid_claims(profile, i);
+        // One address's atomics are served one after another: a third bound beside the
+        // schedule and the issue slots, which the work overlaps rather than adds to.
         let serial_ns = claims * cal.grid_claim_ns;
         out.schedule_ns += m.schedule * cal.ns_per_slot;
         out.throughput_ns += m.throughput * cal.ns_per_slot;
         out.grid_claims += claims;
         out.grid_claims_ns += serial_ns;
-        out.ns += m.cycles() * cal.ns_per_slot + serial_ns + cal.launch_overhead_us * 1e3;
+        out.ns += (m.cycles() * cal.ns_per_slot).max(serial_ns) + cal.launch_overhead_us * 1e3;
         out.launches += 1;
     }
     Ok(out)
 }
 
 /// Profiles `strategy` on `items` items at `launch` once per resample (see the module docs),
-/// its plain loop (if it runs per thread) as `loops` says the compiler made it.
+/// its plain loop (if it runs per thread) as `loops` says the compiler made it. Grid-wide
+/// dealing with fewer threads than items is profiled at one item per thread, each warp's
+/// work one claim's ([`Profile::launch`] says which launch ran).
 ///
 /// # Errors
 /// As [`profile_blocks`].
@@ -285,6 +335,17 @@ pub fn sampled_profiles<K: Kernel + ?Sized>(
     step_limit: u64,
     loops: &CompiledLoops,
 ) -> Result<Vec<Profile>, AdviseError> {
+    // Grid-wide dealing with fewer threads than items runs its claims in item order whatever
+    // the launch: profile the claims themselves, at one item per thread (see `synthesize`).
+    let threads = u64::from(launch.blocks) * u64::from(launch.threads_per_block);
+    let launch = if strategy.deals_across_blocks() && threads < u64::from(items) {
+        Launch {
+            blocks: items.div_ceil(launch.threads_per_block.max(1)),
+            ..launch
+        }
+    } else {
+        launch
+    };
     let mut out: Vec<Profile> = Vec::new();
     for r in 0..sampling.resamples.max(1) {
         let blocks = sample_blocks(items, launch, sampling, r);
@@ -469,12 +530,43 @@ pub struct Advice {
     pub sampling: Sampling,
 }
 
+/// Which of `rows` (each a strategy and its predicted time over resamples) to recommend: the
+/// fastest by median, unless it is not the plain kernel and does not beat the fastest plain
+/// pair in every resample (its slowest resample faster than the plain pair's fastest); then
+/// that plain pair. `None` for no rows.
+///
+/// A strategy's machinery is worth taking only where the model is sure it pays: on the
+/// held-out workloads measured on an H100, pairs predicted within their resamples' spread of
+/// the plain kernel ran anywhere from 0.57x to 1.07x its time (the cost map's dealt loops
+/// desynchronise their lanes, which the model does not see), and the plain kernel is the one
+/// its user would have written.
+pub fn recommend<T>(
+    rows: &[T],
+    strategy: impl Fn(&T) -> Strategy,
+    time: impl Fn(&T) -> Spread,
+) -> Option<&T> {
+    let fastest = rows
+        .iter()
+        .min_by(|a, b| time(a).median.total_cmp(&time(b).median))?;
+    let plain = rows
+        .iter()
+        .filter(|r| strategy(r) == Strategy::Baseline)
+        .min_by(|a, b| time(a).median.total_cmp(&time(b).median));
+    match plain {
+        Some(p) if strategy(fastest) != Strategy::Baseline && time(fastest).max >= time(p).min => {
+            Some(p)
+        }
+        _ => Some(fastest),
+    }
+}
+
 impl Advice {
-    /// The recommended pair: the fastest predicted (on a tie the one listed first: the
-    /// simpler strategy, the smaller launch).
+    /// The recommended pair ([`recommend`]): the fastest predicted, unless it does not beat
+    /// the plain kernel's fastest launch in every resample (then that launch). On a tie the
+    /// one listed first: the simpler strategy, the smaller launch.
     pub fn recommended(&self) -> &Ranked {
         // `advise_launches` returns an error rather than an empty ranking.
-        &self.ranked[0]
+        recommend(&self.ranked, |r| r.strategy, |r| r.time_ns).unwrap_or(&self.ranked[0])
     }
 
     /// `strategy`'s fastest launch, if it ran.
@@ -624,11 +716,15 @@ impl fmt::Display for Advice {
             "speedup min / median / max",
             "sched/thr"
         )?;
-        for (i, (r, name)) in self.best_per_strategy().iter().zip(&names).enumerate() {
+        for (r, name) in self.best_per_strategy().iter().zip(&names) {
             writeln!(
                 f,
                 "{} {:<width$} {:>10} x {:>4} thr  {:>20} {:>8.3} / {:>6.3} / {:>6.3} {:>9.2}",
-                if i == 0 { "*" } else { " " },
+                if r.strategy == self.recommended().strategy {
+                    "*"
+                } else {
+                    " "
+                },
                 name,
                 r.launch.blocks,
                 r.launch.threads_per_block,
@@ -683,6 +779,12 @@ mod tests {
             );
         }
         assert_ne!(a, b);
+        // Jittered, not one stride: a workload whose period divides the stride (an image of
+        // 100 blocks a row here) is not sampled at one phase only.
+        let gaps: Vec<u32> = a.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(gaps.iter().any(|&g| g != gaps[0]), "{a:?}");
+        let phases: std::collections::BTreeSet<u32> = a.iter().map(|b| b % 100).collect();
+        assert!(phases.len() > 5, "{a:?}");
         // A launch smaller than the sample is run whole.
         let small = Launch {
             threads_per_block: 128,
@@ -709,12 +811,13 @@ mod tests {
             launches: vec![(0, Default::default())],
             warp_steps: vec![1; 4],
             warp_counters: vec![Default::default(); 4],
+            launch,
             blocks: vec![0, 10, 20, 30],
             items: 40 * 32,
             launch_warps: vec![vec![work(1), work(2), work(3), work(4)]],
         };
         let cal = Calibration::uncalibrated_h100();
-        let blocks = synthesize(&profile, 0, launch, &cal);
+        let blocks = synthesize(&profile, 0, launch, &cal).blocks;
         assert_eq!(blocks.len(), 40);
         // Sampled blocks keep their own work.
         for (b, w) in [(0, 1.0), (10, 2.0), (20, 3.0), (30, 4.0)] {
@@ -730,9 +833,9 @@ mod tests {
     #[test]
     fn claims_on_the_launch_counter_bound_its_time() {
         // 4 sampled blocks of a 40-block launch, one warp each of 100 slots and 50 claims:
-        // the launch makes about 40 x 50 = 2,000 claims; at 1 µs each they add 2 ms to the
-        // work's issue time, which alone sets the time of the same profile under a strategy
-        // that deals from per-block counters.
+        // the launch makes about 40 x 50 = 2,000 claims; at 1 µs each, served one after
+        // another, they take 2 ms, far longer than the work's issue time, which alone sets
+        // the time of the same profile under a strategy that deals from per-block counters.
         let launch = Launch {
             threads_per_block: 32,
             blocks: 40,
@@ -748,6 +851,7 @@ mod tests {
             launches: vec![(0, Default::default())],
             warp_steps: vec![1; 4],
             warp_counters: vec![Default::default(); 4],
+            launch,
             blocks: vec![0, 10, 20, 30],
             items: 40 * 32 * 4,
             launch_warps: vec![vec![warp; 4]],
@@ -759,7 +863,8 @@ mod tests {
         let grid = launch_time(&profile(Strategy::GridWideDynamicWork), launch, &gpu, &[32]);
         let grid = grid.unwrap_or_else(|e| panic!("{e}"));
         assert!((grid.grid_claims - 2000.0).abs() < 1e-9, "{grid:?}");
-        assert!((grid.ns - 2.0e6 - grid.schedule_ns.max(grid.throughput_ns)).abs() < 1e-3);
+        assert!(grid.schedule_ns.max(grid.throughput_ns) < 1e4, "{grid:?}");
+        assert!((grid.ns - 2.0e6).abs() < 1e-3, "{grid:?}");
         let block = launch_time(
             &profile(Strategy::DynamicWorkAssignment),
             launch,
@@ -769,6 +874,28 @@ mod tests {
         let block = block.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(block.grid_claims, 0.0);
         assert!(block.ns < 1e3, "{block:?}");
+    }
+
+    #[test]
+    fn the_plain_kernel_is_recommended_unless_a_strategy_beats_it_in_every_resample() {
+        let t = |min, median, max| Spread { min, median, max };
+        let plain = (Strategy::Baseline, t(1.0, 1.1, 1.2));
+        // Faster by median but not in every resample: the plain kernel.
+        let close = (Strategy::DynamicWorkAssignment, t(0.9, 1.0, 1.05));
+        let rows = [plain, close];
+        let pick = recommend(&rows, |r| r.0, |r| r.1);
+        assert_eq!(pick.map(|r| r.0), Some(Strategy::Baseline));
+        // Faster in every resample (its slowest below the plain kernel's fastest): the strategy.
+        let clear = (Strategy::GridWideDynamicWork, t(0.8, 0.85, 0.95));
+        let rows = [plain, close, clear];
+        let pick = recommend(&rows, |r| r.0, |r| r.1);
+        assert_eq!(pick.map(|r| r.0), Some(Strategy::GridWideDynamicWork));
+        // Without a plain row, the fastest; without rows, none.
+        let rows = [close, clear];
+        let pick = recommend(&rows, |r| r.0, |r| r.1);
+        assert_eq!(pick.map(|r| r.0), Some(Strategy::GridWideDynamicWork));
+        let none: [(Strategy, Spread); 0] = [];
+        assert!(recommend(&none, |r| r.0, |r| r.1).is_none());
     }
 
     #[test]

@@ -64,6 +64,8 @@ pub struct Profile {
     pub warp_steps: Vec<u64>,
     /// Each warp's counters, summed over launches.
     pub warp_counters: Vec<Counters>,
+    /// The launch that ran: [`Profile::blocks`] are its blocks.
+    pub launch: Launch,
     /// The blocks of the launch that ran, in order (all of them unless sampled).
     pub blocks: Vec<u32>,
     /// Items of the whole launch (not only of the blocks that ran).
@@ -325,6 +327,7 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
         launches,
         warp_steps,
         warp_counters,
+        launch,
         blocks: blocks.to_vec(),
         items,
         launch_warps,

@@ -981,14 +981,14 @@ mod schedule {
                     "{} at {} x {}",
                     r.strategy, r.launch.blocks, r.launch.threads_per_block
                 ),
-                spread.median,
+                spread,
                 r.median_ms,
+                strategy,
             ));
         }
-        let pick = scored
-            .iter()
-            .min_by(|x, y| x.1.total_cmp(&y.1))
-            .ok_or("no row to score")?;
+        // The advisor's own rule (`Advice::recommended`) over the rows measured.
+        let pick =
+            reconverge_advisor::recommend(&scored, |x| x.3, |x| x.1).ok_or("no row to score")?;
         let best = scored
             .iter()
             .min_by(|x, y| x.2.total_cmp(&y.2))
@@ -1181,20 +1181,14 @@ mod calibration {
             }
         );
         let mut gpu = fit(&obs, &start, &fitted_on)?;
-        // Each grid-wide run of the probe beside the per-block dealing at its launch.
-        let is = |o: &Observation, s: Strategy| o.profile.strategy == s;
-        let pairs: Vec<(Observation, Observation)> = probe_obs
+        // The probe's grid-wide runs, whose time its one counter sets.
+        let grid_runs: Vec<Observation> = probe_obs
             .iter()
-            .filter(|g| is(g, Strategy::GridWideDynamicWork))
-            .filter_map(|g| {
-                probe_obs
-                    .iter()
-                    .find(|b| is(b, Strategy::DynamicWorkAssignment) && b.launch == g.launch)
-                    .map(|b| (g.clone(), b.clone()))
-            })
+            .filter(|o| o.profile.strategy == Strategy::GridWideDynamicWork)
+            .cloned()
             .collect();
-        if !pairs.is_empty() {
-            gpu = fit_grid_claims(&pairs, &gpu)?;
+        if !grid_runs.is_empty() {
+            gpu = fit_grid_claims(&grid_runs, &gpu)?;
         }
         obs.extend(probe_obs);
         // The sweep's device line (nvidia-smi: name, driver, clock), where it was kept.
