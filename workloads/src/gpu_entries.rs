@@ -175,7 +175,8 @@ macro_rules! paper_entries {
             TwoPathKernel,
         };
         use $crate::held_out::{
-            Bisect, CostMap, EscapeWalk, HeavyTail, TwoPathRuns, VariableTrips,
+            Bisect, CostMap, EscapeWalk, GeometricJobs, HeavyTail, SunsetMap, TwoPathRuns,
+            VariableTrips,
         };
         use $crate::mcml::{FastF32, McmlKernel};
         use $crate::reference::{Collatz, EscapeTime};
@@ -234,6 +235,17 @@ macro_rules! paper_entries {
             EscapeWalk as BranchLoopKernel {
                 walk_baseline, walk_dynamic, walk_mv, walk_rr,
                 walk_mv_dynamic, walk_rr_dynamic, walk_grid,
+            }
+
+            SunsetMap as BranchLoopKernel {
+                sunset_baseline, sunset_dynamic, sunset_mv, sunset_rr,
+                sunset_mv_dynamic, sunset_rr_dynamic, sunset_grid,
+            }
+
+            GeometricJobs as ItemLoopKernel {
+                geojobs_baseline, geojobs_dynamic,
+                (geojobs_occlusion_first, geojobs_occlusion_next),
+                geojobs_grid,
             }
 
             TwoPathRuns as TwoPathKernel {

@@ -181,6 +181,14 @@ enum Workload {
     /// looked at): a random walk per item
     /// until it leaves a disc whose radius bands of items share (`held_out::ESCAPE_WALK`).
     EscapeWalk,
+    /// Held-out (issue 27, revision 5: written after revision 5 of the model was fixed,
+    /// measured once): an image whose cost rises toward its bottom rows and along a diagonal
+    /// ridge, a costly branch taken only on the ridge (`held_out::SUNSET_MAP`).
+    SunsetMap,
+    /// Held-out (issue 27, revision 5: written after revision 5 of the model was fixed,
+    /// measured once): an item loop with geometric (memoryless) trip counts, mean 20
+    /// (`held_out::GEOMETRIC_JOBS`).
+    GeometricJobs,
     /// The calibration set (papers' workloads only): SYN-ITDELAY at f = 0 and 0.5, seed 004's
     /// dynamic-work loop; with `--sweep` (GPU) or `--fit` (offline).
     Calibration,
@@ -414,6 +422,8 @@ fn main() -> Result<(), DynError> {
         Workload::TwoPathRuns => run(&TwoPathKernel(held_out::TWO_PATH_RUNS), &a, one),
         Workload::Bisect => run(&BranchLoopKernel(held_out::BISECT), &a, one),
         Workload::EscapeWalk => run(&BranchLoopKernel(held_out::ESCAPE_WALK), &a, one),
+        Workload::SunsetMap => run(&BranchLoopKernel(held_out::SUNSET_MAP), &a, one),
+        Workload::GeometricJobs => run(&ItemLoopKernel(held_out::GEOMETRIC_JOBS), &a, one),
         Workload::Calibration => calibration::run(&a),
         Workload::Papers => papers(&a),
     }
@@ -680,6 +690,8 @@ fn full_items(a: &Args) -> u32 {
         Workload::TwoPathRuns => held_out::TWO_PATH_RUNS_ITEMS,
         Workload::Bisect => held_out::BISECT_ITEMS,
         Workload::EscapeWalk => held_out::ESCAPE_WALK_ITEMS,
+        Workload::SunsetMap => held_out::SUNSET_MAP_ITEMS,
+        Workload::GeometricJobs => held_out::GEOMETRIC_JOBS_ITEMS,
         _ => a.measure_items,
     })
 }

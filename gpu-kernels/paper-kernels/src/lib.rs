@@ -35,7 +35,7 @@ use reconverge_transforms::{
     BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, SplitLoopKernel, TwoPathKernel,
 };
 use reconverge_workloads::held_out::{
-    Bisect, CostMap, EscapeWalk, HeavyTail, TwoPathRuns, VariableTrips,
+    Bisect, CostMap, EscapeWalk, GeometricJobs, HeavyTail, SunsetMap, TwoPathRuns, VariableTrips,
 };
 use reconverge_workloads::mcml::{FastF32, McmlKernel};
 use reconverge_workloads::reference::{Collatz, EscapeTime};
@@ -83,6 +83,8 @@ const TABLES: &[&[EntryPoint]] = &[
     <ItemLoopKernel<VariableTrips> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<Bisect> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<EscapeWalk> as DeviceKernel>::ENTRY_POINTS,
+    <BranchLoopKernel<SunsetMap> as DeviceKernel>::ENTRY_POINTS,
+    <ItemLoopKernel<GeometricJobs> as DeviceKernel>::ENTRY_POINTS,
     <TwoPathKernel<TwoPathRuns> as DeviceKernel>::ENTRY_POINTS,
     <FactoredBranchLoopKernel<SynBrDis> as DeviceKernel>::ENTRY_POINTS,
     <TwoPathKernel<BranchSplitBench> as DeviceKernel>::ENTRY_POINTS,

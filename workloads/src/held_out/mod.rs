@@ -1,4 +1,4 @@
-//! The advisor's held-out set (issue 27): four workloads written to check the advisor's
+//! The advisor's held-out set (issue 27): workloads written to check the advisor's
 //! predictions on code it was not developed on. The advisor's model and its calibration were
 //! built on the papers' workloads only; these were written before the model was evaluated and
 //! were run through it once, to score it (`docs/results/advisor/`). Do not tune the advisor on
@@ -11,6 +11,8 @@
 //! | [`VARIABLE_TRIPS`] | [`ItemLoop`](reconverge_transforms::ItemLoop) | [`VARIABLE_TRIPS_ITEMS`] = 2^20 | bimodal trips: 92 % of items 1-4, 8 % 40-64 |
 //! | [`BISECT`] | [`BranchLoop`](reconverge_transforms::BranchLoop) | [`BISECT_ITEMS`] = 2^20 | a binary search per item over a range of 2^2 to 2^16 (geometric: half at the smallest), its branch either way |
 //! | [`ESCAPE_WALK`] | [`BranchLoop`](reconverge_transforms::BranchLoop) | [`ESCAPE_WALK_ITEMS`] = 2^20 | a random walk per item until it leaves a disc whose radius (4 to 32) is shared by bands of 16,384 items; an eighth of the steps costly |
+//! | [`SUNSET_MAP`] | [`BranchLoop`](reconverge_transforms::BranchLoop) | [`SUNSET_MAP_ITEMS`] = 2048 · 512 | an image whose iterations rise toward the bottom rows (4 to 304, quadratic in the row) and along a diagonal ridge (up to 160 more: 4 to 463 in all); a costly branch taken up to 50 % on the ridge, never off it |
+//! | [`GEOMETRIC_JOBS`] | [`ItemLoop`](reconverge_transforms::ItemLoop) | [`GEOMETRIC_JOBS_ITEMS`] = 2^20 | geometric (memoryless) trips: another trip with probability 0.95 after each, mean 20, at most 512 |
 //! | [`TWO_PATH_RUNS`] | [`TwoPath`](reconverge_transforms::TwoPath) | [`TWO_PATH_RUNS_ITEMS`] = 2^20 | a heavy path in runs of 64 items (30 % of runs), 10 % of items flipped |
 //!
 //! Every computation is integer arithmetic (`wrapping_mul`, shifts, xors): every backend gives
@@ -19,14 +21,18 @@
 pub mod bisect;
 pub mod cost_map;
 pub mod escape_walk;
+pub mod geometric_jobs;
 pub mod heavy_tail;
+pub mod sunset_map;
 pub mod two_path_runs;
 pub mod variable_trips;
 
 pub use bisect::{Bisect, BisectState};
 pub use cost_map::{CostMap, CostMapState};
 pub use escape_walk::{EscapeWalk, EscapeWalkState};
+pub use geometric_jobs::{GeometricJobs, GeometricJobsState};
 pub use heavy_tail::{HeavyTail, HeavyTailState};
+pub use sunset_map::{SunsetMap, SunsetMapState};
 pub use two_path_runs::TwoPathRuns;
 pub use variable_trips::{VariableTrips, VariableTripsState};
 
@@ -46,7 +52,7 @@ pub const fn mix(mut x: u32) -> u32 {
 }
 
 /// `rounds` rounds of `x = mix(x + 1)`: the costly path of the loops whose branch runs extra
-/// hash rounds ([`HeavyTail`], [`EscapeWalk`]).
+/// hash rounds ([`HeavyTail`], [`EscapeWalk`], [`SunsetMap`]).
 #[inline(always)]
 pub fn mix_rounds(mut x: u32, rounds: u32) -> u32 {
     for _ in 0..rounds {
@@ -130,6 +136,29 @@ pub const ESCAPE_WALK: EscapeWalk = EscapeWalk {
 };
 /// Items of [`ESCAPE_WALK`].
 pub const ESCAPE_WALK_ITEMS: u32 = 1 << 20;
+
+/// The bottom-heavy image with a diagonal ridge at its held-out setting.
+pub const SUNSET_MAP: SunsetMap = SunsetMap {
+    width: 2048,
+    height: 512,
+    base_iterations: 4,
+    peak_iterations: 300,
+    ridge_iterations: 160,
+    ridge_log: 7,
+    glow_rounds: 5,
+    seed: 27,
+};
+/// Items of [`SUNSET_MAP`]: one per pixel.
+pub const SUNSET_MAP_ITEMS: u32 = 2048 * 512;
+
+/// The geometric item loop at its held-out setting: p = 62,259 / 65,536 ≈ 0.95.
+pub const GEOMETRIC_JOBS: GeometricJobs = GeometricJobs {
+    continue_q16: 62259,
+    max_trips: 512,
+    seed: 27,
+};
+/// Items of [`GEOMETRIC_JOBS`].
+pub const GEOMETRIC_JOBS_ITEMS: u32 = 1 << 20;
 
 /// Item `item` of a branch loop stepped as the scalar loop does, with what a test checks
 /// besides the output: the final state, the iterations and how many took the branch.
