@@ -682,7 +682,7 @@ impl fmt::Display for Advice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{} workload, {} items on {}; sample: about {} items per (strategy, launch), whole blocks strided over the launch, {} resamples (seed {})",
+            "{} workload, {} items on {}; sample: about {} items per (strategy, launch), whole blocks, one in each of equal strata of the launch, {} resamples (seed {})",
             self.shape,
             self.items,
             self.device,
