@@ -3,14 +3,15 @@
 //! and a tuner that searches strategies' parameters on the model.
 //!
 //! [`advise`] runs a kernel's baseline and every strategy it lists ([`Kernel::STRATEGIES`], or
-//! a list of your own with [`advise_launches`]) on the CPU model, on whole blocks sampled
-//! strided over each candidate launch ([`plan`]), and returns an [`Advice`]:
+//! a list of your own with [`advise_launches`]) on the CPU model, on whole blocks sampled in
+//! strata over each candidate launch ([`plan`]), and returns an [`Advice`]:
 //!
 //! - every (strategy, launch) pair ranked by predicted time ([`Ranked`]): block sizes 128, 256
 //!   and 512 x one item per thread, one resident wave, four waves; each with its speedup over
 //!   the baseline at its default launch, min / median / max over resamples ([`Spread`]);
 //! - the baseline's divergence there ([`Divergence`]);
-//! - the recommended pair ([`Advice::recommended`]) and a table (`Display`).
+//! - the recommended pair ([`Advice::recommended`], [`recommend`]: the plain kernel at its best
+//!   launch unless a strategy beats it in every resample) and a table (`Display`).
 //!
 //! # The model
 //!
@@ -19,8 +20,9 @@
 //! on the GPU's resident-warp slots, blocks in launch order, a block holding its slot until
 //! its slowest warp ends: [`schedule`]), plus a per-launch overhead. A warp's work is its issue
 //! slots on the model plus the costs the model cannot count, fitted once per device
-//! ([`Calibration`]; the committed H100 one is [`Gpu::h100`]), and each claim on a grid-wide
-//! work counter adds its calibrated cost to its launch. So load imbalance across warps, the
+//! ([`Calibration`]; the committed H100 one is [`Gpu::h100`]). Grid-wide dealing hands out its
+//! claims in item order to whichever warp finishes first ([`simulate_dealing`]), and its claims,
+//! served one after another, are a third bound at their calibrated time each. So load imbalance across warps, the
 //! last wave's tail and too few resident warps show, which issue slots alone cannot. The
 //! strategies that run per thread are counted as a GPU compiler makes their plain loop: a
 //! factored branch's shared code issued once, and a warp's threads waiting for one another
@@ -410,7 +412,7 @@ impl SlotAdvice {
 
 /// Which strategy and which launch for `items` items of `kernel` on `gpu`: every strategy of
 /// [`Kernel::STRATEGIES`] (and the baseline) at every candidate launch, ranked by the schedule
-/// model's predicted time, from strided samples of each launch's blocks
+/// model's predicted time, from stratified samples of each launch's blocks
 /// ([`Sampling::default`]). This is the advisor's main entry point; [`advise_launches`] takes
 /// a strategy list, a sampling and registers of your own.
 ///

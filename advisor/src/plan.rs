@@ -758,7 +758,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn samples_are_strided_over_the_whole_launch_and_differ_by_resample() {
+    fn samples_cover_the_whole_launch_in_strata_and_differ_by_resample() {
         let launch = Launch::new(128, 1000).unwrap_or(Launch {
             threads_per_block: 128,
             blocks: 1000,
