@@ -189,6 +189,9 @@ enum Workload {
     /// measured once): an item loop with geometric (memoryless) trip counts, mean 20
     /// (`held_out::GEOMETRIC_JOBS`).
     GeometricJobs,
+    /// The README's advisor example: a Collatz loop of 2^20 items (`reference::COLLATZ`, the
+    /// example's loop with a step limit no item reaches), to measure its recommendation.
+    Collatz,
     /// The calibration set (papers' workloads only): SYN-ITDELAY at f = 0 and 0.5, seed 004's
     /// dynamic-work loop; with `--sweep` (GPU) or `--fit` (offline).
     Calibration,
@@ -422,6 +425,11 @@ fn main() -> Result<(), DynError> {
         Workload::TwoPathRuns => run(&TwoPathKernel(held_out::TWO_PATH_RUNS), &a, one),
         Workload::Bisect => run(&BranchLoopKernel(held_out::BISECT), &a, one),
         Workload::EscapeWalk => run(&BranchLoopKernel(held_out::ESCAPE_WALK), &a, one),
+        Workload::Collatz => run(
+            &BranchLoopKernel(reconverge_workloads::reference::COLLATZ),
+            &a,
+            one,
+        ),
         Workload::SunsetMap => run(&BranchLoopKernel(held_out::SUNSET_MAP), &a, one),
         Workload::GeometricJobs => run(&ItemLoopKernel(held_out::GEOMETRIC_JOBS), &a, one),
         Workload::Calibration => calibration::run(&a),
@@ -690,6 +698,7 @@ fn full_items(a: &Args) -> u32 {
         Workload::TwoPathRuns => held_out::TWO_PATH_RUNS_ITEMS,
         Workload::Bisect => held_out::BISECT_ITEMS,
         Workload::EscapeWalk => held_out::ESCAPE_WALK_ITEMS,
+        Workload::Collatz => reconverge_workloads::reference::COLLATZ_ITEMS,
         Workload::SunsetMap => held_out::SUNSET_MAP_ITEMS,
         Workload::GeometricJobs => held_out::GEOMETRIC_JOBS_ITEMS,
         _ => a.measure_items,
