@@ -831,6 +831,51 @@ mod tests {
     }
 
     #[test]
+    fn grid_wide_dealing_hands_out_claims_in_item_order() {
+        // A profile at one item per thread (8 blocks of one warp: 8 claims of 32 items), the
+        // last claim costly. At 2 blocks the launch's 2 warps keep claims 0 and 1 and take the
+        // rest in item order: the costly one is dealt last and ends last.
+        let work = |slots| crate::profile::WarpWork {
+            slots,
+            ..Default::default()
+        };
+        let mut claims = vec![work(10); 7];
+        claims.push(work(1000));
+        let profile = Profile {
+            strategy: Strategy::GridWideDynamicWork,
+            counters: Default::default(),
+            launches: vec![(0, Default::default())],
+            warp_steps: vec![1; 8],
+            warp_counters: vec![Default::default(); 8],
+            launch: Launch {
+                threads_per_block: 32,
+                blocks: 8,
+            },
+            blocks: (0..8).collect(),
+            items: 8 * 32,
+            launch_warps: vec![claims],
+        };
+        let mut cal = Calibration::uncalibrated_h100();
+        cal.launch_overhead_us = 0.0;
+        let launch = Launch {
+            threads_per_block: 32,
+            blocks: 2,
+        };
+        let work = synthesize(&profile, 0, launch, &cal);
+        assert_eq!(work.blocks, vec![vec![10.0], vec![10.0]]);
+        assert_eq!(work.queue, vec![10.0, 10.0, 10.0, 10.0, 10.0, 1000.0]);
+        // Each warp alone on its SM issues every 4 cycles: both end their first three claims
+        // at 120, then one takes the costly claim and ends at 120 + 4,000 cycles; an even
+        // spread of the same 1,070 slots would end at 2,140.
+        let gpu = Gpu::new(cal.clone()).unwrap_or_else(|e| panic!("{e}"));
+        let t = launch_time(&profile, launch, &gpu, &[32]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            (t.schedule_ns - 4120.0 * cal.ns_per_slot).abs() < 1e-6,
+            "{t:?}"
+        );
+    }
+
+    #[test]
     fn claims_on_the_launch_counter_bound_its_time() {
         // 4 sampled blocks of a 40-block launch, one warp each of 100 slots and 50 claims:
         // the launch makes about 40 x 50 = 2,000 claims; at 1 µs each, served one after
