@@ -757,6 +757,28 @@ impl fmt::Display for Advice {
 mod tests {
     use super::*;
 
+    /// A one-pass profile of `strategy` that ran the sampled `blocks` of `launch` (one warp
+    /// each), each warp's work as given.
+    fn one_warp_blocks(
+        strategy: Strategy,
+        launch: Launch,
+        blocks: Vec<u32>,
+        items: u32,
+        warps: Vec<crate::profile::WarpWork>,
+    ) -> Profile {
+        Profile {
+            strategy,
+            counters: Default::default(),
+            launches: vec![(0, Default::default())],
+            warp_steps: vec![1; warps.len()],
+            warp_counters: vec![Default::default(); warps.len()],
+            launch,
+            blocks,
+            items,
+            launch_warps: vec![warps],
+        }
+    }
+
     #[test]
     fn samples_cover_the_whole_launch_in_strata_and_differ_by_resample() {
         let launch = Launch::new(128, 1000).unwrap_or(Launch {
@@ -805,17 +827,13 @@ mod tests {
             slots,
             ..Default::default()
         };
-        let profile = Profile {
-            strategy: Strategy::Baseline,
-            counters: Default::default(),
-            launches: vec![(0, Default::default())],
-            warp_steps: vec![1; 4],
-            warp_counters: vec![Default::default(); 4],
+        let profile = one_warp_blocks(
+            Strategy::Baseline,
             launch,
-            blocks: vec![0, 10, 20, 30],
-            items: 40 * 32,
-            launch_warps: vec![vec![work(1), work(2), work(3), work(4)]],
-        };
+            vec![0, 10, 20, 30],
+            40 * 32,
+            vec![work(1), work(2), work(3), work(4)],
+        );
         let cal = Calibration::uncalibrated_h100();
         let blocks = synthesize(&profile, 0, launch, &cal).blocks;
         assert_eq!(blocks.len(), 40);
@@ -841,20 +859,16 @@ mod tests {
         };
         let mut claims = vec![work(10); 7];
         claims.push(work(1000));
-        let profile = Profile {
-            strategy: Strategy::GridWideDynamicWork,
-            counters: Default::default(),
-            launches: vec![(0, Default::default())],
-            warp_steps: vec![1; 8],
-            warp_counters: vec![Default::default(); 8],
-            launch: Launch {
+        let profile = one_warp_blocks(
+            Strategy::GridWideDynamicWork,
+            Launch {
                 threads_per_block: 32,
                 blocks: 8,
             },
-            blocks: (0..8).collect(),
-            items: 8 * 32,
-            launch_warps: vec![claims],
-        };
+            (0..8).collect(),
+            8 * 32,
+            claims,
+        );
         let mut cal = Calibration::uncalibrated_h100();
         cal.launch_overhead_us = 0.0;
         let launch = Launch {
@@ -890,16 +904,14 @@ mod tests {
             atomics: 50,
             ..Default::default()
         };
-        let profile = |strategy| Profile {
-            strategy,
-            counters: Default::default(),
-            launches: vec![(0, Default::default())],
-            warp_steps: vec![1; 4],
-            warp_counters: vec![Default::default(); 4],
-            launch,
-            blocks: vec![0, 10, 20, 30],
-            items: 40 * 32 * 4,
-            launch_warps: vec![vec![warp; 4]],
+        let profile = |strategy| {
+            one_warp_blocks(
+                strategy,
+                launch,
+                vec![0, 10, 20, 30],
+                40 * 32 * 4,
+                vec![warp; 4],
+            )
         };
         let mut cal = Calibration::uncalibrated_h100();
         cal.grid_claim_ns = 1000.0;
