@@ -138,18 +138,22 @@ pub fn fit(observations: &[Observation], start: &Gpu, fitted_on: &str) -> Result
     Ok(best)
 }
 
-/// Fits [`Calibration::grid_claim_ns`] alone, the other numbers as `gpu` has them, to runs
-/// of grid-wide dynamic work assignment whose time the launch's one counter can set: the
-/// claims probe, whose work per claim is a few instructions. The claims are a bound of their
+/// Fits [`Calibration::grid_claim_ns`] alone, the other numbers as `gpu` has them, to the
+/// runs of grid-wide dynamic work assignment among `runs` (the others are passed over): the
+/// claims probe's, whose work per claim is a few instructions, so that the launch's one
+/// counter can set their time. The claims are a bound of their
 /// own (one address's atomics served one after another), not a cost added to the work, so the
 /// fit is of the runs' predicted times themselves: the value minimises the root mean square of
 /// `ln(predicted / measured)` over candidates from 0.001 to 10 ns (20 per decade) and 0; the
 /// result's `rms_log_error` is left as it was.
 ///
 /// # Errors
-/// [`AdviseError::NoItems`] without runs; as [`launch_time`].
+/// [`AdviseError::NoItems`] without grid-wide runs; as [`launch_time`].
 pub fn fit_grid_claims(runs: &[Observation], gpu: &Gpu) -> Result<Gpu, AdviseError> {
-    let valid: Vec<&Observation> = runs.iter().filter(|o| o.measured_ns > 0.0).collect();
+    let valid: Vec<&Observation> = runs
+        .iter()
+        .filter(|o| o.profile.strategy.deals_across_blocks() && o.measured_ns > 0.0)
+        .collect();
     if valid.is_empty() {
         return Err(AdviseError::NoItems);
     }

@@ -184,14 +184,12 @@ struct LaunchWork {
 /// late, which an even spread of the work over the warps would not show.
 fn synthesize(profile: &Profile, pass: usize, launch: Launch, cal: &Calibration) -> LaunchWork {
     let warps_per_block = (launch.threads_per_block / WARP_SIZE).max(1) as usize;
-    let threads = u64::from(launch.blocks) * u64::from(launch.threads_per_block);
-    let dealt = profile.strategy.deals_across_blocks() && threads < u64::from(profile.items);
-    let profiled = profile.launch;
-    let claims_profiled = u64::from(profiled.blocks) * u64::from(profiled.threads_per_block)
-        >= u64::from(profile.items)
-        && profiled.threads_per_block == launch.threads_per_block;
+    let dealt = deals_claims(&profile.strategy, launch, profile.items);
+    // Claim `g` is the items of warp `g` of a launch with a thread per item, whatever its
+    // block size: the claims are the same for every launch that deals them.
+    let claims_profiled = !fewer_threads_than(profile.launch, profile.items);
     if dealt && claims_profiled {
-        let mut claims = fill_blocks(profile, pass, profiled.blocks, cal)
+        let mut claims = fill_blocks(profile, pass, profile.launch.blocks, cal)
             .into_iter()
             .flatten();
         let blocks = (0..launch.blocks)
@@ -214,6 +212,18 @@ fn synthesize(profile: &Profile, pass: usize, launch: Launch, cal: &Calibration)
         blocks,
         queue: Vec::new(),
     }
+}
+
+/// Whether `launch` has fewer threads than `items`.
+fn fewer_threads_than(launch: Launch, items: u32) -> bool {
+    u64::from(launch.blocks) * u64::from(launch.threads_per_block) < u64::from(items)
+}
+
+/// Whether `strategy` at `launch` deals claims from the launch's one counter: grid-wide
+/// dynamic work assignment with fewer threads than items (with a thread per item each thread
+/// keeps its first item, as under static assignment).
+fn deals_claims(strategy: &Strategy, launch: Launch, items: u32) -> bool {
+    strategy.deals_across_blocks() && fewer_threads_than(launch, items)
 }
 
 /// The work of each of the `blocks` blocks of the launch `profile` ran, in cycles, for pass
@@ -337,8 +347,7 @@ pub fn sampled_profiles<K: Kernel + ?Sized>(
 ) -> Result<Vec<Profile>, AdviseError> {
     // Grid-wide dealing with fewer threads than items runs its claims in item order whatever
     // the launch: profile the claims themselves, at one item per thread (see `synthesize`).
-    let threads = u64::from(launch.blocks) * u64::from(launch.threads_per_block);
-    let launch = if strategy.deals_across_blocks() && threads < u64::from(items) {
+    let launch = if deals_claims(&strategy, launch, items) {
         Launch {
             blocks: items.div_ceil(launch.threads_per_block.max(1)),
             ..launch
@@ -716,15 +725,12 @@ impl fmt::Display for Advice {
             "speedup min / median / max",
             "sched/thr"
         )?;
+        let recommended = self.recommended().strategy;
         for (r, name) in self.best_per_strategy().iter().zip(&names) {
             writeln!(
                 f,
                 "{} {:<width$} {:>10} x {:>4} thr  {:>20} {:>8.3} / {:>6.3} / {:>6.3} {:>9.2}",
-                if r.strategy == self.recommended().strategy {
-                    "*"
-                } else {
-                    " "
-                },
+                if r.strategy == recommended { "*" } else { " " },
                 name,
                 r.launch.blocks,
                 r.launch.threads_per_block,

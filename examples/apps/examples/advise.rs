@@ -1202,14 +1202,12 @@ mod calibration {
             }
         );
         let mut gpu = fit(&obs, &start, &fitted_on)?;
-        // The probe's grid-wide runs, whose time its one counter sets.
-        let grid_runs: Vec<Observation> = probe_obs
+        // On the probe's grid-wide runs, whose time its one counter sets.
+        if probe_obs
             .iter()
-            .filter(|o| o.profile.strategy == Strategy::GridWideDynamicWork)
-            .cloned()
-            .collect();
-        if !grid_runs.is_empty() {
-            gpu = fit_grid_claims(&grid_runs, &gpu)?;
+            .any(|o| o.profile.strategy.deals_across_blocks())
+        {
+            gpu = fit_grid_claims(&probe_obs, &gpu)?;
         }
         obs.extend(probe_obs);
         // The sweep's device line (nvidia-smi: name, driver, clock), where it was kept.
