@@ -243,6 +243,11 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
     let scratch: Vec<AtomicU32> = (0..kernel.scratch_words(&strategy, items))
         .map(|_| AtomicU32::new(0))
         .collect();
+    // The CUDA backend runs the baseline as the plain grid-stride loop (thread `g` runs items
+    // `g`, `g + threads`, ...), not over its block's chunk as the warp programs deal it: where
+    // a launch has fewer threads than items, which items share a block, and so a block's
+    // load, differ (an image's bottom rows in a few blocks, or spread over all of them).
+    let grid_stride = compiled.is_some() && strategy == Strategy::Baseline;
     let warps_per_block = launch.threads_per_block / WARP_SIZE;
     let total_warps = blocks.len() * warps_per_block as usize;
     let mut warp_steps = vec![0u64; total_warps];
@@ -278,7 +283,11 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
                     warp = warp.as_compiled_plain_loop(reconverges_per_item);
                 }
                 warp.set_counting(true);
-                let task = WarpTask::new(items, launch.blocks, block, launch.threads_per_block, w);
+                let task = if grid_stride {
+                    grid_stride_task(items, launch, block, w)
+                } else {
+                    WarpTask::new(items, launch.blocks, block, launch.threads_per_block, w)
+                };
                 let program = kernel
                     .program(&warp, &strategy, pass, task, &scratch)
                     .map_err(strategy_error)?;
@@ -332,6 +341,21 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
         items,
         launch_warps,
     })
+}
+
+/// Warp `warp` of block `block` of the plain grid-stride loop, as a task the baseline's warp
+/// program runs: its lanes start at their thread's index in the grid and step by the grid's
+/// threads to the end of the items (the baseline's program deals `block_start` plus the lane's
+/// thread, then steps by `threads_per_block`, which here is the grid's stride). Only for the
+/// baseline, which uses nothing else of the task.
+fn grid_stride_task(items: u32, launch: Launch, block: u32, warp: u32) -> WarpTask {
+    let grid = WarpTask::new(items, launch.blocks, block, launch.threads_per_block, warp);
+    WarpTask {
+        block_start: block.saturating_mul(launch.threads_per_block).min(items),
+        block_end: items,
+        threads_per_block: grid.launch_threads(),
+        ..grid
+    }
 }
 
 #[cfg(test)]
@@ -407,6 +431,63 @@ mod tests {
         assert_eq!(Some(steps(PlainLoop::AsWritten)), flattened);
         assert_eq!(Some(steps(compiled(false))), flattened);
         assert_eq!(Some(steps(compiled(true))), per_round);
+    }
+
+    #[test]
+    fn the_compiled_baseline_runs_its_items_grid_stride() {
+        // 2 blocks of one warp, 128 items: the grid-stride loop gives lane l of block 0 items
+        // l and l + 64, where the block's chunk would give it l and l + 32. Reconverging after
+        // each item, warp 0 takes the longest item of each of its two rounds.
+        let w = DynamicWork::new(1, 32, 5);
+        let kernel = ItemLoopKernel(w);
+        let launch = Launch {
+            threads_per_block: 32,
+            blocks: 2,
+        };
+        let plain = PlainLoop::AsCompiled {
+            reconverges_per_item: true,
+        };
+        let steps = profile_blocks(
+            &kernel,
+            Strategy::Baseline,
+            128,
+            launch,
+            &[0, 1],
+            1 << 20,
+            plain,
+        )
+        .map(|p| p.warp_steps);
+        let trips = |i: u32| u64::from(w.trips(i));
+        let rounds = |first: u32, stride: u32| -> u64 {
+            (0..2)
+                .map(|k| {
+                    (0..32)
+                        .map(|l| trips(first + l + k * stride))
+                        .max()
+                        .unwrap_or(0)
+                })
+                .sum()
+        };
+        let grid_stride = vec![rounds(0, 64), rounds(32, 64)];
+        let chunks = vec![rounds(0, 32), rounds(64, 32)];
+        assert_ne!(
+            grid_stride, chunks,
+            "the test's trips must tell the orders apart"
+        );
+        assert_eq!(steps.ok(), Some(grid_stride));
+        // As the CPU backend runs it (as written, flat), lane l of block 0 keeps its block's
+        // chunk: items l and l + 32.
+        let written = profile_blocks(
+            &kernel,
+            Strategy::Baseline,
+            128,
+            launch,
+            &[0],
+            1 << 20,
+            PlainLoop::AsWritten,
+        );
+        let chunk_flat = (0..32).map(|l| trips(l) + trips(l + 32)).max();
+        assert_eq!(written.ok().map(|p| p.warp_steps[0]), chunk_flat);
     }
 
     #[test]
