@@ -121,7 +121,9 @@ pub enum PlainLoop {
     /// one another after each item (on the held-out workloads one resident wave of the static
     /// or dynamic plain loop measured no faster than a thread per item, which only this reading
     /// predicts); where not, it left one flat loop and a lane takes its next item at once
-    /// (MCML's and Collatz's loops: [`CompiledLoops`]). The schedule model ([`crate::plan`])
+    /// (MCML's and Collatz's loops: [`CompiledLoops`]). The baseline's items come in the
+    /// order of the CUDA backend's plain grid-stride kernel (thread `g`: items `g`,
+    /// `g + threads`, ...), not over each block's chunk. The schedule model ([`crate::plan`])
     /// counts it this way.
     AsCompiled {
         /// Whether the warp's lanes reconverge after each item.
