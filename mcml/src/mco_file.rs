@@ -32,6 +32,7 @@ use std::path::Path;
 use reconverge_workloads::mcml::{GridSpec, LayerSpec};
 
 use crate::batch::quote_name;
+use crate::mci::LAYER_RULES;
 use crate::mco::Rat;
 use crate::{OutputFormat, RunInput, RunLines, RunResult};
 
@@ -399,35 +400,12 @@ pub fn parse_mco(text: &str, file: &str) -> Result<McoFile, McoReadError> {
         if let Some(slot) = lines.layers.get_mut(k - 1) {
             *slot = l.0;
         }
-        let non_negative = |v: f64| v >= 0.0;
-        layers.push(LayerSpec {
-            n: value(&r, &l, 0, &format!("n of layer {k}"), positive, "> 0")?,
-            mua: value(
-                &r,
-                &l,
-                1,
-                &format!("mua of layer {k}"),
-                non_negative,
-                ">= 0",
-            )?,
-            mus: value(
-                &r,
-                &l,
-                2,
-                &format!("mus of layer {k}"),
-                non_negative,
-                ">= 0",
-            )?,
-            g: value(
-                &r,
-                &l,
-                3,
-                &format!("g of layer {k}"),
-                |g| (0.0..=1.0).contains(&g),
-                "between 0 and 1",
-            )?,
-            d: value(&r, &l, 4, &format!("d of layer {k}"), non_negative, ">= 0")?,
-        });
+        let mut fields = [0.0; 5];
+        for (i, (field, (name, ok, rule))) in fields.iter_mut().zip(LAYER_RULES).enumerate() {
+            *field = value(&r, &l, i, &format!("{name} of layer {k}"), ok, rule)?;
+        }
+        let [n, mua, mus, g, d] = fields;
+        layers.push(LayerSpec { n, mua, mus, g, d });
     }
     let l = r.line("the refractive index of the medium below")?;
     lines.n_below = l.0;
