@@ -100,21 +100,25 @@ impl McoFile {
     /// Centres of the radial bins, `(ir + ½) dr` (cm).
     pub fn r_centres(&self) -> Vec<f64> {
         let g = self.input.grid;
-        (0..g.nr).map(|i| (f64::from(i) + 0.5) * g.dr).collect()
+        bin_centres(g.nr, g.dr)
     }
 
     /// Centres of the depth bins, `(iz + ½) dz` (cm).
     pub fn z_centres(&self) -> Vec<f64> {
         let g = self.input.grid;
-        (0..g.nz).map(|i| (f64::from(i) + 0.5) * g.dz).collect()
+        bin_centres(g.nz, g.dz)
     }
 
     /// Centres of the exit-angle bins, `(ia + ½) dα` with `dα = (π/2) / na` (radians).
     pub fn angle_centres(&self) -> Vec<f64> {
         let g = self.input.grid;
-        let da = 0.5 * PI / f64::from(g.na.max(1));
-        (0..g.na).map(|i| (f64::from(i) + 0.5) * da).collect()
+        bin_centres(g.na, 0.5 * PI / f64::from(g.na.max(1)))
     }
+}
+
+/// The centres `(i + ½) width` of `n` bins of `width` from 0.
+pub(crate) fn bin_centres(n: u32, width: f64) -> Vec<f64> {
+    (0..n).map(|i| (f64::from(i) + 0.5) * width).collect()
 }
 
 /// What was wrong with an `.mco` file.
