@@ -22,6 +22,20 @@ use reconverge_workloads::mcml::{
 /// Largest value of a C `short`, the type MCML reads counts into.
 const SHORT_MAX: i64 = i16::MAX as i64;
 
+/// A field of a layer line: its name, the test its value must pass and the rule as the error
+/// states it.
+pub(crate) type LayerRule = (&'static str, fn(f64) -> bool, &'static str);
+
+/// MCML's rules for the fields of a layer line (`n mua mus g d`, in order). The `.mci` parser
+/// and the `.mco` reader both check them.
+pub(crate) const LAYER_RULES: [LayerRule; 5] = [
+    ("n", |v| v > 0.0, "> 0"),
+    ("mua", |v| v >= 0.0, ">= 0"),
+    ("mus", |v| v >= 0.0, ">= 0"),
+    ("g", |v| (0.0..=1.0).contains(&v), "between 0 and 1"),
+    ("d", |v| v >= 0.0, ">= 0"),
+];
+
 /// MCML's output format letter. Only the header (`A1`/`B1`) differs; both are written as ASCII.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum OutputFormat {
@@ -424,20 +438,11 @@ fn parse_run(lines: &mut Lines) -> Result<RunInput, MciError> {
             g: l.float(3, "the layer's anisotropy g")?,
             d: l.float(4, "the layer's thickness d (cm)")?,
         };
-        if spec.n <= 0.0 {
-            return Err(l.invalid(format!("n of layer {i}"), 0, "> 0"));
-        }
-        if spec.mua < 0.0 {
-            return Err(l.invalid(format!("mua of layer {i}"), 1, ">= 0"));
-        }
-        if spec.mus < 0.0 {
-            return Err(l.invalid(format!("mus of layer {i}"), 2, ">= 0"));
-        }
-        if !(0.0..=1.0).contains(&spec.g) {
-            return Err(l.invalid(format!("g of layer {i}"), 3, "between 0 and 1"));
-        }
-        if spec.d < 0.0 {
-            return Err(l.invalid(format!("d of layer {i}"), 4, ">= 0"));
+        let fields = [spec.n, spec.mua, spec.mus, spec.g, spec.d];
+        for (k, ((name, ok, rule), v)) in LAYER_RULES.into_iter().zip(fields).enumerate() {
+            if !ok(v) {
+                return Err(l.invalid(format!("{name} of layer {i}"), k, rule));
+            }
         }
         layers.push(spec);
     }

@@ -32,6 +32,7 @@ use std::path::Path;
 use reconverge_workloads::mcml::{GridSpec, LayerSpec};
 
 use crate::batch::quote_name;
+use crate::mci::LAYER_RULES;
 use crate::mco::Rat;
 use crate::{OutputFormat, RunInput, RunLines, RunResult};
 
@@ -99,21 +100,25 @@ impl McoFile {
     /// Centres of the radial bins, `(ir + ½) dr` (cm).
     pub fn r_centres(&self) -> Vec<f64> {
         let g = self.input.grid;
-        (0..g.nr).map(|i| (f64::from(i) + 0.5) * g.dr).collect()
+        bin_centres(g.nr, g.dr)
     }
 
     /// Centres of the depth bins, `(iz + ½) dz` (cm).
     pub fn z_centres(&self) -> Vec<f64> {
         let g = self.input.grid;
-        (0..g.nz).map(|i| (f64::from(i) + 0.5) * g.dz).collect()
+        bin_centres(g.nz, g.dz)
     }
 
     /// Centres of the exit-angle bins, `(ia + ½) dα` with `dα = (π/2) / na` (radians).
     pub fn angle_centres(&self) -> Vec<f64> {
         let g = self.input.grid;
-        let da = 0.5 * PI / f64::from(g.na.max(1));
-        (0..g.na).map(|i| (f64::from(i) + 0.5) * da).collect()
+        bin_centres(g.na, 0.5 * PI / f64::from(g.na.max(1)))
     }
+}
+
+/// The centres `(i + ½) width` of `n` bins of `width` from 0.
+pub(crate) fn bin_centres(n: u32, width: f64) -> Vec<f64> {
+    (0..n).map(|i| (f64::from(i) + 0.5) * width).collect()
 }
 
 /// What was wrong with an `.mco` file.
@@ -399,35 +404,12 @@ pub fn parse_mco(text: &str, file: &str) -> Result<McoFile, McoReadError> {
         if let Some(slot) = lines.layers.get_mut(k - 1) {
             *slot = l.0;
         }
-        let non_negative = |v: f64| v >= 0.0;
-        layers.push(LayerSpec {
-            n: value(&r, &l, 0, &format!("n of layer {k}"), positive, "> 0")?,
-            mua: value(
-                &r,
-                &l,
-                1,
-                &format!("mua of layer {k}"),
-                non_negative,
-                ">= 0",
-            )?,
-            mus: value(
-                &r,
-                &l,
-                2,
-                &format!("mus of layer {k}"),
-                non_negative,
-                ">= 0",
-            )?,
-            g: value(
-                &r,
-                &l,
-                3,
-                &format!("g of layer {k}"),
-                |g| (0.0..=1.0).contains(&g),
-                "between 0 and 1",
-            )?,
-            d: value(&r, &l, 4, &format!("d of layer {k}"), non_negative, ">= 0")?,
-        });
+        let mut fields = [0.0; 5];
+        for (i, (field, (name, ok, rule))) in fields.iter_mut().zip(LAYER_RULES).enumerate() {
+            *field = value(&r, &l, i, &format!("{name} of layer {k}"), ok, rule)?;
+        }
+        let [n, mua, mus, g, d] = fields;
+        layers.push(LayerSpec { n, mua, mus, g, d });
     }
     let l = r.line("the refractive index of the medium below")?;
     lines.n_below = l.0;

@@ -255,10 +255,7 @@ fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
         .iter()
         .filter(|(p, _)| *p > 0 && *p < 100)
         .collect();
-    if let (Some(lo), Some(hi)) = (
-        inner.iter().min_by(|a, b| a.1.total_cmp(&b.1)),
-        inner.iter().max_by(|a, b| a.1.total_cmp(&b.1)),
-    ) {
+    if let (Some(lo), Some(hi)) = (lowest(&inner, |p| p.1), highest(&inner, |p| p.1)) {
         let faster = inner.iter().filter(|(_, s)| *s > 1.0).count();
         page.findings.push(format!(
             "Between 5 % and 95 % else, the split version is {} to {}x the branched one's speed ({} at {} %, {} at {} %); it is faster at {faster} of {} points. The paper: {}.",

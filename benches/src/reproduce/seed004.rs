@@ -9,8 +9,8 @@ use reconverge_workloads::synthetic::{DynamicWork, PathUnification};
 use serde_json::Value;
 
 use super::common::{
-    BLOCK, SINCE_VOLTA, baseline_then, driver_cells, driver_columns, f, launch, side_by_side_cells,
-    side_by_side_columns, x2,
+    BLOCK, SINCE_VOLTA, baseline_then, driver_cells, driver_columns, f, highest, launch,
+    side_by_side_cells, side_by_side_columns, x2,
 };
 use super::page::{Page, Plot, Table, fmt_num, num, text};
 use super::paper::{PaperTable, Row, Source};
@@ -441,9 +441,10 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
         ));
     }
     if let Some((l, m)) = results.last() {
-        let best = (1..5)
-            .filter_map(|j| m[j].speedup_over(&m[0]).map(|s| (dpts[j - 1], s)))
-            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let best = highest(
+            (1..5).filter_map(|j| m[j].speedup_over(&m[0]).map(|s| (dpts[j - 1], s))),
+            |p| p.1,
+        );
         if let Some((d, s)) = best {
             page.findings.push(format!(
                 "At LOOP = {l} the best DATA_PER_THREAD is {d} at {}x; the model's SIMD efficiency rises from {} (before) to {} (64).",

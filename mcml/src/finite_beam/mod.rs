@@ -44,6 +44,7 @@ pub use reconverge_workloads::mcml::{Beam, BeamError};
 use reconverge_workloads::mcml::{GridSpec, LayerSpec};
 
 use crate::RunResult;
+use crate::mco_file::bin_centres;
 pub use convolution::{GAUSS_LIMIT, Interpolation, RadialConvolution};
 
 /// CONV's default total energy of the beam: 1 J.
@@ -279,8 +280,8 @@ pub fn convolve(
             found: impulse.mua_z.len(),
         });
     }
-    let r: Vec<f64> = (0..nrc).map(|i| (f64::from(i) + 0.5) * drc).collect();
-    let z: Vec<f64> = (0..g.nz).map(|i| (f64::from(i) + 0.5) * g.dz).collect();
+    let r = bin_centres(nrc, drc);
+    let z = bin_centres(g.nz, g.dz);
     let Some(conv) = RadialConvolution::new(g.dr, g.nr, beam, power, &r, tolerance, interpolation)
     else {
         return Err(ConvolutionError::PencilBeam);
@@ -343,8 +344,8 @@ pub fn sampled_response(result: &RunResult, power: f64) -> BeamResponse {
     BeamResponse {
         beam: result.input.beam,
         power,
-        r: (0..g.nr).map(|i| (f64::from(i) + 0.5) * g.dr).collect(),
-        z: (0..g.nz).map(|i| (f64::from(i) + 0.5) * g.dz).collect(),
+        r: bin_centres(g.nr, g.dr),
+        z: bin_centres(g.nz, g.dz),
         rd_r: scale(result.rd_r()),
         tt_r: scale(result.tt_r()),
         fluence_rz: fluence(&a_rz, &mua_z),

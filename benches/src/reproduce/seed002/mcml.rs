@@ -10,6 +10,7 @@ use reconverge_mcml::{RunInput, builtin, run_on_backend};
 use reconverge_workloads::mcml::{MCML_REGIONS, McmlKernel, McmlLoop};
 use serde_json::Value;
 
+use crate::reproduce::common::{highest, lowest};
 use crate::reproduce::page::{Page, Plot, Table, fmt_num, num, text};
 use crate::reproduce::paper::{PaperTable, Row, Source};
 use crate::reproduce::registry::Paper;
@@ -216,10 +217,7 @@ pub fn mcml(ctx: &Ctx) -> Page {
     let inputs: Vec<(f64, f64, f64)> = targets
         .iter()
         .filter_map(|&(t, _)| {
-            let nearest = calib
-                .iter()
-                .min_by(|a, b| (a.1 - t).abs().total_cmp(&(b.1 - t).abs()))
-                .copied()?;
+            let nearest = lowest(&calib, |a| (a.1 - t).abs()).copied()?;
             let (k, fr) = refine_factor(&calib, nearest, t, fraction);
             Some((t, k, fr))
         })
@@ -332,10 +330,12 @@ pub fn mcml(ctx: &Ctx) -> Page {
                 ));
             }
         }
-        let best = (1..strategies.len())
-            .filter(|&j| errors[j].is_none() && med[j] > 0.0 && med[0] > 0.0)
-            .map(|j| (j, med[0] / med[j]))
-            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let best = highest(
+            (1..strategies.len())
+                .filter(|&j| errors[j].is_none() && med[j] > 0.0 && med[0] > 0.0)
+                .map(|j| (j, med[0] / med[j])),
+            |p| p.1,
+        );
         if let Some((j, s)) = best {
             findings.push(format!(
                 "Best strategy at {:.1} % boundary steps: {} at {}x.",

@@ -10,8 +10,8 @@ use reconverge_workloads::synthetic::{SynBrDis, SynItDelay};
 use serde_json::Value;
 
 use crate::reproduce::common::{
-    BLOCK, SINCE_VOLTA, baseline_then, driver_cells, driver_columns, f, pct, side_by_side_cells,
-    side_by_side_columns,
+    BLOCK, SINCE_VOLTA, baseline_then, driver_cells, driver_columns, f, highest, pct,
+    side_by_side_cells, side_by_side_columns,
 };
 use crate::reproduce::page::{Page, Plot, Table, columns_per, fmt_num, num, text};
 use crate::reproduce::paper::{PaperTable, Quantity, Row, Source, reported};
@@ -336,11 +336,10 @@ fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
             ));
         }
         for (i, paper) in [(1usize, 1.18), (2, 1.30), (3, 1.30)] {
-            if let Some((x, s)) = all
-                .iter()
-                .filter_map(|(x, m)| sp(m, i).map(|s| (*x, s)))
-                .max_by(|a, b| a.1.total_cmp(&b.1))
-            {
+            if let Some((x, s)) = highest(
+                all.iter().filter_map(|(x, m)| sp(m, i).map(|s| (*x, s))),
+                |p| p.1,
+            ) {
                 page.findings.push(format!(
                     "Best {}: {}x at r = {x} (paper: ~{paper}); the model's SIMD efficiency there: {} vs baseline {}.",
                     names[i],
@@ -459,9 +458,10 @@ fn itdelay_table1(ctx: &Ctx) -> Page {
     page.plot = plot;
     page.table = table;
     let best = |range: std::ops::Range<usize>| {
-        range
-            .filter_map(|i| m[i].speedup_over(&m[0]).map(|s| (i, s)))
-            .max_by(|a, b| a.1.total_cmp(&b.1))
+        highest(
+            range.filter_map(|i| m[i].speedup_over(&m[0]).map(|s| (i, s))),
+            |p| p.1,
+        )
     };
     if let Some((i, s)) = best(1..6) {
         page.findings.push(format!(
