@@ -298,6 +298,18 @@ pub trait TwoPath {
     fn path_a(&self, item: u32) -> Self::Output;
     /// Path B's output for `item`.
     fn path_b(&self, item: u32) -> Self::Output;
+
+    /// Item `item` as one plain branch, `if decide { path_a } else { path_b }`: what
+    /// [`plain_items`](crate::Kernel::plain_items) runs per item, and the reference every
+    /// strategy's output equals.
+    #[inline(always)]
+    fn run_item(&self, item: u32) -> Self::Output {
+        if self.decide(item) {
+            self.path_a(item)
+        } else {
+            self.path_b(item)
+        }
+    }
 }
 }
 
