@@ -533,5 +533,18 @@ pub trait SplitLoop {
     fn finish_a(&self, a: &Self::A) -> Self::Carry;
     /// The output of a finished item, from part A's carry and part B's final state.
     fn finish(&self, carry: &Self::Carry, b: &Self::B) -> Self::Output;
+
+    /// Item `item` as the fused loop of fig. 5a in plain code: what
+    /// [`plain_items`](crate::Kernel::plain_items) runs per item, and the reference every
+    /// strategy's output equals.
+    #[inline(always)]
+    fn run_item(&self, item: u32) -> Self::Output {
+        let (mut a, mut b) = (self.start_a(item), self.start_b(item));
+        for i in 0..self.trips(item) {
+            self.part_a(&mut a, i);
+            self.part_b(&mut b, i);
+        }
+        self.finish(&self.finish_a(&a), &b)
+    }
 }
 }
