@@ -457,6 +457,14 @@ pub trait FactoredBranchLoop {
     fn after_branch<T: Tally>(&self, state: &mut Self::State, tally: &mut T);
     /// The output of a finished item.
     fn finish(&self, state: &Self::State) -> Self::Output;
+
+    /// Item `item` start to finish as one plain loop, no warp and no tally: fig. 7a, each path
+    /// in full with the factored code inside it, which is the [`BranchLoop::run_item`] of the
+    /// [`Unfactored`](crate::Unfactored) loop.
+    #[inline(always)]
+    fn run_item(&self, item: u32) -> Self::Output {
+        crate::Unfactored(self).run_item(item)
+    }
 }
 }
 
