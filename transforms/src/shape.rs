@@ -298,6 +298,18 @@ pub trait TwoPath {
     fn path_a(&self, item: u32) -> Self::Output;
     /// Path B's output for `item`.
     fn path_b(&self, item: u32) -> Self::Output;
+
+    /// Item `item` as one plain branch, `if decide { path_a } else { path_b }`: what
+    /// [`plain_items`](crate::Kernel::plain_items) runs per item, and the reference every
+    /// strategy's output equals.
+    #[inline(always)]
+    fn run_item(&self, item: u32) -> Self::Output {
+        if self.decide(item) {
+            self.path_a(item)
+        } else {
+            self.path_b(item)
+        }
+    }
 }
 }
 
@@ -445,6 +457,14 @@ pub trait FactoredBranchLoop {
     fn after_branch<T: Tally>(&self, state: &mut Self::State, tally: &mut T);
     /// The output of a finished item.
     fn finish(&self, state: &Self::State) -> Self::Output;
+
+    /// Item `item` start to finish as one plain loop, no warp and no tally: fig. 7a, each path
+    /// in full with the factored code inside it, which is the [`BranchLoop::run_item`] of the
+    /// [`Unfactored`](crate::Unfactored) loop.
+    #[inline(always)]
+    fn run_item(&self, item: u32) -> Self::Output {
+        crate::Unfactored(self).run_item(item)
+    }
 }
 }
 
@@ -521,5 +541,18 @@ pub trait SplitLoop {
     fn finish_a(&self, a: &Self::A) -> Self::Carry;
     /// The output of a finished item, from part A's carry and part B's final state.
     fn finish(&self, carry: &Self::Carry, b: &Self::B) -> Self::Output;
+
+    /// Item `item` as the fused loop of fig. 5a in plain code: what
+    /// [`plain_items`](crate::Kernel::plain_items) runs per item, and the reference every
+    /// strategy's output equals.
+    #[inline(always)]
+    fn run_item(&self, item: u32) -> Self::Output {
+        let (mut a, mut b) = (self.start_a(item), self.start_b(item));
+        for i in 0..self.trips(item) {
+            self.part_a(&mut a, i);
+            self.part_b(&mut b, i);
+        }
+        self.finish(&self.finish_a(&a), &b)
+    }
 }
 }

@@ -75,17 +75,10 @@ impl TwoPath for Work {
     }
 }
 
-/// The outputs by definition: `decide ? path_a : path_b`, item by item.
+/// The outputs by definition: `decide ? path_a : path_b` ([`TwoPath::run_item`]), item by
+/// item.
 fn expected(w: &Work, items: u32) -> Vec<Option<u64>> {
-    (0..items)
-        .map(|i| {
-            Some(if w.decide(i) {
-                w.path_a(i)
-            } else {
-                w.path_b(i)
-            })
-        })
-        .collect()
+    (0..items).map(|i| Some(w.run_item(i))).collect()
 }
 
 fn pattern() -> impl proptest::strategy::Strategy<Value = Pattern> {

@@ -105,11 +105,7 @@ impl BranchSplitBench {
 
     /// Element `item` run as plain scalar code.
     pub fn reference(&self, item: u32) -> u32 {
-        if self.decide(item) {
-            self.path_a(item)
-        } else {
-            self.path_b(item)
-        }
+        self.run_item(item)
     }
 
     /// The element's data, where either path's chain starts.

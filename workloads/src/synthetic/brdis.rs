@@ -147,16 +147,7 @@ impl SynBrDis {
 
     /// Item `item` run as plain scalar code (fig. 7a).
     pub fn reference(&self, item: u32) -> BrDisOutput {
-        let mut s = self.start(item);
-        let t = &mut reconverge_transforms::NoTally;
-        while self.running(&s) {
-            let c = self.condition(&mut s);
-            self.prologue(c, &mut s, t);
-            self.factored(&mut s, t);
-            self.epilogue(c, &mut s, t);
-            self.after_branch(&mut s, t);
-        }
-        self.finish(&s)
+        self.run_item(item)
     }
 }
 

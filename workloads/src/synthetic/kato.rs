@@ -162,11 +162,7 @@ impl PathUnification {
 
     /// Element `item` run as plain scalar code.
     pub fn reference(&self, item: u32) -> u32 {
-        if self.decide(item) {
-            self.path_a(item)
-        } else {
-            self.path_b(item)
-        }
+        self.run_item(item)
     }
 }
 

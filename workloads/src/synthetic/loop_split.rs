@@ -131,12 +131,7 @@ impl LoopSplitBench {
 
     /// Item `item` run as plain scalar code: the fused loop of fig. 5a.
     pub fn reference(&self, item: u32) -> u64 {
-        let (mut a, mut b) = (self.start_a(item), self.start_b(item));
-        for i in 0..self.trips {
-            self.part_a(&mut a, i);
-            self.part_b(&mut b, i);
-        }
-        self.finish(&self.finish_a(&a), &b)
+        self.run_item(item)
     }
 
     #[inline(always)]
