@@ -397,68 +397,59 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_plain_loop_reconverging_per_item_takes_the_sum_of_its_rounds_longest_items() {
-        // One warp, 64 items, two per lane under static assignment: lane l runs items l and
-        // l + 32. Flat (as written, or compiled flat), the warp takes as many steps as its
-        // busiest lane's two items; reconverging after each item, the longest item of each
-        // round, one round after the other. Trip counts come from the workload, not the model.
+    /// Each warp's steps of the baseline of seed 004's loop (trips 1-32, seed 5) over `items`
+    /// items, `blocks` blocks of one warp each, all profiled; with the workload, for its trips.
+    fn baseline_warp_steps(items: u32, blocks: u32, plain: PlainLoop) -> (Vec<u64>, DynamicWork) {
         let w = DynamicWork::new(1, 32, 5);
-        let kernel = ItemLoopKernel(w);
         let launch = Launch {
             threads_per_block: 32,
-            blocks: 1,
+            blocks,
         };
-        let steps = |plain| -> u64 {
-            profile_blocks(
-                &kernel,
-                Strategy::Baseline,
-                64,
-                launch,
-                &[0],
-                1 << 20,
-                plain,
-            )
-            .map(|p| p.warp_steps[0])
-            .unwrap_or(0)
-        };
+        let all: Vec<u32> = (0..blocks).collect();
+        let steps = profile_blocks(
+            &ItemLoopKernel(w),
+            Strategy::Baseline,
+            items,
+            launch,
+            &all,
+            1 << 20,
+            plain,
+        )
+        .map(|p| p.warp_steps)
+        .unwrap_or_default();
+        (steps, w)
+    }
+
+    fn compiled(reconverges_per_item: bool) -> PlainLoop {
+        PlainLoop::AsCompiled {
+            reconverges_per_item,
+        }
+    }
+
+    #[test]
+    fn a_plain_loop_reconverging_per_item_takes_the_sum_of_its_rounds_longest_items() {
+        // One warp, 64 items, two per lane: lane l runs items l and l + 32. Flat (as written,
+        // or compiled flat), the warp takes as many steps as its busiest lane's two items;
+        // reconverging after each item, the longest item of each round, one round after the
+        // other. Trip counts come from the workload, not the model.
+        let steps = |plain| baseline_warp_steps(64, 1, plain);
+        let (_, w) = steps(PlainLoop::AsWritten);
         let trips = |i: u32| u64::from(w.trips(i));
         let flattened = (0..32).map(|l| trips(l) + trips(l + 32)).max();
         let rounds = (0..32).map(trips).max().zip((32..64).map(trips).max());
         let per_round = rounds.map(|(a, b)| a + b);
         assert!(per_round > flattened, "{per_round:?} {flattened:?}");
-        let compiled = |reconverges_per_item| PlainLoop::AsCompiled {
-            reconverges_per_item,
-        };
-        assert_eq!(Some(steps(PlainLoop::AsWritten)), flattened);
-        assert_eq!(Some(steps(compiled(false))), flattened);
-        assert_eq!(Some(steps(compiled(true))), per_round);
+        assert_eq!(steps(PlainLoop::AsWritten).0.first().copied(), flattened);
+        assert_eq!(steps(compiled(false)).0.first().copied(), flattened);
+        assert_eq!(steps(compiled(true)).0.first().copied(), per_round);
     }
 
     #[test]
     fn the_compiled_baseline_runs_its_items_grid_stride() {
         // 2 blocks of one warp, 128 items: the grid-stride loop gives lane l of block 0 items
         // l and l + 64, where the block's chunk would give it l and l + 32. Reconverging after
-        // each item, warp 0 takes the longest item of each of its two rounds.
-        let w = DynamicWork::new(1, 32, 5);
-        let kernel = ItemLoopKernel(w);
-        let launch = Launch {
-            threads_per_block: 32,
-            blocks: 2,
-        };
-        let plain = PlainLoop::AsCompiled {
-            reconverges_per_item: true,
-        };
-        let steps = profile_blocks(
-            &kernel,
-            Strategy::Baseline,
-            128,
-            launch,
-            &[0, 1],
-            1 << 20,
-            plain,
-        )
-        .map(|p| p.warp_steps);
+        // each item, each warp takes the longest item of each of its two rounds.
+        let (steps, w) = baseline_warp_steps(128, 2, compiled(true));
         let trips = |i: u32| u64::from(w.trips(i));
         let rounds = |first: u32, stride: u32| -> u64 {
             (0..2)
@@ -476,20 +467,12 @@ mod tests {
             grid_stride, chunks,
             "the test's trips must tell the orders apart"
         );
-        assert_eq!(steps.ok(), Some(grid_stride));
+        assert_eq!(steps, grid_stride);
         // As the CPU backend runs it (as written, flat), lane l of block 0 keeps its block's
         // chunk: items l and l + 32.
-        let written = profile_blocks(
-            &kernel,
-            Strategy::Baseline,
-            128,
-            launch,
-            &[0],
-            1 << 20,
-            PlainLoop::AsWritten,
-        );
+        let (written, _) = baseline_warp_steps(128, 2, PlainLoop::AsWritten);
         let chunk_flat = (0..32).map(|l| trips(l) + trips(l + 32)).max();
-        assert_eq!(written.ok().map(|p| p.warp_steps[0]), chunk_flat);
+        assert_eq!(written.first().copied(), chunk_flat);
     }
 
     #[test]
