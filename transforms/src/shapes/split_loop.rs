@@ -87,14 +87,8 @@ crate::kernel_impl! {
 
         fn plain_items(&self, mut next, mut put, _tally) {
             // Fig. 5a for one thread: both parts in one loop.
-            let w = &self.0;
             while let Some(item) = next() {
-                let (mut a, mut b) = (w.start_a(item), w.start_b(item));
-                for i in 0..w.trips(item) {
-                    w.part_a(&mut a, i);
-                    w.part_b(&mut b, i);
-                }
-                put(item, w.finish(&w.finish_a(&a), &b));
+                put(item, self.0.run_item(item));
             }
             true
         }

@@ -252,9 +252,8 @@ crate::kernel_impl! {
         }
 
         fn plain_items(&self, mut next, mut put, _tally) {
-            let w = &self.0;
             while let Some(item) = next() {
-                put(item, if w.decide(item) { w.path_a(item) } else { w.path_b(item) });
+                put(item, self.0.run_item(item));
             }
             true
         }
