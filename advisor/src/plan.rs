@@ -5,22 +5,35 @@
 //! # How the sample is drawn
 //!
 //! A launch of `items` items on `blocks` blocks gives each block its chunk of the item range
-//! (the same chunks the GPU runs). The sample is whole blocks, stratified over the launch: with
-//! `n` blocks wanted (enough for about [`Sampling::items`] items, at least 2), block `k` of the
-//! sample is `⌊(k + u_k) · blocks / n⌋` for an offset `u_k` in `[0, 1)` drawn from
-//! [`Sampling::seed`], the resample's number and `k` (jittered strata). Every part of the item
-//! range is represented (an image's bottom rows as much as its top ones), and no stride can
-//! alias with the workload's own period: one offset for all strata would take, from an image
-//! whose rows are a whole number of blocks and whose stride is a whole number of rows, the same
-//! columns of every sampled row (on the held-out cost map, one resample in three saw none of
-//! its costly regions). Each sampled block runs exactly its
-//! items, warps and block counter of the full launch, so the divergence within its warps is the
-//! real one. The full launch's warp population is then synthesised: every block takes the
-//! per-warp work of the nearest sampled block (by launch order, hence by item range), which
-//! keeps the spatial correlation of an image and the spread of a heavy tail as far as the
-//! sample saw it. [`Sampling::resamples`] draws several offsets; the prediction is reported as
-//! the minimum, median and maximum over them ([`Spread`]), so a sample too small for its
-//! workload shows as a wide spread rather than as false confidence.
+//! (the same chunks the GPU runs). A GPU places the first `sms` blocks one on each
+//! multiprocessor, the next `sms` again one on each, and so on (an H100 probe:
+//! `docs/results/advisor/schedule-model/block-placement.txt`), so block `b` of a resident wave
+//! runs on multiprocessor `b mod sms` beside blocks `b ± sms`, `b ± 2·sms`, ...: a
+//! multiprocessor's load is the sum of the blocks of one *residue* mod `sms`, and where a
+//! wave is resident the most loaded multiprocessor sets the time. The sample is therefore
+//! whole residues: with `n` residues wanted (enough for about [`Sampling::items`] items, at
+//! least 2), residue `k` of the sample is `⌊(k + u_k) · sms / n⌋` for an offset `u_k` in
+//! `[0, 1)` drawn from [`Sampling::seed`], the resample's number and `k` (jittered strata),
+//! and every block of each sampled residue runs: the sample holds whole multiprocessors' loads,
+//! and since a residue's blocks span the launch, every part of the item range (an image's
+//! bottom rows as much as its top ones). Jittered strata, not one stride, so that no stride
+//! aliases with the workload's own period. Each sampled block runs exactly its items, warps
+//! and block counter of the full launch, so the divergence within its warps is the real one.
+//!
+//! The full launch's blocks are then synthesised a multiprocessor at a time: a block not
+//! sampled takes the work of the block *in the same round* (`⌊b / sms⌋`) of the sampled
+//! residue nearest its own, so a multiprocessor not sampled runs the load of the sampled one
+//! beside it, whole. Revisions 3 to 6 copied, for each block not sampled, a sampled block near
+//! it in launch order (drawn among the nearest and its neighbours), which mixed rounds and
+//! blurred each multiprocessor's load: on the held-out sunset map that ranked the three
+//! resident waves in the opposite order to the whole launch's prediction and to the H100's.
+//! A sample of whole multiprocessors sees the most loaded one only if it samples it, so where
+//! the multiprocessors' loads differ at random (a heavy tail, no spatial order) the
+//! prediction is low by the gap between the sample's most loaded multiprocessor and the
+//! launch's; the spread over resamples shows it.
+//! [`Sampling::resamples`] draws several offsets; the prediction is reported as the minimum,
+//! median and maximum over them ([`Spread`]), so a sample too small for its workload shows as
+//! a wide spread rather than as false confidence.
 
 use std::fmt;
 
@@ -62,22 +75,36 @@ fn offset(seed: u64, resample: u32, k: u32) -> f64 {
     (z >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// The blocks of a launch of `items` items that resample `resample` runs (see the module
-/// docs): all of them where the launch is small enough.
-pub fn sample_blocks(items: u32, launch: Launch, sampling: &Sampling, resample: u32) -> Vec<u32> {
-    let per_block = items.div_ceil(launch.blocks.max(1)).max(1);
-    let wanted = sampling.items.div_ceil(per_block).max(2);
-    if wanted >= launch.blocks {
+/// The blocks of a launch of `items` items on a GPU of `sms` multiprocessors that resample
+/// `resample` runs (see the module docs): whole residues mod `sms`, all of the launch where it
+/// is small enough. Sorted.
+pub fn sample_blocks(
+    items: u32,
+    launch: Launch,
+    sms: u32,
+    sampling: &Sampling,
+    resample: u32,
+) -> Vec<u32> {
+    let residues = sms.clamp(1, launch.blocks.max(1));
+    // Items per residue, about: a residue holds `blocks / residues` of the blocks.
+    let per_residue = f64::from(items.max(1)) / f64::from(residues);
+    let wanted = ((f64::from(sampling.items) / per_residue).ceil() as u32).max(2);
+    if wanted >= residues {
         return (0..launch.blocks).collect();
     }
-    let mut out: Vec<u32> = (0..wanted)
+    let mut chosen: Vec<u32> = (0..wanted)
         .map(|k| {
             let u = offset(sampling.seed, resample, k);
-            let b = ((f64::from(k) + u) * f64::from(launch.blocks) / f64::from(wanted)) as u32;
-            b.min(launch.blocks - 1)
+            let r = ((f64::from(k) + u) * f64::from(residues) / f64::from(wanted)) as u32;
+            r.min(residues - 1)
         })
         .collect();
-    out.dedup();
+    chosen.dedup();
+    let mut out: Vec<u32> = chosen
+        .iter()
+        .flat_map(|&r| (r..launch.blocks).step_by(residues as usize))
+        .collect();
+    out.sort_unstable();
     out
 }
 
@@ -227,7 +254,8 @@ fn deals_claims(strategy: &Strategy, launch: Launch, items: u32) -> bool {
 }
 
 /// The work of each of the `blocks` blocks of the launch `profile` ran, in cycles, for pass
-/// `pass`: a sampled block's own, every other block one of the sampled blocks around it.
+/// `pass`: a sampled block's own, every other block that of the same round of the sampled
+/// residue nearest its own (see the module docs).
 fn fill_blocks(profile: &Profile, pass: usize, blocks: u32, cal: &Calibration) -> Vec<Vec<f64>> {
     let warps_per_block = (profile.launch.threads_per_block / WARP_SIZE) as usize;
     let warp_level = !profile.strategy.runs_per_thread();
@@ -239,31 +267,46 @@ fn fill_blocks(profile: &Profile, pass: usize, blocks: u32, cal: &Calibration) -
     if sampled.is_empty() || profile.blocks.len() == blocks as usize {
         return sampled;
     }
-    let last = sampled.len() - 1;
+    let residues = cal.sms.clamp(1, blocks.max(1));
+    let mut sampled_residues: Vec<u32> = profile.blocks.iter().map(|b| b % residues).collect();
+    sampled_residues.sort_unstable();
+    sampled_residues.dedup();
+    let index_of = |b: u32| {
+        profile
+            .blocks
+            .binary_search(&b)
+            .ok()
+            .filter(|&i| i < sampled.len())
+    };
     (0..blocks)
         .map(|b| {
-            let i = profile.blocks.partition_point(|&s| s < b);
-            let nearest = match (i.checked_sub(1), profile.blocks.get(i)) {
-                (Some(lo), Some(&hi)) if hi - b < b - profile.blocks[lo] => i,
-                (Some(lo), _) => lo,
-                (None, _) => i,
+            if let Some(i) = index_of(b) {
+                return sampled[i].clone();
             }
-            .min(last);
-            if profile.blocks.get(nearest) == Some(&b) {
-                return sampled[nearest].clone();
+            // The sampled residue nearest this block's, whole: its blocks are one
+            // multiprocessor's load, and a multiprocessor not sampled is most like the
+            // sampled one beside it.
+            let (residue, round) = (b % residues, b / residues);
+            let twin =
+                sampled_residues[nearest_index(&sampled_residues, residue)] + round * residues;
+            if let Some(i) = index_of(twin) {
+                return sampled[i].clone();
             }
-            // A block not sampled is one of the sampled blocks around it (the nearest or a
-            // neighbour in the sample), drawn per block. Copying the nearest one alone would
-            // give every multiprocessor the same mix of blocks (block b runs on SM b mod sms,
-            // and runs of neighbouring blocks copy one sample), so the launch would show no
-            // imbalance across multiprocessors; a GPU's blocks differ, and in a launch of few
-            // waves the most loaded multiprocessor sets the time.
-            let lo = nearest.saturating_sub(1);
-            let hi = (nearest + 1).min(last);
-            let pick = lo + (mix(u64::from(b)) % (hi - lo + 1) as u64) as usize;
-            sampled[pick].clone()
+            // No sampled block in this round there (the last, partial round, or a profile not
+            // sampled by residue): the sampled block nearest in launch order.
+            sampled[nearest_index(&profile.blocks, b).min(sampled.len() - 1)].clone()
         })
         .collect()
+}
+
+/// The index of the entry of `sorted` (not empty) nearest `x`; the lower on a tie.
+fn nearest_index(sorted: &[u32], x: u32) -> usize {
+    let i = sorted.partition_point(|&s| s < x);
+    match (i.checked_sub(1), sorted.get(i)) {
+        (Some(lo), Some(&hi)) if hi - x < x - sorted[lo] => i,
+        (Some(lo), _) => lo,
+        (None, _) => i,
+    }
 }
 
 /// Claims on the launch's one counter in pass `pass` of `profile`: none unless the strategy
@@ -278,7 +321,7 @@ fn grid_claims(profile: &Profile, pass: usize) -> f64 {
     let blocks = profile.blocks.len().max(1) as f64;
     sampled as f64 * f64::from(profile.launch.blocks) / blocks
 }
-
+/// SplitMix64's finaliser: the strata's offsets, the same on every run.
 /// SplitMix64's finaliser: a fixed pseudo-random draw per block, the same on every run.
 fn mix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -329,18 +372,20 @@ pub fn launch_time(
     Ok(out)
 }
 
-/// Profiles `strategy` on `items` items at `launch` once per resample (see the module docs),
-/// its plain loop (if it runs per thread) as `loops` says the compiler made it. Grid-wide
+/// Profiles `strategy` on `items` items at `launch` on a GPU of `sms` multiprocessors once per
+/// resample (see the module docs), its plain loop (if it runs per thread) as `loops` says the compiler made it. Grid-wide
 /// dealing with fewer threads than items is profiled at one item per thread, each warp's
 /// work one claim's ([`Profile::launch`] says which launch ran).
 ///
 /// # Errors
 /// As [`profile_blocks`].
+#[allow(clippy::too_many_arguments)] // what to run, where, and how the sample is drawn
 pub fn sampled_profiles<K: Kernel + ?Sized>(
     kernel: &K,
     strategy: Strategy,
     items: u32,
     launch: Launch,
+    sms: u32,
     sampling: &Sampling,
     step_limit: u64,
     loops: &CompiledLoops,
@@ -357,7 +402,7 @@ pub fn sampled_profiles<K: Kernel + ?Sized>(
     };
     let mut out: Vec<Profile> = Vec::new();
     for r in 0..sampling.resamples.max(1) {
-        let blocks = sample_blocks(items, launch, sampling, r);
+        let blocks = sample_blocks(items, launch, sms, sampling, r);
         if blocks.len() == launch.blocks as usize && !out.is_empty() {
             // The whole launch: every resample is the same run.
             out.push(out[0].clone());
@@ -395,6 +440,7 @@ pub fn predict_launch<K: Kernel + ?Sized>(
         strategy,
         items,
         launch,
+        gpu.calibration.sms,
         sampling,
         1 << 32,
         &compiled.loops,
@@ -622,6 +668,7 @@ pub fn advise_launches<K: Kernel + ?Sized>(
         Strategy::Baseline,
         items,
         reference,
+        gpu.calibration.sms,
         sampling,
         1 << 32,
         &compiled.loops,
@@ -786,45 +833,88 @@ mod tests {
     }
 
     #[test]
-    fn samples_cover_the_whole_launch_in_strata_and_differ_by_resample() {
-        let launch = Launch::new(128, 1000).unwrap_or(Launch {
+    fn samples_are_whole_multiprocessors_in_strata_and_differ_by_resample() {
+        // 1,000 blocks of 128 on 100 SMs: 10 rounds, 1,280 items a residue; 10 residues wanted.
+        let launch = Launch {
             threads_per_block: 128,
             blocks: 1000,
-        });
+        };
         let s = Sampling {
-            items: 128 * 10,
+            items: 128 * 100,
             resamples: 3,
             seed: 7,
         };
-        let a = sample_blocks(128_000, launch, &s, 0);
-        let b = sample_blocks(128_000, launch, &s, 1);
-        assert_eq!(a.len(), 10);
-        // One block in each tenth of the launch: never a prefix.
-        for (k, &blk) in a.iter().enumerate() {
+        let a = sample_blocks(128_000, launch, 100, &s, 0);
+        let b = sample_blocks(128_000, launch, 100, &s, 1);
+        assert_ne!(a, b);
+        let residues: Vec<u32> = a.iter().filter(|&&b| b < 100).copied().collect();
+        assert_eq!(residues.len(), 10, "{a:?}");
+        // Whole residues: every round of each sampled multiprocessor, so every part of the
+        // item range; never a prefix.
+        assert_eq!(a.len(), 100);
+        for &r in &residues {
+            for round in 0..10 {
+                assert!(a.binary_search(&(r + 100 * round)).is_ok(), "{a:?}");
+            }
+        }
+        // One residue in each tenth of the multiprocessors, jittered: a workload whose period
+        // divides the stride (an image of 10 blocks a row) is not sampled at one phase only.
+        for (k, &r) in residues.iter().enumerate() {
             assert!(
-                (k as u32 * 100..(k as u32 + 1) * 100).contains(&blk),
-                "{a:?}"
+                (k as u32 * 10..(k as u32 + 1) * 10).contains(&r),
+                "{residues:?}"
             );
         }
-        assert_ne!(a, b);
-        // Jittered, not one stride: a workload whose period divides the stride (an image of
-        // 100 blocks a row here) is not sampled at one phase only.
-        let gaps: Vec<u32> = a.windows(2).map(|w| w[1] - w[0]).collect();
-        assert!(gaps.iter().any(|&g| g != gaps[0]), "{a:?}");
-        let phases: std::collections::BTreeSet<u32> = a.iter().map(|b| b % 100).collect();
-        assert!(phases.len() > 5, "{a:?}");
-        // A launch smaller than the sample is run whole.
+        let phases: std::collections::BTreeSet<u32> = residues.iter().map(|r| r % 10).collect();
+        assert!(phases.len() > 3, "{residues:?}");
+        // A launch smaller than the sample is run whole, and so is one whose residues the
+        // sample would all take.
         let small = Launch {
             threads_per_block: 128,
             blocks: 4,
         };
-        assert_eq!(sample_blocks(512, small, &s, 0), vec![0, 1, 2, 3]);
+        assert_eq!(sample_blocks(512, small, 100, &s, 0), vec![0, 1, 2, 3]);
+        let whole = Sampling {
+            items: 128_000,
+            ..s
+        };
+        assert_eq!(sample_blocks(128_000, launch, 100, &whole, 0).len(), 1000);
     }
 
     #[test]
-    fn blocks_not_sampled_differ_so_multiprocessors_differ() {
-        // Sampled blocks 0, 10, 20, 30 of 40 with warps of 1, 2, 3, 4 units: the blocks
-        // between them are drawn from their sampled neighbours, not all copies of one.
+    fn blocks_not_sampled_take_their_rounds_work() {
+        // 8 blocks of one warp on 4 SMs (2 rounds), residues 0 and 2 sampled: round 0 light,
+        // round 1 heavy. Blocks 1 and 3 run beside the light round, 5 and 7 beside the heavy
+        // one; copying a neighbour in launch order would give block 3 block 4's heavy work.
+        let launch = Launch {
+            threads_per_block: 32,
+            blocks: 8,
+        };
+        let work = |slots| crate::profile::WarpWork {
+            slots,
+            ..Default::default()
+        };
+        let profile = one_warp_blocks(
+            Strategy::Baseline,
+            launch,
+            vec![0, 2, 4, 6],
+            8 * 32,
+            vec![work(1), work(2), work(10), work(20)],
+        );
+        let mut cal = Calibration::uncalibrated_h100();
+        cal.sms = 4;
+        let blocks = synthesize(&profile, 0, launch, &cal).blocks;
+        // Residue 1 is nearest residue 0 (the lower on a tie), residue 3 nearest residue 2.
+        let expected = [1.0, 1.0, 2.0, 2.0, 10.0, 10.0, 20.0, 20.0];
+        for (b, w) in blocks.iter().enumerate() {
+            assert_eq!(w, &vec![expected[b]], "block {b}: {blocks:?}");
+        }
+    }
+
+    #[test]
+    fn a_launch_of_fewer_blocks_than_sms_copies_the_nearest_sampled_block() {
+        // Sampled blocks 0, 10, 20, 30 of 40 (each its own multiprocessor) with warps of 1, 2,
+        // 3, 4 units: every other block is the sampled block nearest it.
         let launch = Launch {
             threads_per_block: 32,
             blocks: 40,
@@ -843,15 +933,15 @@ mod tests {
         let cal = Calibration::uncalibrated_h100();
         let blocks = synthesize(&profile, 0, launch, &cal).blocks;
         assert_eq!(blocks.len(), 40);
-        // Sampled blocks keep their own work.
-        for (b, w) in [(0, 1.0), (10, 2.0), (20, 3.0), (30, 4.0)] {
-            assert_eq!(blocks[b], vec![w]);
+        for (b, w) in blocks.iter().enumerate() {
+            let nearest = match b {
+                0..=5 => 1.0,
+                6..=15 => 2.0,
+                16..=25 => 3.0,
+                _ => 4.0,
+            };
+            assert_eq!(w, &vec![nearest], "block {b}");
         }
-        // Block 14 lies nearest block 10: it is 1, 2 or 3 units; and the run 11..20 is not
-        // one value repeated.
-        assert!((1.0..=3.0).contains(&blocks[14][0]));
-        let run: Vec<f64> = (11..20).map(|b| blocks[b][0]).collect();
-        assert!(run.iter().any(|&w| w != run[0]), "{run:?}");
     }
 
     #[test]

@@ -1133,9 +1133,17 @@ mod calibration {
             let Some(&strategy) = strategy_named(strategies, &r.strategy) else {
                 continue;
             };
-            let profile =
-                sampled_profiles(kernel, strategy, r.items, r.launch, &one, 1 << 32, &loops)?
-                    .remove(0);
+            let profile = sampled_profiles(
+                kernel,
+                strategy,
+                r.items,
+                r.launch,
+                gpu.calibration.sms,
+                &one,
+                1 << 32,
+                &loops,
+            )?
+            .remove(0);
             out.push(Observation {
                 label: format!(
                     "{} {} {}x{}",
