@@ -412,14 +412,14 @@ impl SlotAdvice {
 
 /// Which strategy and which launch for `items` items of `kernel` on `gpu`: every strategy of
 /// [`Kernel::STRATEGIES`] (and the baseline) at every candidate launch, ranked by the schedule
-/// model's predicted time, from stratified samples of each launch's blocks
-/// ([`Sampling::default`]). This is the advisor's main entry point; [`advise_launches`] takes
-/// a strategy list, a sampling and registers of your own.
+/// model's predicted time, from stratified samples of each launch's multiprocessors
+/// ([`Sampling::default`]), the pairs modelled in parallel. This is the advisor's main entry
+/// point; [`advise_launches`] takes a strategy list, a sampling and registers of your own.
 ///
 /// # Errors
 /// [`AdviseError::NoItems`] for 0 items; a strategy's bad parameter; a model run that never
 /// ends; no launch that fits the GPU.
-pub fn advise<K: Kernel + ?Sized>(
+pub fn advise<K: Kernel + Sync + ?Sized>(
     kernel: &K,
     items: u32,
     gpu: &Gpu,

@@ -305,7 +305,7 @@ struct Args {
     #[arg(long)]
     calibration: Option<std::path::PathBuf>,
     /// Items the model runs per (strategy, launch) and resample.
-    #[arg(long, default_value_t = 65536)]
+    #[arg(long, default_value_t = reconverge_advisor::Sampling::default().items)]
     sample_items: u32,
     /// Resamples (different strided offsets) whose spread is reported.
     #[arg(long, default_value_t = 3)]
@@ -710,6 +710,8 @@ fn full_items(a: &Args) -> u32 {
 mod schedule {
     use std::fmt::Write as _;
 
+    use rayon::prelude::*;
+
     use reconverge_advisor::accuracy::spearman;
     use reconverge_advisor::{
         Calibration, Gpu, Sampling, Spread, advise_launches, candidate_launches, predict_launch,
@@ -942,27 +944,35 @@ mod schedule {
             .loops;
         let mut pairs = Vec::new();
         let mut scored = Vec::new();
-        for r in rows.iter().filter(|r| r.outputs_equal && r.median_ms > 0.0) {
-            let Some(&strategy) = strategy_named(&strategies, &r.strategy) else {
-                continue;
-            };
-            let compiled = reconverge_advisor::Compiled {
-                registers: Some(reconverge_advisor::Registers {
-                    arch: gpu.arch,
-                    baseline: r.registers.first().copied().unwrap_or(32),
-                    strategies: vec![(strategy, r.registers.clone())],
-                }),
-                loops: loops.clone(),
-            };
-            let times = predict_launch(
-                kernel,
-                strategy,
-                r.items,
-                r.launch,
-                gpu,
-                &sampling(a),
-                &compiled,
-            )?;
+        let selected: Vec<(&Row, Strategy)> = rows
+            .iter()
+            .filter(|r| r.outputs_equal && r.median_ms > 0.0)
+            .filter_map(|r| strategy_named(&strategies, &r.strategy).map(|&s| (r, s)))
+            .collect();
+        // Each row's model runs are independent: one per core, in the rows' order.
+        let predicted = selected
+            .par_iter()
+            .map(|&(r, strategy)| {
+                let compiled = reconverge_advisor::Compiled {
+                    registers: Some(reconverge_advisor::Registers {
+                        arch: gpu.arch,
+                        baseline: r.registers.first().copied().unwrap_or(32),
+                        strategies: vec![(strategy, r.registers.clone())],
+                    }),
+                    loops: loops.clone(),
+                };
+                predict_launch(
+                    kernel,
+                    strategy,
+                    r.items,
+                    r.launch,
+                    gpu,
+                    &sampling(a),
+                    &compiled,
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        for (&(r, strategy), times) in selected.iter().zip(predicted) {
             let ns: Vec<f64> = times.iter().map(|t| t.ns).collect();
             let spread = Spread::of(&ns);
             let mid = times
