@@ -3,8 +3,9 @@
 //! and a tuner that searches strategies' parameters on the model.
 //!
 //! [`advise`] runs a kernel's baseline and every strategy it lists ([`Kernel::STRATEGIES`], or
-//! a list of your own with [`advise_launches`]) on the CPU model, on whole blocks sampled in
-//! strata over each candidate launch ([`plan`]), and returns an [`Advice`]:
+//! a list of your own with [`advise_launches`]) on the CPU model, each candidate launch whole
+//! or, where it is bigger than the sample's resamples together, on whole multiprocessors'
+//! blocks sampled in strata ([`plan`]), the pairs in parallel, and returns an [`Advice`]:
 //!
 //! - every (strategy, launch) pair ranked by predicted time ([`Ranked`]): block sizes 128, 256
 //!   and 512 x one item per thread, one resident wave, four waves; each with its speedup over

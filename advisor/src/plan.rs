@@ -29,14 +29,16 @@
 //! launch and copied, for each block not sampled, a block near it in launch order, which
 //! belongs to another round and another multiprocessor. Against the whole launch's prediction
 //! on the eight held-out workloads, at the same sample size (2^16 items), whole residues
-//! ranked the (strategy, launch) pairs more like it on five and came closer to its times on
-//! four (farther on two). At 2^18 items they picked the whole launch's pick on five and one
-//! within 2-5 % of it on the H100 on the other three, where block strata picked the cost
-//! map's dealt loop (0.58 of the best) and a binary search's 0.87
-//! (`docs/results/advisor/schedule-model/README.md`, revision 7).
+//! ranked the (strategy, launch) pairs more like it on six (two of them by 0.001) and came
+//! closer to its times on four (farther on two). At 2^18 items they picked the whole launch's
+//! pick on five and one within 2-5 % of it on the H100 on the other three, where block strata
+//! picked the cost map's dealt loop (0.58 of the best) and a binary search's 0.87
+//! (`docs/results/advisor/schedule-model/sampling/`, revision 7).
 //! [`Sampling::resamples`] draws several offsets; the prediction is reported as the minimum,
 //! median and maximum over them ([`Spread`]), so a sample too small for its workload shows as
-//! a wide spread rather than as false confidence.
+//! a wide spread rather than as false confidence. Where the resamples together would run as
+//! many items as the launch ([`Sampling::runs_whole_launch`]: with the default sampling, up to
+//! 1.5 · 2^20 items), the launch runs whole instead, once: no dearer, and exact.
 
 use std::fmt;
 
@@ -55,11 +57,12 @@ use crate::{AdviseError, Compiled, Divergence, Registers, strategy_column};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sampling {
     /// Items to run on the model per (strategy, launch) and resample, about: whole
-    /// multiprocessors' blocks are taken, at least 2. The default, 2^18, is a quarter of a
-    /// 2^20-item launch: on the eight held-out workloads its predictions were 0.4-5 % from
-    /// the whole launch's on average (2^16: 0.7-8 %), and the ranking and the pick come
-    /// closer to the whole launch's as the sample grows
-    /// (`docs/results/advisor/schedule-model/README.md`, revision 7).
+    /// multiprocessors' blocks are taken, at least 2. A launch that `resamples` samples of
+    /// this size would cover runs whole ([`Sampling::runs_whole_launch`]). The default, 2^19,
+    /// runs launches of up to 1.5 · 2^20 items whole: on the eight held-out workloads (2^20
+    /// items each) samples of 2^16 items were 0.4-8 % from the whole launch's predictions on
+    /// average, 2^18 0.4-5 %, and the pick was the whole launch's more often as the sample
+    /// grew (`docs/results/advisor/schedule-model/sampling/`, revision 7).
     pub items: u32,
     /// Independent samples (different offsets); at least 1.
     pub resamples: u32,
@@ -67,10 +70,19 @@ pub struct Sampling {
     pub seed: u64,
 }
 
+impl Sampling {
+    /// Whether a launch of `items` items runs whole rather than sampled: where its resamples
+    /// together would run as many items as the launch, the launch itself is no dearer and has
+    /// no sampling error (its spread is then a single value).
+    pub fn runs_whole_launch(&self, items: u32) -> bool {
+        u64::from(self.items) * u64::from(self.resamples.max(1)) >= u64::from(items)
+    }
+}
+
 impl Default for Sampling {
     fn default() -> Self {
         Self {
-            items: 1 << 18,
+            items: 1 << 19,
             resamples: 3,
             seed: 1,
         }
@@ -97,7 +109,7 @@ pub fn sample_blocks(
     let units = sms.clamp(1, launch.blocks.max(1));
     let per_unit = f64::from(items.max(1)) / f64::from(units);
     let wanted = ((f64::from(sampling.items) / per_unit).ceil() as u32).max(2);
-    if wanted >= units {
+    if wanted >= units || sampling.runs_whole_launch(items) {
         return (0..launch.blocks).collect();
     }
     let mut chosen: Vec<u32> = (0..wanted)
@@ -755,13 +767,18 @@ impl fmt::Display for Advice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{} workload, {} items on {}; sample: about {} items per (strategy, launch), whole multiprocessors (every block of one residue mod the SMs), one in each of equal strata, {} resamples (seed {})",
+            "{} workload, {} items on {}; {}",
             self.shape,
             self.items,
             self.device,
-            self.sampling.items,
-            self.sampling.resamples,
-            self.sampling.seed
+            if self.sampling.runs_whole_launch(self.items) {
+                "every launch run whole on the model (no sample)".to_string()
+            } else {
+                format!(
+                    "sample: about {} items per (strategy, launch), whole multiprocessors (every block of one residue mod the SMs), one in each of equal strata, {} resamples (seed {})",
+                    self.sampling.items, self.sampling.resamples, self.sampling.seed
+                )
+            }
         )?;
         writeln!(
             f,
@@ -896,6 +913,11 @@ mod tests {
             ..s
         };
         assert_eq!(sample_blocks(128_000, launch, 100, &whole, 0).len(), 1000);
+        // Three resamples of 50,000 items would run more than the launch's 128,000: it runs
+        // whole.
+        let dear = Sampling { items: 50_000, ..s };
+        assert!(dear.runs_whole_launch(128_000) && !s.runs_whole_launch(128_000));
+        assert_eq!(sample_blocks(128_000, launch, 100, &dear, 0).len(), 1000);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use reconverge_advisor::{
     Calibration, Compiled, Gpu, Sampling, advise_launches, launch_time, predict_launch, profile,
+    profile_blocks,
 };
 use reconverge_backend::Launch;
 use reconverge_transforms::{ItemLoopKernel, Strategy};
@@ -81,4 +82,47 @@ fn launches_are_ranked_and_the_baseline_is_compared_at_its_default() {
         1 << 16
     );
     assert!(advice.to_string().contains("recommended:"));
+}
+
+#[test]
+fn a_launch_the_resamples_would_cover_runs_whole_once() {
+    // 16,384 items and 3 resamples of 8,192: the samples would run 24,576 items, more than the
+    // launch, so every resample is the whole launch, and its prediction is the whole
+    // profile's.
+    let kernel = ItemLoopKernel(DynamicWork::new(8, 32, 1));
+    let (items, launch) = (16_384, Launch::new(128, 128).expect("launch"));
+    let gpu = gpu();
+    let compiled = Compiled::default();
+    let all: Vec<u32> = (0..launch.blocks).collect();
+    let whole = profile_blocks(
+        &kernel,
+        Strategy::Baseline,
+        items,
+        launch,
+        &all,
+        1 << 32,
+        compiled.loops.plain_loop(&Strategy::Baseline),
+    )
+    .expect("runs");
+    let exact = launch_time(&whole, launch, &gpu, &[32]).expect("fits").ns;
+    let sampling = Sampling {
+        items: 8192,
+        resamples: 3,
+        seed: 5,
+    };
+    assert!(sampling.runs_whole_launch(items));
+    let times = predict_launch(
+        &kernel,
+        Strategy::Baseline,
+        items,
+        launch,
+        &gpu,
+        &sampling,
+        &compiled,
+    )
+    .expect("runs");
+    assert_eq!(times.len(), 3);
+    for t in &times {
+        assert!((t.ns / exact - 1.0).abs() < 1e-9, "{} vs {exact}", t.ns);
+    }
 }

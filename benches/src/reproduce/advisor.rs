@@ -500,7 +500,7 @@ pub mod rescore {
 
     /// Each strategy's predicted speedup over the baseline for `kernel` at `items` and
     /// `launch` (the median over resamples of each's time), compiled as `compiled` says.
-    fn speedups<K: Kernel + ?Sized>(
+    fn speedups<K: Kernel + Sync + ?Sized>(
         kernel: &K,
         items: u32,
         launch: reconverge_backend::Launch,
@@ -509,20 +509,28 @@ pub mod rescore {
         strategies: &[Strategy],
         compiled: &Compiled,
     ) -> Result<Vec<(Strategy, f64)>, AdviseError> {
-        let time = |s: Strategy| -> Result<f64, AdviseError> {
-            let times = predict_launch(kernel, s, items, launch, gpu, sampling, compiled)?;
-            Ok(Spread::of(&times.iter().map(|x| x.ns).collect::<Vec<_>>()).median)
-        };
-        let base = time(Strategy::Baseline)?;
-        strategies
+        use rayon::prelude::*;
+        // The baseline first, then each strategy: independent model runs, one per core.
+        let times = std::iter::once(&Strategy::Baseline)
+            .chain(strategies)
+            .collect::<Vec<_>>()
+            .par_iter()
+            .map(|&&s| {
+                let times = predict_launch(kernel, s, items, launch, gpu, sampling, compiled)?;
+                Ok(Spread::of(&times.iter().map(|x| x.ns).collect::<Vec<_>>()).median)
+            })
+            .collect::<Result<Vec<f64>, AdviseError>>()?;
+        let base = times[0];
+        Ok(strategies
             .iter()
-            .map(|&s| Ok((s, base / time(s)?)))
-            .collect()
+            .zip(&times[1..])
+            .map(|(&s, t)| (s, base / t))
+            .collect())
     }
 
     /// The setting's name (its model kernel, as the CSV has it) and each strategy's predicted
     /// speedup at the timed size and launch.
-    fn predict<K: Kernel + Debug + DeviceKernel>(
+    fn predict<K: Kernel + Sync + Debug + DeviceKernel>(
         runs: &Runs<K>,
         gpu: &Gpu,
         sampling: &Sampling,

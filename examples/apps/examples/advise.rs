@@ -1073,6 +1073,8 @@ fn extra_strategies<K: Kernel>() -> &'static [Strategy] {
 /// the same way and at f = 0.5, seed 004's dynamic-work loop), swept on the GPU
 /// (`--sweep DIR`) and fitted offline (`--fit DIR`).
 mod calibration {
+    use rayon::prelude::*;
+
     use reconverge_advisor::calibrate::{Observation, fit, fit_grid_claims};
     use reconverge_advisor::sampled_profiles;
 
@@ -1134,37 +1136,42 @@ mod calibration {
         gpu: &reconverge_advisor::Gpu,
     ) -> Result<Vec<Observation>, DynError> {
         let loops = facts.compiled::<K>(strategies, gpu.arch).loops;
-        let mut out = Vec::new();
         let one = reconverge_advisor::Sampling {
             resamples: 1,
             ..sampling(a)
         };
-        for r in rows.iter().filter(|r| r.outputs_equal && r.median_ms > 0.0) {
-            let Some(&strategy) = strategy_named(strategies, &r.strategy) else {
-                continue;
-            };
-            let profile = sampled_profiles(
-                kernel,
-                strategy,
-                r.items,
-                r.launch,
-                gpu.calibration.sms,
-                &one,
-                1 << 32,
-                &loops,
-            )?
-            .remove(0);
-            out.push(Observation {
-                label: format!(
-                    "{} {} {}x{}",
-                    r.workload, r.strategy, r.launch.blocks, r.launch.threads_per_block
-                ),
-                profile,
-                launch: r.launch,
-                registers: r.registers.clone(),
-                measured_ns: r.median_ms * 1e6,
-            });
-        }
+        let selected: Vec<(&Row, Strategy)> = rows
+            .iter()
+            .filter(|r| r.outputs_equal && r.median_ms > 0.0)
+            .filter_map(|r| strategy_named(strategies, &r.strategy).map(|&s| (r, s)))
+            .collect();
+        // One model run per row, one row per core, in the rows' order.
+        let out = selected
+            .par_iter()
+            .map(|&(r, strategy)| {
+                let profile = sampled_profiles(
+                    kernel,
+                    strategy,
+                    r.items,
+                    r.launch,
+                    gpu.calibration.sms,
+                    &one,
+                    1 << 32,
+                    &loops,
+                )?
+                .remove(0);
+                Ok(Observation {
+                    label: format!(
+                        "{} {} {}x{}",
+                        r.workload, r.strategy, r.launch.blocks, r.launch.threads_per_block
+                    ),
+                    profile,
+                    launch: r.launch,
+                    registers: r.registers.clone(),
+                    measured_ns: r.median_ms * 1e6,
+                })
+            })
+            .collect::<Result<Vec<_>, reconverge_advisor::AdviseError>>()?;
         Ok(out)
     }
 
