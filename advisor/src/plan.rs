@@ -866,6 +866,26 @@ mod tests {
         }
     }
 
+    /// The baseline's `blocks` blocks of one warp each on 4 SMs, synthesised from the `sampled`
+    /// blocks whose warps issue `slots`.
+    fn synthesized_on_4_sms(blocks: u32, sampled: Vec<u32>, slots: &[u64]) -> Vec<Vec<f64>> {
+        let launch = Launch {
+            threads_per_block: 32,
+            blocks,
+        };
+        let warps = slots
+            .iter()
+            .map(|&slots| crate::profile::WarpWork {
+                slots,
+                ..Default::default()
+            })
+            .collect();
+        let profile = one_warp_blocks(Strategy::Baseline, launch, sampled, blocks * 32, warps);
+        let mut cal = Calibration::uncalibrated_h100();
+        cal.sms = 4;
+        synthesize(&profile, 0, launch, &cal).blocks
+    }
+
     #[test]
     fn samples_are_whole_multiprocessors_in_strata_and_differ_by_resample() {
         // 1,000 blocks of 128 on 100 SMs: 10 rounds, 1,280 items a residue; 10 residues wanted.
@@ -925,24 +945,7 @@ mod tests {
         // 8 blocks of one warp on 4 SMs (2 rounds), residues 0 and 2 sampled: round 0 light,
         // round 1 heavy. Blocks 1 and 3 run beside the light round, 5 and 7 beside the heavy
         // one; copying a neighbour in launch order would give block 3 block 4's heavy work.
-        let launch = Launch {
-            threads_per_block: 32,
-            blocks: 8,
-        };
-        let work = |slots| crate::profile::WarpWork {
-            slots,
-            ..Default::default()
-        };
-        let profile = one_warp_blocks(
-            Strategy::Baseline,
-            launch,
-            vec![0, 2, 4, 6],
-            8 * 32,
-            vec![work(1), work(2), work(10), work(20)],
-        );
-        let mut cal = Calibration::uncalibrated_h100();
-        cal.sms = 4;
-        let blocks = synthesize(&profile, 0, launch, &cal).blocks;
+        let blocks = synthesized_on_4_sms(8, vec![0, 2, 4, 6], &[1, 2, 10, 20]);
         for (b, w) in blocks.iter().enumerate() {
             let round = if b < 4 { [1.0, 2.0] } else { [10.0, 20.0] };
             assert!(round.contains(&w[0]), "block {b}: {blocks:?}");
@@ -954,24 +957,7 @@ mod tests {
         // Sampled blocks 0, 10, 20, 30 of 40 with warps of 1, 2, 3, 4 units, on 4 SMs: not whole
         // residues, so a block whose round no sampled residue beside it covers is one of the
         // sampled blocks around it in launch order, drawn per block, not all copies of one.
-        let launch = Launch {
-            threads_per_block: 32,
-            blocks: 40,
-        };
-        let work = |slots| crate::profile::WarpWork {
-            slots,
-            ..Default::default()
-        };
-        let profile = one_warp_blocks(
-            Strategy::Baseline,
-            launch,
-            vec![0, 10, 20, 30],
-            40 * 32,
-            vec![work(1), work(2), work(3), work(4)],
-        );
-        let mut cal = Calibration::uncalibrated_h100();
-        cal.sms = 4;
-        let blocks = synthesize(&profile, 0, launch, &cal).blocks;
+        let blocks = synthesized_on_4_sms(40, vec![0, 10, 20, 30], &[1, 2, 3, 4]);
         assert_eq!(blocks.len(), 40);
         for (b, w) in [(0, 1.0), (10, 2.0), (20, 3.0), (30, 4.0)] {
             assert_eq!(blocks[b], vec![w]);

@@ -2,7 +2,7 @@
 //! launch's, the spread over resamples, and the ranking of (strategy, launch) pairs.
 
 use reconverge_advisor::{
-    Calibration, Compiled, Gpu, Sampling, advise_launches, launch_time, predict_launch, profile,
+    Calibration, Compiled, Gpu, Sampling, advise_launches, launch_time, predict_launch,
     profile_blocks,
 };
 use reconverge_backend::Launch;
@@ -21,34 +21,69 @@ fn committed_calibration_is_a_fitted_h100() {
     assert!(c.rms_log_error.is_some(), "fitted, not the defaults");
 }
 
-#[test]
-fn a_strided_sample_predicts_the_whole_launch() {
-    // Seed 004's loop, trips 1-32 uniform per item: 16,384 items in 128 blocks of 128.
+/// Seed 004's loop, trips 1-32 uniform per item, 16,384 items in 128 blocks of 128: the
+/// baseline's predicted time from every block, and its predictions under `sampling`.
+fn whole_and_sampled(sampling: &Sampling) -> (f64, Vec<reconverge_advisor::LaunchTime>) {
     let kernel = ItemLoopKernel(DynamicWork::new(8, 32, 1));
     let (items, launch) = (16_384, Launch::new(128, 128).expect("launch"));
     let gpu = gpu();
-    let whole = profile(&kernel, Strategy::Baseline, items, launch, 1 << 32).expect("runs");
+    let compiled = Compiled::default();
+    let all: Vec<u32> = (0..launch.blocks).collect();
+    let whole = profile_blocks(
+        &kernel,
+        Strategy::Baseline,
+        items,
+        launch,
+        &all,
+        1 << 32,
+        compiled.loops.plain_loop(&Strategy::Baseline),
+    )
+    .expect("runs");
     let exact = launch_time(&whole, launch, &gpu, &[32]).expect("fits").ns;
-    let sampling = Sampling {
-        items: 2048,
-        resamples: 3,
-        seed: 5,
-    };
     let sampled = predict_launch(
         &kernel,
         Strategy::Baseline,
         items,
         launch,
         &gpu,
-        &sampling,
-        &Compiled::default(),
+        sampling,
+        &compiled,
     )
     .expect("runs");
+    (exact, sampled)
+}
+
+#[test]
+fn a_strided_sample_predicts_the_whole_launch() {
+    let sampling = Sampling {
+        items: 2048,
+        resamples: 3,
+        seed: 5,
+    };
+    assert!(!sampling.runs_whole_launch(16_384));
+    let (exact, sampled) = whole_and_sampled(&sampling);
     assert_eq!(sampled.len(), 3);
     for t in &sampled {
         // 16 of 128 blocks stand for all: within 10 % of the whole launch's prediction.
         assert!((t.ns / exact - 1.0).abs() < 0.10, "{} vs {exact}", t.ns);
         assert!(t.ns >= t.throughput_ns);
+    }
+}
+
+#[test]
+fn a_launch_the_resamples_would_cover_runs_whole_once() {
+    // 3 resamples of 8,192 items would run 24,576, more than the launch's 16,384: every
+    // resample is the whole launch, and its prediction is the whole profile's.
+    let sampling = Sampling {
+        items: 8192,
+        resamples: 3,
+        seed: 5,
+    };
+    assert!(sampling.runs_whole_launch(16_384));
+    let (exact, times) = whole_and_sampled(&sampling);
+    assert_eq!(times.len(), 3);
+    for t in &times {
+        assert!((t.ns / exact - 1.0).abs() < 1e-9, "{} vs {exact}", t.ns);
     }
 }
 
@@ -82,47 +117,4 @@ fn launches_are_ranked_and_the_baseline_is_compared_at_its_default() {
         1 << 16
     );
     assert!(advice.to_string().contains("recommended:"));
-}
-
-#[test]
-fn a_launch_the_resamples_would_cover_runs_whole_once() {
-    // 16,384 items and 3 resamples of 8,192: the samples would run 24,576 items, more than the
-    // launch, so every resample is the whole launch, and its prediction is the whole
-    // profile's.
-    let kernel = ItemLoopKernel(DynamicWork::new(8, 32, 1));
-    let (items, launch) = (16_384, Launch::new(128, 128).expect("launch"));
-    let gpu = gpu();
-    let compiled = Compiled::default();
-    let all: Vec<u32> = (0..launch.blocks).collect();
-    let whole = profile_blocks(
-        &kernel,
-        Strategy::Baseline,
-        items,
-        launch,
-        &all,
-        1 << 32,
-        compiled.loops.plain_loop(&Strategy::Baseline),
-    )
-    .expect("runs");
-    let exact = launch_time(&whole, launch, &gpu, &[32]).expect("fits").ns;
-    let sampling = Sampling {
-        items: 8192,
-        resamples: 3,
-        seed: 5,
-    };
-    assert!(sampling.runs_whole_launch(items));
-    let times = predict_launch(
-        &kernel,
-        Strategy::Baseline,
-        items,
-        launch,
-        &gpu,
-        &sampling,
-        &compiled,
-    )
-    .expect("runs");
-    assert_eq!(times.len(), 3);
-    for t in &times {
-        assert!((t.ns / exact - 1.0).abs() < 1e-9, "{} vs {exact}", t.ns);
-    }
 }
