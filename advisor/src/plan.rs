@@ -828,15 +828,18 @@ impl fmt::Display for Advice {
         let b = self.recommended();
         write!(
             f,
-            "recommended: {} at {} blocks x {} threads ({}), {:.3}x predicted ({:.3}-{:.3} over resamples)",
-            b.strategy,
-            b.launch.blocks,
-            b.launch.threads_per_block,
-            b.grid,
-            b.speedup.median,
-            b.speedup.min,
-            b.speedup.max
-        )
+            "recommended: {} at {} blocks x {} threads ({}), {:.3}x predicted",
+            b.strategy, b.launch.blocks, b.launch.threads_per_block, b.grid, b.speedup.median,
+        )?;
+        if self.sampling.runs_whole_launch(self.items) {
+            Ok(())
+        } else {
+            write!(
+                f,
+                " ({:.3}-{:.3} over resamples)",
+                b.speedup.min, b.speedup.max
+            )
+        }
     }
 }
 
