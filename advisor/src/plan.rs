@@ -1,5 +1,5 @@
-//! Which strategy *and which launch*: predicted GPU time of (strategy, launch) pairs from a
-//! sample of the launch's blocks, the schedule model ([`crate::schedule`]) and a device's
+//! Which strategy *and which launch*: predicted GPU time of (strategy, launch) pairs from the
+//! launch's blocks (all of them, or a sample), the schedule model ([`crate::schedule`]) and a device's
 //! [`Calibration`].
 //!
 //! # How the sample is drawn
@@ -60,7 +60,7 @@ pub struct Sampling {
     /// multiprocessors' blocks are taken, at least 2. A launch that `resamples` samples of
     /// this size would cover runs whole ([`Sampling::runs_whole_launch`]). The default, 2^19,
     /// runs launches of up to 1.5 · 2^20 items whole: on the eight held-out workloads (2^20
-    /// items each) samples of 2^16 items were 0.4-8 % from the whole launch's predictions on
+    /// items each) samples of 2^16 items were 0.7-8 % from the whole launch's predictions on
     /// average, 2^18 0.4-5 %, and the pick was the whole launch's more often as the sample
     /// grew (`docs/results/advisor/schedule-model/sampling/`, revision 7).
     pub items: u32,
@@ -106,23 +106,24 @@ pub fn sample_blocks(
     sampling: &Sampling,
     resample: u32,
 ) -> Vec<u32> {
-    let units = sms.clamp(1, launch.blocks.max(1));
-    let per_unit = f64::from(items.max(1)) / f64::from(units);
-    let wanted = ((f64::from(sampling.items) / per_unit).ceil() as u32).max(2);
-    if wanted >= units || sampling.runs_whole_launch(items) {
+    // A residue's blocks: one multiprocessor's in a resident wave; `items / residues` items.
+    let residues = sms.clamp(1, launch.blocks.max(1));
+    let per_residue = f64::from(items.max(1)) / f64::from(residues);
+    let wanted = ((f64::from(sampling.items) / per_residue).ceil() as u32).max(2);
+    if wanted >= residues || sampling.runs_whole_launch(items) {
         return (0..launch.blocks).collect();
     }
     let mut chosen: Vec<u32> = (0..wanted)
         .map(|k| {
             let u = offset(sampling.seed, resample, k);
-            let r = ((f64::from(k) + u) * f64::from(units) / f64::from(wanted)) as u32;
-            r.min(units - 1)
+            let r = ((f64::from(k) + u) * f64::from(residues) / f64::from(wanted)) as u32;
+            r.min(residues - 1)
         })
         .collect();
     chosen.dedup();
     let mut out: Vec<u32> = chosen
         .iter()
-        .flat_map(|&r| (r..launch.blocks).step_by(units as usize))
+        .flat_map(|&r| (r..launch.blocks).step_by(residues as usize))
         .collect();
     out.sort_unstable();
     out
