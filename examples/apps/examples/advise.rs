@@ -192,6 +192,9 @@ enum Workload {
     /// The README's advisor example: a Collatz loop of 2^20 items (`reference::COLLATZ`, the
     /// example's loop with a step limit no item reaches), to measure its recommendation.
     Collatz,
+    /// The escape-time image issue 27 was filed on (`reference::ESCAPE_TIME`, 1024 x 768
+    /// pixels, 1-512 iterations, a rare costly refinement), measured after revision 7 was fixed.
+    EscapeTime,
     /// The calibration set (papers' workloads only): SYN-ITDELAY at f = 0 and 0.5, seed 004's
     /// dynamic-work loop; with `--sweep` (GPU) or `--fit` (offline).
     Calibration,
@@ -427,6 +430,11 @@ fn main() -> Result<(), DynError> {
         Workload::EscapeWalk => run(&BranchLoopKernel(held_out::ESCAPE_WALK), &a, one),
         Workload::Collatz => run(
             &BranchLoopKernel(reconverge_workloads::reference::COLLATZ),
+            &a,
+            one,
+        ),
+        Workload::EscapeTime => run(
+            &BranchLoopKernel(reconverge_workloads::reference::ESCAPE_TIME),
             &a,
             one,
         ),
@@ -699,6 +707,7 @@ fn full_items(a: &Args) -> u32 {
         Workload::Bisect => held_out::BISECT_ITEMS,
         Workload::EscapeWalk => held_out::ESCAPE_WALK_ITEMS,
         Workload::Collatz => reconverge_workloads::reference::COLLATZ_ITEMS,
+        Workload::EscapeTime => reconverge_workloads::reference::ESCAPE_TIME_ITEMS,
         Workload::SunsetMap => held_out::SUNSET_MAP_ITEMS,
         Workload::GeometricJobs => held_out::GEOMETRIC_JOBS_ITEMS,
         _ => a.measure_items,
