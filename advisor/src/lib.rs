@@ -413,8 +413,9 @@ impl SlotAdvice {
 
 /// Which strategy and which launch for `items` items of `kernel` on `gpu`: every strategy of
 /// [`Kernel::STRATEGIES`] (and the baseline) at every candidate launch, ranked by the schedule
-/// model's predicted time, from stratified samples of each launch's multiprocessors
-/// ([`Sampling::default`]), the pairs modelled in parallel. This is the advisor's main entry
+/// model's predicted time, from each launch run whole on the model (up to 1.5 · 2^20 items) or
+/// from stratified samples of its multiprocessors ([`Sampling::default`]), the pairs modelled
+/// in parallel. This is the advisor's main entry
 /// point; [`advise_launches`] takes a strategy list, a sampling and registers of your own.
 ///
 /// # Errors
