@@ -16,9 +16,9 @@ cp /tmp/tp.tsv $OUT/ 2>/dev/null
 python3 - "$OUT/ncu-twopath.csv" <<'PY'
 import csv,sys,collections
 rows=list(csv.DictReader(l for l in open(sys.argv[1]) if l.startswith('"')))
+# One dict of metrics per profiled launch, in launch order.
 k=collections.OrderedDict()
 for r in rows:
-    key=(r['ID'],r['Grid Size'] if 'Grid Size' in r else '',)
     k.setdefault(r['ID'],{})[r['Metric Name']]=r['Metric Value']
 for i,m in list(k.items())[:14]:
     print(i, m.get('launch__grid_size'), m.get('launch__block_size'), 'us', m.get('gpu__time_duration.sum'), 'smact', m.get('sm__cycles_active.avg'), m.get('sm__cycles_active.max'), 'el', m.get('sm__cycles_elapsed.max'), 'inst', m.get('smsp__inst_executed.sum'), 'dram', m.get('dram__bytes.sum'), 'lg', m.get('smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio'), 'ls', m.get('smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio'), 'drain', m.get('smsp__average_warps_issue_stalled_drain_per_issue_active.ratio'))

@@ -415,8 +415,8 @@ impl SlotAdvice {
 /// [`Kernel::STRATEGIES`] (and the baseline) at every candidate launch, ranked by the schedule
 /// model's predicted time, from each launch run whole on the model (up to 1.5 · 2^20 items) or
 /// from stratified samples of its multiprocessors ([`Sampling::default`]), the pairs modelled
-/// in parallel. This is the advisor's main entry
-/// point; [`advise_launches`] takes a strategy list, a sampling and registers of your own.
+/// in parallel. This is the advisor's main entry point; [`advise_launches`] takes a strategy
+/// list, a sampling and registers of your own.
 ///
 /// # Errors
 /// [`AdviseError::NoItems`] for 0 items; a strategy's bad parameter; a model run that never

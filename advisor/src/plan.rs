@@ -1,6 +1,6 @@
 //! Which strategy *and which launch*: predicted GPU time of (strategy, launch) pairs from the
-//! launch's blocks (all of them, or a sample), the schedule model ([`crate::schedule`]) and a device's
-//! [`Calibration`].
+//! launch's blocks (all of them, or a sample), the schedule model ([`crate::schedule`]) and a
+//! device's [`Calibration`].
 //!
 //! # How the sample is drawn
 //!
@@ -342,8 +342,8 @@ fn grid_claims(profile: &Profile, pass: usize) -> f64 {
     let blocks = profile.blocks.len().max(1) as f64;
     sampled as f64 * f64::from(profile.launch.blocks) / blocks
 }
+
 /// SplitMix64's finaliser: a fixed pseudo-random draw, the same on every run.
-/// SplitMix64's finaliser: a fixed pseudo-random draw per block, the same on every run.
 fn mix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

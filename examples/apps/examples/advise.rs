@@ -822,6 +822,16 @@ mod schedule {
         list.iter().find(|s| s.to_string() == name)
     }
 
+    /// The rows a model can be scored or fitted on (outputs equal to the CPU's, a time
+    /// measured), each with its strategy from `strategies`; rows of other strategies are left
+    /// out.
+    pub fn scorable<'r>(rows: &'r [Row], strategies: &[Strategy]) -> Vec<(&'r Row, Strategy)> {
+        rows.iter()
+            .filter(|r| r.outputs_equal && r.median_ms > 0.0)
+            .filter_map(|r| strategy_named(strategies, &r.strategy).map(|&s| (r, s)))
+            .collect()
+    }
+
     pub fn run<K>(kernel: &K, a: &Args) -> Result<(), DynError>
     where
         K: Kernel + Sync + GpuKernel + DeviceKernel,
@@ -953,11 +963,8 @@ mod schedule {
             .loops;
         let mut pairs = Vec::new();
         let mut scored = Vec::new();
-        let selected: Vec<(&Row, Strategy)> = rows
-            .iter()
-            .filter(|r| r.outputs_equal && r.median_ms > 0.0)
-            .filter_map(|r| strategy_named(&strategies, &r.strategy).map(|&s| (r, s)))
-            .collect();
+        let selected = scorable(rows, &strategies);
+        let sampling = sampling(a);
         // Each row's model runs are independent: one per core, in the rows' order.
         let predicted = selected
             .par_iter()
@@ -971,13 +978,7 @@ mod schedule {
                     loops: loops.clone(),
                 };
                 predict_launch(
-                    kernel,
-                    strategy,
-                    r.items,
-                    r.launch,
-                    gpu,
-                    &sampling(a),
-                    &compiled,
+                    kernel, strategy, r.items, r.launch, gpu, &sampling, &compiled,
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -1087,7 +1088,7 @@ mod calibration {
     use reconverge_advisor::calibrate::{Observation, fit, fit_grid_claims};
     use reconverge_advisor::sampled_profiles;
 
-    use super::schedule::{Row, gpu_model, read, sampling, strategy_named};
+    use super::schedule::{Row, gpu_model, read, sampling, scorable};
     use super::*;
 
     const SETTINGS: [(&str, f64); 2] = [("itdelay-f0", 0.0), ("itdelay-f50", 0.5)];
@@ -1149,11 +1150,7 @@ mod calibration {
             resamples: 1,
             ..sampling(a)
         };
-        let selected: Vec<(&Row, Strategy)> = rows
-            .iter()
-            .filter(|r| r.outputs_equal && r.median_ms > 0.0)
-            .filter_map(|r| strategy_named(strategies, &r.strategy).map(|&s| (r, s)))
-            .collect();
+        let selected = scorable(rows, strategies);
         // One model run per row, one row per core, in the rows' order.
         let out = selected
             .par_iter()
