@@ -134,8 +134,10 @@ pub enum PlainLoop {
 /// What a GPU compiler made of a kernel's per-thread loops: the strategies whose entry point
 /// kept one flat loop (no reconvergence after each item). A fact of the compiled code, read from
 /// its SASS (`scripts/sass-loop-nesting.py`: whether a convergence barrier closes after the
-/// item's loop inside the loop over items); where it is not known, the schedule model takes
-/// the nested loop every held-out workload's entry points compiled to ([`Default`]).
+/// item's loop inside the loop over items, and the item's loop holds no `YIELD`, which lets the
+/// threads that left it pass the barrier without the others); where it is not known, the
+/// schedule model takes the nested loop most held-out workloads' entry points compiled to
+/// ([`Default`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CompiledLoops {
     /// Strategies (that run per thread) whose compiled loop stayed flat.
