@@ -28,5 +28,5 @@ profile geojobs-dynamic geometric-jobs '^geojobs_dynamic$' 4
 profile heavy-dynamic heavy-tail '^heavy_dynamic$' 4
 profile bisect-dynamic bisect '^bisect_dynamic$' 4
 profile vtrips-dynamic variable-trips '^vtrips_dynamic$' 4
-profile mcml-baseline mcml-skin '^mcml_baseline$' 1 --items 262144
+profile mcml-baseline mcml-skin '^mcml_baseline$' 1
 python3 scripts/ncu-drift.py $OUT/ncu-drift-source.csv.gz | tee $OUT/drift-table.md
