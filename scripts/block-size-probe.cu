@@ -21,7 +21,8 @@ __device__ __forceinline__ unsigned smid() { unsigned r; asm volatile("mov.u32 %
 __device__ __forceinline__ unsigned warpid() { unsigned r; asm volatile("mov.u32 %0, %%warpid;" : "=r"(r)); return r; }
 __device__ __forceinline__ unsigned long long gtime() { unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t; }
 
-__device__ __forceinline__ unsigned hash(unsigned x) {
+// Host and device: the host recomputes each warp's trips to read the SMs' and schedulers' loads.
+__host__ __device__ __forceinline__ unsigned hash(unsigned x) {
   x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16; return x;
 }
 
@@ -42,7 +43,7 @@ __global__ void heavy_warps(unsigned mask, int iters, float* out) {
 //   1 random per warp: a warp's 32 items share hash(item / 32) % (2 base).
 //   2 random per item: hash(item) % (2 base) (a warp runs its slowest lane's trips).
 //   3 runs: items in runs of 64, 30 % of runs heavy (4 base), the rest base / 4.
-__device__ __forceinline__ int trips_of(unsigned item, int pattern, int base) {
+__host__ __device__ __forceinline__ int trips_of(unsigned item, int pattern, int base) {
   switch (pattern) {
     case 0: return base;
     case 1: return hash(item / 32) % (2 * base);
@@ -133,18 +134,7 @@ int main() {
         for (int g = 0; g < warps; g++) {
           int mx = 0;
           unsigned item0 = g * 32;
-          for (int l = 0; l < 32; l++) {
-            unsigned it = item0 + l;
-            int t;
-            auto hh = [](unsigned x) { x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16; return x; };
-            switch (pattern) {
-              case 0: t = base; break;
-              case 1: t = hh(it / 32) % (2 * base); break;
-              case 2: t = hh(it) % (2 * base); break;
-              default: t = (hh(it / 64) % 10 < 3) ? 4 * base : base / 4;
-            }
-            mx = std::max(mx, t);
-          }
+          for (int l = 0; l < 32; l++) mx = std::max(mx, trips_of(item0 + l, pattern, base));
           unsigned sm = hw[g] >> 8, wid = hw[g] & 255;
           sm_load[sm] += mx; smsp_load[sm * 4 + (wid & 3)] += mx; sm_used[sm] = 1;
         }
