@@ -14,14 +14,15 @@ bash "$root/gpu-kernels/paper-kernels/device-check.sh" build
 # mcml: the installable program (reconverge-mcml-cli's binary; `--example mcml` runs the same code).
 cargo build --release -p reconverge-mcml-cli --features cuda --bin mcml
 cargo build --release -p reconverge-apps --features cuda --example mcml_bench --example advise \
-    --example plain
+    --example plain --example techniques
 cp "$CARGO_TARGET_DIR"/release/mcml "$root/.device/"
 # The MCML-only module the mcml program loads (reconverge_paper_kernels::MCML_PTX), for a cubin.
 cp "$(ls -t "$CARGO_TARGET_DIR"/release/build/reconverge-paper-kernels-*/out/mcml.ptx | head -1)" \
     "$root/.device/mcml.ptx"
-cp "$CARGO_TARGET_DIR"/release/examples/{mcml_bench,advise,plain} "$root/.device/"
-# The CUDA C++ plain kernels, built on the GPU machine by gpu-all.sh (part plain) with nvcc.
-cp "$root/references/cuda/plain.cu" "$root/.device/"
+cp "$CARGO_TARGET_DIR"/release/examples/{mcml_bench,advise,plain,techniques} "$root/.device/"
+# The CUDA C++ plain kernels and hand-written twins, built on the GPU machine by gpu-all.sh
+# (parts plain and techniques) with nvcc.
+cp "$root/references/cuda/plain.cu" "$root/references/cuda/techniques.cu" "$root/.device/"
 if want reproduce && [[ -f "$root/examples/apps/examples/reproduce.rs" ]]; then
     cargo build --release -p reconverge-apps --features cuda --example reproduce
     cp "$CARGO_TARGET_DIR/release/examples/reproduce" "$root/.device/"

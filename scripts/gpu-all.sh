@@ -25,7 +25,7 @@ out="${1:-$root/gpu-results}"
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
 # PARTS picks what to run (a device call has a time limit): default all of them.
-parts=" ${PARTS:-plain user check mcml gpumcml profile reproduce benches tune} "
+parts=" ${PARTS:-plain techniques user check mcml gpumcml profile reproduce benches tune} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 
 if want plain && [[ -x "$dev/plain" ]]; then
@@ -63,6 +63,41 @@ if want plain && [[ -x "$dev/plain" ]]; then
     fi
     rm -f "$out/plain/plain_cuda"
     tar -czf "$out/plain.tar.gz" -C "$out" plain && rm -rf "$out/plain"
+fi
+
+if want techniques && [[ -x "$dev/techniques" ]]; then
+    echo "== the warp-level techniques where divergence is real (SYN-ITDELAY, paths of distinct shape)"
+    t="$out/techniques"
+    mkdir -p "$t"
+    cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')"
+    tcubin="$(mktemp -d)/kernels.cubin"
+    ptxas -v -arch="sm_$cap" "$dev/kernels.ptx" -o "$tcubin" > "$t/ptxas.log" 2>&1 \
+        && export RECONVERGE_GPU_CUBIN="$tcubin"
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > "$t/device.txt"
+    # Every strategy and plain Rust kernel at its default launch, per setting; the CPU outputs
+    # for the CUDA C++ twins.
+    "$dev/techniques" --backend cuda --out "$t" 2>&1 | grep -v "items on the CPU"
+    # The hand-written twins (CUDA C++), checked against those outputs.
+    nvcc -O3 -fmad=false -arch="sm_$cap" -o "$t/techniques_cuda" "$dev/techniques.cu" \
+        && "$t/techniques_cuda" "$t" > "$t/cuda.tsv" 2> "$t/cuda.err"
+    echo "CUDA C++ twins: exit $? ($(grep -c yes "$t/cuda.tsv") of $(wc -l < "$t/cuda.tsv") identical)"
+    # Where the time goes at f = 0.1, r = 8 (and r = 4): ncu on every kernel of those settings.
+    if command -v ncu > /dev/null; then
+        metrics=smsp__inst_executed.sum,smsp__thread_inst_executed.sum,smsp__average_thread_inst_executed_per_inst_executed.ratio,launch__registers_per_thread,gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio
+        mkdir -p "$t/ncu-run"
+        for s in distinct-f0.1-r8 distinct-f0.5-r4; do
+            timeout 150 ncu --csv --metrics "$metrics" "$dev/techniques" --backend cuda \
+                --out "$t/ncu-run" --repeats 1 --only "$s" > "$t/ncu-rust-$s.csv" 2> "$t/ncu-rust-$s.err"
+            grep "^$s" "$t/settings.tsv" > "$t/ncu-run/settings.tsv"
+            cp "$t/$s.out" "$t/ncu-run/" 2>/dev/null
+            TECHNIQUES_REPEATS=1 timeout 100 ncu --csv --metrics "$metrics" "$t/techniques_cuda" "$t/ncu-run" \
+                > "$t/ncu-cuda-$s.csv" 2> "$t/ncu-cuda-$s.err"
+        done
+        rm -rf "$t/ncu-run"
+        gzip -f "$t"/ncu-*.csv
+    fi
+    rm -f "$t"/*.out "$t/techniques_cuda"
+    tar -czf "$out/techniques.tar.gz" -C "$out" techniques && rm -rf "$t"
 fi
 
 if want user && [[ -x "$dev/user-workload" ]]; then

@@ -501,6 +501,8 @@ static bool gpu_bench(const std::string &dir, const typename W::Params &p, uint3
 
 // ---- main ----------------------------------------------------------------------------------
 
+// techniques.cu includes this file for its item functions and helpers, with a main of its own.
+#ifndef PLAIN_CU_NO_MAIN
 static int usage(const char *argv0) {
     fprintf(stderr, "usage: %s DIR | %s --host-check DIR\n", argv0, argv0);
     return 2;
@@ -536,3 +538,4 @@ int main(int argc, char **argv) {
     return 2;
 #endif
 }
+#endif  // PLAIN_CU_NO_MAIN

@@ -1,10 +1,10 @@
 //! What a backend runs: a workload in one of the shapes, under a strategy, warp by warp.
 
-use reconverge_simt::Warp;
+use reconverge_simt::{LaneMask, Warp};
 
 use crate::io::{Sink, Tally, WarpTask};
 use crate::scratch::Scratch;
-use crate::strategy::{Strategy, StrategyError};
+use crate::strategy::{Decision, Strategy, StrategyError};
 
 /// One warp's part of a pass: a loop that the whole warp runs together, one iteration per
 /// [`WarpProgram::step`].
@@ -240,6 +240,33 @@ pub trait Kernel {
         tally: &mut T,
     ) -> bool {
         let _ = (next, put, tally);
+        false
+    }
+
+    /// Iteration delaying under `decision` as the plain loop of one thread of a warp, with a
+    /// warp vote at the iteration point: the kernel a CUDA programmer writes from seed 002
+    /// fig. 5, which the CUDA backend runs for [`Strategy::IterationDelaying`] and
+    /// [`Strategy::IterationDelayingWithDynamicWork`] instead of the warp program (the program
+    /// deals lanes and masks paths each step; this form costs what the hand-written loop
+    /// costs). `next` deals the thread's items in the strategy's order, as for
+    /// [`Kernel::plain_items`]; `vote(p)` is the ballot of `p` over the thread's whole warp,
+    /// which every thread of the warp calls at the same points; `lane` is the thread's lane.
+    /// Outputs and adds are the baseline's.
+    ///
+    /// Returns `false`, having called nothing, for a kernel without such a form (the default)
+    /// or a decision it refuses: the backend then runs the kernel's warp program.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn delayed_items<T: Tally>(
+        &self,
+        decision: Decision,
+        lane: u32,
+        vote: impl FnMut(bool) -> LaneMask,
+        next: impl FnMut() -> Option<u32>,
+        put: impl FnMut(u32, Self::Output),
+        tally: &mut T,
+    ) -> bool {
+        let _ = (decision, lane, vote, next, put, tally);
         false
     }
 

@@ -57,6 +57,32 @@ pub const SYN_IT_DELAY_STRATEGIES: &[Strategy] = &[
     Strategy::GridWideDynamicWork,
 ];
 
+/// The strategies of SYN-ITDELAY with paths of distinct shape
+/// ([`crate::synthetic::SynItDelayDistinct`], the real-divergence variant): the per-thread
+/// schedules, and iteration delaying's decisions at the settings seed 002's table 1 and
+/// fig. 10 sweep (majority votes of 4 to 24 with the stop rule, 16 without; round robin 1:1
+/// and 3:1, with and without idle removal; cost-balanced), on static lanes and, for the vote,
+/// the round robin and cost-balanced delaying, over dynamic work assignment.
+pub const SYN_IT_DELAY_DISTINCT_STRATEGIES: &[Strategy] = &[
+    Strategy::Baseline,
+    Strategy::DynamicWorkAssignment,
+    Strategy::GridWideDynamicWork,
+    Strategy::IterationDelaying(majority_vote(4, true)),
+    Strategy::IterationDelaying(majority_vote(8, true)),
+    Strategy::IterationDelaying(majority_vote(16, true)),
+    Strategy::IterationDelaying(majority_vote(24, true)),
+    Strategy::IterationDelaying(majority_vote(16, false)),
+    Strategy::IterationDelaying(round_robin(1, 1, false)),
+    Strategy::IterationDelaying(round_robin(3, 1, false)),
+    Strategy::IterationDelaying(round_robin(1, 1, true)),
+    Strategy::IterationDelaying(round_robin(3, 1, true)),
+    Strategy::IterationDelaying(Decision::CostBalanced),
+    Strategy::IterationDelayingWithDynamicWork(majority_vote(8, true)),
+    Strategy::IterationDelayingWithDynamicWork(round_robin(1, 1, false)),
+    Strategy::IterationDelayingWithDynamicWork(round_robin(3, 1, true)),
+    Strategy::IterationDelayingWithDynamicWork(Decision::CostBalanced),
+];
+
 /// SYN-BRDIS's strategies (seed 002 §4.1.2, fig. 12).
 pub const SYN_BR_DIS_STRATEGIES: &[Strategy] = &[
     Strategy::Baseline,
@@ -182,7 +208,7 @@ macro_rules! paper_entries {
         use $crate::reference::{Collatz, EscapeTime};
         use $crate::synthetic::{
             BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification,
-            SynBrDis, SynItDelay,
+            SynBrDis, SynItDelay, SynItDelayDistinct,
         };
 
         ::reconverge_device::entries_from_data! {
@@ -195,6 +221,16 @@ macro_rules! paper_entries {
                 itdelay_rr90, itdelay_rr70, itdelay_rr50, itdelay_rr30, itdelay_rr10,
                 itdelay_rr90_idle, itdelay_rr70_idle, itdelay_rr50_idle, itdelay_rr30_idle, itdelay_rr10_idle,
                 itdelay_grid,
+            }
+
+            // SYN-ITDELAY with paths the compiler cannot merge: the plain kernel diverges.
+            SynItDelayDistinct as BranchLoopKernel from ($crate::gpu_entries::SYN_IT_DELAY_DISTINCT_STRATEGIES) {
+                itdistinct_baseline, itdistinct_dynamic, itdistinct_grid,
+                itdistinct_mv4, itdistinct_mv8, itdistinct_mv16, itdistinct_mv24, itdistinct_mv16_nostop,
+                itdistinct_rr11, itdistinct_rr31, itdistinct_rr11_idle, itdistinct_rr31_idle,
+                itdistinct_balanced,
+                itdistinct_mv8_dynamic, itdistinct_rr11_dynamic, itdistinct_rr31_idle_dynamic,
+                itdistinct_balanced_dynamic,
             }
 
             // The reference workloads the strategies were not developed on (`crate::reference`):

@@ -129,12 +129,40 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
                 kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
             )
     } else {
-        // SAFETY: as above.
-        let mut warp = unsafe { GpuWarp::new().with_grid_counter(work_counter) };
-        let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);
-        run(
-            kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
-        )
+        // Iteration delaying first as each thread's plain loop with a warp vote at the
+        // iteration point (`Kernel::delayed_items`), the form a programmer writes by hand; the
+        // warp program where the kernel has no such form.
+        let delayed = match strategy {
+            Strategy::IterationDelaying(decision)
+            | Strategy::IterationDelayingWithDynamicWork(decision)
+                if pass == 0 && kernel.passes(&strategy).is_ok() =>
+            {
+                // SAFETY: as above.
+                let mut warp = unsafe { ThreadWarp::new(work_counter) };
+                let task = WarpTask::new(items, blocks, block, threads, tid);
+                let mut whole_warp = GpuWarp::new();
+                let lane = whole_warp.lane_ids();
+                let next = thread_items(&mut warp, &strategy, task);
+                let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
+                kernel.delayed_items(
+                    decision,
+                    lane,
+                    vote,
+                    next,
+                    |item, out| sink.put(item, out),
+                    &mut acc,
+                )
+            }
+            _ => false,
+        };
+        delayed || {
+            // SAFETY: as above.
+            let mut warp = unsafe { GpuWarp::new().with_grid_counter(work_counter) };
+            let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);
+            run(
+                kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
+            )
+        }
     };
     if !ran && block == 0 && tid == 0 && !status.is_null() {
         // SAFETY: `status` points to one `u32` (the caller's contract).
@@ -156,16 +184,6 @@ fn plain_items<K: Kernel>(
     sink: &mut GlobalSink<K::Output>,
     acc: &mut GlobalTally,
 ) -> bool {
-    // The task of a warp of one lane: warp `t` of the block is thread `t`.
-    let grid_wide = matches!(strategy, Strategy::GridWideDynamicWork);
-    let (first, end) = if grid_wide {
-        (task.thread_in_grid(0, 1), task.items)
-    } else {
-        (
-            task.block_start.saturating_add(task.warp_in_block),
-            task.block_end,
-        )
-    };
     if matches!(strategy, Strategy::Baseline) {
         // Items in a fixed order: the plain grid-stride loop (thread `g` runs items `g`,
         // `g + threads`, ...: one item each at the default launch, and no division for a
@@ -185,24 +203,49 @@ fn plain_items<K: Kernel>(
         }
         return true;
     }
+    let next = thread_items(warp, strategy, task);
+    kernel.plain_items(next, |item, out| sink.put(item, out), acc)
+}
+
+/// The items of the calling thread (warp `task.warp_in_block` of width 1) in `strategy`'s
+/// order, one per call until `None`: thread `t` of the block starts with item `t` of its
+/// block's chunk (of the launch, for grid-wide dealing), as
+/// [`reconverge_transforms::Assignment`] deals them to warps, and takes the next from its
+/// block's counter, the launch's counter or a stride of the block.
+#[inline(always)]
+fn thread_items<'w>(
+    warp: &'w mut ThreadWarp,
+    strategy: &Strategy,
+    task: WarpTask,
+) -> impl FnMut() -> Option<u32> + 'w {
+    let grid_wide = matches!(strategy, Strategy::GridWideDynamicWork);
+    let block_counter = matches!(
+        strategy,
+        Strategy::DynamicWorkAssignment | Strategy::IterationDelayingWithDynamicWork(_)
+    );
+    let (first, end) = if grid_wide {
+        (task.thread_in_grid(0, 1), task.items)
+    } else {
+        (
+            task.block_start.saturating_add(task.warp_in_block),
+            task.block_end,
+        )
+    };
     let mut dealt: Option<u32> = None;
-    let next = || {
+    move || {
         let item = match dealt {
             None => first,
-            Some(last) => match strategy {
-                Strategy::DynamicWorkAssignment => task
-                    .block_start
-                    .saturating_add(warp.block_fetch_add(1, 0, 1)),
-                Strategy::GridWideDynamicWork => task
-                    .launch_threads()
-                    .saturating_add(warp.grid_fetch_add(1, 1)),
-                _ => last.saturating_add(task.threads_per_block),
-            },
+            Some(_) if grid_wide => task
+                .launch_threads()
+                .saturating_add(warp.grid_fetch_add(1, 1)),
+            Some(_) if block_counter => task
+                .block_start
+                .saturating_add(warp.block_fetch_add(1, 0, 1)),
+            Some(last) => last.saturating_add(task.threads_per_block),
         };
         dealt = Some(item);
         (item < end).then_some(item)
-    };
-    kernel.plain_items(next, |item, out| sink.put(item, out), acc)
+    }
 }
 
 /// Builds the warp's program and steps it to the end; `false` if the strategy cannot run.

@@ -41,7 +41,7 @@ use reconverge_workloads::mcml::{FastF32, McmlKernel};
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
     BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis,
-    SynItDelay,
+    SynItDelay, SynItDelayDistinct,
 };
 
 pub use reconverge_workloads::gpu_entries::PAPER_ENTRY_NAMES;
@@ -76,6 +76,7 @@ const KERNEL_ARRAY: [&str; KERNEL_COUNT] = {
 /// The entry points of each paper kernel type, in the list's order.
 const TABLES: &[&[EntryPoint]] = &[
     <BranchLoopKernel<SynItDelay> as DeviceKernel>::ENTRY_POINTS,
+    <BranchLoopKernel<SynItDelayDistinct> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<Collatz> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<EscapeTime> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<HeavyTail> as DeviceKernel>::ENTRY_POINTS,

@@ -11,8 +11,8 @@ use crate::strategies::dynamic_work_assignment::{
     Assignment, Dealer, Lane, dealt_step, plain_loop_of,
 };
 use crate::strategies::iteration_delaying::{
-    DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths, stops,
-    taken_cost_in_lane_iterations,
+    DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths,
+    delayed_plain_loop, stops, taken_cost_in_lane_iterations,
 };
 use crate::strategy::{Decision, Strategy, StrategyError};
 
@@ -81,6 +81,40 @@ crate::kernel_impl! {
                 }
                 w.after_branch(s, tally);
             })
+        }
+
+        #[inline(always)]
+        fn delayed_items<T: crate::Tally>(
+            &self,
+            decision: Decision,
+            lane: u32,
+            vote: impl FnMut(bool) -> LaneMask,
+            next: impl FnMut() -> Option<u32>,
+            put: impl FnMut(u32, L::Output),
+            tally: &mut T,
+        ) -> bool {
+            let w = &self.0;
+            check_decision(decision).is_ok()
+                && delayed_plain_loop(
+                    decision,
+                    taken_cost_in_lane_iterations(&w.regions(), reconverge_simt::WARP_SIZE),
+                    lane,
+                    vote,
+                    next,
+                    put,
+                    |item| w.start(item),
+                    |s| w.running(s),
+                    |s| w.finish(s),
+                    |s| w.condition(s),
+                    |s, cond| {
+                        if cond {
+                            w.taken(s, tally);
+                        } else {
+                            w.not_taken(s, tally);
+                        }
+                        w.after_branch(s, tally);
+                    },
+                )
         }
     }
 }
@@ -197,8 +231,6 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
         let (taken, not_taken, ran) = match self.mode {
             Mode::Delaying(decision) if self.delaying => {
                 let (taken, not_taken) = delayed_paths(
-                    warp,
-                    &self.lanes,
                     decision,
                     &mut self.delay,
                     self.taken_cost,

@@ -14,19 +14,26 @@
 //! idle every lane of the path not picked, this one idles only the few lanes of the rare path,
 //! and issues that path for several of them at once.
 //!
-//! Measured (`docs/results/h100-reproduce/seed002-fig10-iteration-delaying-vs-r.md`,
-//! `docs/results/h100-reproduce/seed002-table1-decision-parameters.md`,
-//! `docs/results/mcml/README.md`): on an H100's SYN-ITDELAY
-//! at r = 8 majority vote is 1.027x the baseline and round robin 1.084x; the best threshold is 8
-//! with the stop rule at 1.104x (the paper: 1.15x); on MCML seed 002's decisions lose (majority
-//! vote 16 at 0.92x on skin, 0.74x on slab), and cost-balanced delaying with branch
-//! distribution over dynamic work runs 1.38x the baseline on skin, MCML's fastest strategy there
-//! (bit-identical and in fast math), but 0.95x of branch distribution over dynamic work on slab.
+//! On the GPU the CUDA backend runs these decisions as each thread's plain loop with a warp
+//! vote at the iteration point ([`delayed_plain_loop`], through
+//! [`crate::Kernel::delayed_items`]), the kernel a CUDA programmer writes from fig. 5; the
+//! warp program ([`crate::BranchLoopProgram`]) is the same schedule ([`delayed_paths`]) for the
+//! reference model and the CPU backend.
+//!
+//! Measured against the best plain kernel (`docs/results/techniques/`, an H200, 2^20 items of
+//! SYN-ITDELAY with paths of distinct shape, which really diverge): round robin 3:1 runs 1.18x
+//! faster at f = 0.1, r = 32 and 1.04x at r = 8, round robin 1:1 1.14x at f = 0.5, r = 32; at
+//! r = 4 every decision loses (0.91x at best), the votes and waiting iterations costing more than
+//! the divergence they save. Each decision runs within 1.00-1.05x of its hand-written CUDA C++
+//! twin's time, cost-balanced delaying within 1.08x. On the papers' original SYN-ITDELAY
+//! (paths of one shape with other constants, which this build compiles as two loops, so its
+//! plain kernel diverges too) majority vote 8 runs 1.08x at f = 0.1, r = 8 and 1.22x at r = 32. On MCML (a warp program, `docs/results/mcml/`)
+//! cost-balanced delaying with branch distribution over dynamic work is the fastest exact
+//! strategy on skin.
 
-use reconverge_simt::{LaneMask, Warp};
+use reconverge_simt::LaneMask;
 
 use crate::shape::LoopRegions;
-use crate::strategies::dynamic_work_assignment::Lane;
 use crate::strategy::{Decision, StrategyError};
 
 /// Seed 002's majority vote with the threshold of its table 1's best setting (8 of 32 lanes)
@@ -142,9 +149,13 @@ pub(crate) fn taken_cost_in_lane_iterations(regions: &LoopRegions, width: u32) -
 /// [`taken_cost_in_lane_iterations`]. Seed 002's decisions run one path per iteration (the
 /// other mask is empty); [`Decision::CostBalanced`] runs the not-taken path every time. Never
 /// an iteration in which no lane of `live` runs: that would make no progress.
-pub(crate) fn delayed_paths<W: Warp, S: Copy>(
-    warp: &mut W,
-    lanes: &W::V<Lane<S>>,
+///
+/// A function of the two votes alone (idle removal's `__any` / `__all` over the live lanes'
+/// conditions are `want != 0` and `want == live`), so that the warp program and the per-thread
+/// loop ([`delayed_plain_loop`]) run the same schedule, and the warp's state is the same in
+/// every lane.
+#[inline(always)]
+pub(crate) fn delayed_paths(
     decision: Decision,
     state: &mut DelayState,
     taken_cost: u32,
@@ -153,10 +164,29 @@ pub(crate) fn delayed_paths<W: Warp, S: Copy>(
 ) -> (LaneMask, LaneMask) {
     let left = state.left;
     state.left = next_left(left, decision);
-    if decision == Decision::CostBalanced {
-        return cost_balanced(state, taken_cost, live, want);
+    let mut dir = match decision {
+        Decision::CostBalanced => return cost_balanced(state, taken_cost, live, want),
+        Decision::MajorityVote { threshold, .. } => want.count_ones() >= threshold,
+        Decision::RoundRobin {
+            num_ones,
+            remove_idle,
+            ..
+        } => {
+            let dir = round_robin_takes(left, num_ones);
+            if remove_idle {
+                // cond_for_all ? __any(cond) : __all(cond) (fig. 5b), over the live lanes.
+                if dir { want != 0 } else { want == live }
+            } else {
+                dir
+            }
+        }
+    };
+    let mut runs = if dir { want } else { live & !want };
+    if runs == 0 && matches!(decision, Decision::MajorityVote { .. }) {
+        // A threshold above the lanes still live would otherwise idle forever.
+        dir = !dir;
+        runs = if dir { want } else { live & !want };
     }
-    let (dir, runs) = delayed_path(warp, lanes, decision, left, live, want);
     if dir { (runs, 0) } else { (0, runs) }
 }
 
@@ -180,48 +210,84 @@ fn cost_balanced(
     }
 }
 
-/// The path the warp runs with `left` iterations left in a round robin's cycle (ignored by
-/// the other decisions) and the lanes that run it, given the
-/// lanes `live` that have an item and those of them that `want` the taken path. Never a path
-/// that no lane of `live` wants: an iteration nobody runs would make no progress.
-fn delayed_path<W: Warp, S: Copy>(
-    warp: &mut W,
-    lanes: &W::V<Lane<S>>,
+/// Iteration delaying as one thread's plain loop with a warp vote at the iteration point: the
+/// kernel a CUDA programmer writes from seed 002 fig. 5, and what the CUDA backend runs for
+/// [`crate::Strategy::IterationDelaying`] (through [`crate::Kernel::delayed_items`]).
+///
+/// The thread runs the items `next` deals (an item that finishes gives its output to `put`
+/// and the next one starts at once, with no vote). Each iteration it computes its item's
+/// condition unless one is pending, the warp votes twice (`vote(p)`: the ballot of `p` over
+/// the whole warp, which every thread of it calls at the same points: the lanes that have an
+/// item, and those of them that want the taken path), [`delayed_paths`] picks the lanes that
+/// run, and the thread runs `path(state, cond)` (its path and the code after the branch) if it
+/// is one of them; otherwise its condition stays pending for a later iteration. The loop ends
+/// when no lane of the warp has an item. `lane` is the thread's lane in the warp.
+///
+/// Each lane's items see the same iterations in the same order as in the baseline, so outputs
+/// are the baseline's whatever the schedule; only which iterations share an issue changes.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn delayed_plain_loop<S, O>(
     decision: Decision,
-    left: u32,
-    live: LaneMask,
-    want: LaneMask,
-) -> (bool, LaneMask) {
-    let mut dir = match decision {
-        Decision::MajorityVote { threshold, .. } => want.count_ones() >= threshold,
-        Decision::RoundRobin {
-            num_ones,
-            remove_idle,
-            ..
-        } => {
-            let dir = round_robin_takes(left, num_ones);
-            if remove_idle {
-                // cond_for_all ? __any(cond) : __all(cond), one vote (fig. 5b).
-                let cond = warp.map_ref(lanes, |l| l.cond);
-                if dir {
-                    warp.any(live, cond)
-                } else {
-                    warp.all(live, cond)
+    taken_cost: u32,
+    lane: u32,
+    mut vote: impl FnMut(bool) -> LaneMask,
+    mut next: impl FnMut() -> Option<u32>,
+    mut put: impl FnMut(u32, O),
+    start: impl Fn(u32) -> S,
+    running: impl Fn(&S) -> bool,
+    finish: impl Fn(&S) -> O,
+    mut condition: impl FnMut(&mut S) -> bool,
+    mut path: impl FnMut(&mut S, bool),
+) -> bool {
+    let first = next();
+    let mut item = first.unwrap_or(0);
+    let mut has = first.is_some();
+    // A thread dealt nothing holds an item's state it never runs, as the warp program's lanes
+    // do: every thread takes part in the votes until the whole warp is done.
+    let mut state = start(item);
+    let started = vote(has);
+    let me = 1u32.checked_shl(lane).unwrap_or(0);
+    let mut delay = DelayState::new(Some(decision));
+    let mut delaying = true;
+    // Whether `cond` is the current item's condition for its next iteration, computed in an
+    // iteration that ran the other path.
+    let mut pending = false;
+    let mut cond = false;
+    loop {
+        while has && !running(&state) {
+            put(item, finish(&state));
+            match next() {
+                Some(following) => {
+                    item = following;
+                    state = start(item);
                 }
-            } else {
-                dir
+                None => has = false,
             }
+            pending = false;
         }
-        // Handled by `delayed_paths`.
-        Decision::CostBalanced => true,
-    };
-    let mut runs = if dir { want } else { live & !want };
-    if runs == 0 && matches!(decision, Decision::MajorityVote { .. }) {
-        // A threshold above the lanes still live would otherwise idle forever.
-        dir = !dir;
-        runs = live & !runs & if dir { want } else { !want };
+        if has && !pending {
+            cond = condition(&mut state);
+            pending = true;
+        }
+        let live = vote(has);
+        if live == 0 {
+            return true;
+        }
+        let want = vote(has && cond);
+        if delaying && stops(decision, live, started) {
+            delaying = false;
+        }
+        let (taken, not_taken) = if delaying {
+            delayed_paths(decision, &mut delay, taken_cost, live, want)
+        } else {
+            (want, live & !want)
+        };
+        if (if cond { taken } else { not_taken }) & me != 0 {
+            path(&mut state, cond);
+            pending = false;
+        }
     }
-    (dir, runs)
 }
 
 #[cfg(test)]

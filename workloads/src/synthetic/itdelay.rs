@@ -150,7 +150,7 @@ fn fma_pairs(mut v: f32, n: u32, m1: f32, a1: f32, m2: f32, a2: f32) -> f32 {
 }
 
 #[inline(always)]
-fn record(trace: u32, taken: bool) -> u32 {
+pub(crate) fn record(trace: u32, taken: bool) -> u32 {
     trace
         .wrapping_mul(0x9E37_79B1)
         .wrapping_add(if taken { 0x68E3_1DA4 } else { 0x1B56_C4E9 })

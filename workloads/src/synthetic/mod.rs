@@ -3,6 +3,7 @@
 //! | module | paper | figure | shape |
 //! |---|---|---|---|
 //! | [`itdelay`] | seed 002 (Han & Abdelrahman) §4.1.1, SYN-ITDELAY | figs. 10, 11, table 1 | [`BranchLoop`](reconverge_transforms::BranchLoop) |
+//! | [`itdelay_distinct`] | SYN-ITDELAY with paths the compiler cannot merge (real divergence) | figs. 10, 11, table 1 | [`BranchLoop`](reconverge_transforms::BranchLoop) |
 //! | [`brdis`] | seed 002 §4.1.2, SYN-BRDIS | figs. 7, 12 | [`FactoredBranchLoop`](reconverge_transforms::FactoredBranchLoop) |
 //! | [`branch_split`] | seed 001 (Carrillo et al.) §5, branch splitting | figs. 7–10 | [`TwoPath`](reconverge_transforms::TwoPath) |
 //! | [`kato`] | seed 004 (Kato et al.), dynamic work assignment | fig. 11 / A-1, table 1 | [`ItemLoop`](reconverge_transforms::ItemLoop) |
@@ -26,6 +27,7 @@ pub mod brdis;
 pub mod fig2;
 pub mod gems34;
 pub mod itdelay;
+pub mod itdelay_distinct;
 pub mod kato;
 pub mod loop_split;
 
@@ -33,6 +35,7 @@ pub use branch_split::{BranchSplitBench, MaskLayout};
 pub use brdis::{BrDisOutput, BrDisState, SynBrDis};
 pub use gems34::Gems34Branch;
 pub use itdelay::{ItDelayOutput, ItDelayState, SynItDelay};
+pub use itdelay_distinct::SynItDelayDistinct;
 pub use kato::{DynamicWork, PathUnification};
 pub use loop_split::LoopSplitBench;
 

@@ -10,6 +10,7 @@ use reconverge_transforms::{
 use reconverge_workloads::reference;
 use reconverge_workloads::synthetic::{
     BranchSplitBench, DynamicWork, Gems34Branch, MaskLayout, PathUnification, SynBrDis, SynItDelay,
+    SynItDelayDistinct,
 };
 
 use crate::gpu::{DeviceKernel, GpuError, launch};
@@ -76,6 +77,12 @@ pub fn each(sanitize: bool, v: &mut impl Visit) -> Result<(), GpuError> {
         name: "syn-itdelay",
         title: "SYN-ITDELAY r=8 f=0.1, 32 iterations (seed 002 table 1)",
         make: &|_| BranchLoopKernel(SynItDelay::with_branch_ratio(8.0, 32, 0.1, 2011)),
+        sizes: per_thread(256)?,
+    });
+    v.visit(&Workload {
+        name: "syn-itdelay-distinct",
+        title: "SYN-ITDELAY, paths of distinct shape, r=8 f=0.1, 32 iterations (real divergence)",
+        make: &|_| BranchLoopKernel(SynItDelayDistinct::with_branch_ratio(8.0, 32, 0.1, 2011)),
         sizes: per_thread(256)?,
     });
     v.visit(&Workload {

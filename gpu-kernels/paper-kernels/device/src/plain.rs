@@ -5,7 +5,7 @@
 
 use reconverge_device::plain::{branch_loop_item, item_loop_item};
 use reconverge_workloads::reference::{Collatz, EscapeTime};
-use reconverge_workloads::synthetic::{DynamicWork, ItDelayOutput, SynItDelay};
+use reconverge_workloads::synthetic::{DynamicWork, ItDelayOutput, SynItDelay, SynItDelayDistinct};
 
 reconverge_device::plain_kernels!(Collatz => u32, branch_loop_item;
     collatz_one_per_item, collatz_grid_stride, collatz_persistent, collatz_block_persistent);
@@ -15,6 +15,10 @@ reconverge_device::plain_kernels!(EscapeTime => u32, branch_loop_item;
 
 reconverge_device::plain_kernels!(SynItDelay => ItDelayOutput, branch_loop_item;
     itdelay_one_per_item, itdelay_grid_stride, itdelay_persistent, itdelay_block_persistent);
+
+reconverge_device::plain_kernels!(SynItDelayDistinct => ItDelayOutput, branch_loop_item;
+    itdistinct_one_per_item, itdistinct_grid_stride, itdistinct_persistent,
+    itdistinct_block_persistent);
 
 reconverge_device::plain_kernels!(DynamicWork => u32, item_loop_item;
     dwa_one_per_item, dwa_grid_stride, dwa_persistent, dwa_block_persistent);

@@ -1,0 +1,197 @@
+//! reconverge's warp-level techniques where divergence is real: SYN-ITDELAY with paths of
+//! distinct shape (`reconverge_workloads::synthetic::SynItDelayDistinct`), swept over the
+//! branch frequency `f` and the branch ratio `r` as seed 002's figs. 10-11 and table 1 sweep
+//! them, every strategy at its default launch beside the plain Rust kernels of the same
+//! workload, and the paper's original SYN-ITDELAY (same-shaped paths) at the same settings.
+//!
+//! ```sh
+//! cargo run --release -p reconverge-apps --example techniques -- --out DIR               # CPU
+//! cargo run --release -p reconverge-apps --features cuda --example techniques -- --out DIR --backend cuda
+//! ```
+//!
+//! On the CPU it writes each setting's outputs (`DIR/<setting>.out`, raw little endian) and
+//! `DIR/settings.tsv`, which `references/cuda/techniques.cu` (the hand-written CUDA C++ twins)
+//! reads and checks its kernels against. With `--backend cuda` it also times, on GPU 0, every
+//! strategy with an entry point at its default launch and the four plain Rust kernels, every
+//! run's outputs compared with the CPU's, and writes `DIR/<setting>.tsv`
+//! (`reconverge_gpu::comparison::comparison_tsv`). `scripts/techniques-page.py` makes
+//! `docs/results/techniques/` from the folder.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Parser;
+use rayon::prelude::*;
+#[cfg(feature = "cuda")]
+use reconverge_transforms::BranchLoopKernel;
+use reconverge_workloads::synthetic::{ItDelayOutput, SynItDelayDistinct};
+
+#[derive(Parser, Debug)]
+#[command(about = "reconverge's warp-level techniques against the plain kernels, real divergence")]
+struct Args {
+    /// Folder for the expected outputs and the tables.
+    #[arg(long, default_value = "techniques-results")]
+    out: PathBuf,
+    /// `cpu` (expected outputs only) or `cuda` (and the GPU comparison).
+    #[arg(long, default_value = "cpu")]
+    backend: String,
+    /// Timed runs per code; the median is reported.
+    #[arg(long, default_value_t = 15)]
+    repeats: u32,
+    /// Items per setting (the paper's runs use 2^20).
+    #[arg(long, default_value_t = 1 << 20, value_parser = clap::value_parser!(u32).range(1..=(1 << 24)))]
+    items: u32,
+    /// Only the settings whose name contains this (`distinct-f0.1-r8`: one), for profilers.
+    #[arg(long, default_value = "")]
+    only: String,
+    /// Loop iterations per item.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    iterations: u32,
+}
+
+/// The seed of every setting (seed 002's year, as the reference instance's).
+const SEED: u64 = 2011;
+
+/// The settings: seed 002 table 1's f = 0.1 and fig. 10's randomised f = 0.5, at branch ratios
+/// from where no technique can win (r = 4) to long paths (r = 32).
+const SETTINGS: &[(f64, f64)] = &[
+    (0.1, 4.0),
+    (0.1, 8.0),
+    (0.1, 32.0),
+    (0.5, 4.0),
+    (0.5, 8.0),
+    (0.5, 32.0),
+];
+
+fn main() -> ExitCode {
+    match run(&Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+type Error = Box<dyn std::error::Error>;
+
+fn run(args: &Args) -> Result<(), Error> {
+    if args.backend != "cpu" && args.backend != "cuda" {
+        return Err(format!("--backend {}: expected cpu or cuda", args.backend).into());
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    let mut settings = String::new();
+    #[cfg(feature = "cuda")]
+    let gpu = if args.backend == "cuda" {
+        Some(reconverge_paper_kernels::backend(0)?)
+    } else {
+        None
+    };
+    for &(f, r) in SETTINGS {
+        let distinct = SynItDelayDistinct::with_branch_ratio(r, args.iterations, f, SEED);
+        let name = format!("distinct-f{f}-r{r}");
+        if name.contains(&args.only) {
+            let outputs = expected(args, &name, |i| distinct.reference(i))?;
+            let w = distinct.0;
+            settings.push_str(&format!(
+                "{name}\t{}\t{}\t{}\t{}\t{}\n",
+                w.taken_q16, w.n_pairs, w.iterations, w.seed, args.items
+            ));
+            #[cfg(feature = "cuda")]
+            if let Some(gpu) = &gpu {
+                let kernel = BranchLoopKernel(distinct);
+                compare(args, gpu, &name, &kernel, "itdistinct", &outputs)?;
+            }
+            #[cfg(not(feature = "cuda"))]
+            let _ = outputs;
+        }
+        // The paper's SYN-ITDELAY at the same setting: paths of one shape, which the compiler
+        // merges (its outputs are not the CUDA twins' input).
+        let original = distinct.0;
+        let name = format!("original-f{f}-r{r}");
+        if name.contains(&args.only) {
+            let outputs = expected(args, &name, |i| original.reference(i))?;
+            #[cfg(feature = "cuda")]
+            if let Some(gpu) = &gpu {
+                let kernel = BranchLoopKernel(original);
+                compare(args, gpu, &name, &kernel, "itdelay", &outputs)?;
+            }
+            #[cfg(not(feature = "cuda"))]
+            let _ = outputs;
+        }
+    }
+    let path = args.out.join("settings.tsv");
+    std::fs::write(&path, settings).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(())
+}
+
+/// Every item's output by the workload's plain scalar loop (`reference`, the CPU baseline's
+/// outputs, which the shapes' tests hold equal to every strategy's), written to
+/// `DIR/<name>.out`.
+fn expected(
+    args: &Args,
+    name: &str,
+    reference: impl Fn(u32) -> ItDelayOutput + Sync + Send,
+) -> Result<Vec<ItDelayOutput>, Error> {
+    let t = std::time::Instant::now();
+    let outputs: Vec<ItDelayOutput> = (0..args.items).into_par_iter().map(&reference).collect();
+    let path = args.out.join(format!("{name}.out"));
+    write_raw(&path, &outputs)?;
+    println!(
+        "{name}: {} items on the CPU in {:.2} s, outputs in {}",
+        args.items,
+        t.elapsed().as_secs_f64(),
+        path.display()
+    );
+    Ok(outputs)
+}
+
+/// Times every strategy of `kernel` at its default launch beside its plain kernels
+/// (`plain_prefix_*`), and writes `DIR/<name>.tsv`.
+#[cfg(feature = "cuda")]
+fn compare<K>(
+    args: &Args,
+    gpu: &reconverge_gpu::CudaBackend,
+    name: &str,
+    kernel: &K,
+    plain_prefix: &str,
+    reference: &[K::Output],
+) -> Result<(), Error>
+where
+    K: reconverge_gpu::DeviceKernel,
+    K::Output: PartialEq,
+{
+    let comparison = gpu.compare_with_plain(
+        kernel,
+        plain_prefix,
+        args.items,
+        reference,
+        args.repeats,
+        false,
+    )?;
+    let tsv = reconverge_gpu::comparison::comparison_tsv(name, &comparison);
+    let path = args.out.join(format!("{name}.tsv"));
+    std::fs::write(&path, &tsv).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let best = comparison.best_plain().map(|r| r.median.as_secs_f64());
+    if let (Some(best), Some(row)) = (best, comparison.best_default()) {
+        println!(
+            "{name}: best strategy {} {:.4} ms, {:.3}x the best plain kernel",
+            row.code,
+            row.median.as_secs_f64() * 1e3,
+            best / row.median.as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// Writes `outputs` as raw little-endian bytes (what `techniques.cu` reads).
+fn write_raw(path: &Path, outputs: &[ItDelayOutput]) -> Result<(), Error> {
+    let mut bytes = Vec::with_capacity(outputs.len() * 12);
+    for o in outputs {
+        bytes.extend_from_slice(&o.val.to_le_bytes());
+        bytes.extend_from_slice(&o.taken.to_le_bytes());
+        bytes.extend_from_slice(&o.trace.to_le_bytes());
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()).into())
+}

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Makes docs/results/techniques/ from the `techniques` part of scripts/gpu-all.sh.
+
+    python3 scripts/techniques-page.py RESULTS_DIR [PAGE_DIR]
+
+RESULTS_DIR is the unpacked `techniques/` folder of techniques.tar.gz: one
+`<setting>.tsv` per setting from the `techniques` example (every reconverge strategy at its
+default launch and the plain Rust kernels), `cuda.tsv` from references/cuda/techniques.cu
+(the plain CUDA C++ kernels and the hand-written twins), `ncu-*.csv.gz` and `device.txt`.
+PAGE_DIR (default docs/results/techniques) gets README.md and raw/ (the inputs, as they
+came). Every number on the page comes from those files.
+"""
+
+import collections
+import csv
+import gzip
+import os
+import re
+import shutil
+import sys
+
+
+def read_tsv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def twin_of(code):
+    """The hand-written twin's name (cuda.tsv) of a reconverge strategy on static lanes."""
+    m = re.fullmatch(r"iteration delaying, majority vote, threshold (\d+)(, stop when a lane finishes)?", code)
+    if m:
+        return f"twin majority vote {m.group(1)}" + (", stop" if m.group(2) else "")
+    m = re.fullmatch(r"iteration delaying, round robin (\d+):(\d+)(, idle removal)?", code)
+    if m:
+        return f"twin round robin {m.group(1)}:{m.group(2)}" + (m.group(3) or "")
+    if code == "iteration delaying, cost-balanced":
+        return "twin cost-balanced"
+    return None
+
+
+def warp_level(code):
+    return code.startswith("iteration delaying")
+
+
+def settings_in(results):
+    names = sorted(f[:-4] for f in os.listdir(results) if f.endswith(".tsv") and f[0] in "do" and "-f" in f)
+    key = lambda n: (n.split("-f")[0] != "distinct", float(n.split("-f")[1].split("-r")[0]), float(n.split("-r")[1]))
+    return sorted(names, key=key)
+
+
+def fr(setting):
+    f, r = setting.split("-f")[1].split("-r")
+    return f"{f}, {r}"
+
+
+def ncu_rows(path):
+    """Per launch (in order): kernel name and metrics."""
+    with gzip.open(path, "rt") as f:
+        lines = [l for l in f if l.startswith('"')]
+    by = collections.OrderedDict()
+    for x in csv.DictReader(lines):
+        d = by.setdefault(int(x["ID"]), {"kernel": x["Kernel Name"]})
+        d[x["Metric Name"]] = float(x["Metric Value"].replace(",", "") or "nan")
+    return list(by.values())
+
+
+def num(x):
+    return f"{x:,.0f}"
+
+
+def main():
+    results = sys.argv[1]
+    page = sys.argv[2] if len(sys.argv) > 2 else "docs/results/techniques"
+    os.makedirs(os.path.join(page, "raw"), exist_ok=True)
+    twins = collections.defaultdict(dict)
+    twin_regs = collections.defaultdict(dict)
+    for r in csv.reader(open(os.path.join(results, "cuda.tsv")), delimiter="\t"):
+        setting, _, code, _, _, ms, identical, regs = r
+        twins[setting][code] = (float(ms), identical == "yes")
+        twin_regs[setting][code] = regs
+    device = open(os.path.join(results, "device.txt")).read().strip()
+    settings = settings_in(results)
+    items = {}
+    for l in open(os.path.join(results, "settings.tsv")):
+        name, q16, n, iters, seed, count = l.split()
+        items[name] = (int(count), int(iters), int(n))
+
+    out = []
+    w = out.append
+    w("# The warp-level techniques where divergence is real\n")
+    w(f"Made by `scripts/techniques-page.py` from one run of `PARTS=techniques scripts/gpu-all.sh` on "
+      f"{device.split(',')[0]} (driver {device.split(',')[1].strip()}); raw inputs in `raw/`.\n")
+    any_setting = next(iter(items.values()))
+    w(f"SYN-ITDELAY (seed 002 §4.1.1) with paths of distinct shape "
+      f"(`reconverge_workloads::synthetic::SynItDelayDistinct`: the taken path SYN-ITDELAY's float "
+      f"chain, the not-taken path an integer chain of the same length, which the compiler cannot "
+      f"merge), {any_setting[0]:,} items, {any_setting[1]} iterations each, one call per setting, "
+      f"swept over the branch frequency f and the branch ratio r as seed 002 figs. 10-11 and table 1 "
+      f"sweep them. Beside each: the paper's original SYN-ITDELAY (both paths the same shape) at the "
+      f"same setting.\n")
+    w("Codes, all with outputs compared bit for bit with the CPU backend's:\n")
+    w("- **plain kernels**: one loop per thread, no reconverge code, in Rust (`reconverge_device::plain_kernels!`) "
+      "and CUDA C++ (`references/cuda/techniques.cu`): one thread per item, grid-stride, persistent threads on a "
+      "grid-wide counter (and, in Rust, on a block counter). The best of them is the reference of every ratio.\n")
+    w("- **hand-written twins**: iteration delaying as a CUDA programmer writes it from seed 002 fig. 5 "
+      "(`references/cuda/techniques.cu`: `__ballot_sync`, `__popc`, lanes of the path not picked keep "
+      "their pending condition), one item per thread.\n")
+    w("- **reconverge**: every strategy of the workload's entry points at the library's default launch "
+      "(`CudaBackend::launch_for`), through `CudaBackend`. Iteration delaying runs as each thread's plain "
+      "loop with a warp vote at the iteration point (`Kernel::delayed_items`).\n")
+    w("Times are CUDA-event medians of 15 launches after a warm-up. *x plain* is the best plain "
+      "kernel's time over the code's (above 1: faster than the plain kernel).\n")
+
+    w("## Summary\n")
+    w("| f, r | best plain kernel (ms) | best twin (x plain) | best reconverge strategy, default launch (x plain) | reconverge / twin, worst over the decisions | all identical |")
+    w("|---|---|---|---|---|---|")
+    details = []
+    for s in settings:
+        if not s.startswith("distinct"):
+            continue
+        rows = read_tsv(os.path.join(results, s + ".tsv"))
+        rust = {r["code"]: r for r in rows}
+        plain = [(float(r["median_ms"]), "Rust " + c) for c, r in rust.items() if c.startswith("plain")]
+        plain += [(ms, "CUDA C++ " + c) for c, (ms, _) in twins[s].items() if c.startswith("plain")]
+        best_ms, best_name = min(plain)
+        twin_rows = [(ms, c) for c, (ms, _) in twins[s].items() if c.startswith("twin")]
+        tb_ms, tb = min(twin_rows)
+        strat = [(float(r["median_ms"]), c) for c, r in rust.items() if not c.startswith("plain")]
+        sb_ms, sb = min(strat)
+        ratios = []
+        for c, r in rust.items():
+            t = twin_of(c)
+            if t and t in twins[s]:
+                ratios.append((float(r["median_ms"]) / twins[s][t][0], c))
+        worst, worst_code = max(ratios)
+        identical = all(r["identical"] == "yes" for r in rows) and all(ok for _, ok in twins[s].values())
+        w(f"| {fr(s)} | {best_ms:.4f} ({best_name}) | {tb} ({best_ms / tb_ms:.3f}x) | {sb} ({best_ms / sb_ms:.3f}x) | "
+          f"{worst:.3f} ({worst_code}) | {'yes' if identical else 'NO'} |")
+        # The setting's detail table.
+        d = [f"### f, r = {fr(s)}\n",
+             f"Best plain kernel: {best_name}, {best_ms:.4f} ms.\n",
+             "| reconverge strategy | ms | x plain | registers | hand-written twin ms | twin x plain | twin registers | reconverge / twin |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for ms, c in sorted(strat):
+            r = rust[c]
+            t = twin_of(c)
+            if t and t in twins[s]:
+                tms = twins[s][t][0]
+                tail = f"{tms:.4f} | {best_ms / tms:.3f} | {twin_regs[s][t]} | {ms / tms:.3f}"
+            else:
+                tail = "- | - | - | -"
+            d.append(f"| {c} | {ms:.4f} | {best_ms / ms:.3f} | {r['registers']} | {tail} |")
+        details.append("\n".join(d) + "\n")
+    w("")
+    w("The papers' original SYN-ITDELAY at the same settings: paths of one shape with other "
+      "constants. The build checked here compiles them as two loops (the SASS of "
+      "`itdelay_one_per_item` multiplies by the immediates 4 and 2 in two separate loops), so the "
+      "original diverges as well and iteration delaying wins on it too; where a compiler merges "
+      "such paths into one (issue 24 found SYN-BRDIS's merged, 32.0 threads per warp "
+      "instruction) nothing diverges and no technique can win:\n")
+    w("| f, r | best plain kernel (ms) | best reconverge strategy, default launch (x plain) |")
+    w("|---|---|---|")
+    for s in settings:
+        if not s.startswith("original"):
+            continue
+        rows = read_tsv(os.path.join(results, s + ".tsv"))
+        plain = [(float(r["median_ms"]), r["code"]) for r in rows if r["code"].startswith("plain")]
+        strat = [(float(r["median_ms"]), r["code"]) for r in rows if not r["code"].startswith("plain")]
+        (pm, pc), (sm, sc) = min(plain), min(strat)
+        w(f"| {fr(s)} | {pm:.4f} (Rust {pc}) | {sc} ({pm / sm:.3f}x) |")
+    w("")
+
+    # Where the time goes.
+    ncu = sorted(f for f in os.listdir(results) if f.startswith("ncu-") and f.endswith(".csv.gz"))
+    if ncu:
+        w("## Where the time goes (ncu)\n")
+        w("One profiled launch of each code (the second of two; the first is the warm-up). Warp "
+          "instructions and thread instructions per item; *threads/inst*: "
+          "`smsp__average_thread_inst_executed_per_inst_executed` (32: no lane idle); the three largest "
+          "stall reasons in warps per issue (`smsp__average_warps_issue_stalled_*_per_issue_active`): "
+          "`not_selected` high means the schedulers always had a ready warp (issue-bound), "
+          "`math_pipe_throttle` that the FP32 pipe was the limit.\n")
+        for s in sorted({f.split("-", 2)[2][:-7] for f in ncu}):
+            n_items = items.get(s, (1, 0, 0))[0]
+            w(f"### {fr(s)}\n")
+            w("| code | warp inst / item | thread inst / item | threads/inst | registers | ms (ncu) | largest stalls |")
+            w("|---|---:|---:|---:|---:|---:|---|")
+            for lang in ("rust", "cuda"):
+                path = os.path.join(results, f"ncu-{lang}-{s}.csv.gz")
+                if not os.path.exists(path):
+                    continue
+                launches = ncu_rows(path)
+                names = ncu_names(lang, s, results, len(launches) // 2)
+                for i, m in enumerate(launches[1::2]):
+                    name = names[i] if i < len(names) else m["kernel"][:40]
+                    stalls = {k.split("stalled_")[1].split("_per")[0]: v for k, v in m.items() if "stalled" in k}
+                    top = ", ".join(f"{k} {v:.2f}" for k, v in sorted(stalls.items(), key=lambda kv: -kv[1])[:3])
+                    w(f"| {name} | {m['smsp__inst_executed.sum'] / n_items:.0f} | "
+                      f"{m['smsp__thread_inst_executed.sum'] / n_items:.0f} | "
+                      f"{m['smsp__average_thread_inst_executed_per_inst_executed.ratio']:.2f} | "
+                      f"{m['launch__registers_per_thread']:.0f} | {m['gpu__time_duration.sum'] / 1e6:.4f} | {top} |")
+            w("")
+    w("## Per setting\n")
+    out.extend(details)
+    with open(os.path.join(page, "README.md"), "w") as f:
+        f.write("\n".join(out).rstrip() + "\n")
+    for f in os.listdir(results):
+        if f.endswith((".tsv", ".csv.gz", ".txt")):
+            shutil.copy(os.path.join(results, f), os.path.join(page, "raw", f))
+
+
+def ncu_names(lang, setting, results, count):
+    """The codes in the order the profiled program launched them."""
+    if lang == "cuda":
+        return ["CUDA C++ " + r[2] for r in csv.reader(open(os.path.join(results, "cuda.tsv")), delimiter="\t")
+                if r[0] == setting][:count]
+    # compare_with_plain: the four plain schedules, then the entry list's strategies in order.
+    plain = ["Rust plain one-per-item", "Rust plain grid-stride", "Rust plain persistent",
+             "Rust plain block-persistent"]
+    rows = read_tsv(os.path.join(results, setting + ".tsv"))
+    order = [r["code"] for r in rows if not r["code"].startswith("plain")]
+    listed = [c for c in STRATEGY_ORDER if c in order]
+    return plain + listed
+
+
+# `reconverge_workloads::gpu_entries::SYN_IT_DELAY_DISTINCT_STRATEGIES`, as `Strategy` prints.
+STRATEGY_ORDER = [
+    "baseline",
+    "dynamic work assignment",
+    "dynamic work assignment, one grid-wide counter",
+    "iteration delaying, majority vote, threshold 4, stop when a lane finishes",
+    "iteration delaying, majority vote, threshold 8, stop when a lane finishes",
+    "iteration delaying, majority vote, threshold 16, stop when a lane finishes",
+    "iteration delaying, majority vote, threshold 24, stop when a lane finishes",
+    "iteration delaying, majority vote, threshold 16",
+    "iteration delaying, round robin 1:1",
+    "iteration delaying, round robin 3:1",
+    "iteration delaying, round robin 1:1, idle removal",
+    "iteration delaying, round robin 3:1, idle removal",
+    "iteration delaying, cost-balanced",
+    "iteration delaying, majority vote, threshold 8, stop when a lane finishes, over dynamic work assignment",
+    "iteration delaying, round robin 1:1, over dynamic work assignment",
+    "iteration delaying, round robin 3:1, idle removal, over dynamic work assignment",
+    "iteration delaying, cost-balanced, over dynamic work assignment",
+]
+
+if __name__ == "__main__":
+    main()
