@@ -15,17 +15,17 @@
 //! and issues that path for several of them at once.
 //!
 //! On the GPU the CUDA backend runs these decisions as each thread's plain loop with a warp
-//! vote at the iteration point ([`delayed_plain_loop`], through
+//! vote at the iteration point (`delayed_plain_loop`, through
 //! [`crate::Kernel::delayed_items`]), the kernel a CUDA programmer writes from fig. 5; the
-//! warp program ([`crate::BranchLoopProgram`]) is the same schedule ([`delayed_paths`]) for the
+//! warp program ([`crate::BranchLoopProgram`]) is the same schedule (`delayed_paths`) for the
 //! reference model and the CPU backend.
 //!
 //! Measured against the best plain kernel (`docs/results/techniques/`, an H200, 2^20 items of
 //! SYN-ITDELAY with paths of distinct shape, which really diverge): round robin 3:1 runs 1.18x
 //! faster at f = 0.1, r = 32 and 1.04x at r = 8, round robin 1:1 1.14x at f = 0.5, r = 32; at
 //! r = 4 every decision loses (0.91x at best), the votes and waiting iterations costing more than
-//! the divergence they save. Each decision runs within 1.00-1.05x of its hand-written CUDA C++
-//! twin's time, cost-balanced delaying within 1.08x. On the papers' original SYN-ITDELAY
+//! the divergence they save. Seed 002's decisions run in 0.98-1.06x their hand-written CUDA
+//! C++ twin's time (52 of 54 pairs within 1.05x), cost-balanced delaying in 1.03-1.08x. On the papers' original SYN-ITDELAY
 //! (paths of one shape with other constants, which this build compiles as two loops, so its
 //! plain kernel diverges too) majority vote 8 runs 1.08x at f = 0.1, r = 8 and 1.22x at r = 32. On MCML (a warp program, `docs/results/mcml/`)
 //! cost-balanced delaying with branch distribution over dynamic work is the fastest exact
