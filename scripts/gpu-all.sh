@@ -70,9 +70,12 @@ if want techniques && [[ -x "$dev/techniques" ]]; then
     t="$out/techniques"
     mkdir -p "$t"
     cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')"
-    tcubin="$(mktemp -d)/kernels.cubin"
-    ptxas -v -arch="sm_$cap" "$dev/kernels.ptx" -o "$tcubin" > "$t/ptxas.log" 2>&1 \
-        && export RECONVERGE_GPU_CUBIN="$tcubin"
+    # The cubin an earlier part made saves the JIT; made here when this part runs alone.
+    if [[ ! -f "${RECONVERGE_GPU_CUBIN:-}" ]]; then
+        tcubin="$(mktemp -d)/kernels.cubin"
+        ptxas -arch="sm_$cap" "$dev/kernels.ptx" -o "$tcubin" 2>/dev/null \
+            && export RECONVERGE_GPU_CUBIN="$tcubin"
+    fi
     nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > "$t/device.txt"
     # Every strategy and plain Rust kernel at its default launch, per setting; the CPU outputs
     # for the CUDA C++ twins.

@@ -189,10 +189,9 @@ def main():
                 path = os.path.join(results, f"ncu-{lang}-{s}.csv.gz")
                 if not os.path.exists(path):
                     continue
-                launches = ncu_rows(path)
-                names = ncu_names(lang, s, results, len(launches) // 2)
-                for i, m in enumerate(launches[1::2]):
-                    name = names[i] if i < len(names) else m["kernel"][:40]
+                launches = ncu_rows(path)[1::2]
+                names = ncu_names(lang, s, results, launches)
+                for name, m in zip(names, launches):
                     stalls = {k.split("stalled_")[1].split("_per")[0]: v for k, v in m.items() if "stalled" in k}
                     top = ", ".join(f"{k} {v:.2f}" for k, v in sorted(stalls.items(), key=lambda kv: -kv[1])[:3])
                     w(f"| {name} | {m['smsp__inst_executed.sum'] / n_items:.0f} | "
@@ -209,40 +208,21 @@ def main():
             shutil.copy(os.path.join(results, f), os.path.join(page, "raw", f))
 
 
-def ncu_names(lang, setting, results, count):
-    """The codes in the order the profiled program launched them."""
+def ncu_names(lang, setting, results, launches):
+    """The code each profiled launch ran: CUDA C++ launches in cuda.tsv's order (the twins share
+    kernels), Rust ones by entry-point name (`<prefix>-entries.tsv`, which the techniques
+    example writes)."""
     if lang == "cuda":
-        return ["CUDA C++ " + r[2] for r in csv.reader(open(os.path.join(results, "cuda.tsv")), delimiter="\t")
-                if r[0] == setting][:count]
-    # compare_with_plain: the four plain schedules, then the entry list's strategies in order.
-    plain = ["Rust plain one-per-item", "Rust plain grid-stride", "Rust plain persistent",
-             "Rust plain block-persistent"]
-    rows = read_tsv(os.path.join(results, setting + ".tsv"))
-    order = [r["code"] for r in rows if not r["code"].startswith("plain")]
-    listed = [c for c in STRATEGY_ORDER if c in order]
-    return plain + listed
+        codes = ["CUDA C++ " + r[2] for r in csv.reader(open(os.path.join(results, "cuda.tsv")), delimiter="\t")
+                 if r[0] == setting]
+        return codes + [m["kernel"][:40] for m in launches[len(codes):]]
+    names = {}
+    for f in os.listdir(results):
+        if f.endswith("-entries.tsv"):
+            for r in csv.reader(open(os.path.join(results, f)), delimiter="\t"):
+                names[r[0]] = r[1] if not r[1].startswith("plain") else "Rust " + r[1]
+    return [names.get(m["kernel"], m["kernel"][:40]) for m in launches]
 
-
-# `reconverge_workloads::gpu_entries::SYN_IT_DELAY_DISTINCT_STRATEGIES`, as `Strategy` prints.
-STRATEGY_ORDER = [
-    "baseline",
-    "dynamic work assignment",
-    "dynamic work assignment, one grid-wide counter",
-    "iteration delaying, majority vote, threshold 4, stop when a lane finishes",
-    "iteration delaying, majority vote, threshold 8, stop when a lane finishes",
-    "iteration delaying, majority vote, threshold 16, stop when a lane finishes",
-    "iteration delaying, majority vote, threshold 24, stop when a lane finishes",
-    "iteration delaying, majority vote, threshold 16",
-    "iteration delaying, round robin 1:1",
-    "iteration delaying, round robin 3:1",
-    "iteration delaying, round robin 1:1, idle removal",
-    "iteration delaying, round robin 3:1, idle removal",
-    "iteration delaying, cost-balanced",
-    "iteration delaying, majority vote, threshold 8, stop when a lane finishes, over dynamic work assignment",
-    "iteration delaying, round robin 1:1, over dynamic work assignment",
-    "iteration delaying, round robin 3:1, idle removal, over dynamic work assignment",
-    "iteration delaying, cost-balanced, over dynamic work assignment",
-]
 
 if __name__ == "__main__":
     main()

@@ -422,6 +422,81 @@ __global__ void
 enum Schedule { ONE_PER_ITEM, GRID_STRIDE, PERSISTENT };
 static const char *SCHEDULE_NAMES[] = {"one-per-item", "grid-stride", "persistent"};
 
+// W's kernel of schedule `s`.
+template <class W>
+static const void *plain_kernel(int s) {
+    return s == ONE_PER_ITEM  ? (const void *)one_per_item<W>
+           : s == GRID_STRIDE ? (const void *)grid_stride<W>
+                              : (const void *)persistent<W>;
+}
+
+// The blocks schedule `s` launches for n items: one thread per item, or SMs x the kernel's
+// active blocks per SM.
+template <class W>
+static int plain_blocks(int s, uint32_t n, int sms) {
+    int blocks;
+    if (s == ONE_PER_ITEM) {
+        blocks = (int)((n + THREADS - 1) / THREADS);
+    } else {
+        int per_sm = 0;
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, plain_kernel<W>(s), THREADS, 0));
+        blocks = sms * per_sm;
+    }
+    return blocks > 0 ? blocks : 1;
+}
+
+// Enqueues W's kernel of schedule `s` (the persistent schedule's counter must be zero).
+template <class W>
+static void plain_enqueue(int s, int blocks, const typename W::Params &p, typename W::Out *d_out,
+                          uint32_t n, unsigned int *d_next) {
+    if (s == ONE_PER_ITEM) one_per_item<W><<<blocks, THREADS>>>(p, d_out, n);
+    else if (s == GRID_STRIDE) grid_stride<W><<<blocks, THREADS>>>(p, d_out, n);
+    else persistent<W><<<blocks, THREADS>>>(p, d_out, n, d_next);
+}
+
+// What one kernel's timing gives: the median of its timed launches and whether its outputs
+// were identical after the first launch and after the last.
+struct Timing {
+    float median_ms;
+    bool identical;
+};
+
+// Poisons the `bytes` of outputs at d_out (so that an item no launch writes is caught), runs
+// `enqueue` once and checks the outputs with `check`, runs it `warmups` more times, then
+// `repeats` times timed with CUDA events, and checks again. `reset` runs before each launch,
+// outside the timed part (the persistent schedule's counter).
+template <class Reset, class Enqueue, class Check>
+static Timing time_and_check(void *d_out, size_t bytes, int warmups, int repeats, Reset reset,
+                             Enqueue enqueue, Check check) {
+    cudaEvent_t start, stop;
+    CK(cudaEventCreate(&start));
+    CK(cudaEventCreate(&stop));
+    auto launch = [&]() {
+        reset();
+        CK(cudaEventRecord(start));
+        enqueue();
+        CK(cudaGetLastError());
+        CK(cudaEventRecord(stop));
+        CK(cudaEventSynchronize(stop));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, start, stop));
+        return ms;
+    };
+    CK(cudaMemset(d_out, 0xFF, bytes));
+    launch();
+    bool identical = check();
+    for (int w = 0; w < warmups; ++w) launch();
+    std::vector<float> times;
+    for (int r = 0; r < repeats; ++r) times.push_back(launch());
+    identical = check() && identical;
+    CK(cudaEventDestroy(start));
+    CK(cudaEventDestroy(stop));
+    std::sort(times.begin(), times.end());
+    size_t m = times.size() / 2;
+    float median = times.size() % 2 ? times[m] : (times[m - 1] + times[m]) / 2;
+    return {median, identical};
+}
+
 template <class W>
 static bool gpu_bench(const std::string &dir, const typename W::Params &p, uint32_t items,
                       int sms) {
@@ -434,64 +509,30 @@ static bool gpu_bench(const std::string &dir, const typename W::Params &p, uint3
     unsigned int *d_next = nullptr;
     CK(cudaMalloc(&d_out, bytes > 0 ? bytes : 1));
     CK(cudaMalloc(&d_next, sizeof(unsigned int)));
-    cudaEvent_t start, stop;
-    CK(cudaEventCreate(&start));
-    CK(cudaEventCreate(&stop));
     std::vector<Out> got(want.size());
     bool all_identical = true;
 
     for (int s = ONE_PER_ITEM; s <= PERSISTENT; ++s) {
-        const void *fn = s == ONE_PER_ITEM  ? (const void *)one_per_item<W>
-                         : s == GRID_STRIDE ? (const void *)grid_stride<W>
-                                            : (const void *)persistent<W>;
         cudaFuncAttributes attr;
-        CK(cudaFuncGetAttributes(&attr, fn));
-        int blocks;
-        if (s == ONE_PER_ITEM) {
-            blocks = (int)((n + THREADS - 1) / THREADS);
-        } else {
-            int per_sm = 0;
-            CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, THREADS, 0));
-            blocks = sms * per_sm;
-        }
-        int launch_blocks = blocks > 0 ? blocks : 1;
-        auto launch = [&]() {
-            if (s == PERSISTENT) CK(cudaMemsetAsync(d_next, 0, sizeof(unsigned int)));
-            CK(cudaEventRecord(start));
-            if (s == ONE_PER_ITEM) one_per_item<W><<<launch_blocks, THREADS>>>(p, d_out, n);
-            else if (s == GRID_STRIDE) grid_stride<W><<<launch_blocks, THREADS>>>(p, d_out, n);
-            else persistent<W><<<launch_blocks, THREADS>>>(p, d_out, n, d_next);
-            CK(cudaGetLastError());
-            CK(cudaEventRecord(stop));
-            CK(cudaEventSynchronize(stop));
-            float ms = 0;
-            CK(cudaEventElapsedTime(&ms, start, stop));
-            return ms;
-        };
-        auto check = [&]() {
-            CK(cudaMemcpy(got.data(), d_out, bytes, cudaMemcpyDeviceToHost));
-            std::string what = std::string(W::name()) + " " + SCHEDULE_NAMES[s];
-            return count_differences(what.c_str(), got, want) == 0;
-        };
-
-        // Poison the outputs so that an item no launch writes is caught; check after the
-        // first warm-up launch and again after the timed ones.
-        CK(cudaMemset(d_out, 0xFF, bytes));
-        launch();
-        bool identical = check();
-        launch();
-        std::vector<float> times;
-        for (int r = 0; r < 20; ++r) times.push_back(launch());
-        identical = check() && identical;
-        std::sort(times.begin(), times.end());
-        float median = (times[9] + times[10]) / 2;
+        CK(cudaFuncGetAttributes(&attr, plain_kernel<W>(s)));
+        int blocks = plain_blocks<W>(s, n, sms);
+        // Two untimed launches, then the median of 20.
+        Timing t = time_and_check(
+            d_out, bytes, 1, 20,
+            [&]() {
+                if (s == PERSISTENT) CK(cudaMemsetAsync(d_next, 0, sizeof(unsigned int)));
+            },
+            [&]() { plain_enqueue<W>(s, blocks, p, d_out, n, d_next); },
+            [&]() {
+                CK(cudaMemcpy(got.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+                std::string what = std::string(W::name()) + " " + SCHEDULE_NAMES[s];
+                return count_differences(what.c_str(), got, want) == 0;
+            });
         printf("%s\tcuda\t%s\t%d\t%d\t%.4f\t%s\t%d\n", W::name(), SCHEDULE_NAMES[s], THREADS,
-               launch_blocks, median, identical ? "yes" : "no", attr.numRegs);
+               blocks, t.median_ms, t.identical ? "yes" : "no", attr.numRegs);
         fflush(stdout);
-        all_identical = all_identical && identical;
+        all_identical = all_identical && t.identical;
     }
-    CK(cudaEventDestroy(start));
-    CK(cudaEventDestroy(stop));
     CK(cudaFree(d_next));
     CK(cudaFree(d_out));
     return all_identical;

@@ -148,13 +148,35 @@ __global__ void delaying(const ItDelayParams p, ItDelayOut *out, uint32_t n, uin
     }
 }
 
+// One kernel of a setting's table: a plain schedule of plain.cu (`decision` < 0), or a twin
+// with its numbers `a`, `b` (threshold; num_zeros and num_ones; B).
 struct Code {
     const char *name;
-    const void *fn;
-    int decision;  // -1: a plain schedule (0 one-per-item, 1 grid-stride, 2 persistent)
-    int plain;
+    int decision;
+    int schedule;
     uint32_t a, b;
 };
+
+static const void *twin_kernel(int decision) {
+    switch (decision) {
+    case MV_STOP: return (const void *)delaying<MV_STOP>;
+    case MV: return (const void *)delaying<MV>;
+    case RR: return (const void *)delaying<RR>;
+    case RR_IDLE: return (const void *)delaying<RR_IDLE>;
+    default: return (const void *)delaying<BALANCED>;
+    }
+}
+
+static void twin_enqueue(const Code &c, int blocks, const ItDelayParams &p, ItDelayOut *d_out,
+                         uint32_t n) {
+    switch (c.decision) {
+    case MV_STOP: delaying<MV_STOP><<<blocks, THREADS>>>(p, d_out, n, c.a, c.b); break;
+    case MV: delaying<MV><<<blocks, THREADS>>>(p, d_out, n, c.a, c.b); break;
+    case RR: delaying<RR><<<blocks, THREADS>>>(p, d_out, n, c.a, c.b); break;
+    case RR_IDLE: delaying<RR_IDLE><<<blocks, THREADS>>>(p, d_out, n, c.a, c.b); break;
+    default: delaying<BALANCED><<<blocks, THREADS>>>(p, d_out, n, c.a, c.b); break;
+    }
+}
 
 static bool bench_setting(const std::string &dir, const std::string &setting,
                           const ItDelayParams &p, uint32_t items, int sms, int repeats) {
@@ -172,80 +194,55 @@ static bool bench_setting(const std::string &dir, const std::string &setting,
     uint32_t cost = (uint32_t)((32 * path + rest - 1) / rest);
     if (cost < 1) cost = 1;
     const Code codes[] = {
-        {"plain one-per-item", (const void *)one_per_item<DistinctW>, -1, 0, 0, 0},
-        {"plain grid-stride", (const void *)grid_stride<DistinctW>, -1, 1, 0, 0},
-        {"plain persistent", (const void *)persistent<DistinctW>, -1, 2, 0, 0},
-        {"twin majority vote 4, stop", (const void *)delaying<MV_STOP>, MV_STOP, 0, 4, 0},
-        {"twin majority vote 8, stop", (const void *)delaying<MV_STOP>, MV_STOP, 0, 8, 0},
-        {"twin majority vote 16, stop", (const void *)delaying<MV_STOP>, MV_STOP, 0, 16, 0},
-        {"twin majority vote 24, stop", (const void *)delaying<MV_STOP>, MV_STOP, 0, 24, 0},
-        {"twin majority vote 16", (const void *)delaying<MV>, MV, 0, 16, 0},
-        {"twin round robin 1:1", (const void *)delaying<RR>, RR, 0, 1, 1},
-        {"twin round robin 3:1", (const void *)delaying<RR>, RR, 0, 3, 1},
-        {"twin round robin 1:1, idle removal", (const void *)delaying<RR_IDLE>, RR_IDLE, 0, 1, 1},
-        {"twin round robin 3:1, idle removal", (const void *)delaying<RR_IDLE>, RR_IDLE, 0, 3, 1},
-        {"twin cost-balanced", (const void *)delaying<BALANCED>, BALANCED, 0, cost, 0},
+        {"plain one-per-item", -1, ONE_PER_ITEM, 0, 0},
+        {"plain grid-stride", -1, GRID_STRIDE, 0, 0},
+        {"plain persistent", -1, PERSISTENT, 0, 0},
+        {"twin majority vote 4, stop", MV_STOP, 0, 4, 0},
+        {"twin majority vote 8, stop", MV_STOP, 0, 8, 0},
+        {"twin majority vote 16, stop", MV_STOP, 0, 16, 0},
+        {"twin majority vote 24, stop", MV_STOP, 0, 24, 0},
+        {"twin majority vote 16", MV, 0, 16, 0},
+        {"twin round robin 1:1", RR, 0, 1, 1},
+        {"twin round robin 3:1", RR, 0, 3, 1},
+        {"twin round robin 1:1, idle removal", RR_IDLE, 0, 1, 1},
+        {"twin round robin 3:1, idle removal", RR_IDLE, 0, 3, 1},
+        {"twin cost-balanced", BALANCED, 0, cost, 0},
     };
     size_t bytes = want.size() * sizeof(ItDelayOut);
     ItDelayOut *d_out = nullptr;
     unsigned int *d_next = nullptr;
     CK(cudaMalloc(&d_out, bytes));
     CK(cudaMalloc(&d_next, sizeof(unsigned int)));
-    cudaEvent_t start, stop;
-    CK(cudaEventCreate(&start));
-    CK(cudaEventCreate(&stop));
     std::vector<ItDelayOut> got(want.size());
     bool all = true;
     for (const Code &c : codes) {
+        bool plain = c.decision < 0;
         cudaFuncAttributes attr;
-        CK(cudaFuncGetAttributes(&attr, c.fn));
-        int blocks = (int)((n + THREADS - 1) / THREADS);
-        if (c.decision < 0 && c.plain > 0) {
-            int per_sm = 0;
-            CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c.fn, THREADS, 0));
-            blocks = sms * per_sm;
-        }
-        auto launch = [&]() {
-            if (c.plain == 2) CK(cudaMemsetAsync(d_next, 0, sizeof(unsigned int)));
-            CK(cudaEventRecord(start));
-            switch (c.decision) {
-            case -1:
-                if (c.plain == 0) one_per_item<DistinctW><<<blocks, THREADS>>>(p, d_out, n);
-                else if (c.plain == 1) grid_stride<DistinctW><<<blocks, THREADS>>>(p, d_out, n);
-                else persistent<DistinctW><<<blocks, THREADS>>>(p, d_out, n, d_next);
-                break;
-            case MV_STOP: delaying<MV_STOP><<<blocks, THREADS>>>(p, d_out, n, c.a, c.b); break;
-            case MV: delaying<MV><<<blocks, THREADS>>>(p, d_out, n, c.a, c.b); break;
-            case RR: delaying<RR><<<blocks, THREADS>>>(p, d_out, n, c.a, c.b); break;
-            case RR_IDLE: delaying<RR_IDLE><<<blocks, THREADS>>>(p, d_out, n, c.a, c.b); break;
-            default: delaying<BALANCED><<<blocks, THREADS>>>(p, d_out, n, c.a, c.b); break;
-            }
-            CK(cudaGetLastError());
-            CK(cudaEventRecord(stop));
-            CK(cudaEventSynchronize(stop));
-            float ms = 0;
-            CK(cudaEventElapsedTime(&ms, start, stop));
-            return ms;
-        };
-        auto check = [&]() {
-            CK(cudaMemcpy(got.data(), d_out, bytes, cudaMemcpyDeviceToHost));
-            std::string what = setting + " " + c.name;
-            return count_differences(what.c_str(), got, want) == 0;
-        };
-        CK(cudaMemset(d_out, 0xFF, bytes));
-        launch();
-        bool identical = check();
-        std::vector<float> times;
-        for (int r = 0; r < repeats; ++r) times.push_back(launch());
-        identical = check() && identical;
-        std::sort(times.begin(), times.end());
+        CK(cudaFuncGetAttributes(
+            &attr, plain ? plain_kernel<DistinctW>(c.schedule) : twin_kernel(c.decision)));
+        // The twins run one item per thread.
+        int blocks = plain_blocks<DistinctW>(plain ? c.schedule : ONE_PER_ITEM, n, sms);
+        // One untimed launch, then the median of `repeats`.
+        Timing t = time_and_check(
+            d_out, bytes, 0, repeats,
+            [&]() {
+                if (plain && c.schedule == PERSISTENT)
+                    CK(cudaMemsetAsync(d_next, 0, sizeof(unsigned int)));
+            },
+            [&]() {
+                if (plain) plain_enqueue<DistinctW>(c.schedule, blocks, p, d_out, n, d_next);
+                else twin_enqueue(c, blocks, p, d_out, n);
+            },
+            [&]() {
+                CK(cudaMemcpy(got.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+                std::string what = setting + " " + c.name;
+                return count_differences(what.c_str(), got, want) == 0;
+            });
         printf("%s\tcuda\t%s\t%d\t%d\t%.4f\t%s\t%d\n", setting.c_str(), c.name, THREADS, blocks,
-               times[times.size() / 2], identical ? "yes" : "no", attr.numRegs);
+               t.median_ms, t.identical ? "yes" : "no", attr.numRegs);
         fflush(stdout);
-        all = all && identical;
+        all = all && t.identical;
     }
-    CK(cudaEventDestroy(start));
-    CK(cudaEventDestroy(stop));
     CK(cudaFree(d_next));
     CK(cudaFree(d_out));
     return all;

@@ -15,6 +15,8 @@
 //! (`CudaBackend::compare_with_plain`), every run's outputs compared with the CPU's, and
 //! writes `DIR/<workload>.tsv` and a summary table.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -46,13 +48,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    match run(&Args::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit(run(&Args::parse()))
 }
 
 /// One reference workload: its name (the file names of `plain.cu`), its kernel, its items, the

@@ -17,12 +17,13 @@
 //! (`reconverge_gpu::comparison::comparison_tsv`). `scripts/techniques-page.py` makes
 //! `docs/results/techniques/` from the folder.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
 use rayon::prelude::*;
-#[cfg(feature = "cuda")]
 use reconverge_transforms::BranchLoopKernel;
 use reconverge_workloads::synthetic::{ItDelayOutput, SynItDelayDistinct};
 
@@ -64,13 +65,7 @@ const SETTINGS: &[(f64, f64)] = &[
 ];
 
 fn main() -> ExitCode {
-    match run(&Args::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::exit(run(&Args::parse()))
 }
 
 type Error = Box<dyn std::error::Error>;
@@ -88,42 +83,44 @@ fn run(args: &Args) -> Result<(), Error> {
     } else {
         None
     };
+    #[cfg(not(feature = "cuda"))]
+    let gpu = NoGpu;
     for &(f, r) in SETTINGS {
         let distinct = SynItDelayDistinct::with_branch_ratio(r, args.iterations, f, SEED);
         let name = format!("distinct-f{f}-r{r}");
         if name.contains(&args.only) {
             let outputs = expected(args, &name, |i| distinct.reference(i))?;
+            compare(
+                args,
+                &gpu,
+                &name,
+                &BranchLoopKernel(distinct),
+                "itdistinct",
+                &outputs,
+            )?;
             let w = distinct.0;
             settings.push_str(&format!(
                 "{name}\t{}\t{}\t{}\t{}\t{}\n",
                 w.taken_q16, w.n_pairs, w.iterations, w.seed, args.items
             ));
-            #[cfg(feature = "cuda")]
-            if let Some(gpu) = &gpu {
-                let kernel = BranchLoopKernel(distinct);
-                compare(args, gpu, &name, &kernel, "itdistinct", &outputs)?;
-            }
-            #[cfg(not(feature = "cuda"))]
-            let _ = outputs;
         }
-        // The paper's SYN-ITDELAY at the same setting: paths of one shape, which the compiler
-        // merges (its outputs are not the CUDA twins' input).
+        // The paper's SYN-ITDELAY at the same setting, paths of one shape (its outputs are not
+        // the CUDA twins' input).
         let original = distinct.0;
         let name = format!("original-f{f}-r{r}");
         if name.contains(&args.only) {
             let outputs = expected(args, &name, |i| original.reference(i))?;
-            #[cfg(feature = "cuda")]
-            if let Some(gpu) = &gpu {
-                let kernel = BranchLoopKernel(original);
-                compare(args, gpu, &name, &kernel, "itdelay", &outputs)?;
-            }
-            #[cfg(not(feature = "cuda"))]
-            let _ = outputs;
+            compare(
+                args,
+                &gpu,
+                &name,
+                &BranchLoopKernel(original),
+                "itdelay",
+                &outputs,
+            )?;
         }
     }
-    let path = args.out.join("settings.tsv");
-    std::fs::write(&path, settings).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(())
+    write(&args.out.join("settings.tsv"), settings)
 }
 
 /// Every item's output by the workload's plain scalar loop (`reference`, the CPU baseline's
@@ -148,11 +145,12 @@ fn expected(
 }
 
 /// Times every strategy of `kernel` at its default launch beside its plain kernels
-/// (`plain_prefix_*`), and writes `DIR/<name>.tsv`.
+/// (`plain_prefix_*`), and writes `DIR/<name>.tsv` and `DIR/<plain_prefix>-entries.tsv` (each
+/// entry point's name and the code it runs, for reading a profiler's kernel names).
 #[cfg(feature = "cuda")]
 fn compare<K>(
     args: &Args,
-    gpu: &reconverge_gpu::CudaBackend,
+    gpu: &Option<reconverge_gpu::CudaBackend>,
     name: &str,
     kernel: &K,
     plain_prefix: &str,
@@ -162,6 +160,10 @@ where
     K: reconverge_gpu::DeviceKernel,
     K::Output: PartialEq,
 {
+    use reconverge_gpu::comparison::Code;
+    let Some(gpu) = gpu else {
+        return Ok(());
+    };
     let comparison = gpu.compare_with_plain(
         kernel,
         plain_prefix,
@@ -171,8 +173,21 @@ where
         false,
     )?;
     let tsv = reconverge_gpu::comparison::comparison_tsv(name, &comparison);
-    let path = args.out.join(format!("{name}.tsv"));
-    std::fs::write(&path, &tsv).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    write(&args.out.join(format!("{name}.tsv")), tsv)?;
+    let mut entries = String::new();
+    for schedule in reconverge_gpu::PlainSchedule::ALL {
+        let code = Code::Plain(schedule);
+        entries.push_str(&format!("{plain_prefix}_{}\t{code}\n", schedule.name()));
+    }
+    for strategy in K::strategies() {
+        if let Some(entry) = K::entry_point(&strategy, 0) {
+            entries.push_str(&format!("{entry}\t{}\n", Code::Strategy(strategy)));
+        }
+    }
+    write(
+        &args.out.join(format!("{plain_prefix}-entries.tsv")),
+        entries,
+    )?;
     let best = comparison.best_plain().map(|r| r.median.as_secs_f64());
     if let (Some(best), Some(row)) = (best, comparison.best_default()) {
         println!(
@@ -185,6 +200,27 @@ where
     Ok(())
 }
 
+/// Built without feature `cuda`: the CPU outputs alone.
+#[cfg(not(feature = "cuda"))]
+struct NoGpu;
+
+#[cfg(not(feature = "cuda"))]
+fn compare<K>(
+    _: &Args,
+    _: &NoGpu,
+    _: &str,
+    _: &K,
+    _: &str,
+    _: &[ItDelayOutput],
+) -> Result<(), Error> {
+    Ok(())
+}
+
+fn write(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), Error> {
+    std::fs::write(path, contents)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()).into())
+}
+
 /// Writes `outputs` as raw little-endian bytes (what `techniques.cu` reads).
 fn write_raw(path: &Path, outputs: &[ItDelayOutput]) -> Result<(), Error> {
     let mut bytes = Vec::with_capacity(outputs.len() * 12);
@@ -193,5 +229,5 @@ fn write_raw(path: &Path, outputs: &[ItDelayOutput]) -> Result<(), Error> {
         bytes.extend_from_slice(&o.taken.to_le_bytes());
         bytes.extend_from_slice(&o.trace.to_le_bytes());
     }
-    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()).into())
+    write(path, bytes)
 }

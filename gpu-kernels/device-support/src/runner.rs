@@ -218,11 +218,8 @@ fn thread_items<'w>(
     strategy: &Strategy,
     task: WarpTask,
 ) -> impl FnMut() -> Option<u32> + 'w {
-    let grid_wide = matches!(strategy, Strategy::GridWideDynamicWork);
-    let block_counter = matches!(
-        strategy,
-        Strategy::DynamicWorkAssignment | Strategy::IterationDelayingWithDynamicWork(_)
-    );
+    let grid_wide = strategy.deals_across_blocks();
+    let block_counter = strategy.deals_dynamically() && !grid_wide;
     let (first, end) = if grid_wide {
         (task.thread_in_grid(0, 1), task.items)
     } else {

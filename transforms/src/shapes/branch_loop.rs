@@ -12,7 +12,7 @@ use crate::strategies::dynamic_work_assignment::{
 };
 use crate::strategies::iteration_delaying::{
     DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths,
-    delayed_plain_loop, stops, taken_cost_in_lane_iterations,
+    delayed_plain_loop, taken_cost_in_lane_iterations,
 };
 use crate::strategy::{Decision, Strategy, StrategyError};
 
@@ -38,8 +38,6 @@ pub struct BranchLoopProgram<W: Warp, L: BranchLoop> {
     delay: DelayState,
     /// [`Decision::CostBalanced`]'s cost of the taken path, in lane-iterations.
     taken_cost: u32,
-    /// Majority vote's anti-starvation rule can turn delaying off for good.
-    delaying: bool,
     /// Lanes that ran the last iteration: with the lanes refilled since, the ones that hold no
     /// branch condition (the others were delayed, their condition pending).
     ran: LaneMask,
@@ -166,7 +164,6 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
                 Mode::Baseline => None,
             }),
             taken_cost,
-            delaying: true,
             // No lane holds a condition before the first iteration.
             ran: LaneMask::MAX,
         }
@@ -218,28 +215,24 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
     type Output = L::Output;
 
     dealt_step!(L::Output; |self, warp, sink, tally, live| {
-        if let Mode::Delaying(decision) = self.mode
-            && stops(decision, live, self.dealer.started)
-        {
-            self.delaying = false;
-        }
         let want = self.conditions(warp, live);
         // The lanes of each path this iteration. Each path is then called at one site: two
         // sites (one per mode) made the GPU compiler inline the whole loop body twice, 3,184
         // SASS instructions for MCML against 1,872 without delaying, and the larger code lost
         // to instruction-cache misses what delaying saved. An empty mask runs nothing.
         let (taken, not_taken, ran) = match self.mode {
-            Mode::Delaying(decision) if self.delaying => {
+            Mode::Delaying(decision) => {
                 let (taken, not_taken) = delayed_paths(
                     decision,
                     &mut self.delay,
                     self.taken_cost,
                     live,
                     want,
+                    self.dealer.started,
                 );
                 (taken, not_taken, taken | not_taken)
             }
-            _ => (want, live & !want, live),
+            Mode::Baseline => (want, live & !want, live),
         };
         self.run_path(warp, true, taken, tally);
         self.run_path(warp, false, not_taken, tally);

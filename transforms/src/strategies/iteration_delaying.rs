@@ -23,11 +23,12 @@
 //! Measured against the best plain kernel (`docs/results/techniques/`, an H200, 2^20 items of
 //! SYN-ITDELAY with paths of distinct shape, which really diverge): round robin 3:1 runs 1.18x
 //! faster at f = 0.1, r = 32 and 1.04x at r = 8, round robin 1:1 1.14x at f = 0.5, r = 32; at
-//! r = 4 every decision loses (0.91x at best), the votes and waiting iterations costing more than
-//! the divergence they save. Seed 002's decisions run in 0.98-1.06x their hand-written CUDA
-//! C++ twin's time (52 of 54 pairs within 1.05x), cost-balanced delaying in 1.03-1.08x. On the papers' original SYN-ITDELAY
-//! (paths of one shape with other constants, which this build compiles as two loops, so its
-//! plain kernel diverges too) majority vote 8 runs 1.08x at f = 0.1, r = 8 and 1.22x at r = 32. On MCML (a warp program, `docs/results/mcml/`)
+//! r = 4 every decision loses (0.92x at best), the votes and waiting iterations costing more than
+//! the divergence they save. Seed 002's decisions run in 0.97-1.06x their hand-written CUDA C++
+//! twin's time (52 of 54 pairs within 1.05x), cost-balanced delaying in 1.03-1.07x. On the
+//! papers' original SYN-ITDELAY (paths of one shape with other constants, which this build
+//! compiles as two loops, so its plain kernel diverges too) majority vote 8 runs 1.08x at
+//! f = 0.1, r = 8 and 1.22x at r = 32. On MCML (a warp program, `docs/results/mcml/`)
 //! cost-balanced delaying with branch distribution over dynamic work is the fastest exact
 //! strategy on skin.
 
@@ -70,7 +71,7 @@ pub(crate) fn check_decision(decision: Decision) -> Result<(), StrategyError> {
 
 /// Majority vote's anti-starvation rule (`stop_when_a_lane_finishes`): whether delaying stops
 /// for good now that the lanes `live` no longer include every lane that `started`.
-pub(crate) fn stops(decision: Decision, live: LaneMask, started: LaneMask) -> bool {
+fn stops(decision: Decision, live: LaneMask, started: LaneMask) -> bool {
     matches!(
         decision,
         Decision::MajorityVote {
@@ -93,6 +94,9 @@ pub(crate) struct DelayState {
     /// [`Decision::CostBalanced`]: lane-iterations spent waiting for the taken path since it
     /// last ran.
     waited: u32,
+    /// Whether the warp still delays: majority vote's anti-starvation rule ([`stops`]) turns
+    /// delaying off for good, and every lane then runs its own path.
+    delaying: bool,
 }
 
 impl DelayState {
@@ -101,6 +105,7 @@ impl DelayState {
         Self {
             left: decision.map_or(0, last_in_cycle),
             waited: 0,
+            delaying: true,
         }
     }
 }
@@ -145,12 +150,14 @@ pub(crate) fn taken_cost_in_lane_iterations(regions: &LoopRegions, width: u32) -
 }
 
 /// The lanes that run the taken and the not-taken path in this iteration, given the lanes
-/// `live` that have an item and those of them that `want` the taken path; `taken_cost` is
+/// `live` that have an item, those of them that `want` the taken path and those that
+/// `started` the loop (for majority vote's stop rule); `taken_cost` is
 /// [`taken_cost_in_lane_iterations`]. Seed 002's decisions run one path per iteration (the
-/// other mask is empty); [`Decision::CostBalanced`] runs the not-taken path every time. Never
+/// other mask is empty) until the stop rule turns delaying off, after which every live lane
+/// runs its own path; [`Decision::CostBalanced`] runs the not-taken path every time. Never
 /// an iteration in which no lane of `live` runs: that would make no progress.
 ///
-/// A function of the two votes alone (idle removal's `__any` / `__all` over the live lanes'
+/// A function of the votes alone (idle removal's `__any` / `__all` over the live lanes'
 /// conditions are `want != 0` and `want == live`), so that the warp program and the per-thread
 /// loop ([`delayed_plain_loop`]) run the same schedule, and the warp's state is the same in
 /// every lane.
@@ -161,7 +168,14 @@ pub(crate) fn delayed_paths(
     taken_cost: u32,
     live: LaneMask,
     want: LaneMask,
+    started: LaneMask,
 ) -> (LaneMask, LaneMask) {
+    if state.delaying && stops(decision, live, started) {
+        state.delaying = false;
+    }
+    if !state.delaying {
+        return (want, live & !want);
+    }
     let left = state.left;
     state.left = next_left(left, decision);
     let mut dir = match decision {
@@ -249,7 +263,6 @@ pub(crate) fn delayed_plain_loop<S, O>(
     let started = vote(has);
     let me = 1u32.checked_shl(lane).unwrap_or(0);
     let mut delay = DelayState::new(Some(decision));
-    let mut delaying = true;
     // Whether `cond` is the current item's condition for its next iteration, computed in an
     // iteration that ran the other path.
     let mut pending = false;
@@ -275,14 +288,8 @@ pub(crate) fn delayed_plain_loop<S, O>(
             return true;
         }
         let want = vote(has && cond);
-        if delaying && stops(decision, live, started) {
-            delaying = false;
-        }
-        let (taken, not_taken) = if delaying {
-            delayed_paths(decision, &mut delay, taken_cost, live, want)
-        } else {
-            (want, live & !want)
-        };
+        let (taken, not_taken) =
+            delayed_paths(decision, &mut delay, taken_cost, live, want, started);
         if (if cond { taken } else { not_taken }) & me != 0 {
             path(&mut state, cond);
             pending = false;

@@ -6,8 +6,9 @@
 //! selected per lane (issue 24 found SYN-BRDIS's paths merged so: 32.0 active threads per warp
 //! instruction, nothing for a technique to win); whether it does depends on the compiler.
 //! Here the taken path is SYN-ITDELAY's float chain (`N` pairs `v = v · 2 + 1;
-//! v = v · 0.5 − 0.5`, exact) and the not-taken path an integer chain of the same length (`N` rounds `x = (rotl(x, 5) ^ K) · M + A`, a rotate, a xor and a
-//! multiply-add), which no select can share with it. Everything else (the generator, the
+//! v = v · 0.5 − 0.5`, exact) and the not-taken path an integer chain of the same length
+//! (`N` rounds `x = (rotl(x, 5) ^ K) · M + A`, a rotate, a xor and a multiply-add), which no
+//! select can share with it. Everything else (the generator, the
 //! branch frequency `f`, the branch ratio `r = 2N / 20`, the items' seeds) is SYN-ITDELAY's.
 //!
 //! The integer chain runs on the item's direction trace, so the output's `trace` is still an
