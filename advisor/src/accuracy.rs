@@ -148,18 +148,18 @@ mod tests {
         };
         let point = Point {
             scored: vec![
-                s(Strategy::Baseline, 1.0, 1.0),
-                s(Strategy::DynamicWorkAssignment, 1.5, 1.20),
-                s(Strategy::BranchDistribution, 1.2, 1.25),
+                s(Strategy::BASELINE, 1.0, 1.0),
+                s(Strategy::DYNAMIC_WORK_ASSIGNMENT, 1.5, 1.20),
+                s(Strategy::BRANCH_DISTRIBUTION, 1.2, 1.25),
             ],
         };
         assert_eq!(
             point.pick().unwrap().strategy,
-            Strategy::DynamicWorkAssignment
+            Strategy::DYNAMIC_WORK_ASSIGNMENT
         );
         assert_eq!(
             point.measured_best().unwrap().strategy,
-            Strategy::BranchDistribution
+            Strategy::BRANCH_DISTRIBUTION
         );
         // 1.20 ≥ 0.95 · 1.25 = 1.1875, but not ≥ 0.97 · 1.25 = 1.2125.
         assert_eq!(point.pick_within(0.05), Some(true));

@@ -69,7 +69,7 @@
 //! // The baseline is compared at the backend's default: one item per thread.
 //! assert_eq!(advice.reference.blocks * advice.reference.threads_per_block, 1 << 18);
 //! // Every strategy of the list has a best launch in the ranking.
-//! assert!(advice.prediction(&Strategy::DynamicWorkAssignment).is_some());
+//! assert!(advice.prediction(&Strategy::DYNAMIC_WORK_ASSIGNMENT).is_some());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -453,7 +453,7 @@ pub fn advise_strategies<K: Kernel + ?Sized>(
     let mut runs: Vec<Profile> = Vec::new();
     let mut skipped = Vec::new();
     for &strategy in strategies {
-        if strategy == Strategy::Baseline || runs.iter().any(|r| r.strategy == strategy) {
+        if strategy == Strategy::BASELINE || runs.iter().any(|r| r.strategy == strategy) {
             continue;
         }
         match kernel.passes(&strategy) {
@@ -553,7 +553,7 @@ impl Baseline {
         }
         let run = profile(
             kernel,
-            Strategy::Baseline,
+            Strategy::BASELINE,
             items,
             launch,
             options.step_limit,
@@ -587,7 +587,7 @@ impl Baseline {
                 .iter()
                 .find(|(s, _)| *s == run.strategy)
                 .map(|(_, regs)| regs.as_slice())
-                .or((run.strategy == Strategy::Baseline)
+                .or((run.strategy == Strategy::BASELINE)
                     .then_some(std::slice::from_ref(&r.baseline)))
                 .map(|regs| (r, regs))
         });

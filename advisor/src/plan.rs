@@ -184,7 +184,7 @@ impl Gpu {
     /// the calibration's default.
     pub fn registers_of(&self, strategy: &Strategy, registers: Option<&Registers>) -> Vec<u32> {
         let given = registers.and_then(|r| {
-            if *strategy == Strategy::Baseline {
+            if *strategy == Strategy::BASELINE {
                 return Some(vec![r.baseline]);
             }
             r.strategies
@@ -626,10 +626,10 @@ pub fn recommend<T>(
         .min_by(|a, b| time(a).median.total_cmp(&time(b).median))?;
     let plain = rows
         .iter()
-        .filter(|r| strategy(r) == Strategy::Baseline)
+        .filter(|r| strategy(r) == Strategy::BASELINE)
         .min_by(|a, b| time(a).median.total_cmp(&time(b).median));
     match plain {
-        Some(p) if strategy(fastest) != Strategy::Baseline && time(fastest).max >= time(p).min => {
+        Some(p) if strategy(fastest) != Strategy::BASELINE && time(fastest).max >= time(p).min => {
             Some(p)
         }
         _ => Some(fastest),
@@ -680,13 +680,13 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
         return Err(AdviseError::NoItems);
     }
     let registers = compiled.registers.as_ref();
-    let base_regs = gpu.registers_of(&Strategy::Baseline, registers);
-    let reference = Launch::for_items(&Strategy::Baseline, items, gpu.calibration.sms, |t| {
+    let base_regs = gpu.registers_of(&Strategy::BASELINE, registers);
+    let reference = Launch::for_items(&Strategy::BASELINE, items, gpu.calibration.sms, |t| {
         gpu.blocks_per_sm(t, base_regs[0]).ok()
     });
     let base_runs = sampled_profiles(
         kernel,
-        Strategy::Baseline,
+        Strategy::BASELINE,
         items,
         reference,
         gpu.calibration.sms,
@@ -699,7 +699,7 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
         .map(|p| launch_time(p, reference, gpu, &base_regs).map(|t| t.ns))
         .collect::<Result<Vec<f64>, _>>()?;
     let baseline = Divergence::of(&base_runs[0]);
-    let mut list: Vec<Strategy> = vec![Strategy::Baseline];
+    let mut list: Vec<Strategy> = vec![Strategy::BASELINE];
     let mut skipped = Vec::new();
     for s in strategies {
         if list.contains(s) {
@@ -884,7 +884,7 @@ mod tests {
                 ..Default::default()
             })
             .collect();
-        let profile = one_warp_blocks(Strategy::Baseline, launch, sampled, blocks * 32, warps);
+        let profile = one_warp_blocks(Strategy::BASELINE, launch, sampled, blocks * 32, warps);
         let mut cal = Calibration::uncalibrated_h100();
         cal.sms = 4;
         synthesize(&profile, 0, launch, &cal).blocks
@@ -985,7 +985,7 @@ mod tests {
         let mut claims = vec![work(10); 7];
         claims.push(work(1000));
         let profile = one_warp_blocks(
-            Strategy::GridWideDynamicWork,
+            Strategy::GRID_WIDE_DYNAMIC_WORK,
             Launch {
                 threads_per_block: 32,
                 blocks: 8,
@@ -1042,13 +1042,18 @@ mod tests {
         cal.grid_claim_ns = 1000.0;
         cal.launch_overhead_us = 0.0;
         let gpu = Gpu::new(cal).unwrap_or_else(|e| panic!("{e}"));
-        let grid = launch_time(&profile(Strategy::GridWideDynamicWork), launch, &gpu, &[32]);
+        let grid = launch_time(
+            &profile(Strategy::GRID_WIDE_DYNAMIC_WORK),
+            launch,
+            &gpu,
+            &[32],
+        );
         let grid = grid.unwrap_or_else(|e| panic!("{e}"));
         assert!((grid.grid_claims - 2000.0).abs() < 1e-9, "{grid:?}");
         assert!(grid.schedule_ns.max(grid.throughput_ns) < 1e4, "{grid:?}");
         assert!((grid.ns - 2.0e6).abs() < 1e-3, "{grid:?}");
         let block = launch_time(
-            &profile(Strategy::DynamicWorkAssignment),
+            &profile(Strategy::DYNAMIC_WORK_ASSIGNMENT),
             launch,
             &gpu,
             &[32],
@@ -1061,21 +1066,21 @@ mod tests {
     #[test]
     fn the_plain_kernel_is_recommended_unless_a_strategy_beats_it_in_every_resample() {
         let t = |min, median, max| Spread { min, median, max };
-        let plain = (Strategy::Baseline, t(1.0, 1.1, 1.2));
+        let plain = (Strategy::BASELINE, t(1.0, 1.1, 1.2));
         // Faster by median but not in every resample: the plain kernel.
-        let close = (Strategy::DynamicWorkAssignment, t(0.9, 1.0, 1.05));
+        let close = (Strategy::DYNAMIC_WORK_ASSIGNMENT, t(0.9, 1.0, 1.05));
         let rows = [plain, close];
         let pick = recommend(&rows, |r| r.0, |r| r.1);
-        assert_eq!(pick.map(|r| r.0), Some(Strategy::Baseline));
+        assert_eq!(pick.map(|r| r.0), Some(Strategy::BASELINE));
         // Faster in every resample (its slowest below the plain kernel's fastest): the strategy.
-        let clear = (Strategy::GridWideDynamicWork, t(0.8, 0.85, 0.95));
+        let clear = (Strategy::GRID_WIDE_DYNAMIC_WORK, t(0.8, 0.85, 0.95));
         let rows = [plain, close, clear];
         let pick = recommend(&rows, |r| r.0, |r| r.1);
-        assert_eq!(pick.map(|r| r.0), Some(Strategy::GridWideDynamicWork));
+        assert_eq!(pick.map(|r| r.0), Some(Strategy::GRID_WIDE_DYNAMIC_WORK));
         // Without a plain row, the fastest; without rows, none.
         let rows = [close, clear];
         let pick = recommend(&rows, |r| r.0, |r| r.1);
-        assert_eq!(pick.map(|r| r.0), Some(Strategy::GridWideDynamicWork));
+        assert_eq!(pick.map(|r| r.0), Some(Strategy::GRID_WIDE_DYNAMIC_WORK));
         let none: [(Strategy, Spread); 0] = [];
         assert!(recommend(&none, |r| r.0, |r| r.1).is_none());
     }

@@ -211,7 +211,7 @@ pub fn profile<K: Kernel + ?Sized>(
 /// run. A strategy that deals items across blocks ([`Strategy::deals_across_blocks`]) would, in
 /// a few blocks alone, take every item of the launch from its one counter: where `blocks` is not
 /// the whole launch it is profiled with its items dealt from each block's counter
-/// ([`Strategy::DynamicWorkAssignment`]'s per-block dealing over the same chunks) and
+/// ([`Strategy::DYNAMIC_WORK_ASSIGNMENT`]'s per-block dealing over the same chunks) and
 /// [`Profile::strategy`] keeps the strategy asked for; the schedule model then spreads its work
 /// evenly over all warps, as one counter for the whole launch does. `plain` says how the
 /// strategies that run per thread run their loop.
@@ -234,7 +234,7 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
     let sampled = blocks.len() < launch.blocks as usize;
     let asked = strategy;
     let strategy = if sampled && strategy.deals_across_blocks() {
-        Strategy::DynamicWorkAssignment
+        Strategy::DYNAMIC_WORK_ASSIGNMENT
     } else {
         strategy
     };
@@ -251,7 +251,7 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
     // `g`, `g + threads`, ...), not over its block's chunk as the warp programs deal it: where
     // a launch has fewer threads than items, which items share a block, and so a block's
     // load, differ (an image's bottom rows in a few blocks, or spread over all of them).
-    let grid_stride = compiled.is_some() && strategy == Strategy::Baseline;
+    let grid_stride = compiled.is_some() && strategy == Strategy::BASELINE;
     let warps_per_block = launch.threads_per_block / WARP_SIZE;
     let total_warps = blocks.len() * warps_per_block as usize;
     let mut warp_steps = vec![0u64; total_warps];
@@ -385,11 +385,11 @@ mod tests {
                 .and_then(|p| p.counters.region(w.regions().factored).map(|c| c.issues))
                 .unwrap_or(0)
         };
-        let written = factored(Strategy::Baseline, PlainLoop::AsWritten);
-        let distributed = factored(Strategy::BranchDistribution, PlainLoop::AsWritten);
+        let written = factored(Strategy::BASELINE, PlainLoop::AsWritten);
+        let distributed = factored(Strategy::BRANCH_DISTRIBUTION, PlainLoop::AsWritten);
         for reconverges_per_item in [true, false] {
             let compiled = factored(
-                Strategy::Baseline,
+                Strategy::BASELINE,
                 PlainLoop::AsCompiled {
                     reconverges_per_item,
                 },
@@ -410,7 +410,7 @@ mod tests {
         let all: Vec<u32> = (0..blocks).collect();
         let steps = profile_blocks(
             &ItemLoopKernel(w),
-            Strategy::Baseline,
+            Strategy::BASELINE,
             items,
             launch,
             &all,
@@ -485,24 +485,24 @@ mod tests {
                      | w_dynamic | 120 | 2 | yes |\n\
                      | w_rr | 300 | 1 | no |\n";
         let rr =
-            Strategy::IterationDelaying(reconverge_transforms::Decision::round_robin(3, 1, false));
+            Strategy::iteration_delaying(reconverge_transforms::Decision::round_robin(3, 1, false));
         let loops = CompiledLoops::from_sass_table(
             table,
             [
-                (Strategy::Baseline, "w_baseline"),
-                (Strategy::DynamicWorkAssignment, "w_dynamic"),
+                (Strategy::BASELINE, "w_baseline"),
+                (Strategy::DYNAMIC_WORK_ASSIGNMENT, "w_dynamic"),
                 // Iteration delaying runs no plain loop: its row says nothing of one.
                 (rr, "w_rr"),
-                (Strategy::GridWideDynamicWork, "w_grid"),
+                (Strategy::GRID_WIDE_DYNAMIC_WORK, "w_grid"),
             ],
         );
-        assert_eq!(loops.flat, vec![Strategy::Baseline]);
+        assert_eq!(loops.flat, vec![Strategy::BASELINE]);
         let nested = PlainLoop::AsCompiled {
             reconverges_per_item: true,
         };
-        assert_eq!(loops.plain_loop(&Strategy::DynamicWorkAssignment), nested);
-        assert_eq!(loops.plain_loop(&Strategy::GridWideDynamicWork), nested);
-        assert_ne!(loops.plain_loop(&Strategy::Baseline), nested);
+        assert_eq!(loops.plain_loop(&Strategy::DYNAMIC_WORK_ASSIGNMENT), nested);
+        assert_eq!(loops.plain_loop(&Strategy::GRID_WIDE_DYNAMIC_WORK), nested);
+        assert_ne!(loops.plain_loop(&Strategy::BASELINE), nested);
     }
 
     #[test]

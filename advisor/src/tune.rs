@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::ops::RangeInclusive;
 
 use reconverge_backend::Launch;
-use reconverge_transforms::{Decision, Kernel, Strategy};
+use reconverge_transforms::{Assignment, Decision, Kernel, PathSchedule, Strategy};
 
 use crate::{AdviseError, Baseline, Options, profile};
 
@@ -21,16 +21,16 @@ pub enum Family {
     MajorityVote {
         /// See [`Decision::MajorityVote`].
         stop_when_a_lane_finishes: bool,
-        /// [`Strategy::IterationDelayingWithDynamicWork`] rather than plain delaying.
-        over_dynamic_work: bool,
+        /// How the delaying lanes get their items.
+        items: Assignment,
     },
     /// Iteration delaying with round robin; `num_zeros` and `num_ones` each range over
     /// `1..=max_run` (the cycle `num_zeros / (num_zeros + num_ones)` with its length).
     RoundRobin {
         /// See [`Decision::RoundRobin`].
         remove_idle: bool,
-        /// [`Strategy::IterationDelayingWithDynamicWork`] rather than plain delaying.
-        over_dynamic_work: bool,
+        /// How the delaying lanes get their items.
+        items: Assignment,
         /// Longest run of one direction.
         max_run: u32,
     },
@@ -62,28 +62,27 @@ impl Family {
     /// parameter to tune.
     pub fn of(strategy: &Strategy) -> Option<Self> {
         // Cost-balanced delaying has no parameter.
-        let delaying = |decision: &Decision, over_dynamic_work| match *decision {
+        let delaying = |decision: &Decision, items| match *decision {
             Decision::MajorityVote {
                 stop_when_a_lane_finishes,
                 ..
             } => Some(Family::MajorityVote {
                 stop_when_a_lane_finishes,
-                over_dynamic_work,
+                items,
             }),
             Decision::RoundRobin { remove_idle, .. } => Some(Family::RoundRobin {
                 remove_idle,
-                over_dynamic_work,
+                items,
                 max_run: 8,
             }),
             Decision::CostBalanced => None,
         };
-        match strategy {
-            Strategy::IterationDelaying(d) => delaying(d, false),
-            Strategy::IterationDelayingWithDynamicWork(d) => delaying(d, true),
-            Strategy::BranchPathUnification { .. } => Some(Family::BranchPathUnification {
+        match strategy.paths {
+            PathSchedule::IterationDelaying(d) => delaying(&d, strategy.items),
+            PathSchedule::BranchPathUnification { .. } => Some(Family::BranchPathUnification {
                 max_items_per_thread: 64,
             }),
-            Strategy::OcclusionQueryLoop { .. } => Some(Family::OcclusionQueryLoop {
+            PathSchedule::OcclusionQueryLoop { .. } => Some(Family::OcclusionQueryLoop {
                 max_iterations_per_pass: 64,
             }),
             _ => None,
@@ -107,42 +106,30 @@ impl Family {
     /// The strategy at `point` (one value per range; missing values are 1).
     pub fn strategy(&self, point: &[u32]) -> Strategy {
         let at = |i: usize| point.get(i).copied().unwrap_or(1);
-        let delaying = |decision, over_dynamic_work| {
-            if over_dynamic_work {
-                Strategy::IterationDelayingWithDynamicWork(decision)
-            } else {
-                Strategy::IterationDelaying(decision)
-            }
-        };
+        let delaying = |decision, items| Strategy::iteration_delaying(decision).over(items);
         match *self {
             Family::MajorityVote {
                 stop_when_a_lane_finishes,
-                over_dynamic_work,
+                items,
             } => delaying(
                 Decision::MajorityVote {
                     threshold: at(0),
                     stop_when_a_lane_finishes,
                 },
-                over_dynamic_work,
+                items,
             ),
             Family::RoundRobin {
-                remove_idle,
-                over_dynamic_work,
-                ..
+                remove_idle, items, ..
             } => delaying(
                 Decision::RoundRobin {
                     num_zeros: at(0),
                     num_ones: at(1),
                     remove_idle,
                 },
-                over_dynamic_work,
+                items,
             ),
-            Family::BranchPathUnification { .. } => Strategy::BranchPathUnification {
-                items_per_thread: at(0),
-            },
-            Family::OcclusionQueryLoop { .. } => Strategy::OcclusionQueryLoop {
-                iterations_per_pass: at(0),
-            },
+            Family::BranchPathUnification { .. } => Strategy::branch_path_unification(at(0)),
+            Family::OcclusionQueryLoop { .. } => Strategy::occlusion_query_loop(at(0)),
         }
     }
 }

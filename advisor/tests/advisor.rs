@@ -40,11 +40,11 @@ fn advise<K: Kernel + ?Sized>(
 
 #[test]
 fn seed002_fig2_speedups_from_issue_slots_are_1_5_and_1_2() -> TestResult {
-    let majority = Strategy::IterationDelaying(Decision::MajorityVote {
+    let majority = Strategy::iteration_delaying(Decision::MajorityVote {
         threshold: 2,
         stop_when_a_lane_finishes: false,
     });
-    let round_robin = Strategy::IterationDelaying(Decision::RoundRobin {
+    let round_robin = Strategy::iteration_delaying(Decision::RoundRobin {
         num_zeros: 1,
         num_ones: 1,
         remove_idle: false,
@@ -88,11 +88,11 @@ fn branch_distribution_on_syn_brdis_follows_the_papers_model() -> TestResult {
             &FactoredBranchLoopKernel(w),
             256,
             Launch::new(64, 4)?,
-            &[Strategy::BranchDistribution],
+            &[Strategy::BRANCH_DISTRIBUTION],
             &Options::default(),
         )?;
         let p = advice
-            .prediction(&Strategy::BranchDistribution)
+            .prediction(&Strategy::BRANCH_DISTRIBUTION)
             .ok_or("branch distribution ran")?;
         let model = branch_distribution_speedup(w.r())?;
         // On the divergent code alone (two 20-instruction segments per path and the factored
@@ -135,17 +135,23 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
         registers: Some(Registers {
             arch,
             baseline: 13,
-            strategies: vec![(Strategy::BranchSplitting, vec![10, 13])],
+            strategies: vec![(Strategy::BRANCH_SPLITTING, vec![10, 13])],
         }),
         ..Options::default()
     };
     // Branch splitting's advice under each occupancy model.
     let advise_split = |options: &Options| {
-        advise_strategies(&kernel, 4096, launch, &[Strategy::BranchSplitting], options)
+        advise_strategies(
+            &kernel,
+            4096,
+            launch,
+            &[Strategy::BRANCH_SPLITTING],
+            options,
+        )
     };
     let advice = advise_split(&options)?;
     let p = advice
-        .prediction(&Strategy::BranchSplitting)
+        .prediction(&Strategy::BRANCH_SPLITTING)
         .ok_or("branch splitting ran")?;
     let occupancy = p.occupancy.clone().ok_or("occupancy known")?;
     assert_eq!(advice.baseline_occupancy, Some(16.0 / 24.0));
@@ -172,7 +178,7 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
     };
     let s = advise_split(&saturating)?;
     let ps = s
-        .prediction(&Strategy::BranchSplitting)
+        .prediction(&Strategy::BRANCH_SPLITTING)
         .ok_or("branch splitting ran")?;
     let flat: Vec<BranchProfile> = branches
         .iter()
@@ -192,7 +198,7 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
     // running the model again.
     let again = advice.with_options(&saturating)?;
     let pa = again
-        .prediction(&Strategy::BranchSplitting)
+        .prediction(&Strategy::BRANCH_SPLITTING)
         .ok_or("branch splitting ran")?;
     assert_eq!(pa.speedup, ps.speedup);
     assert_eq!(pa.occupancy, ps.occupancy);
@@ -211,7 +217,7 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
         ..options.clone()
     };
     let c = advise_split(&capped)?;
-    let pc = c.prediction(&Strategy::BranchSplitting).ok_or("ran")?;
+    let pc = c.prediction(&Strategy::BRANCH_SPLITTING).ok_or("ran")?;
     assert!(ps.speedup < pc.speedup && pc.speedup < p.speedup);
     for bad in [0.0, -0.5, 1.5, f64::NAN] {
         let o = Options {
@@ -219,17 +225,17 @@ fn branch_splitting_with_registers_is_equation_1() -> TestResult {
             ..options.clone()
         };
         assert!(matches!(
-            advise_strategies(&kernel, 64, launch, &[Strategy::Baseline], &o),
+            advise_strategies(&kernel, 64, launch, &[Strategy::BASELINE], &o),
             Err(AdviseError::InvalidOption { .. })
         ));
     }
     // Without registers, the same split only pays: a second launch and the decision twice.
     let plain = advise_split(&Options::default())?;
     let p = plain
-        .prediction(&Strategy::BranchSplitting)
+        .prediction(&Strategy::BRANCH_SPLITTING)
         .ok_or("branch splitting ran")?;
     assert!(p.speedup < 1.0, "{}", p.speedup);
-    assert_eq!(plain.recommended().strategy, Strategy::Baseline);
+    assert_eq!(plain.recommended().strategy, Strategy::BASELINE);
     Ok(())
 }
 
@@ -291,7 +297,7 @@ fn dynamic_work_is_recommended_for_unequal_trip_counts_and_baseline_for_equal() 
     assert!(unequal.recommended().speedup > 1.15, "{unequal}");
     // One trip each: nothing to rebalance, and the atomics only cost.
     let equal = advise_trips(1)?;
-    assert_eq!(equal.recommended().strategy, Strategy::Baseline, "{equal}");
+    assert_eq!(equal.recommended().strategy, Strategy::BASELINE, "{equal}");
     assert_eq!(equal.baseline.simd_efficiency, 1.0);
     Ok(())
 }
@@ -350,18 +356,16 @@ fn bad_input_is_an_error_not_a_panic() -> TestResult {
         Err(AdviseError::Launch(_))
     ));
     // A strategy of another shape is skipped with its reason; a bad parameter is an error.
-    let other_shape = [Strategy::BranchDistribution];
+    let other_shape = [Strategy::BRANCH_DISTRIBUTION];
     let advice = advise_strategies(&kernel, 64, launch, &other_shape, &Options::default())?;
     assert!(matches!(
         advice.skipped.as_slice(),
         [(
-            Strategy::BranchDistribution,
+            Strategy::BRANCH_DISTRIBUTION,
             StrategyError::NotApplicable { .. }
         )]
     ));
-    let zero = Strategy::OcclusionQueryLoop {
-        iterations_per_pass: 0,
-    };
+    let zero = Strategy::occlusion_query_loop(0);
     assert!(matches!(
         advise_strategies(&kernel, 64, launch, &[zero], &Options::default()),
         Err(AdviseError::Strategy { .. })

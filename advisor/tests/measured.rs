@@ -15,16 +15,16 @@ type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 /// The SYN-ITDELAY strategies the GPU has entry points for (seed 002 table 1's settings).
 fn itdelay_candidates() -> Vec<Strategy> {
-    let mut c = vec![Strategy::Baseline, Strategy::DynamicWorkAssignment];
+    let mut c = vec![Strategy::BASELINE, Strategy::DYNAMIC_WORK_ASSIGNMENT];
     for threshold in [1, 8, 16, 24, 32] {
-        c.push(Strategy::IterationDelaying(Decision::MajorityVote {
+        c.push(Strategy::iteration_delaying(Decision::MajorityVote {
             threshold,
             stop_when_a_lane_finishes: true,
         }));
     }
     for remove_idle in [false, true] {
         for (num_zeros, num_ones) in [(9, 1), (7, 3), (1, 1), (3, 7), (1, 9)] {
-            c.push(Strategy::IterationDelaying(Decision::RoundRobin {
+            c.push(Strategy::iteration_delaying(Decision::RoundRobin {
                 num_zeros,
                 num_ones,
                 remove_idle,
@@ -112,9 +112,9 @@ fn candidates_the_backend_cannot_run_are_skipped_and_listed() -> TestResult {
     let backend = CpuBackend::with_threads(1)?;
     let launch = |_, items| Launch::one_item_per_thread(items, 64);
     let candidates = [
-        Strategy::BranchSplitting,
-        Strategy::Baseline,
-        Strategy::DynamicWorkAssignment,
+        Strategy::BRANCH_SPLITTING,
+        Strategy::BASELINE,
+        Strategy::DYNAMIC_WORK_ASSIGNMENT,
     ];
     let halving = Halving {
         min_items: 64,
@@ -127,18 +127,18 @@ fn candidates_the_backend_cannot_run_are_skipped_and_listed() -> TestResult {
         backend_time(&backend, &kernel, launch),
     )?;
     assert_eq!(tuned.skipped.len(), 1);
-    assert_eq!(tuned.skipped[0].0, Strategy::BranchSplitting);
+    assert_eq!(tuned.skipped[0].0, Strategy::BRANCH_SPLITTING);
     assert!(
         tuned.skipped[0].1.contains("branch"),
         "{}",
         tuned.skipped[0].1
     );
-    assert_ne!(tuned.best, Strategy::BranchSplitting);
+    assert_ne!(tuned.best, Strategy::BRANCH_SPLITTING);
     assert!(
         tuned
             .timings
             .iter()
-            .all(|t| t.strategy != Strategy::BranchSplitting)
+            .all(|t| t.strategy != Strategy::BRANCH_SPLITTING)
     );
     let grid = grid_measured(&candidates, 2048, backend_time(&backend, &kernel, launch))?;
     assert_eq!(grid.timings.len(), 2);
@@ -149,7 +149,7 @@ fn candidates_the_backend_cannot_run_are_skipped_and_listed() -> TestResult {
 #[test]
 fn a_failing_run_is_an_error_naming_the_strategy() {
     let failing = |strategy: Strategy, _| {
-        if strategy == Strategy::DynamicWorkAssignment {
+        if strategy == Strategy::DYNAMIC_WORK_ASSIGNMENT {
             Err(BackendError::Device {
                 backend: "test",
                 message: "launch failed".into(),
@@ -158,13 +158,13 @@ fn a_failing_run_is_an_error_naming_the_strategy() {
             Ok(Duration::from_millis(1))
         }
     };
-    let candidates = [Strategy::Baseline, Strategy::DynamicWorkAssignment];
+    let candidates = [Strategy::BASELINE, Strategy::DYNAMIC_WORK_ASSIGNMENT];
     let err = tune_measured(&candidates, 1000, &Halving::default(), failing).unwrap_err();
     assert!(
         matches!(
             err,
             AdviseError::Measure {
-                strategy: Strategy::DynamicWorkAssignment,
+                strategy: Strategy::DYNAMIC_WORK_ASSIGNMENT,
                 ..
             }
         ),
@@ -186,7 +186,7 @@ fn a_failing_run_is_an_error_naming_the_strategy() {
 #[test]
 fn bad_options_are_refused_before_any_run() {
     let never = |_, _| -> Result<Duration, BackendError> { panic!("must not run") };
-    let c = [Strategy::Baseline, Strategy::DynamicWorkAssignment];
+    let c = [Strategy::BASELINE, Strategy::DYNAMIC_WORK_ASSIGNMENT];
     for halving in [
         Halving {
             keep: 1,

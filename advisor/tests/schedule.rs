@@ -31,18 +31,18 @@ fn whole_and_sampled(sampling: &Sampling) -> (f64, Vec<reconverge_advisor::Launc
     let all: Vec<u32> = (0..launch.blocks).collect();
     let whole = profile_blocks(
         &kernel,
-        Strategy::Baseline,
+        Strategy::BASELINE,
         items,
         launch,
         &all,
         1 << 32,
-        compiled.loops.plain_loop(&Strategy::Baseline),
+        compiled.loops.plain_loop(&Strategy::BASELINE),
     )
     .expect("runs");
     let exact = launch_time(&whole, launch, &gpu, &[32]).expect("fits").ns;
     let sampled = predict_launch(
         &kernel,
-        Strategy::Baseline,
+        Strategy::BASELINE,
         items,
         launch,
         &gpu,
@@ -93,7 +93,7 @@ fn launches_are_ranked_and_the_baseline_is_compared_at_its_default() {
     let advice = advise_launches(
         &kernel,
         1 << 16,
-        &[Strategy::Baseline, Strategy::DynamicWorkAssignment],
+        &[Strategy::BASELINE, Strategy::DYNAMIC_WORK_ASSIGNMENT],
         &gpu(),
         &Sampling {
             items: 2048,

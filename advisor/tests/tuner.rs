@@ -2,7 +2,7 @@
 
 use reconverge_advisor::{Family, Options, grid, tune};
 use reconverge_backend::Launch;
-use reconverge_transforms::{BranchLoopKernel, ItemLoopKernel, Strategy};
+use reconverge_transforms::{Assignment, BranchLoopKernel, ItemLoopKernel, Strategy};
 use reconverge_workloads::synthetic::{DynamicWork, SynItDelay};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -42,11 +42,11 @@ fn tuner_matches_the_grid_on_syn_itdelay_in_fewer_runs() -> TestResult {
         for family in [
             Family::MajorityVote {
                 stop_when_a_lane_finishes: true,
-                over_dynamic_work: false,
+                items: Assignment::Static,
             },
             Family::RoundRobin {
                 remove_idle: false,
-                over_dynamic_work: false,
+                items: Assignment::Static,
                 max_run: 6,
             },
         ] {
@@ -71,7 +71,7 @@ fn tuner_finds_iterations_per_pass_and_reports_bad_ranges() -> TestResult {
     // More iterations per pass, fewer launches: the model's best is a pass long enough to
     // finish every item at once (trip counts are at most 40).
     assert!(
-        matches!(full.best, Strategy::OcclusionQueryLoop { iterations_per_pass } if iterations_per_pass >= 40),
+        matches!(full.best.paths, reconverge_transforms::PathSchedule::OcclusionQueryLoop { iterations_per_pass } if iterations_per_pass >= 40),
         "{}",
         full.best
     );
@@ -80,14 +80,12 @@ fn tuner_finds_iterations_per_pass_and_reports_bad_ranges() -> TestResult {
     };
     assert!(tune(&kernel, 256, launch, empty, &Options::default()).is_err());
     assert_eq!(
-        Family::of(&Strategy::BranchPathUnification {
-            items_per_thread: 4
-        }),
+        Family::of(&Strategy::branch_path_unification(4)),
         Some(Family::BranchPathUnification {
             max_items_per_thread: 64
         })
     );
-    assert_eq!(Family::of(&Strategy::Baseline), None);
+    assert_eq!(Family::of(&Strategy::BASELINE), None);
     Ok(())
 }
 
@@ -97,26 +95,26 @@ fn tuner_finds_iterations_per_pass_and_reports_bad_ranges() -> TestResult {
 fn parameter_grids_cover_each_family_once() {
     use reconverge_advisor::{ParameterGrid, parameter_grid};
     use reconverge_transforms::Decision;
-    let vote = Strategy::IterationDelaying(Decision::majority_vote(8, true));
-    let cycle = Strategy::IterationDelaying(Decision::round_robin(3, 1, true));
-    let listed = [Strategy::Baseline, vote, cycle];
+    let vote = Strategy::iteration_delaying(Decision::majority_vote(8, true));
+    let cycle = Strategy::iteration_delaying(Decision::round_robin(3, 1, true));
+    let listed = [Strategy::BASELINE, vote, cycle];
     assert_eq!(parameter_grid(&listed, ParameterGrid::Listed), listed);
     let full = parameter_grid(&listed, ParameterGrid::Full);
     // 32 thresholds and 8 x 8 cycles, the listed ones among them, and the baseline.
     assert_eq!(full.len(), 1 + 32 + 64);
     assert_eq!(full[..2], listed[..2]);
     for threshold in 1..=32 {
-        let s = Strategy::IterationDelaying(Decision::majority_vote(threshold, true));
+        let s = Strategy::iteration_delaying(Decision::majority_vote(threshold, true));
         assert_eq!(full.iter().filter(|&&x| x == s).count(), 1, "{s}");
     }
     assert!(
-        full.contains(&Strategy::IterationDelaying(Decision::round_robin(
+        full.contains(&Strategy::iteration_delaying(Decision::round_robin(
             8, 7, true
         )))
     );
     // Never a vote that does not stop, nor a cycle without idle removal: the family keeps them.
     assert!(
-        !full.contains(&Strategy::IterationDelaying(Decision::majority_vote(
+        !full.contains(&Strategy::iteration_delaying(Decision::majority_vote(
             8, false
         )))
     );

@@ -6,7 +6,7 @@
 //! Strategies are plain values, so a bench or a command line can loop over them:
 //!
 //! ```ignore
-//! for strategy in [Strategy::Baseline, Strategy::IterationDelaying(Decision::MajorityVote {
+//! for strategy in [Strategy::BASELINE, Strategy::iteration_delaying(Decision::MajorityVote {
 //!     threshold: 16, stop_when_a_lane_finishes: true })] {
 //!     let run = backend.run(&kernel, strategy, 1 << 20, Launch::new(256, 528)?)?;
 //!     println!("{}: {:?}, SIMD efficiency {:?}", strategy.name(), run.elapsed, run.simd_efficiency());
@@ -126,9 +126,9 @@ impl Launch {
     /// # use reconverge_backend::{Launch, Strategy};
     /// // An H100 (132 multiprocessors), a kernel that fits 2048 threads per multiprocessor.
     /// let fit = |t: u32| Some(2048 / t);
-    /// let one_per_item = Launch::for_items(&Strategy::Baseline, 1 << 20, 132, fit);
+    /// let one_per_item = Launch::for_items(&Strategy::BASELINE, 1 << 20, 132, fit);
     /// assert_eq!((one_per_item.threads_per_block, one_per_item.blocks), (256, 4096));
-    /// let wave = Launch::for_items(&Strategy::DynamicWorkAssignment, 1 << 20, 132, fit);
+    /// let wave = Launch::for_items(&Strategy::DYNAMIC_WORK_ASSIGNMENT, 1 << 20, 132, fit);
     /// assert_eq!((wave.threads_per_block, wave.blocks), (256, 132 * 8));
     /// ```
     pub fn for_items(
@@ -398,39 +398,42 @@ mod tests {
         // 64 registers per thread on an H100: 65536 / (64 * t) blocks of t threads fit, so
         // 1024 threads per multiprocessor whatever the block; 256 wins the tie.
         let h100_64_regs = |t: u32| Some(65536 / (64 * t));
-        let l = Launch::for_items(&Strategy::Baseline, 1_000_000, 132, h100_64_regs);
+        let l = Launch::for_items(&Strategy::BASELINE, 1_000_000, 132, h100_64_regs);
         assert_eq!((l.threads_per_block, l.blocks), (256, 3907));
-        let l = Launch::for_items(&Strategy::GridWideDynamicWork, 1_000_000, 132, h100_64_regs);
+        let l = Launch::for_items(
+            &Strategy::GRID_WIDE_DYNAMIC_WORK,
+            1_000_000,
+            132,
+            h100_64_regs,
+        );
         assert_eq!((l.threads_per_block, l.blocks), (256, 132 * 4));
         // 128-thread blocks that fit where 256 do not (a register count between the two):
         // more warps resident, so 128 wins.
-        let l = Launch::for_items(&Strategy::Baseline, 1 << 20, 132, |t| {
+        let l = Launch::for_items(&Strategy::BASELINE, 1 << 20, 132, |t| {
             (t <= 128).then_some(6)
         });
         assert_eq!(l.threads_per_block, 128);
         // Only 256-thread blocks can run (say, 1024 is beyond the register file): they win
         // even though 128 would be smaller.
         let only_256 = |t: u32| (t == 256).then_some(4);
-        let l = Launch::for_items(&Strategy::DynamicWorkAssignment, 10_000_000, 2, only_256);
+        let l = Launch::for_items(&Strategy::DYNAMIC_WORK_ASSIGNMENT, 10_000_000, 2, only_256);
         assert_eq!((l.threads_per_block, l.blocks), (256, 8));
         // Few items: no more blocks than they need, dynamic or not, and never zero.
-        let l = Launch::for_items(&Strategy::DynamicWorkAssignment, 300, 132, h100_64_regs);
+        let l = Launch::for_items(&Strategy::DYNAMIC_WORK_ASSIGNMENT, 300, 132, h100_64_regs);
         assert_eq!(l.blocks, 2);
         assert_eq!(
-            Launch::for_items(&Strategy::Baseline, 0, 132, h100_64_regs).blocks,
+            Launch::for_items(&Strategy::BASELINE, 0, 132, h100_64_regs).blocks,
             1
         );
         // Branch path unification owns several items per thread.
-        let bpu = Strategy::BranchPathUnification {
-            items_per_thread: 16,
-        };
+        let bpu = Strategy::branch_path_unification(16);
         assert_eq!(
             Launch::for_items(&bpu, 1 << 16, 132, h100_64_regs).blocks,
             16
         );
         // Nothing fits (the device answers 0 everywhere): still a launch, one block per item
         // group, which the device will then refuse with its own error.
-        let l = Launch::for_items(&Strategy::Baseline, 1000, 132, |_| None);
+        let l = Launch::for_items(&Strategy::BASELINE, 1000, 132, |_| None);
         assert_eq!((l.threads_per_block, l.blocks), (256, 4));
     }
 

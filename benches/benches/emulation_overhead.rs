@@ -48,7 +48,7 @@ fn overhead_at(c: &mut Criterion, r: f64) {
         g.bench_function(name, |b| {
             b.iter(|| {
                 backend
-                    .run(&k, Strategy::Baseline, ITEMS, launch)
+                    .run(&k, Strategy::BASELINE, ITEMS, launch)
                     .expect("runs")
             })
         });

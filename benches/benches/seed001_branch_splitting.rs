@@ -22,7 +22,7 @@ fn figs_8_10(c: &mut Criterion) {
             let w = BranchSplitBench::new(ITEMS, p, layout, 1);
             (format!("else={p}"), TwoPathKernel(w))
         });
-        let strategies = [Strategy::Baseline, Strategy::BranchSplitting];
+        let strategies = [Strategy::BASELINE, Strategy::BRANCH_SPLITTING];
         common::bench_sweep(c, group, points, &strategies, ITEMS, launch);
     }
 }

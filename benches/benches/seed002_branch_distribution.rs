@@ -16,7 +16,7 @@ fn fig12(c: &mut Criterion) {
         let w = SynBrDis::new(m, n, 8, 1);
         (format!("M={m},R={}", w.r()), FactoredBranchLoopKernel(w))
     });
-    let strategies = [Strategy::Baseline, Strategy::BranchDistribution];
+    let strategies = [Strategy::BASELINE, Strategy::BRANCH_DISTRIBUTION];
     let group = "seed002_fig12_branch_distribution";
     common::bench_sweep(c, group, points, &strategies, ITEMS, launch);
 }

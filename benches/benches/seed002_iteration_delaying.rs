@@ -22,7 +22,7 @@ const ITERATIONS: u32 = 16;
 
 fn strategies() -> [Strategy; 4] {
     [
-        Strategy::Baseline,
+        Strategy::BASELINE,
         majority_vote(16),
         round_robin(50, false),
         round_robin(50, true),
@@ -66,7 +66,7 @@ fn fig11(c: &mut Criterion) {
 fn table1(c: &mut Criterion) {
     let w = SynItDelay::with_branch_ratio(8.0, ITERATIONS, 0.1, 3);
     let list = [
-        Strategy::Baseline,
+        Strategy::BASELINE,
         majority_vote(1),
         majority_vote(16),
         majority_vote(32),

@@ -20,7 +20,7 @@ fn table1(c: &mut Criterion) {
         let w = DynamicWork::new(n, 32, 1);
         (format!("LOOP_NUM={n}"), ItemLoopKernel(w))
     });
-    let strategies = [Strategy::Baseline, Strategy::DynamicWorkAssignment];
+    let strategies = [Strategy::BASELINE, Strategy::DYNAMIC_WORK_ASSIGNMENT];
     let group = "seed004_table1_dynamic_work";
     common::bench_sweep(c, group, points, &strategies, items, launch);
 }

@@ -35,7 +35,7 @@ struct Args {
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
     let sweeper = a.shared.per_thread(a.items, 2)?;
-    let strategies = [Strategy::Baseline, Strategy::BranchSplitting];
+    let strategies = [Strategy::BASELINE, Strategy::BRANCH_SPLITTING];
     println!(
         "seed 001 §5: {} elements, blocks of {}, if path {} / else path {} instructions",
         a.items, a.shared.block, a.light, a.heavy

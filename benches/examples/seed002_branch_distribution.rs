@@ -25,7 +25,7 @@ struct Args {
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
     let sweeper = a.shared.per_thread(a.items, 2)?;
-    let strategies = [Strategy::Baseline, Strategy::BranchDistribution];
+    let strategies = [Strategy::BASELINE, Strategy::BRANCH_DISTRIBUTION];
     for m in [1u32, 4, 20] {
         let points: Vec<_> = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
             .into_iter()

@@ -43,7 +43,7 @@ fn main() -> Result<(), BackendError> {
         ),
         "LOOP_NUM",
         points,
-        &[Strategy::Baseline, Strategy::DynamicWorkAssignment],
+        &[Strategy::BASELINE, Strategy::DYNAMIC_WORK_ASSIGNMENT],
     )?;
     Ok(())
 }

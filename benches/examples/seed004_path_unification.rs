@@ -23,10 +23,8 @@ struct Args {
 
 fn main() -> Result<(), BackendError> {
     let a = Args::parse();
-    let mut strategies = vec![Strategy::Baseline];
-    strategies.extend([1, 4, 16, 64].map(|k| Strategy::BranchPathUnification {
-        items_per_thread: k,
-    }));
+    let mut strategies = vec![Strategy::BASELINE];
+    strategies.extend([1, 4, 16, 64].map(Strategy::branch_path_unification));
     // Each thread of the paper's enhanced kernel owns DATA_PER_THREAD elements. One launch
     // serves every strategy, so it has threads for the largest DATA_PER_THREAD (64): the
     // baseline's threads then run 64 elements each, block-stride, which changes nothing in

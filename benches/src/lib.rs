@@ -94,7 +94,7 @@ pub struct Row {
     pub outputs_match: bool,
 }
 
-/// Runs `kernel` under `Strategy::Baseline` and each of `strategies` (the baseline first if it
+/// Runs `kernel` under `Strategy::BASELINE` and each of `strategies` (the baseline first if it
 /// is not listed), `reps` timed runs each plus one counted run.
 pub fn compare<K>(
     timing: &Bench,
@@ -110,9 +110,9 @@ where
     K::Output: Default + Send + Sync + PartialEq,
     Bench: Backend<K>,
 {
-    let mut list = vec![Strategy::Baseline];
-    list.extend(strategies.iter().filter(|s| **s != Strategy::Baseline));
-    let base = counting.run(kernel, Strategy::Baseline, items, launch)?;
+    let mut list = vec![Strategy::BASELINE];
+    list.extend(strategies.iter().filter(|s| **s != Strategy::BASELINE));
+    let base = counting.run(kernel, Strategy::BASELINE, items, launch)?;
     let mut rows: Vec<Row> = Vec::with_capacity(list.len());
     for strategy in list {
         let counted = counting.run(kernel, strategy, items, launch)?;
@@ -244,11 +244,11 @@ impl Sweeper {
 /// GPU Gems 2 ch. 34's alternatives to a branch: branching (the baseline), predication,
 /// branch splitting, static branch resolution and z-cull masking.
 pub const GEMS34_STRATEGIES: [Strategy; 5] = [
-    Strategy::Baseline,
-    Strategy::Predication,
-    Strategy::BranchSplitting,
-    Strategy::StaticBranchResolution,
-    Strategy::ZCullMasking,
+    Strategy::BASELINE,
+    Strategy::PREDICATION,
+    Strategy::BRANCH_SPLITTING,
+    Strategy::STATIC_BRANCH_RESOLUTION,
+    Strategy::Z_CULL_MASKING,
 ];
 
 /// GPU Gems 2 ch. 34's branch taken with probability `p`: independently per fragment, or
@@ -293,34 +293,40 @@ pub fn format_row(sweep: &str, r: &Row) -> String {
 
 /// A strategy with its parameters, for tables.
 pub fn label(s: &Strategy) -> String {
-    use reconverge_transforms::Decision;
-    match s {
-        Strategy::IterationDelaying(Decision::MajorityVote {
-            threshold,
-            stop_when_a_lane_finishes,
-        }) => format!(
+    use reconverge_transforms::{Assignment, Decision, PathSchedule};
+    match (s.items, s.paths) {
+        (
+            Assignment::Static,
+            PathSchedule::IterationDelaying(Decision::MajorityVote {
+                threshold,
+                stop_when_a_lane_finishes,
+            }),
+        ) => format!(
             "majority vote t={threshold}{}",
-            if *stop_when_a_lane_finishes {
+            if stop_when_a_lane_finishes {
                 " +stop"
             } else {
                 ""
             }
         ),
-        Strategy::IterationDelaying(Decision::RoundRobin {
-            num_zeros,
-            num_ones,
-            remove_idle,
-        }) => {
+        (
+            Assignment::Static,
+            PathSchedule::IterationDelaying(Decision::RoundRobin {
+                num_zeros,
+                num_ones,
+                remove_idle,
+            }),
+        ) => {
             let cycle = 100 * num_zeros / (num_zeros + num_ones).max(1);
             format!(
                 "round robin {cycle}%{}",
-                if *remove_idle { " idle-removal" } else { "" }
+                if remove_idle { " idle-removal" } else { "" }
             )
         }
-        Strategy::BranchPathUnification { items_per_thread } => {
+        (_, PathSchedule::BranchPathUnification { items_per_thread }) => {
             format!("path unification x{items_per_thread}")
         }
-        other => other.name().to_string(),
+        _ => s.name().to_string(),
     }
 }
 
@@ -330,7 +336,7 @@ pub fn label(s: &Strategy) -> String {
 pub fn round_robin(cycle_percent: u32, remove_idle: bool) -> Strategy {
     let c = cycle_percent.clamp(1, 99);
     let g = gcd(c, 100);
-    Strategy::IterationDelaying(reconverge_transforms::Decision::RoundRobin {
+    Strategy::iteration_delaying(reconverge_transforms::Decision::RoundRobin {
         num_zeros: c / g,
         num_ones: (100 - c) / g,
         remove_idle,
@@ -343,7 +349,7 @@ fn gcd(a: u32, b: u32) -> u32 {
 
 /// Majority vote with threshold `t` and the anti-starvation stop the paper uses.
 pub fn majority_vote(threshold: u32) -> Strategy {
-    Strategy::IterationDelaying(reconverge_transforms::Decision::MajorityVote {
+    Strategy::iteration_delaying(reconverge_transforms::Decision::MajorityVote {
         threshold,
         stop_when_a_lane_finishes: true,
     })
@@ -370,7 +376,7 @@ mod tests {
         )
         .expect("runs");
         assert_eq!(rows.len(), 3);
-        assert_eq!(rows[0].strategy, Strategy::Baseline);
+        assert_eq!(rows[0].strategy, Strategy::BASELINE);
         assert_eq!(rows[0].model_speedup, Some(1.0));
         assert!(rows.iter().all(|r| r.outputs_match));
         assert!(rows.iter().all(|r| r.simd_efficiency.is_some()));
@@ -385,7 +391,7 @@ mod tests {
         );
         assert_eq!(label(&round_robin(10, false)), "round robin 10%");
         assert_eq!(label(&round_robin(75, false)), "round robin 75%");
-        let alternate = Strategy::IterationDelaying(reconverge_transforms::Decision::RoundRobin {
+        let alternate = Strategy::iteration_delaying(reconverge_transforms::Decision::RoundRobin {
             num_zeros: 1,
             num_ones: 1,
             remove_idle: false,

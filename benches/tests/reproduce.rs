@@ -199,7 +199,7 @@ fn every_timed_experiment_exposes_its_settings() {
         for s in &settings {
             assert_eq!(
                 s.strategies.first(),
-                Some(&Strategy::Baseline),
+                Some(&Strategy::BASELINE),
                 "{}",
                 s.label
             );

@@ -136,7 +136,7 @@ pub fn listed_strategies<K: Kernel>(_kernel: &K) -> &'static [Strategy] {
 /// What to check: strategies, items and launch shapes.
 #[derive(Clone, Copy, Debug)]
 pub struct Check<'a> {
-    /// The strategies, each compared against [`Strategy::Baseline`].
+    /// The strategies, each compared against [`Strategy::BASELINE`].
     pub strategies: &'a [Strategy],
     /// Items of every run.
     pub items: u32,
@@ -199,9 +199,9 @@ impl<'a> Check<'a> {
                 launch,
             };
             let baseline = first
-                .run(kernel, Strategy::Baseline, self.items, launch)
+                .run(kernel, Strategy::BASELINE, self.items, launch)
                 .map_err(|error| Difference {
-                    at: at(*first, Strategy::Baseline),
+                    at: at(*first, Strategy::BASELINE),
                     what: Mismatch::Failed(error),
                 })?;
             *runs += 1;
@@ -211,7 +211,7 @@ impl<'a> Check<'a> {
                 let mut counted: Option<(&'static str, Counters)> = None;
                 for (b, &backend) in backends.iter().enumerate() {
                     let fresh;
-                    let run = if b == 0 && *strategy == Strategy::Baseline {
+                    let run = if b == 0 && *strategy == Strategy::BASELINE {
                         &baseline
                     } else {
                         fresh = match backend.run(kernel, *strategy, self.items, launch) {

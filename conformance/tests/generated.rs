@@ -95,12 +95,12 @@ fn a_wrong_kernel_is_reported_at_its_first_item() {
         // Strategy 1 (dynamic work assignment) runs after the baseline: every stamp is larger.
         assert_eq!(
             StampedKernel::STRATEGIES[1],
-            Strategy::DynamicWorkAssignment
+            Strategy::DYNAMIC_WORK_ASSIGNMENT
         );
         let report = check_listed_strategy(kernel, 1, 500, launch, backends).expect("listed");
         let difference = report.first_difference.as_ref().expect("a difference");
         assert!(!report.passed(), "{report}");
-        assert_eq!(difference.at.strategy, Strategy::DynamicWorkAssignment);
+        assert_eq!(difference.at.strategy, Strategy::DYNAMIC_WORK_ASSIGNMENT);
         assert_eq!(difference.at.launch, launch);
         match &difference.what {
             Mismatch::Output {
@@ -186,7 +186,7 @@ where
         let strategy = job.strategy;
         if matches!(
             strategy,
-            Strategy::Baseline | Strategy::DynamicWorkAssignment
+            Strategy::BASELINE | Strategy::DYNAMIC_WORK_ASSIGNMENT
         ) {
             return CpuBackend::new().run_job(job);
         }
@@ -219,7 +219,7 @@ fn strategies_a_backend_has_no_code_for_are_skipped_and_counted_not_failed() {
     let listed = <BranchLoopKernel<Collatz> as Kernel>::STRATEGIES;
     let compiled = listed
         .iter()
-        .filter(|s| matches!(s, Strategy::Baseline | Strategy::DynamicWorkAssignment))
+        .filter(|s| matches!(**s, Strategy::BASELINE | Strategy::DYNAMIC_WORK_ASSIGNMENT))
         .count();
     assert_eq!(report.skipped.len(), listed.len() - compiled);
     assert!(report.skipped.iter().all(|w| w.backend == "two-compiled"));

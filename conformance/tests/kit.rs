@@ -28,7 +28,7 @@ impl Backend<Kern> for Tamper {
 
     fn run_job(&self, job: Job<'_, Kern>) -> Result<Run<<Kern as Kernel>::Output>, BackendError> {
         let mut run = CpuBackend::new().run(job.kernel, job.strategy, job.items, job.launch)?;
-        if job.strategy == Strategy::Baseline {
+        if job.strategy == Strategy::BASELINE {
             return Ok(run);
         }
         match self {

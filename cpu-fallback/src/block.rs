@@ -15,7 +15,7 @@
 //!
 //! let kernel = BranchLoopKernel(SynItDelay::new(8, 10, 0.5, 1));
 //! let launch = Launch::new(64, 3)?;
-//! let run = run_in_order(&kernel, &Strategy::Baseline, 500, launch, RunInOrder::default())?;
+//! let run = run_in_order(&kernel, &Strategy::BASELINE, 500, launch, RunInOrder::default())?;
 //! assert_eq!(run.first_not_written_once(), None);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -91,7 +91,7 @@ pub struct BlockRun<'k, K: ?Sized> {
     pub counting: bool,
     /// The run's scratch words, shared by every block and pass.
     pub scratch: &'k Scratch,
-    /// The launch's grid-wide work counter ([`Strategy::GridWideDynamicWork`]), zero before
+    /// The launch's grid-wide work counter ([`Strategy::GRID_WIDE_DYNAMIC_WORK`]), zero before
     /// the pass and shared by every block of it.
     pub grid_counter: &'k AtomicU32,
     /// Whether the block's threads run as warps or each on its own.

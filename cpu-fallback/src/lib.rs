@@ -42,8 +42,8 @@
 //! let cpu = CpuBackend::new();
 //! let kernel = BranchLoopKernel(Countdown);
 //! let launch = Launch::new(64, 4)?;
-//! let base = cpu.run(&kernel, Strategy::Baseline, 1000, launch)?;
-//! let delayed = cpu.run(&kernel, Strategy::IterationDelaying(Decision::MajorityVote {
+//! let base = cpu.run(&kernel, Strategy::BASELINE, 1000, launch)?;
+//! let delayed = cpu.run(&kernel, Strategy::iteration_delaying(Decision::MajorityVote {
 //!     threshold: 16, stop_when_a_lane_finishes: false }), 1000, launch)?;
 //! assert_eq!(base.outputs, delayed.outputs);
 //! assert_eq!(base.outputs[6], 3 + 5 + 3 + 5 + 3 + 5);

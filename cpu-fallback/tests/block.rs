@@ -62,7 +62,7 @@ fn a_warp_that_never_finishes_hits_the_step_limit() {
         ..RunInOrder::default()
     };
     let kernel = BranchLoopKernel(Spin { endless: true });
-    match run_in_order(&kernel, &Strategy::Baseline, 100, launch(), options) {
+    match run_in_order(&kernel, &Strategy::BASELINE, 100, launch(), options) {
         Err(BlockError::StepLimit { block, steps, .. }) => {
             assert_eq!((block, steps), (0, 50));
         }
@@ -70,7 +70,7 @@ fn a_warp_that_never_finishes_hits_the_step_limit() {
     }
     // The same kernel, finite, finishes well within the limit and writes every item once.
     let finite = BranchLoopKernel(Spin { endless: false });
-    let run = run_in_order(&finite, &Strategy::Baseline, 100, launch(), options)
+    let run = run_in_order(&finite, &Strategy::BASELINE, 100, launch(), options)
         .expect("finite loops finish");
     assert_eq!(run.first_not_written_once(), None);
     assert!(run.max_steps > 0 && run.max_steps < 50, "{}", run.max_steps);
@@ -81,7 +81,7 @@ fn a_strategy_that_does_not_apply_is_an_error() {
     let kernel = BranchLoopKernel(Spin { endless: false });
     let result = run_in_order(
         &kernel,
-        &Strategy::ZCullMasking,
+        &Strategy::Z_CULL_MASKING,
         100,
         launch(),
         RunInOrder::default(),

@@ -14,9 +14,7 @@ use reconverge_workloads::synthetic::kato::DWA_BODY;
 fn strategies() -> Vec<Strategy> {
     listed_and(
         <ItemLoopKernel<DynamicWork>>::STRATEGIES,
-        [1, 7].map(|k| Strategy::OcclusionQueryLoop {
-            iterations_per_pass: k,
-        }),
+        [1, 7].map(Strategy::occlusion_query_loop),
     )
 }
 
@@ -57,8 +55,8 @@ fn dynamic_assignment_issues_fewer_bodies() {
         )
     };
     let (base, dyn_) = (
-        body(Strategy::Baseline),
-        body(Strategy::DynamicWorkAssignment),
+        body(Strategy::BASELINE),
+        body(Strategy::DYNAMIC_WORK_ASSIGNMENT),
     );
     // Lower bound: total trips / 32 lanes, times the body's cost.
     let total_trips: u64 = (0..n).map(|i| u64::from(w.trips(i))).sum();

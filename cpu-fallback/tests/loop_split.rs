@@ -73,7 +73,7 @@ fn other_strategies_do_not_apply() {
     let launch = Launch::new(32, 1).expect("launch");
     use reconverge_backend::Backend;
     assert!(
-        cpu.run(&k, Strategy::BranchSplitting, 32, launch).is_err(),
+        cpu.run(&k, Strategy::BRANCH_SPLITTING, 32, launch).is_err(),
         "branch splitting is not a split-loop strategy"
     );
 }

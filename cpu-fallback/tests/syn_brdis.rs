@@ -49,10 +49,10 @@ fn branch_distribution_halves_the_factored_issues() {
     let k = FactoredBranchLoopKernel(w);
     let launch = Launch::new(128, 2).expect("launch");
     let cpu = CpuBackend::new();
-    let base = cpu_run(&cpu, &k, Strategy::Baseline, 256, launch)
+    let base = cpu_run(&cpu, &k, Strategy::BASELINE, 256, launch)
         .counters
         .expect("counted");
-    let dist = cpu_run(&cpu, &k, Strategy::BranchDistribution, 256, launch)
+    let dist = cpu_run(&cpu, &k, Strategy::BRANCH_DISTRIBUTION, 256, launch)
         .counters
         .expect("counted");
     let warp_iters = 8 * u64::from(iters);

@@ -36,7 +36,7 @@ fn convergent_branch_counts_exactly() {
     let run = cpu_run(
         &CpuBackend::new(),
         &BranchLoopKernel(w),
-        Strategy::Baseline,
+        Strategy::BASELINE,
         128,
         Launch::new(64, 2).expect("launch"),
     );
@@ -63,18 +63,18 @@ fn random_branch_halves_baseline_efficiency_and_delaying_recovers_it() {
             .expect("counted");
         c.simd_efficiency_of(&[TAKEN, NOT_TAKEN])
     };
-    let base = eff(Strategy::Baseline);
+    let base = eff(Strategy::BASELINE);
     assert!((base - 0.5).abs() < 0.01, "baseline {base}");
-    let mv = eff(Strategy::IterationDelaying(Decision::MajorityVote {
+    let mv = eff(Strategy::iteration_delaying(Decision::MajorityVote {
         threshold: 16,
         stop_when_a_lane_finishes: false,
     }));
-    let rr = eff(Strategy::IterationDelaying(Decision::RoundRobin {
+    let rr = eff(Strategy::iteration_delaying(Decision::RoundRobin {
         num_zeros: 1,
         num_ones: 1,
         remove_idle: false,
     }));
-    let mv_stop = eff(Strategy::IterationDelaying(Decision::MajorityVote {
+    let mv_stop = eff(Strategy::iteration_delaying(Decision::MajorityVote {
         threshold: 16,
         stop_when_a_lane_finishes: true,
     }));
@@ -95,9 +95,9 @@ fn other_strategies_are_refused() {
     let w = SynItDelay::new(1, 1, 0.5, 0);
     let launch = Launch::new(32, 1).expect("launch");
     for s in [
-        Strategy::Predication,
-        Strategy::BranchSplitting,
-        Strategy::BranchDistribution,
+        Strategy::PREDICATION,
+        Strategy::BRANCH_SPLITTING,
+        Strategy::BRANCH_DISTRIBUTION,
     ] {
         assert!(
             CpuBackend::new()

@@ -19,9 +19,7 @@ use reconverge_workloads::synthetic::{
 fn two_path_strategies() -> Vec<Strategy> {
     listed_and(
         <TwoPathKernel<PathUnification>>::STRATEGIES,
-        [1, 4, 16, 64].map(|k| Strategy::BranchPathUnification {
-            items_per_thread: k,
-        }),
+        [1, 4, 16, 64].map(Strategy::branch_path_unification),
     )
 }
 
@@ -79,7 +77,7 @@ fn random_mask_efficiency_is_lowest_near_ten_percent_else() {
     let sweep: Vec<(u32, f64)> = (0..=50)
         .map(|pct| {
             let w = BranchSplitBench::new(n, f64::from(pct) / 100.0, MaskLayout::Random, 1);
-            let run = cpu_run(&cpu, &TwoPathKernel(w), Strategy::Baseline, n, launch);
+            let run = cpu_run(&cpu, &TwoPathKernel(w), Strategy::BASELINE, n, launch);
             (pct, run.simd_efficiency().expect("counted"))
         })
         .collect();
@@ -96,7 +94,7 @@ fn random_mask_efficiency_is_lowest_near_ten_percent_else() {
     assert_eq!(sweep[0].1, 1.0);
     // The linear mask of fig. 7 diverges in one warp only: efficiency stays near 1.
     let w = BranchSplitBench::new(n, f64::from(worst) / 100.0, MaskLayout::Linear, 1);
-    let lin = cpu_run(&cpu, &TwoPathKernel(w), Strategy::Baseline, n, launch);
+    let lin = cpu_run(&cpu, &TwoPathKernel(w), Strategy::BASELINE, n, launch);
     assert!(lin.simd_efficiency().expect("counted") > 0.99);
 }
 
@@ -110,10 +108,10 @@ fn branch_splitting_issues_each_path_once_per_warp_that_needs_it() {
     let launch = Launch::one_item_per_thread(n, 128).expect("launch");
     let w = BranchSplitBench::new(n, 0.1, MaskLayout::Random, 5);
     let k = TwoPathKernel(w);
-    let base = cpu_run(&cpu, &k, Strategy::Baseline, n, launch)
+    let base = cpu_run(&cpu, &k, Strategy::BASELINE, n, launch)
         .counters
         .expect("counted");
-    let split = cpu_run(&cpu, &k, Strategy::BranchSplitting, n, launch)
+    let split = cpu_run(&cpu, &k, Strategy::BRANCH_SPLITTING, n, launch)
         .counters
         .expect("counted");
     for r in [IF_LIGHT, ELSE_HEAVY] {
@@ -138,21 +136,21 @@ fn coherent_branches_cost_in_proportion_random_ones_cost_both_paths() {
         let run = cpu_run(&cpu, &TwoPathKernel(w), s, n, launch);
         run.counters.expect("counted").issue_slots() as f64
     };
-    let pred = issued(Gems34Branch::random(0.5, 1), Strategy::Predication);
+    let pred = issued(Gems34Branch::random(0.5, 1), Strategy::PREDICATION);
     for p in [0.25, 0.5, 0.75] {
-        let random = issued(Gems34Branch::random(p, 1), Strategy::Baseline);
+        let random = issued(Gems34Branch::random(p, 1), Strategy::BASELINE);
         assert!(
             random > 0.95 * pred,
             "p = {p}: random {random} vs predication {pred}"
         );
-        let coherent = issued(Gems34Branch::coherent(p, 1), Strategy::Baseline);
+        let coherent = issued(Gems34Branch::coherent(p, 1), Strategy::BASELINE);
         assert!(
             coherent < 0.9 * random,
             "p = {p}: coherent {coherent} vs random {random}"
         );
     }
-    let lo = issued(Gems34Branch::coherent(0.1, 1), Strategy::Baseline);
-    let hi = issued(Gems34Branch::coherent(0.9, 1), Strategy::Baseline);
+    let lo = issued(Gems34Branch::coherent(0.1, 1), Strategy::BASELINE);
+    let hi = issued(Gems34Branch::coherent(0.9, 1), Strategy::BASELINE);
     assert!(
         hi > 2.0 * lo,
         "coherent cost must grow with p: {lo} -> {hi}"
@@ -172,15 +170,11 @@ fn path_unification_raises_the_useful_lane_rate() {
         let c = cpu_run(&cpu, &k, s, n, launch).counters.expect("counted");
         c.simd_efficiency_of(&[BPU_A, BPU_B])
     };
-    let base = rate(Strategy::Baseline);
+    let base = rate(Strategy::BASELINE);
     assert!((base - 0.5).abs() < 0.01, "baseline {base}");
     let rates: Vec<f64> = [1, 4, 16, 64]
         .into_iter()
-        .map(|k| {
-            rate(Strategy::BranchPathUnification {
-                items_per_thread: k,
-            })
-        })
+        .map(|k| rate(Strategy::branch_path_unification(k)))
         .collect();
     eprintln!(
         "useful-lane rate for DATA_PER_THREAD 1/4/16/64: {rates:?} (paper 0.500/0.518/0.666/0.795)"

@@ -56,7 +56,7 @@ fn run(checkpoint: Option<&Path>, strategy: Strategy, slow: bool) -> BackendRun 
 #[ignore = "started as a child process by sigkill_mid_run_then_resume_is_bit_for_bit"]
 fn child_run_to_be_killed() {
     if let Some(path) = std::env::var_os(CHILD_ENV) {
-        run(Some(Path::new(&path)), Strategy::Baseline, true);
+        run(Some(Path::new(&path)), Strategy::BASELINE, true);
     }
 }
 
@@ -99,14 +99,14 @@ fn sigkill_mid_run_then_resume_is_bit_for_bit() {
     );
 
     // Resumed under another strategy: a checkpoint does not depend on it.
-    let resumed = run(Some(&path), Strategy::DynamicWorkAssignment, false);
+    let resumed = run(Some(&path), Strategy::DYNAMIC_WORK_ASSIGNMENT, false);
     assert_eq!(resumed.resumed_photons, saved.photons_done);
     // Only the photons left were run, in batches of BATCH.
     assert_eq!(
         u64::from(resumed.batches),
         (PHOTONS - saved.photons_done).div_ceil(BATCH)
     );
-    let whole = run(None, Strategy::Baseline, false);
+    let whole = run(None, Strategy::BASELINE, false);
     assert_eq!(u64::from(whole.batches), PHOTONS.div_ceil(BATCH));
     assert!(whole.backend_time >= whole.kernel_time);
     assert!(whole.backend_time <= whole.result.elapsed);
@@ -114,7 +114,7 @@ fn sigkill_mid_run_then_resume_is_bit_for_bit() {
     assert_eq!(resumed.result.rd, whole.result.rd);
 
     // A finished run's checkpoint resumes to the same result with nothing left to run.
-    let again = run(Some(&path), Strategy::Baseline, false);
+    let again = run(Some(&path), Strategy::BASELINE, false);
     assert_eq!(again.resumed_photons, PHOTONS);
     assert_eq!(again.batches, 0);
     assert_eq!(again.result.tally, whole.result.tally);

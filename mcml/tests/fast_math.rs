@@ -54,7 +54,7 @@ fn fast_math_checkpoints_are_not_resumed_by_f32_runs() {
         launch: Launch,
         options: &RunOptions<'_>,
     ) -> Result<BackendRun, BackendRunError> {
-        let baseline = Strategy::Baseline;
+        let baseline = Strategy::BASELINE;
         run_on_backend_streams::<F, _>(cpu, input, 500, Streams::new(1), baseline, launch, options)
     }
     run::<FastF32>(&cpu, &input, launch, &options).expect("fast-math run with a checkpoint");

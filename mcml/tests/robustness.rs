@@ -166,7 +166,7 @@ fn values_that_do_not_fit_the_float_are_refused_before_any_work() {
         &slab(1.0, 1e39, 0.2),
         10,
         1,
-        Strategy::Baseline,
+        Strategy::BASELINE,
         Launch::new(32, 1).unwrap(),
         None,
     )
@@ -239,7 +239,7 @@ fn grids_and_launches_too_large_for_memory_are_errors_not_aborts() {
         &van_de_hulst(),
         10,
         1,
-        Strategy::Baseline,
+        Strategy::BASELINE,
         Launch::new(128, u32::MAX).unwrap(),
         None,
     )

@@ -4,16 +4,16 @@ use reconverge_backend::Launch;
 use reconverge_cpu::CpuBackend;
 use reconverge_mcml::builtin::builtin;
 use reconverge_mcml::{run_on_backend, run_with};
-use reconverge_transforms::{Decision, Kernel, Strategy};
+use reconverge_transforms::{Assignment, Decision, Kernel, Strategy};
 use reconverge_workloads::mcml::McmlKernel;
 
 /// MCML's listed strategies and a few other parameters.
 fn strategies() -> Vec<Strategy> {
     let mut s = <McmlKernel<f32> as Kernel>::STRATEGIES.to_vec();
     s.extend([
-        Strategy::IterationDelayingWithDynamicWork(Decision::round_robin(3, 1, false)),
-        Strategy::IterationDelaying(Decision::majority_vote(16, false)),
-        Strategy::IterationDelaying(Decision::round_robin(3, 1, true)),
+        Strategy::iteration_delaying(Decision::round_robin(3, 1, false)).over(Assignment::Dynamic),
+        Strategy::iteration_delaying(Decision::majority_vote(16, false)),
+        Strategy::iteration_delaying(Decision::round_robin(3, 1, true)),
     ]);
     s
 }
@@ -44,7 +44,7 @@ fn strategies_that_do_not_apply_are_errors() {
     let input = builtin("skin").expect("built-in skin input");
     let cpu = CpuBackend::new();
     let launch = Launch::new(32, 1).expect("launch");
-    let err = run_on_backend::<f32, _>(&cpu, &input, 10, 1, Strategy::Predication, launch, None)
+    let err = run_on_backend::<f32, _>(&cpu, &input, 10, 1, Strategy::PREDICATION, launch, None)
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();

@@ -43,7 +43,7 @@
 /// }
 ///
 /// pub const HALVING_STRATEGIES: &[Strategy] =
-///     &[Strategy::Baseline, Strategy::DynamicWorkAssignment];
+///     &[Strategy::BASELINE, Strategy::DYNAMIC_WORK_ASSIGNMENT];
 ///
 /// reconverge::gpu_entry_points! {
 ///     pub const HALVING_ENTRY_POINTS;
@@ -88,7 +88,7 @@
 /// #     fn after_branch<T: Tally>(&self, _: &mut u32, _: &mut T) {}
 /// #     fn finish(&self, s: &u32) -> u32 { *s }
 /// # }
-/// const ONE: &[Strategy] = &[Strategy::Baseline];
+/// const ONE: &[Strategy] = &[Strategy::BASELINE];
 /// reconverge::gpu_entry_points! {
 ///     pub const NAMES;
 ///     Halving as BranchLoopKernel from (ONE) { halving_baseline }
@@ -115,7 +115,7 @@
 /// #     fn finish(&self, s: &u32) -> u32 { *s }
 /// # }
 /// const THREE: &[Strategy] =
-///     &[Strategy::Baseline, Strategy::DynamicWorkAssignment, Strategy::GridWideDynamicWork];
+///     &[Strategy::BASELINE, Strategy::DYNAMIC_WORK_ASSIGNMENT, Strategy::GRID_WIDE_DYNAMIC_WORK];
 /// reconverge::gpu_entry_points! {
 ///     pub const NAMES;
 ///     Halving as BranchLoopKernel from (THREE) { halving_baseline, halving_dynamic }
@@ -141,7 +141,7 @@
 /// #     fn after_branch<T: Tally>(&self, _: &mut u32, _: &mut T) {}
 /// #     fn finish(&self, s: &u32) -> u32 { *s }
 /// # }
-/// const TWO: &[Strategy] = &[Strategy::Baseline, Strategy::BranchSplitting];
+/// const TWO: &[Strategy] = &[Strategy::BASELINE, Strategy::BRANCH_SPLITTING];
 /// reconverge::gpu_entry_points! {
 ///     pub const NAMES;
 ///     Halving as BranchLoopKernel from (TWO) { halving_baseline, halving_split }

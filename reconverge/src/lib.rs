@@ -51,11 +51,11 @@ pub mod prelude {
     pub use reconverge_gpu::CudaBackend;
     pub use reconverge_simt::Region;
     pub use reconverge_transforms::{
-        Assignment, BranchLoop, BranchLoopKernel, Composition, CompositionError, Decision,
-        FactoredBranchLoop, FactoredBranchLoopKernel, FactoredRegion, FactoredRegions, ItemLoop,
-        ItemLoopKernel, ItemLoopRegion, ItemLoopRegions, Kernel, LoopRegion, LoopRegions,
-        PathSchedule, SplitLoop, SplitLoopKernel, SplitLoopRegion, SplitLoopRegions, Strategy,
-        StrategyError, Tally, TwoPath, TwoPathKernel, TwoPathRegion, TwoPathRegions,
+        Assignment, BranchLoop, BranchLoopKernel, CompositionError, Decision, FactoredBranchLoop,
+        FactoredBranchLoopKernel, FactoredRegion, FactoredRegions, ItemLoop, ItemLoopKernel,
+        ItemLoopRegion, ItemLoopRegions, Kernel, LoopRegion, LoopRegions, PathSchedule, SplitLoop,
+        SplitLoopKernel, SplitLoopRegion, SplitLoopRegions, Strategy, StrategyError, Tally,
+        TwoPath, TwoPathKernel, TwoPathRegion, TwoPathRegions,
     };
 }
 

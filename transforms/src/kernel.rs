@@ -191,8 +191,8 @@ pub trait Kernel {
     /// over them instead of writing the list again. Every one is accepted by
     /// [`Kernel::passes`]; parameters other than these (another threshold, another number of
     /// items per thread) may be accepted too. The default, for kernels that do not say, is
-    /// [`Strategy::Baseline`] alone, which every kernel runs.
-    const STRATEGIES: &'static [Strategy] = &[Strategy::Baseline];
+    /// [`Strategy::BASELINE`] alone, which every kernel runs.
+    const STRATEGIES: &'static [Strategy] = &[Strategy::BASELINE];
 
     /// Accumulators the workload adds to through its [`Tally`] (MCML's grids); 0 for none.
     fn tally_len(&self) -> usize {
@@ -245,8 +245,8 @@ pub trait Kernel {
 
     /// Iteration delaying under `decision` as the plain loop of one thread of a warp, with a
     /// warp vote at the iteration point: the kernel a CUDA programmer writes from seed 002
-    /// fig. 5, which the CUDA backend runs for [`Strategy::IterationDelaying`] and
-    /// [`Strategy::IterationDelayingWithDynamicWork`] instead of the warp program (the program
+    /// fig. 5, which the CUDA backend runs for [`Strategy::iteration_delaying`] over any
+    /// [`Assignment`](crate::Assignment) instead of the warp program (the program
     /// deals lanes and masks paths each step; this form costs what the hand-written loop
     /// costs). `next` deals the thread's items in the strategy's order, as for
     /// [`Kernel::plain_items`]; `vote(p)` is the ballot of `p` over the thread's whole warp,

@@ -3,7 +3,7 @@
 //! A workload implements one of the shape traits of [`shape`] (a loop with a divergent branch,
 //! a per-item two-path branch, …), is wrapped in that shape's [`Kernel`] (for instance
 //! [`BranchLoopKernel`]), and a backend runs it under any [`Strategy`] the shape supports.
-//! Every strategy computes exactly the outputs of [`Strategy::Baseline`]; what changes is how
+//! Every strategy computes exactly the outputs of [`Strategy::BASELINE`]; what changes is how
 //! many instructions the warp issues and how many of its lanes do useful work.
 //!
 //! # Shapes and their strategies
@@ -70,7 +70,7 @@
 //! let task = WarpTask::new(128, 1, 0, 32, 0); // 128 items, 1 block of 32 threads, warp 0
 //! let mut efficiency = Vec::new();
 //! let mut results = Vec::new();
-//! for strategy in [Strategy::Baseline, Strategy::BranchPathUnification { items_per_thread: 4 }] {
+//! for strategy in [Strategy::BASELINE, Strategy::branch_path_unification(4)] {
 //!     assert_eq!(kernel.passes(&strategy), Ok(1));
 //!     let mut warp = ModelWarp::new();
 //!     let mut program = kernel.program(&warp, &strategy, 0, task, &[]).unwrap();
@@ -116,7 +116,7 @@ pub mod programs {
     pub use crate::strategies::{Assignment, Lane, PassLoopProgram};
 }
 
-pub use composition::{Composition, CompositionError, PathSchedule};
+pub use composition::{CompositionError, PathSchedule};
 pub use io::{Discard, NoTally, Sink, Tally, WarpTask};
 pub use kernel::{Kernel, PassPlan, WarpProgram, check_pass, initial_block_counters};
 pub use scratch::{DecisionMask, ItemSlots, Scratch};

@@ -272,15 +272,15 @@ shape_trait! {
 /// (the single kernel of branch splitting) and GPU Gems 2 ch. 34 (`if (c) f() else g()`).
 ///
 /// Supported strategies ([`crate::TwoPathKernel`]):
-/// - [`Strategy::Baseline`](crate::Strategy::Baseline): each lane runs its items block-stride,
+/// - [`Strategy::BASELINE`](crate::Strategy::BASELINE): each lane runs its items block-stride,
 ///   both paths issued with masks;
-/// - [`Strategy::Predication`](crate::Strategy::Predication) (Gems 34.2.1): every lane runs
+/// - [`Strategy::PREDICATION`](crate::Strategy::PREDICATION) (Gems 34.2.1): every lane runs
 ///   both paths and selects, so `path_a` and `path_b` must be total (callable on any item);
-/// - [`Strategy::BranchSplitting`](crate::Strategy::BranchSplitting) (seed 001 fig. 6b): two
+/// - [`Strategy::BRANCH_SPLITTING`](crate::Strategy::BRANCH_SPLITTING) (seed 001 fig. 6b): two
 ///   passes, path A then path B, each a kernel of its own;
-/// - [`Strategy::StaticBranchResolution`](crate::Strategy::StaticBranchResolution) (Gems
+/// - [`Strategy::STATIC_BRANCH_RESOLUTION`](crate::Strategy::STATIC_BRANCH_RESOLUTION) (Gems
 ///   34.2.2–34.2.3, read as stream compaction by predicate inside the warp);
-/// - [`Strategy::BranchPathUnification`](crate::Strategy::BranchPathUnification) (seed 004
+/// - [`Strategy::branch_path_unification`](crate::Strategy::branch_path_unification) (seed 004
 ///   fig. 10).
 ///
 /// Outputs never depend on the strategy: `decide`, `path_a` and `path_b` must be pure
@@ -339,10 +339,10 @@ shape_trait! {
 /// (a loop with variable trip count: a warp issues the body `max` of its lanes' trip counts
 /// times).
 ///
-/// Supported strategies ([`crate::ItemLoopKernel`]): [`Strategy::Baseline`](crate::Strategy::Baseline)
+/// Supported strategies ([`crate::ItemLoopKernel`]): [`Strategy::BASELINE`](crate::Strategy::BASELINE)
 /// (each lane runs its items block-stride, taking its next item as soon as one finishes),
-/// [`Strategy::DynamicWorkAssignment`](crate::Strategy::DynamicWorkAssignment) (seed 004
-/// fig. 5) and [`Strategy::OcclusionQueryLoop`](crate::Strategy::OcclusionQueryLoop) (GPU
+/// [`Strategy::DYNAMIC_WORK_ASSIGNMENT`](crate::Strategy::DYNAMIC_WORK_ASSIGNMENT) (seed 004
+/// fig. 5) and [`Strategy::occlusion_query_loop`](crate::Strategy::occlusion_query_loop) (GPU
 /// Gems 2 §34.3: the loop as repeated passes). Iteration delaying needs a branch inside the
 /// loop and does not apply.
 pub trait ItemLoop {
@@ -423,10 +423,10 @@ shape_trait! {
 /// (fig. 6b's `a = a1; b = b1`).
 ///
 /// Supported strategies ([`crate::FactoredBranchLoopKernel`]):
-/// [`Strategy::Baseline`](crate::Strategy::Baseline) (the factored code issued once per path),
-/// [`Strategy::BranchDistribution`](crate::Strategy::BranchDistribution),
-/// [`Strategy::DynamicWorkAssignment`](crate::Strategy::DynamicWorkAssignment), and
-/// [`Strategy::IterationDelaying`](crate::Strategy::IterationDelaying) through the
+/// [`Strategy::BASELINE`](crate::Strategy::BASELINE) (the factored code issued once per path),
+/// [`Strategy::BRANCH_DISTRIBUTION`](crate::Strategy::BRANCH_DISTRIBUTION),
+/// [`Strategy::DYNAMIC_WORK_ASSIGNMENT`](crate::Strategy::DYNAMIC_WORK_ASSIGNMENT), and
+/// [`Strategy::iteration_delaying`](crate::Strategy::iteration_delaying) through the
 /// [`crate::Unfactored`] adapter onto [`BranchLoop`].
 pub trait FactoredBranchLoop {
     /// What a lane carries through the loop.
@@ -511,8 +511,8 @@ shape_trait! {
 /// inputs such as the paper's pointers from the item and the workload's parameters inside the
 /// part, so that on the GPU they are live only in their own loop.
 ///
-/// Supported strategies ([`crate::SplitLoopKernel`]): [`Strategy::Baseline`](crate::Strategy::Baseline)
-/// (the fused loop) and [`Strategy::LoopSplitting`](crate::Strategy::LoopSplitting).
+/// Supported strategies ([`crate::SplitLoopKernel`]): [`Strategy::BASELINE`](crate::Strategy::BASELINE)
+/// (the fused loop) and [`Strategy::LOOP_SPLITTING`](crate::Strategy::LOOP_SPLITTING).
 pub trait SplitLoop {
     /// Part A's state.
     type A: Copy;

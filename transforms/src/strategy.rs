@@ -1,123 +1,110 @@
 //! Strategies as plain values, so that benches and command lines can loop over them.
 
-/// How a warp runs a divergent workload. Each variant's docs say which paper figure it
-/// implements and when it helps or hurts; [`crate::Kernel::passes`] says whether a workload
-/// shape supports it.
+use crate::composition::{CompositionError, PathSchedule};
+use crate::strategies::Assignment;
+
+/// How a warp runs a divergent workload: how its lanes get items ([`Assignment`]) times how it
+/// schedules the divergent paths of those items ([`PathSchedule`]). The two are independent:
+/// iteration delaying over a block's counter is `Strategy::iteration_delaying(d)
+/// .over(Assignment::Dynamic)`, not a technique of its own, and every schedule of a loop pairs
+/// with every assignment. [`Strategy::pairing`] says whether some program implements a pair
+/// (the per-item and multi-pass techniques take static assignment),
+/// [`crate::Kernel::passes`] whether a workload's shape runs it.
+///
+/// The constants and constructors name the papers' techniques over static assignment (their
+/// docs, on [`PathSchedule`]'s variants, say which figure each implements and when it helps).
+///
+/// ```
+/// use reconverge_transforms::{Assignment, Decision, PathSchedule, Strategy};
+///
+/// let mcml = Strategy::branch_distribution_with_delaying(Decision::CostBalanced)
+///     .over(Assignment::Dynamic);
+/// assert_eq!(mcml.items, Assignment::Dynamic);
+/// assert_eq!(mcml.paths.decision(), Some(Decision::CostBalanced));
+/// assert_eq!(Strategy::BASELINE.over(Assignment::GridWide), Strategy::GRID_WIDE_DYNAMIC_WORK);
+/// assert_eq!(Strategy::new(Assignment::Static, PathSchedule::AsWritten), Strategy::BASELINE);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
-    /// The code as written: every divergent path issued with the disagreeing lanes masked off
-    /// (seed 002 §2.3). The reference every other strategy must match. Every shape.
-    Baseline,
-    /// Both paths computed by every lane, the result selected (GPU Gems 2 §34.2.1). No
-    /// divergence and no branch overhead, but every lane pays for both paths: helps only when
-    /// the paths are short. Shape: [`crate::TwoPath`].
-    Predication,
-    /// Items sorted by their branch outcome before any path runs, so that every warp runs one
-    /// path with all lanes busy (GPU Gems 2 §34.2.2–34.2.3: static branch resolution and
-    /// precomputed branches, here as compaction by predicate). Costs a classification pass and
-    /// the exchange of item indices; helps when paths are long and the outcome is mixed, hurts
-    /// (a vote and up to two shuffles per window for nothing) when warps already agree.
-    /// Shape: [`crate::TwoPath`] ([`crate::TwoPathKernel`] documents the compaction).
-    StaticBranchResolution,
-    /// One pass (one kernel) per path over the decision of every item (seed 001 §4.2, fig. 6).
-    /// Lanes whose item takes the other path idle; the gain is occupancy, since each kernel
-    /// needs only its own path's registers. Hurts when both kernels run at the same occupancy
-    /// (the extra launch is pure overhead), and every item's decision is evaluated twice.
-    /// Shape: [`crate::TwoPath`] (2 passes: path A, then path B).
-    BranchSplitting,
-    /// The condition evaluated once, in a preprocessing pass that stores it as a bit mask, and
-    /// one pass per path that reads the mask and runs only the items it lets through; a warp
-    /// whose window of items the mask rules out runs nothing (GPU Gems 2 §34.2.3, z-cull:
-    /// "z-cull prevents the fragment program from ever executing", at the granularity of a
-    /// tile, here a warp). Helps when the condition is costly, is reused, or has locality, so
-    /// that whole warps are skipped; with a random condition every warp runs both paths, as
-    /// under predication (fig. 34-1). Costs a pass, a mask word per 32 items and a load per
-    /// item. Shape: [`crate::TwoPath`] (3 passes: mask, path A, path B).
-    ZCullMasking,
-    /// A loop whose body has independent parts run as one loop per part (seed 001 §4.1,
-    /// fig. 5), to lower register pressure. Same instructions, fewer live registers: helps only
-    /// a kernel whose occupancy is limited by registers, and only if the parts share no live
-    /// state. Shape: [`crate::SplitLoop`] (one pass, two loops).
-    LoopSplitting,
-    /// In each iteration the warp runs only one path; lanes that want the other delay their
-    /// iteration (seed 002 §3.1, figs. 2–5). Helps when both paths are long and lanes keep
-    /// changing path; hurts when a path is rare (its lanes starve, fig. 3) and always costs a
-    /// vote per iteration. Shapes: [`crate::BranchLoop`], [`crate::FactoredBranchLoop`]
-    /// (through [`crate::Unfactored`]).
-    IterationDelaying(Decision),
-    /// [`Strategy::IterationDelaying`] on lanes fed by [`Strategy::DynamicWorkAssignment`]: a
-    /// lane whose item finishes takes the next one from its block's counter, and in each
-    /// iteration the warp runs the path `Decision` picks. This is the setting of seed 002's
-    /// MCML experiment (§4.2.2), whose photon loop, as CUDAMCML's, launches a new photon in
-    /// the lane of one that died; plain [`Strategy::IterationDelaying`] deals items statically,
-    /// so that a warp's lanes wait for its slowest lane's last item and the delaying's gain
-    /// drowns in that tail. With [`Decision::MajorityVote`]'s `stop_when_a_lane_finishes`, the
-    /// warp stops delaying once its block has no items left to deal. Shapes:
-    /// [`crate::BranchLoop`] (and [`crate::FactoredBranchLoop`] through [`crate::Unfactored`]).
-    IterationDelayingWithDynamicWork(Decision),
-    /// Code that both paths share in structure is factored out of the branch and run
-    /// convergently between two shorter divergent parts (seed 002 §3.2, figs. 6–7). Helps
-    /// when the factored code is large relative to what stays divergent (speedup
-    /// 2(1 + R)/(2 + R), R = factored / divergent); hurts when it is small (the extra branch
-    /// and prologue overhead) or when factoring raises register use. Shape:
-    /// [`crate::FactoredBranchLoop`].
-    BranchDistribution,
-    /// [`Strategy::BranchDistribution`] on lanes fed by [`Strategy::DynamicWorkAssignment`]:
-    /// the factored paths, and a lane whose item finishes takes the next one from its block's
-    /// counter. The two are independent (one shortens what a divergent iteration issues, the
-    /// other keeps lanes busy until the block runs out of items), so their gains compose.
-    /// Shapes: [`crate::FactoredBranchLoop`] (and workloads with a factored path of their
-    /// own, such as MCML's boundary).
-    BranchDistributionWithDynamicWork,
-    /// [`Strategy::BranchDistribution`] and [`Strategy::IterationDelayingWithDynamicWork`]
-    /// together: the factored paths, the warp's `Decision` on which path each iteration runs,
-    /// and lanes fed by dynamic work assignment, the three techniques of seed 002's MCML
-    /// experiment at once (§4.2.2). Each acts on something else (what a divergent path issues,
-    /// how often a rare path is issued, idle lanes), so their gains can add up: on an H100,
-    /// MCML's fastest exact strategy on skin is this one with [`Decision::CostBalanced`].
-    /// Shapes: workloads with a factored path of their own (MCML's boundary).
-    BranchDistributionWithDelaying(Decision),
-    /// A lane whose item finishes takes the next item of its block from a block-shared
-    /// counter, instead of idling until the whole warp is done (seed 004 §3.1, fig. 5). Helps
-    /// loops whose trip counts vary; costs one shared atomic per refill, and gains nothing when
-    /// trip counts are equal. Shapes: [`crate::BranchLoop`], [`crate::ItemLoop`],
-    /// [`crate::FactoredBranchLoop`].
-    DynamicWorkAssignment,
-    /// [`Strategy::DynamicWorkAssignment`] with one counter for the whole launch instead of one
-    /// per block: thread `g` of the grid starts with item `g`, and a lane whose item finishes
-    /// takes the next unclaimed item of the launch (one warp-aggregated atomic in global memory
-    /// per refill). This is the persistent-threads kernel with a global work queue: blocks
-    /// that run out of work take it from the rest of the launch, so a workload whose per-item
-    /// cost varies across the range (an image whose costly pixels cluster) keeps every
-    /// multiprocessor busy to the end, which a block's own counter cannot. Costs a global
-    /// atomic per refill. Shapes: as [`Strategy::DynamicWorkAssignment`].
-    GridWideDynamicWork,
-    /// The loop run as repeated passes of at most `iterations_per_pass` iterations each, the
-    /// host launching passes until none of them leaves an item unfinished (GPU Gems 2 §34.3:
-    /// data-dependent looping with occlusion queries; also CUDAMCML's relaunch loop). Items
-    /// keep their state in [`crate::Scratch`] between passes; finished items are masked out,
-    /// and a warp whose items have all finished skips the pass, as z-cull skips fragments.
-    /// Each pass ends with the count of unfinished items (the occlusion query), which the host
-    /// reads. Costs a launch and a host round trip per pass and a state store and load per
-    /// unfinished item; issues no fewer body iterations than the baseline (a window still
-    /// waits for its slowest item within a pass). What it buys is bounded launches (watchdogs,
-    /// progress reports, CUDAMCML's 1000 steps per call) and loops on hardware without them.
-    /// Shape: [`crate::ItemLoop`] (2 passes, the second repeated).
-    OcclusionQueryLoop {
-        /// Loop iterations each item runs per pass (at least 1).
-        iterations_per_pass: u32,
-    },
-    /// Each thread owns `items_per_thread` items and runs, in turn, its next item that takes
-    /// path A and its next item that takes path B, so that more lanes share each path
-    /// (seed 004 §3.2, fig. 10). The useful-lane rate rises with `items_per_thread`
-    /// (seed 004 table 4: 50 %, 51.8 %, 66.6 %, 79.5 % for 1, 4, 16, 64; the model gives
-    /// 50.0, 51.7, 66.4, 79.8, see `tests/two_path.rs`). Costs the forward scans (each item's
-    /// decision evaluated twice) and needs many items per thread: at 1 it is the baseline.
-    /// Shape: [`crate::TwoPath`].
-    BranchPathUnification {
-        /// DATA_PER_THREAD of the paper.
-        items_per_thread: u32,
-    },
+pub struct Strategy {
+    /// How a lane whose item has finished gets its next one.
+    pub items: Assignment,
+    /// How a warp schedules the divergent paths of its lanes' items.
+    pub paths: PathSchedule,
+}
+
+impl Strategy {
+    /// The pair `(items, paths)`, whether or not a program implements it
+    /// ([`Strategy::pairing`]; a backend refuses one that none does with a typed error).
+    pub const fn new(items: Assignment, paths: PathSchedule) -> Self {
+        Self { items, paths }
+    }
+
+    /// `paths` over static assignment.
+    pub const fn of(paths: PathSchedule) -> Self {
+        Self::new(Assignment::Static, paths)
+    }
+
+    /// The same path schedule with its items dealt by `items`.
+    #[must_use]
+    pub const fn over(self, items: Assignment) -> Self {
+        Self::new(items, self.paths)
+    }
+
+    /// The code as written, items dealt statically: the reference every other strategy must
+    /// match ([`PathSchedule::AsWritten`]). Every shape.
+    pub const BASELINE: Self = Self::of(PathSchedule::AsWritten);
+    /// The code as written, a lane whose item finishes taking the next item of its block from
+    /// a block-shared counter (seed 004 §3.1, fig. 5; [`Assignment::Dynamic`]). Helps loops
+    /// whose trip counts vary; costs one shared atomic per refill.
+    pub const DYNAMIC_WORK_ASSIGNMENT: Self = Self::BASELINE.over(Assignment::Dynamic);
+    /// The code as written over one counter for the whole launch ([`Assignment::GridWide`]):
+    /// the persistent-threads kernel with a global work queue, which keeps every
+    /// multiprocessor busy to the end when costly items cluster. Costs a global atomic per
+    /// refill.
+    pub const GRID_WIDE_DYNAMIC_WORK: Self = Self::BASELINE.over(Assignment::GridWide);
+    /// [`PathSchedule::Predication`] (GPU Gems 2 §34.2.1).
+    pub const PREDICATION: Self = Self::of(PathSchedule::Predication);
+    /// [`PathSchedule::StaticBranchResolution`] (GPU Gems 2 §34.2.2–34.2.3).
+    pub const STATIC_BRANCH_RESOLUTION: Self = Self::of(PathSchedule::StaticBranchResolution);
+    /// [`PathSchedule::BranchSplitting`] (seed 001 §4.2).
+    pub const BRANCH_SPLITTING: Self = Self::of(PathSchedule::BranchSplitting);
+    /// [`PathSchedule::ZCullMasking`] (GPU Gems 2 §34.2.3).
+    pub const Z_CULL_MASKING: Self = Self::of(PathSchedule::ZCullMasking);
+    /// [`PathSchedule::LoopSplitting`] (seed 001 §4.1).
+    pub const LOOP_SPLITTING: Self = Self::of(PathSchedule::LoopSplitting);
+    /// [`PathSchedule::BranchDistribution`] without delaying (seed 002 §3.2).
+    pub const BRANCH_DISTRIBUTION: Self =
+        Self::of(PathSchedule::BranchDistribution { delaying: None });
+
+    /// [`PathSchedule::IterationDelaying`] by `decision` (seed 002 §3.1).
+    pub const fn iteration_delaying(decision: Decision) -> Self {
+        Self::of(PathSchedule::IterationDelaying(decision))
+    }
+
+    /// [`PathSchedule::BranchDistribution`] whose divergent parts are iteration-delayed by
+    /// `decision` (seed 002 §4.2.2, MCML).
+    pub const fn branch_distribution_with_delaying(decision: Decision) -> Self {
+        Self::of(PathSchedule::BranchDistribution {
+            delaying: Some(decision),
+        })
+    }
+
+    /// [`PathSchedule::OcclusionQueryLoop`] of `iterations_per_pass` (GPU Gems 2 §34.3).
+    pub const fn occlusion_query_loop(iterations_per_pass: u32) -> Self {
+        Self::of(PathSchedule::OcclusionQueryLoop {
+            iterations_per_pass,
+        })
+    }
+
+    /// [`PathSchedule::BranchPathUnification`] of `items_per_thread` (seed 004 §3.2).
+    pub const fn branch_path_unification(items_per_thread: u32) -> Self {
+        Self::of(PathSchedule::BranchPathUnification { items_per_thread })
+    }
+
+    /// The path schedule's iteration-delaying decision, if it delays.
+    pub const fn decision(&self) -> Option<Decision> {
+        self.paths.decision()
+    }
 }
 
 /// Which path an iteration-delaying warp runs in each iteration (seed 002 §3.1).
@@ -250,8 +237,8 @@ impl Decision {
 /// |---|---|---|---|
 /// | a [`Decision::MajorityVote`] | `threshold` | 0 | 0 |
 /// | a [`Decision::RoundRobin`] | `num_zeros` | `num_ones` | 0 |
-/// | [`Strategy::OcclusionQueryLoop`] | `iterations_per_pass` | 0 | 0 |
-/// | [`Strategy::BranchPathUnification`] | `items_per_thread` | 0 | 0 |
+/// | [`PathSchedule::OcclusionQueryLoop`] | `iterations_per_pass` | 0 | 0 |
+/// | [`PathSchedule::BranchPathUnification`] | `items_per_thread` | 0 | 0 |
 /// | any other | 0 | 0 | 0 |
 ///
 /// Word 2 is room for a technique with three numbers; no technique uses it yet.
@@ -265,77 +252,36 @@ pub struct StrategyParameters {
 
 impl Strategy {
     /// Whether no two lanes of a warp ever need to agree under this strategy: each thread's
-    /// items and results are its own, whatever the others do. The CUDA backend runs such a
-    /// strategy as the plain loop of one thread ([`crate::Kernel::plain_items`], or the
-    /// kernel's program on a warp of one lane, `reconverge_simt::ThreadWarp`, where it has no
-    /// plain form), leaving divergence to the hardware: no votes, no lane masks, the code a
-    /// CUDA programmer writes by hand. The others are warp-level algorithms (the warp decides
-    /// together which path to issue) and run as a whole warp.
+    /// items and results are its own, whatever the others do (the paths as written, under any
+    /// assignment). The CUDA backend runs such a strategy as the plain loop of one thread
+    /// ([`crate::Kernel::plain_items`], or the kernel's program on a warp of one lane,
+    /// `reconverge_simt::ThreadWarp`, where it has no plain form), leaving divergence to the
+    /// hardware: no votes, no lane masks, the code a CUDA programmer writes by hand. The others
+    /// are warp-level algorithms (the warp decides together which path to issue).
     pub const fn runs_per_thread(&self) -> bool {
-        matches!(
-            self,
-            Strategy::Baseline | Strategy::DynamicWorkAssignment | Strategy::GridWideDynamicWork
-        )
+        matches!(self.paths, PathSchedule::AsWritten)
     }
 
     /// Whether lanes take their next item from a counter (of the block or of the grid) rather
     /// than from a fixed stride: such a strategy balances the load itself, and a launch of one
     /// resident wave of blocks suits it.
     pub const fn deals_dynamically(&self) -> bool {
-        matches!(
-            self,
-            Strategy::DynamicWorkAssignment
-                | Strategy::GridWideDynamicWork
-                | Strategy::IterationDelayingWithDynamicWork(_)
-                | Strategy::BranchDistributionWithDynamicWork
-                | Strategy::BranchDistributionWithDelaying(_)
-        )
+        !matches!(self.items, Assignment::Static)
     }
 
-    /// Whether items move between blocks at run time ([`Strategy::GridWideDynamicWork`]):
-    /// which warp runs which item then depends on the order in which blocks run, so the
-    /// outputs are fixed but the SIMT counters differ from run to run.
+    /// Whether items move between blocks at run time ([`Assignment::GridWide`]): which warp
+    /// runs which item then depends on the order in which blocks run, so the outputs are fixed
+    /// but the SIMT counters differ from run to run.
     pub const fn deals_across_blocks(&self) -> bool {
-        matches!(self, Strategy::GridWideDynamicWork)
+        matches!(self.items, Assignment::GridWide)
     }
 
     /// Whether `self` and `other` are the same technique, whatever their parameters (a
-    /// majority vote of 8 and one of 16 are): what [`crate::Kernel::STRATEGIES`] lists one of
-    /// per kind a shape supports, so `Kernel::STRATEGIES.iter().any(|s| s.same_kind(x))` is
-    /// whether a shape runs `x` at all. A `const fn`, so that an entry-point list can check
-    /// its strategies at compile time.
+    /// majority vote of 8 and one of 16 are): the same assignment and the same kind of path
+    /// schedule ([`PathSchedule::same_kind`]). A `const fn`, so that an entry-point list can
+    /// check its strategies at compile time.
     pub const fn same_kind(&self, other: &Strategy) -> bool {
-        use Strategy as S;
-        matches!(
-            (self, other),
-            (S::Baseline, S::Baseline)
-                | (S::Predication, S::Predication)
-                | (S::StaticBranchResolution, S::StaticBranchResolution)
-                | (S::BranchSplitting, S::BranchSplitting)
-                | (S::ZCullMasking, S::ZCullMasking)
-                | (S::LoopSplitting, S::LoopSplitting)
-                | (S::IterationDelaying(_), S::IterationDelaying(_))
-                | (
-                    S::IterationDelayingWithDynamicWork(_),
-                    S::IterationDelayingWithDynamicWork(_)
-                )
-                | (S::BranchDistribution, S::BranchDistribution)
-                | (
-                    S::BranchDistributionWithDynamicWork,
-                    S::BranchDistributionWithDynamicWork
-                )
-                | (
-                    S::BranchDistributionWithDelaying(_),
-                    S::BranchDistributionWithDelaying(_)
-                )
-                | (S::DynamicWorkAssignment, S::DynamicWorkAssignment)
-                | (S::GridWideDynamicWork, S::GridWideDynamicWork)
-                | (S::OcclusionQueryLoop { .. }, S::OcclusionQueryLoop { .. })
-                | (
-                    S::BranchPathUnification { .. },
-                    S::BranchPathUnification { .. }
-                )
-        )
+        self.items as u8 == other.items as u8 && self.paths.same_kind(&other.paths)
     }
 
     /// Whether `self` and `other` compile to the same code: the same technique
@@ -346,16 +292,11 @@ impl Strategy {
     /// [`Strategy::parameters`], which a GPU entry point takes at run time, so one entry point
     /// serves them all: `a.same_technique(&b)` is `a.with_parameters(b.parameters()) == b`.
     pub const fn same_technique(&self, other: &Strategy) -> bool {
-        use Strategy as S;
         if !self.same_kind(other) {
             return false;
         }
-        match (self, other) {
-            (S::IterationDelaying(a), S::IterationDelaying(b))
-            | (S::IterationDelayingWithDynamicWork(a), S::IterationDelayingWithDynamicWork(b))
-            | (S::BranchDistributionWithDelaying(a), S::BranchDistributionWithDelaying(b)) => {
-                a.same_code(b)
-            }
+        match (self.decision(), other.decision()) {
+            (Some(a), Some(b)) => a.same_code(&b),
             _ => true,
         }
     }
@@ -365,162 +306,136 @@ impl Strategy {
     /// unification's items per thread. Two strategies of a technique without numbers are
     /// equal; a GPU entry point compiles such a technique once, with no numbers to take.
     pub const fn has_parameters(&self) -> bool {
-        match self {
-            Strategy::IterationDelaying(d)
-            | Strategy::IterationDelayingWithDynamicWork(d)
-            | Strategy::BranchDistributionWithDelaying(d) => !matches!(d, Decision::CostBalanced),
-            Strategy::OcclusionQueryLoop { .. } | Strategy::BranchPathUnification { .. } => true,
-            _ => false,
+        match self.paths {
+            PathSchedule::OcclusionQueryLoop { .. }
+            | PathSchedule::BranchPathUnification { .. } => true,
+            _ => match self.decision() {
+                Some(d) => !matches!(d, Decision::CostBalanced),
+                None => false,
+            },
         }
     }
 
     /// The strategy's numbers, as the words a GPU entry point takes at run time (see
     /// [`StrategyParameters`] for which word is which); all zero for a strategy without any.
     pub const fn parameters(&self) -> StrategyParameters {
-        let words = match self {
-            Strategy::IterationDelaying(d)
-            | Strategy::IterationDelayingWithDynamicWork(d)
-            | Strategy::BranchDistributionWithDelaying(d) => d.parameters(),
-            Strategy::OcclusionQueryLoop {
+        let words = match self.paths {
+            PathSchedule::OcclusionQueryLoop {
                 iterations_per_pass,
-            } => [*iterations_per_pass, 0, 0],
-            Strategy::BranchPathUnification { items_per_thread } => [*items_per_thread, 0, 0],
-            _ => [0; 3],
+            } => [iterations_per_pass, 0, 0],
+            PathSchedule::BranchPathUnification { items_per_thread } => [items_per_thread, 0, 0],
+            _ => match self.decision() {
+                Some(d) => d.parameters(),
+                None => [0; 3],
+            },
         };
         StrategyParameters { words }
     }
 
-    /// The same technique ([`Strategy::same_technique`]: variant, kind of decision and its
-    /// switches) with the numbers `parameters`: what a GPU entry point compiled for `self`
-    /// runs when the host passes `parameters`. Built field by field, so that in an entry point,
-    /// where `self` is a constant, the technique is compiled in and only the numbers come from
-    /// the launch.
+    /// The same technique ([`Strategy::same_technique`]: assignment, schedule, kind of
+    /// decision and its switches) with the numbers `parameters`: what a GPU entry point
+    /// compiled for `self` runs when the host passes `parameters`. Built field by field, so
+    /// that in an entry point, where `self` is a constant, the technique is compiled in and
+    /// only the numbers come from the launch.
     #[inline(always)]
     pub const fn with_parameters(self, parameters: StrategyParameters) -> Strategy {
         let [a, b, _] = parameters.words;
-        match self {
-            Strategy::Baseline => Strategy::Baseline,
-            Strategy::Predication => Strategy::Predication,
-            Strategy::StaticBranchResolution => Strategy::StaticBranchResolution,
-            Strategy::BranchSplitting => Strategy::BranchSplitting,
-            Strategy::ZCullMasking => Strategy::ZCullMasking,
-            Strategy::LoopSplitting => Strategy::LoopSplitting,
-            Strategy::IterationDelaying(d) => Strategy::IterationDelaying(d.with_parameters(a, b)),
-            Strategy::IterationDelayingWithDynamicWork(d) => {
-                Strategy::IterationDelayingWithDynamicWork(d.with_parameters(a, b))
+        let paths = match self.paths {
+            PathSchedule::IterationDelaying(d) => {
+                PathSchedule::IterationDelaying(d.with_parameters(a, b))
             }
-            Strategy::BranchDistribution => Strategy::BranchDistribution,
-            Strategy::BranchDistributionWithDynamicWork => {
-                Strategy::BranchDistributionWithDynamicWork
+            PathSchedule::BranchDistribution { delaying: Some(d) } => {
+                PathSchedule::BranchDistribution {
+                    delaying: Some(d.with_parameters(a, b)),
+                }
             }
-            Strategy::BranchDistributionWithDelaying(d) => {
-                Strategy::BranchDistributionWithDelaying(d.with_parameters(a, b))
-            }
-            Strategy::DynamicWorkAssignment => Strategy::DynamicWorkAssignment,
-            Strategy::GridWideDynamicWork => Strategy::GridWideDynamicWork,
-            Strategy::OcclusionQueryLoop { .. } => Strategy::OcclusionQueryLoop {
+            PathSchedule::OcclusionQueryLoop { .. } => PathSchedule::OcclusionQueryLoop {
                 iterations_per_pass: a,
             },
-            Strategy::BranchPathUnification { .. } => Strategy::BranchPathUnification {
+            PathSchedule::BranchPathUnification { .. } => PathSchedule::BranchPathUnification {
                 items_per_thread: a,
             },
-        }
+            other => other,
+        };
+        Strategy::new(self.items, paths)
     }
 
-    /// Items each thread owns at once: [`Strategy::BranchPathUnification`]'s
+    /// Items each thread owns at once: [`PathSchedule::BranchPathUnification`]'s
     /// `items_per_thread`, 1 for every other strategy.
     pub const fn items_per_thread(&self) -> u32 {
-        match self {
-            Strategy::BranchPathUnification { items_per_thread } => *items_per_thread,
+        match self.paths {
+            PathSchedule::BranchPathUnification { items_per_thread } => items_per_thread,
             _ => 1,
         }
     }
 
-    /// A short name for tables and file names.
+    /// A short name for tables and file names: the schedule's (and, where a decision picks
+    /// the path, the decision's kind), then `-dynamic` or `-grid-wide` for a counter's
+    /// dealing. The paths as written keep their own names (`baseline`,
+    /// `dynamic-work-assignment`, `grid-wide-dynamic-work`). Unlike `Display`, it leaves out
+    /// the numbers.
     pub fn name(&self) -> &'static str {
-        // A strategy built on a decision: `$prefix`, the decision's kind, `$suffix`.
-        macro_rules! decision_name {
-            ($d:expr, $prefix:literal, $suffix:literal) => {
-                match $d {
-                    Decision::MajorityVote { .. } => concat!($prefix, "majority-vote", $suffix),
-                    Decision::RoundRobin {
-                        remove_idle: false, ..
-                    } => concat!($prefix, "round-robin", $suffix),
-                    Decision::RoundRobin {
-                        remove_idle: true, ..
-                    } => concat!($prefix, "round-robin-idle-removal", $suffix),
-                    Decision::CostBalanced => concat!($prefix, "cost-balanced", $suffix),
+        // `$base` with the assignment's suffix.
+        macro_rules! over {
+            ($base:expr) => {
+                match self.items {
+                    Assignment::Static => $base,
+                    Assignment::Dynamic => concat!($base, "-dynamic"),
+                    Assignment::GridWide => concat!($base, "-grid-wide"),
                 }
             };
         }
-        match self {
-            Strategy::Baseline => "baseline",
-            Strategy::Predication => "predication",
-            Strategy::StaticBranchResolution => "static-branch-resolution",
-            Strategy::BranchSplitting => "branch-splitting",
-            Strategy::ZCullMasking => "z-cull-masking",
-            Strategy::LoopSplitting => "loop-splitting",
-            Strategy::IterationDelaying(d) => decision_name!(d, "delaying-", ""),
-            Strategy::IterationDelayingWithDynamicWork(d) => {
-                decision_name!(d, "delaying-", "-dynamic")
+        // A schedule built on a decision: `$prefix`, the decision's kind, the suffix.
+        macro_rules! decision_name {
+            ($d:expr, $prefix:literal) => {
+                match $d {
+                    Decision::MajorityVote { .. } => over!(concat!($prefix, "majority-vote")),
+                    Decision::RoundRobin {
+                        remove_idle: false, ..
+                    } => over!(concat!($prefix, "round-robin")),
+                    Decision::RoundRobin {
+                        remove_idle: true, ..
+                    } => over!(concat!($prefix, "round-robin-idle-removal")),
+                    Decision::CostBalanced => over!(concat!($prefix, "cost-balanced")),
+                }
+            };
+        }
+        match self.paths {
+            PathSchedule::AsWritten => match self.items {
+                Assignment::Static => "baseline",
+                Assignment::Dynamic => "dynamic-work-assignment",
+                Assignment::GridWide => "grid-wide-dynamic-work",
+            },
+            PathSchedule::Predication => over!("predication"),
+            PathSchedule::StaticBranchResolution => over!("static-branch-resolution"),
+            PathSchedule::BranchSplitting => over!("branch-splitting"),
+            PathSchedule::ZCullMasking => over!("z-cull-masking"),
+            PathSchedule::LoopSplitting => over!("loop-splitting"),
+            PathSchedule::IterationDelaying(d) => decision_name!(d, "delaying-"),
+            PathSchedule::BranchDistribution { delaying: None } => over!("branch-distribution"),
+            PathSchedule::BranchDistribution { delaying: Some(d) } => {
+                decision_name!(d, "branch-distribution-")
             }
-            Strategy::BranchDistribution => "branch-distribution",
-            Strategy::BranchDistributionWithDynamicWork => "branch-distribution-dynamic",
-            Strategy::BranchDistributionWithDelaying(d) => {
-                decision_name!(d, "branch-distribution-", "-dynamic")
-            }
-            Strategy::DynamicWorkAssignment => "dynamic-work-assignment",
-            Strategy::GridWideDynamicWork => "grid-wide-dynamic-work",
-            Strategy::OcclusionQueryLoop { .. } => "occlusion-query-loop",
-            Strategy::BranchPathUnification { .. } => "branch-path-unification",
+            PathSchedule::OcclusionQueryLoop { .. } => over!("occlusion-query-loop"),
+            PathSchedule::BranchPathUnification { .. } => over!("branch-path-unification"),
         }
     }
 }
 
 /// The strategy with every parameter, for people: `iteration delaying, majority vote,
-/// threshold 8, stop when a lane finishes`. Unlike [`Strategy::name`], which is short and
-/// meant for file names, two different strategies never print the same text, so tables and
-/// error messages can tell apart runs that differ only in a parameter.
+/// threshold 8, stop when a lane finishes`, then `, over dynamic work assignment` (or `, over
+/// dynamic work assignment, one grid-wide counter`) where a counter deals the items. Unlike
+/// [`Strategy::name`], which is short and meant for file names, two different strategies never
+/// print the same text, so tables and error messages can tell apart runs that differ only in
+/// a parameter.
 impl core::fmt::Display for Strategy {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        // Composed strategies end in this suffix rather than a separate word order, so that
-        // the part they share with the plain strategy reads the same.
-        const OVER_DYNAMIC: &str = ", over dynamic work assignment";
-        match self {
-            Strategy::Baseline => f.write_str("baseline"),
-            Strategy::Predication => f.write_str("predication"),
-            Strategy::StaticBranchResolution => f.write_str("static branch resolution"),
-            Strategy::BranchSplitting => f.write_str("branch splitting"),
-            Strategy::ZCullMasking => f.write_str("z-cull masking"),
-            Strategy::LoopSplitting => f.write_str("loop splitting"),
-            Strategy::IterationDelaying(decision) => write!(f, "iteration delaying, {decision}"),
-            Strategy::IterationDelayingWithDynamicWork(decision) => {
-                write!(f, "iteration delaying, {decision}{OVER_DYNAMIC}")
-            }
-            Strategy::BranchDistribution => f.write_str("branch distribution"),
-            Strategy::BranchDistributionWithDynamicWork => {
-                write!(f, "branch distribution{OVER_DYNAMIC}")
-            }
-            Strategy::BranchDistributionWithDelaying(decision) => {
-                write!(
-                    f,
-                    "branch distribution, iteration delaying, {decision}{OVER_DYNAMIC}"
-                )
-            }
-            Strategy::DynamicWorkAssignment => f.write_str("dynamic work assignment"),
-            Strategy::GridWideDynamicWork => {
-                f.write_str("dynamic work assignment, one grid-wide counter")
-            }
-            Strategy::OcclusionQueryLoop {
-                iterations_per_pass,
-            } => write!(
-                f,
-                "occlusion-query loop, {iterations_per_pass} iterations per pass"
-            ),
-            Strategy::BranchPathUnification { items_per_thread } => write!(
-                f,
-                "branch path unification, {items_per_thread} items per thread"
-            ),
+        match (self.paths, self.items) {
+            // The papers' names for the code as written under each assignment.
+            (PathSchedule::AsWritten, Assignment::Static) => f.write_str("baseline"),
+            (PathSchedule::AsWritten, items) => write!(f, "{items}"),
+            (paths, Assignment::Static) => write!(f, "{paths}"),
+            (paths, items) => write!(f, "{paths}, over {items}"),
         }
     }
 }
@@ -577,6 +492,9 @@ pub enum StrategyError {
         /// What it must satisfy.
         requirement: &'static str,
     },
+    /// A pairing of assignment and path schedule that no program implements
+    /// ([`Strategy::pairing`]), with the assignments the schedule pairs with.
+    Unpaired(CompositionError),
     /// A pass index at or beyond the strategy's pass count.
     NoSuchPass {
         /// The pass asked for.
@@ -587,9 +505,14 @@ pub enum StrategyError {
 }
 
 impl StrategyError {
-    /// [`StrategyError::NotApplicable`]: `shape` has no code for `strategy`.
+    /// [`StrategyError::NotApplicable`]: `shape` has no code for `strategy`; or
+    /// [`StrategyError::Unpaired`] where no program of any shape pairs the strategy's
+    /// assignment with its schedule, which says more.
     pub const fn not_applicable(strategy: Strategy, shape: &'static str) -> Self {
-        StrategyError::NotApplicable { strategy, shape }
+        match strategy.pairing() {
+            Err(e) => StrategyError::Unpaired(e),
+            Ok(()) => StrategyError::NotApplicable { strategy, shape },
+        }
     }
 
     /// A count parameter (items per thread, iterations per pass) that must be at least 1:
@@ -615,6 +538,7 @@ impl core::fmt::Display for StrategyError {
                     "strategy {strategy} does not apply to a {shape} workload"
                 )
             }
+            StrategyError::Unpaired(e) => write!(f, "{e}"),
             StrategyError::InvalidParameter { name, requirement } => {
                 write!(f, "parameter {name} must be {requirement}")
             }
@@ -629,3 +553,9 @@ impl core::fmt::Display for StrategyError {
 }
 
 impl core::error::Error for StrategyError {}
+
+impl From<CompositionError> for StrategyError {
+    fn from(e: CompositionError) -> Self {
+        StrategyError::Unpaired(e)
+    }
+}

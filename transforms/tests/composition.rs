@@ -1,9 +1,13 @@
 //! Strategies as compositions of how lanes get items and how a warp schedules paths: every
-//! strategy's parts compose back to it, every pairing either composes to a strategy with those
-//! parts or is refused with a typed error, and the parts agree with what the strategy says of
-//! itself elsewhere (`deals_dynamically`, `deals_across_blocks`).
+//! pairing is a strategy with those parts, which some program implements or which
+//! [`Strategy::pairing`] refuses with a typed error naming what pairs instead; the parts agree
+//! with what the strategy says of itself elsewhere (`deals_dynamically`, `deals_across_blocks`,
+//! `runs_per_thread`), and each pairing prints its own text. `cpu-fallback/tests/composition.rs`
+//! runs every pairing on every shape.
 
-use reconverge_transforms::{Assignment, Composition, Decision, PathSchedule, Strategy};
+use std::collections::HashSet;
+
+use reconverge_transforms::{Assignment, Decision, PathSchedule, Strategy, StrategyError};
 
 const DECISIONS: [Decision; 4] = [
     Decision::majority_vote(8, true),
@@ -15,7 +19,7 @@ const DECISIONS: [Decision; 4] = [
 fn schedules() -> Vec<PathSchedule> {
     let mut out = vec![
         PathSchedule::AsWritten,
-        PathSchedule::BranchDistribution,
+        PathSchedule::BranchDistribution { delaying: None },
         PathSchedule::Predication,
         PathSchedule::StaticBranchResolution,
         PathSchedule::BranchSplitting,
@@ -30,7 +34,7 @@ fn schedules() -> Vec<PathSchedule> {
     ];
     for d in DECISIONS {
         out.push(PathSchedule::IterationDelaying(d));
-        out.push(PathSchedule::BranchDistributionWithDelaying(d));
+        out.push(PathSchedule::BranchDistribution { delaying: Some(d) });
     }
     out
 }
@@ -42,41 +46,43 @@ const ASSIGNMENTS: [Assignment; 3] = [
 ];
 
 #[test]
-fn every_pairing_composes_to_its_parts_or_is_refused_with_them() {
-    let mut composed = Vec::new();
+fn every_pairing_is_paired_or_refused_naming_what_pairs_instead() {
+    let mut paired = 0;
     for items in ASSIGNMENTS {
         for paths in schedules() {
-            let pair = Composition::new(items, paths);
-            match pair.strategy() {
-                Ok(strategy) => {
-                    assert_eq!(strategy.parts(), pair, "{strategy}");
-                    composed.push(strategy);
-                }
+            let strategy = Strategy::new(items, paths);
+            assert_eq!((strategy.items, strategy.paths), (items, paths));
+            match strategy.pairing() {
+                Ok(()) => paired += 1,
                 Err(e) => {
                     assert_eq!((e.items, e.paths), (items, paths));
+                    assert!(!e.pairs_with.is_empty() && !e.pairs_with.contains(&items));
                     let said = e.to_string();
                     assert!(said.contains(&paths.to_string()), "{said}");
                     assert!(said.contains(&items.to_string()), "{said}");
+                    for other in e.pairs_with {
+                        assert!(said.contains(&format!("Assignment::{other:?}")), "{said}");
+                        assert_eq!(strategy.over(*other).pairing(), Ok(()), "{said}");
+                    }
+                    // A shape's refusal of such a strategy is this error, not "not applicable".
+                    assert_eq!(
+                        StrategyError::not_applicable(strategy, "any shape"),
+                        StrategyError::Unpaired(e)
+                    );
                 }
             }
         }
     }
-    // Today's strategies, each once per parameter: 3 assignments as written, 2 x 4 delaying,
-    // 2 distribution, 4 distribution with delaying, 5 per-item or multi-pass techniques and 2
-    // parameterised ones.
-    assert_eq!(composed.len(), 3 + 8 + 2 + 4 + 5 + 2);
-    for (i, a) in composed.iter().enumerate() {
-        assert!(!composed[i + 1..].contains(a), "{a} composed twice");
-    }
+    // A loop's schedules (as written, 4 delaying, distribution with and without 4 delaying)
+    // pair with all three assignments; the 7 per-item and multi-pass ones with static only.
+    assert_eq!(paired, 3 * (1 + 4 + 1 + 4) + 7);
 }
 
 #[test]
 fn parts_agree_with_what_a_strategy_says_of_its_dealing() {
     for items in ASSIGNMENTS {
         for paths in schedules() {
-            let Ok(strategy) = Composition::new(items, paths).strategy() else {
-                continue;
-            };
+            let strategy = Strategy::new(items, paths);
             assert_eq!(
                 strategy.deals_dynamically(),
                 items != Assignment::Static,
@@ -97,16 +103,31 @@ fn parts_agree_with_what_a_strategy_says_of_its_dealing() {
 }
 
 #[test]
-fn a_composition_prints_both_parts_with_their_parameters() {
-    let s = Strategy::BranchDistributionWithDelaying(Decision::round_robin(3, 1, true));
+fn every_pairing_prints_its_own_text_and_the_papers_names() {
+    let mut texts = HashSet::new();
+    for items in ASSIGNMENTS {
+        for paths in schedules() {
+            let s = Strategy::new(items, paths);
+            assert!(texts.insert(s.to_string()), "{s} printed twice");
+        }
+    }
+    let s = Strategy::branch_distribution_with_delaying(Decision::round_robin(3, 1, true))
+        .over(Assignment::Dynamic);
     assert_eq!(
-        s.parts().to_string(),
-        "branch distribution with iteration delaying (round robin 3:1, idle removal) over \
-         dynamic work assignment (block counter)"
+        s.to_string(),
+        "branch distribution, iteration delaying, round robin 3:1, idle removal, over dynamic \
+         work assignment"
     );
     assert_eq!(
-        Strategy::GridWideDynamicWork.parts().to_string(),
-        "paths as written over dynamic work assignment (grid-wide counter)"
+        Strategy::GRID_WIDE_DYNAMIC_WORK.to_string(),
+        "dynamic work assignment, one grid-wide counter"
+    );
+    assert_eq!(Strategy::BASELINE.to_string(), "baseline");
+    assert_eq!(
+        Strategy::iteration_delaying(Decision::CostBalanced)
+            .over(Assignment::GridWide)
+            .name(),
+        "delaying-cost-balanced-grid-wide"
     );
 }
 
@@ -120,9 +141,7 @@ fn numbers_travel_as_words_and_keep_the_technique() {
     let mut all = Vec::new();
     for items in ASSIGNMENTS {
         for paths in schedules() {
-            if let Ok(s) = Composition::new(items, paths).strategy() {
-                all.push(s);
-            }
+            all.push(Strategy::new(items, paths));
         }
     }
     for &s in &all {
@@ -147,19 +166,19 @@ fn numbers_travel_as_words_and_keep_the_technique() {
             "{s}"
         );
     }
-    let vote = Strategy::IterationDelaying(Decision::majority_vote(8, true));
+    let vote = Strategy::iteration_delaying(Decision::majority_vote(8, true));
     let other_vote = vote.with_parameters(StrategyParameters { words: [13, 0, 0] });
     assert_eq!(
         other_vote,
-        Strategy::IterationDelaying(Decision::majority_vote(13, true))
+        Strategy::iteration_delaying(Decision::majority_vote(13, true))
     );
-    let no_stop = Strategy::IterationDelaying(Decision::majority_vote(8, false));
+    let no_stop = Strategy::iteration_delaying(Decision::majority_vote(8, false));
     assert!(!vote.same_technique(&no_stop) && vote.same_kind(&no_stop));
-    let cycle = Strategy::IterationDelaying(Decision::round_robin(3, 1, true));
+    let cycle = Strategy::iteration_delaying(Decision::round_robin(3, 1, true));
     assert!(!vote.same_technique(&cycle) && vote.same_kind(&cycle));
     assert_eq!(cycle.parameters().words, [3, 1, 0]);
     assert_eq!(
-        Strategy::Baseline.parameters(),
+        Strategy::BASELINE.parameters(),
         StrategyParameters::default()
     );
 }

@@ -7,7 +7,7 @@ mod common;
 
 use common::{Launch, Run, draw, run_complete};
 use reconverge_transforms::{
-    BranchLoop, BranchLoopKernel, Decision, LoopRegion, LoopRegions, Strategy, Tally,
+    Assignment, BranchLoop, BranchLoopKernel, Decision, LoopRegion, LoopRegions, Strategy, Tally,
 };
 
 /// Items of `trips` iterations; iteration `k` of item `i` takes the taken path with
@@ -70,8 +70,9 @@ impl BranchLoop for RarePath {
 }
 
 const LAUNCH: Launch = Launch::new(3000, 4, 128);
-const DYNAMIC: Strategy = Strategy::DynamicWorkAssignment;
-const BALANCED: Strategy = Strategy::IterationDelayingWithDynamicWork(Decision::CostBalanced);
+const DYNAMIC: Strategy = Strategy::DYNAMIC_WORK_ASSIGNMENT;
+const BALANCED: Strategy =
+    Strategy::iteration_delaying(Decision::CostBalanced).over(Assignment::Dynamic);
 
 fn run(workload: RarePath, strategy: Strategy) -> Run<u64> {
     run_complete(&BranchLoopKernel(workload), &strategy, LAUNCH)

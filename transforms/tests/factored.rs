@@ -8,8 +8,8 @@ use proptest::prelude::*;
 use proptest::strategy::Strategy as _;
 use reconverge_simt::Region;
 use reconverge_transforms::{
-    Decision, FactoredBranchLoop, FactoredBranchLoopKernel, FactoredRegion, FactoredRegions,
-    Strategy, StrategyError, Tally,
+    Assignment, Decision, FactoredBranchLoop, FactoredBranchLoopKernel, FactoredRegion,
+    FactoredRegions, Strategy, StrategyError, Tally,
 };
 
 // SYN-BRDIS costs: code segments of 20 FMA; the factored code self-updates M values 2N times.
@@ -139,34 +139,36 @@ impl FactoredBranchLoop for Work {
 
 fn strategy() -> impl proptest::strategy::Strategy<Value = Strategy> {
     prop_oneof![
-        Just(Strategy::BranchDistribution),
-        Just(Strategy::BranchDistributionWithDynamicWork),
-        Just(Strategy::DynamicWorkAssignment),
-        (0u32..=40, any::<bool>()).prop_map(|(threshold, stop)| Strategy::IterationDelaying(
+        Just(Strategy::BRANCH_DISTRIBUTION),
+        Just(Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic)),
+        Just(Strategy::DYNAMIC_WORK_ASSIGNMENT),
+        (0u32..=40, any::<bool>()).prop_map(|(threshold, stop)| Strategy::iteration_delaying(
             Decision::MajorityVote {
                 threshold,
                 stop_when_a_lane_finishes: stop
             }
         )),
         (1u32..6, 1u32..6, any::<bool>()).prop_map(|(num_zeros, num_ones, remove_idle)| {
-            Strategy::IterationDelaying(Decision::RoundRobin {
+            Strategy::iteration_delaying(Decision::RoundRobin {
                 num_zeros,
                 num_ones,
                 remove_idle,
             })
         }),
         (0u32..=40, any::<bool>()).prop_map(|(threshold, stop)| {
-            Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
+            Strategy::iteration_delaying(Decision::MajorityVote {
                 threshold,
                 stop_when_a_lane_finishes: stop,
             })
+            .over(Assignment::Dynamic)
         }),
         (1u32..6, 1u32..6, any::<bool>()).prop_map(|(num_zeros, num_ones, remove_idle)| {
-            Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
+            Strategy::iteration_delaying(Decision::RoundRobin {
                 num_zeros,
                 num_ones,
                 remove_idle,
             })
+            .over(Assignment::Dynamic)
         }),
     ]
 }
@@ -204,8 +206,8 @@ fn issue_slots(c: &reconverge_simt::Counters, regions: &[Region]) -> u64 {
 fn seed002_fig7_instruction_counts() {
     let k = FactoredBranchLoopKernel(Work::syn_brdis(10));
     let l = Launch::new(32, 1, 32);
-    let base = run(&k, &Strategy::Baseline, l).unwrap();
-    let dist = run(&k, &Strategy::BranchDistribution, l).unwrap();
+    let base = run(&k, &Strategy::BASELINE, l).unwrap();
+    let dist = run(&k, &Strategy::BRANCH_DISTRIBUTION, l).unwrap();
     assert_eq!(base.outputs, dist.outputs);
     assert_eq!(issue_slots(&base.counters, &PATHS), 10 * 160);
     assert_eq!(issue_slots(&dist.counters, &PATHS), 10 * 120);
@@ -227,7 +229,7 @@ fn seed002_fig7_instruction_counts() {
     // instead of the baseline's 1600.
     let rr = run(
         &k,
-        &Strategy::IterationDelaying(Decision::RoundRobin {
+        &Strategy::iteration_delaying(Decision::RoundRobin {
             num_zeros: 1,
             num_ones: 1,
             remove_idle: false,
@@ -244,13 +246,11 @@ fn other_strategies_are_not_applicable() {
     let k = FactoredBranchLoopKernel(Work::random(0, 3, 50));
     let l = Launch::new(10, 1, 32);
     for s in [
-        Strategy::Predication,
-        Strategy::BranchSplitting,
-        Strategy::LoopSplitting,
-        Strategy::StaticBranchResolution,
-        Strategy::BranchPathUnification {
-            items_per_thread: 2,
-        },
+        Strategy::PREDICATION,
+        Strategy::BRANCH_SPLITTING,
+        Strategy::LOOP_SPLITTING,
+        Strategy::STATIC_BRANCH_RESOLUTION,
+        Strategy::branch_path_unification(2),
     ] {
         assert!(matches!(
             run(&k, &s, l),

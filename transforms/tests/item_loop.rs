@@ -75,7 +75,7 @@ proptest! {
         l in launches(900, 6),
     ) {
         let k = ItemLoopKernel(Work { seed, max_trips, hand: false });
-        let (base, dyn_) = beside_baseline(&k, &Strategy::DynamicWorkAssignment, l);
+        let (base, dyn_) = beside_baseline(&k, &Strategy::DYNAMIC_WORK_ASSIGNMENT, l);
         prop_assert_eq!(&dyn_.outputs, &base.outputs);
         prop_assert_eq!(&dyn_.tally, &base.tally);
         // Both run every iteration of every item exactly once.
@@ -97,8 +97,8 @@ proptest! {
     ) {
         let w = Work { seed, max_trips, hand: false };
         let kernel = ItemLoopKernel(w);
-        let base = run(&kernel, &Strategy::Baseline, l).unwrap();
-        let oq = run_complete(&kernel, &Strategy::OcclusionQueryLoop { iterations_per_pass: k }, l);
+        let base = run(&kernel, &Strategy::BASELINE, l).unwrap();
+        let oq = run_complete(&kernel, &Strategy::occlusion_query_loop(k), l);
         prop_assert_eq!(&oq.outputs, &base.outputs);
         prop_assert_eq!(&oq.tally, &base.tally);
         let slots = |r: &common::Run<u64>| r.counters.region(BODY).map_or(0, |x| x.active_lane_slots);
@@ -121,9 +121,7 @@ fn occlusion_query_loop_issues_the_body_only_for_running_windows() {
     let items = 32 * 40;
     let r = run(
         &ItemLoopKernel(w),
-        &Strategy::OcclusionQueryLoop {
-            iterations_per_pass: 4,
-        },
+        &Strategy::occlusion_query_loop(4),
         Launch::new(items, 1, 64),
     )
     .unwrap();
@@ -146,9 +144,7 @@ fn occlusion_query_loop_issues_the_body_only_for_running_windows() {
     assert!(matches!(
         run(
             &ItemLoopKernel(w),
-            &Strategy::OcclusionQueryLoop {
-                iterations_per_pass: 0
-            },
+            &Strategy::occlusion_query_loop(0),
             Launch::new(10, 1, 32)
         ),
         Err(StrategyError::InvalidParameter { .. })
@@ -165,7 +161,7 @@ fn seed002_variable_trip_loop_issues_the_max_trip_count() {
         max_trips: 0,
         hand: true,
     });
-    let r = run(&k, &Strategy::Baseline, Launch::new(32, 1, 32)).unwrap();
+    let r = run(&k, &Strategy::BASELINE, Launch::new(32, 1, 32)).unwrap();
     let body = *r.counters.region(BODY).unwrap();
     assert_eq!(body.issues, 22);
     assert_eq!(body.active_lane_slots, 253 + 91);
@@ -179,15 +175,13 @@ fn strategies_without_a_loop_branch_are_not_applicable() {
         hand: false,
     });
     for s in [
-        Strategy::Predication,
-        Strategy::BranchSplitting,
-        Strategy::LoopSplitting,
-        Strategy::BranchDistribution,
-        Strategy::StaticBranchResolution,
-        Strategy::BranchPathUnification {
-            items_per_thread: 4,
-        },
-        Strategy::IterationDelaying(Decision::RoundRobin {
+        Strategy::PREDICATION,
+        Strategy::BRANCH_SPLITTING,
+        Strategy::LOOP_SPLITTING,
+        Strategy::BRANCH_DISTRIBUTION,
+        Strategy::STATIC_BRANCH_RESOLUTION,
+        Strategy::branch_path_unification(4),
+        Strategy::iteration_delaying(Decision::RoundRobin {
             num_zeros: 1,
             num_ones: 1,
             remove_idle: false,

@@ -38,7 +38,7 @@ fn run(pattern: Pattern, strategy: Strategy) -> (u64, [u32; 3]) {
 
 fn majority(stop: bool) -> Strategy {
     // "The direction that at least half of the threads take": 2 of 3.
-    Strategy::IterationDelaying(Decision::MajorityVote {
+    Strategy::iteration_delaying(Decision::MajorityVote {
         threshold: 2,
         stop_when_a_lane_finishes: stop,
     })
@@ -46,36 +46,36 @@ fn majority(stop: bool) -> Strategy {
 
 #[test]
 fn figure_2a_original_execution_costs_600() {
-    assert_eq!(run(FIG2, Strategy::Baseline).0, 600);
+    assert_eq!(run(FIG2, Strategy::BASELINE).0, 600);
 }
 
 #[test]
 fn figure_2b_majority_vote_costs_400() {
     let (fma, out) = run(FIG2, majority(false));
     assert_eq!(fma, 400);
-    assert_eq!(out, run(FIG2, Strategy::Baseline).1);
+    assert_eq!(out, run(FIG2, Strategy::BASELINE).1);
 }
 
 #[test]
 fn figure_2c_minority_first_costs_500() {
     // Round robin with one iteration per direction starts on the not-taken path: the
     // minority choice of the first iteration.
-    let rr = Strategy::IterationDelaying(Decision::RoundRobin {
+    let rr = Strategy::iteration_delaying(Decision::RoundRobin {
         num_zeros: 1,
         num_ones: 1,
         remove_idle: false,
     });
     let (fma, out) = run(FIG2, rr);
     assert_eq!(fma, 500);
-    assert_eq!(out, run(FIG2, Strategy::Baseline).1);
+    assert_eq!(out, run(FIG2, Strategy::BASELINE).1);
 }
 
 #[test]
 fn figure_3_original_costs_400_and_majority_vote_600() {
-    assert_eq!(run(FIG3, Strategy::Baseline).0, 400);
+    assert_eq!(run(FIG3, Strategy::BASELINE).0, 400);
     let (fma, out) = run(FIG3, majority(false));
     assert_eq!(fma, 600);
-    assert_eq!(out, run(FIG3, Strategy::Baseline).1);
+    assert_eq!(out, run(FIG3, Strategy::BASELINE).1);
     // The anti-starvation stop does not rescue this case: thread 2 still runs alone.
     assert_eq!(run(FIG3, majority(true)).0, 600);
 }

@@ -69,7 +69,7 @@ proptest! {
         l in launches(800, 6),
     ) {
         let k = SplitLoopKernel(Work { seed, max_trips, hand: false });
-        let (fused, split) = beside_baseline(&k, &Strategy::LoopSplitting, l);
+        let (fused, split) = beside_baseline(&k, &Strategy::LOOP_SPLITTING, l);
         // The fused loop as plain scalar code.
         let expected: Vec<_> = (0..l.items).map(|i| Some(k.0.run_item(i))).collect();
         prop_assert_eq!(&fused.outputs, &expected);
@@ -92,13 +92,13 @@ fn seed001_fig5_split_loops_issue_what_the_fused_loop_issues() {
         hand: true,
     });
     let l = Launch::new(64, 1, 32);
-    for s in [Strategy::Baseline, Strategy::LoopSplitting] {
+    for s in [Strategy::BASELINE, Strategy::LOOP_SPLITTING] {
         let r = run(&k, &s, l).unwrap();
         assert_eq!(r.counters.region(PART_A).unwrap().issues, 44);
         assert_eq!(r.counters.region(PART_B).unwrap().issues, 44);
     }
     assert!(matches!(
-        run(&k, &Strategy::BranchSplitting, l),
+        run(&k, &Strategy::BRANCH_SPLITTING, l),
         Err(StrategyError::NotApplicable { .. })
     ));
 }

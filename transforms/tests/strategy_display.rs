@@ -1,6 +1,6 @@
 //! `Strategy`'s `Display`: every parameter printed, and no two strategies with the same text.
 
-use reconverge_transforms::{Decision, Strategy, StrategyError};
+use reconverge_transforms::{Assignment, Decision, Strategy, StrategyError};
 
 fn decisions() -> Vec<Decision> {
     let mut d = Vec::new();
@@ -30,28 +30,24 @@ fn decisions() -> Vec<Decision> {
 /// Every variant, the parameterised ones with several values.
 fn representative() -> Vec<Strategy> {
     let mut s = vec![
-        Strategy::Baseline,
-        Strategy::Predication,
-        Strategy::StaticBranchResolution,
-        Strategy::BranchSplitting,
-        Strategy::ZCullMasking,
-        Strategy::LoopSplitting,
-        Strategy::BranchDistribution,
-        Strategy::BranchDistributionWithDynamicWork,
-        Strategy::DynamicWorkAssignment,
+        Strategy::BASELINE,
+        Strategy::PREDICATION,
+        Strategy::STATIC_BRANCH_RESOLUTION,
+        Strategy::BRANCH_SPLITTING,
+        Strategy::Z_CULL_MASKING,
+        Strategy::LOOP_SPLITTING,
+        Strategy::BRANCH_DISTRIBUTION,
+        Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic),
+        Strategy::DYNAMIC_WORK_ASSIGNMENT,
     ];
     for d in decisions() {
-        s.push(Strategy::IterationDelaying(d));
-        s.push(Strategy::IterationDelayingWithDynamicWork(d));
-        s.push(Strategy::BranchDistributionWithDelaying(d));
+        s.push(Strategy::iteration_delaying(d));
+        s.push(Strategy::iteration_delaying(d).over(Assignment::Dynamic));
+        s.push(Strategy::branch_distribution_with_delaying(d).over(Assignment::Dynamic));
     }
     for k in [0, 1, 8, 11, 32, u32::MAX] {
-        s.push(Strategy::OcclusionQueryLoop {
-            iterations_per_pass: k,
-        });
-        s.push(Strategy::BranchPathUnification {
-            items_per_thread: k,
-        });
+        s.push(Strategy::occlusion_query_loop(k));
+        s.push(Strategy::branch_path_unification(k));
     }
     s
 }
@@ -79,21 +75,21 @@ fn different_strategies_print_differently() {
 fn texts_carry_the_parameters() {
     let cases = [
         (
-            Strategy::IterationDelaying(Decision::MajorityVote {
+            Strategy::iteration_delaying(Decision::MajorityVote {
                 threshold: 8,
                 stop_when_a_lane_finishes: true,
             }),
             "iteration delaying, majority vote, threshold 8, stop when a lane finishes",
         ),
         (
-            Strategy::IterationDelaying(Decision::MajorityVote {
+            Strategy::iteration_delaying(Decision::MajorityVote {
                 threshold: 16,
                 stop_when_a_lane_finishes: false,
             }),
             "iteration delaying, majority vote, threshold 16",
         ),
         (
-            Strategy::IterationDelaying(Decision::RoundRobin {
+            Strategy::iteration_delaying(Decision::RoundRobin {
                 num_zeros: 3,
                 num_ones: 1,
                 remove_idle: true,
@@ -101,34 +97,32 @@ fn texts_carry_the_parameters() {
             "iteration delaying, round robin 3:1, idle removal",
         ),
         (
-            Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin {
+            Strategy::iteration_delaying(Decision::RoundRobin {
                 num_zeros: 1,
                 num_ones: 9,
                 remove_idle: false,
-            }),
+            })
+            .over(Assignment::Dynamic),
             "iteration delaying, round robin 1:9, over dynamic work assignment",
         ),
         (
-            Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
+            Strategy::branch_distribution_with_delaying(Decision::CostBalanced)
+                .over(Assignment::Dynamic),
             "branch distribution, iteration delaying, cost-balanced, over dynamic work assignment",
         ),
         (
-            Strategy::BranchPathUnification {
-                items_per_thread: 16,
-            },
+            Strategy::branch_path_unification(16),
             "branch path unification, 16 items per thread",
         ),
         (
-            Strategy::OcclusionQueryLoop {
-                iterations_per_pass: 8,
-            },
+            Strategy::occlusion_query_loop(8),
             "occlusion-query loop, 8 iterations per pass",
         ),
         (
-            Strategy::BranchDistributionWithDynamicWork,
+            Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic),
             "branch distribution, over dynamic work assignment",
         ),
-        (Strategy::ZCullMasking, "z-cull masking"),
+        (Strategy::Z_CULL_MASKING, "z-cull masking"),
     ];
     for (s, text) in cases {
         assert_eq!(s.to_string(), text);
@@ -137,7 +131,7 @@ fn texts_carry_the_parameters() {
 
 #[test]
 fn name_stays_short_and_errors_print_parameters() {
-    let s = Strategy::IterationDelaying(Decision::MajorityVote {
+    let s = Strategy::iteration_delaying(Decision::MajorityVote {
         threshold: 8,
         stop_when_a_lane_finishes: true,
     });

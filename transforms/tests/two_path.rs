@@ -91,13 +91,12 @@ fn pattern() -> impl proptest::strategy::Strategy<Value = Pattern> {
 
 fn strategy() -> impl proptest::strategy::Strategy<Value = Strategy> {
     prop_oneof![
-        Just(Strategy::Baseline),
-        Just(Strategy::Predication),
-        Just(Strategy::BranchSplitting),
-        Just(Strategy::ZCullMasking),
-        Just(Strategy::StaticBranchResolution),
-        (1u32..=70)
-            .prop_map(|items_per_thread| Strategy::BranchPathUnification { items_per_thread }),
+        Just(Strategy::BASELINE),
+        Just(Strategy::PREDICATION),
+        Just(Strategy::BRANCH_SPLITTING),
+        Just(Strategy::Z_CULL_MASKING),
+        Just(Strategy::STATIC_BRANCH_RESOLUTION),
+        (1u32..=70).prop_map(Strategy::branch_path_unification),
     ]
 }
 
@@ -124,10 +123,10 @@ proptest! {
 fn unsupported_strategies_are_not_applicable() {
     let k = TwoPathKernel(Work::new(1, Pattern::Alternate));
     for s in [
-        Strategy::LoopSplitting,
-        Strategy::BranchDistribution,
-        Strategy::DynamicWorkAssignment,
-        Strategy::IterationDelaying(Decision::MajorityVote {
+        Strategy::LOOP_SPLITTING,
+        Strategy::BRANCH_DISTRIBUTION,
+        Strategy::DYNAMIC_WORK_ASSIGNMENT,
+        Strategy::iteration_delaying(Decision::MajorityVote {
             threshold: 16,
             stop_when_a_lane_finishes: false,
         }),
@@ -140,9 +139,7 @@ fn unsupported_strategies_are_not_applicable() {
     assert!(matches!(
         run(
             &k,
-            &Strategy::BranchPathUnification {
-                items_per_thread: 0
-            },
+            &Strategy::branch_path_unification(0),
             Launch::new(64, 1, 32)
         ),
         Err(StrategyError::InvalidParameter { .. })
@@ -161,7 +158,7 @@ fn assert_each_path(c: &reconverge_simt::Counters, issues: u64, efficiency: f64)
 #[test]
 fn seed002_half_the_lanes_on_each_path_is_50_percent() {
     let k = TwoPathKernel(Work::new(0, Pattern::Alternate));
-    let r = run(&k, &Strategy::Baseline, Launch::new(32, 1, 32)).unwrap();
+    let r = run(&k, &Strategy::BASELINE, Launch::new(32, 1, 32)).unwrap();
     assert_each_path(&r.counters, 1, 0.5);
 }
 
@@ -171,7 +168,7 @@ fn seed002_half_the_lanes_on_each_path_is_50_percent() {
 fn predication_runs_both_paths_at_full_mask() {
     let k = TwoPathKernel(Work::new(3, Pattern::Random { percent_a: 30 }));
     // One warp, 4 items per lane.
-    let r = run(&k, &Strategy::Predication, Launch::new(128, 1, 32)).unwrap();
+    let r = run(&k, &Strategy::PREDICATION, Launch::new(128, 1, 32)).unwrap();
     assert_each_path(&r.counters, 4, 1.0);
 }
 
@@ -181,8 +178,8 @@ fn predication_runs_both_paths_at_full_mask() {
 fn branch_splitting_runs_one_path_per_pass() {
     let k = TwoPathKernel(Work::new(5, Pattern::Random { percent_a: 50 }));
     let l = Launch::new(1000, 3, 64);
-    let base = run(&k, &Strategy::Baseline, l).unwrap();
-    let r = run(&k, &Strategy::BranchSplitting, l).unwrap();
+    let base = run(&k, &Strategy::BASELINE, l).unwrap();
+    let r = run(&k, &Strategy::BRANCH_SPLITTING, l).unwrap();
     assert_eq!(r.pass_counters.len(), 2);
     let (p0, p1) = (&r.pass_counters[0], &r.pass_counters[1]);
     assert_eq!(p0.region(PATH_B).unwrap().issues, 0);
@@ -205,7 +202,7 @@ fn z_cull_masking_decides_once_and_skips_ruled_out_windows() {
         let k = TwoPathKernel(w);
         let items = 1000;
         let l = Launch::new(items, blocks, 64);
-        let r = run_complete(&k, &Strategy::ZCullMasking, l);
+        let r = run_complete(&k, &Strategy::Z_CULL_MASKING, l);
         assert_eq!(r.outputs, expected(&w, items));
         assert_eq!(r.pass_counters.len(), 3);
         let (p0, p1, p2) = (
@@ -255,7 +252,7 @@ fn static_branch_resolution_compacts_items_into_full_warps() {
     let n_b = u64::from(items) - n_a;
     let r = run(
         &TwoPathKernel(w),
-        &Strategy::StaticBranchResolution,
+        &Strategy::STATIC_BRANCH_RESOLUTION,
         Launch::new(items, 1, 32),
     )
     .unwrap();
@@ -270,7 +267,7 @@ fn static_branch_resolution_compacts_items_into_full_warps() {
     // of items on path A every round has both paths.
     let base = run(
         &TwoPathKernel(w),
-        &Strategy::Baseline,
+        &Strategy::BASELINE,
         Launch::new(items, 1, 32),
     )
     .unwrap();
@@ -301,17 +298,10 @@ fn seed004_table4_branch_path_unification_rate() {
     for (n, paper) in PAPER {
         // 256 warps, each thread owning exactly n items.
         let l = Launch::new(32 * 256 * n, 32, 256);
-        let r = run(
-            &k,
-            &Strategy::BranchPathUnification {
-                items_per_thread: n,
-            },
-            l,
-        )
-        .unwrap();
+        let r = run(&k, &Strategy::branch_path_unification(n), l).unwrap();
         r.assert_complete();
         let rate = 100.0 * r.counters.simd_efficiency_of(&[PATH_A, PATH_B]);
-        let base = run(&k, &Strategy::Baseline, l).unwrap();
+        let base = run(&k, &Strategy::BASELINE, l).unwrap();
         let base_rate = 100.0 * base.counters.simd_efficiency_of(&[PATH_A, PATH_B]);
         println!("{n:>15} | {rate:>9.1}% | {paper:>23.1}% | {base_rate:>12.1}%");
         assert!(
@@ -355,7 +345,7 @@ fn seed001_fig10_baseline_efficiency_is_lowest_at_a_few_percent_else() {
         w.cost_b = 100;
         let r = run(
             &TwoPathKernel(w),
-            &Strategy::Baseline,
+            &Strategy::BASELINE,
             Launch::new(32 * 2048, 64, 256),
         )
         .unwrap();

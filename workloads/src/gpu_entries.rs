@@ -13,7 +13,7 @@
 //! this crate's types (`DeviceEntries<BranchLoopKernel<SynItDelay>> for SynItDelay`): anywhere
 //! else they would break the orphan rule (E0117).
 
-use reconverge_transforms::{Decision, Strategy};
+use reconverge_transforms::{Assignment, Decision, Strategy};
 
 const fn majority_vote(threshold: u32, stop_when_a_lane_finishes: bool) -> Decision {
     Decision::MajorityVote {
@@ -36,25 +36,25 @@ const fn round_robin(num_zeros: u32, num_ones: u32, remove_idle: bool) -> Decisi
 /// (c/g, (100-c)/g), g = gcd), with and without idle removal; and dynamic work with one
 /// grid-wide counter.
 pub const SYN_IT_DELAY_STRATEGIES: &[Strategy] = &[
-    Strategy::Baseline,
-    Strategy::DynamicWorkAssignment,
-    Strategy::IterationDelaying(majority_vote(1, true)),
-    Strategy::IterationDelaying(majority_vote(8, true)),
-    Strategy::IterationDelaying(majority_vote(16, true)),
-    Strategy::IterationDelaying(majority_vote(24, true)),
-    Strategy::IterationDelaying(majority_vote(32, true)),
-    Strategy::IterationDelaying(majority_vote(16, false)),
-    Strategy::IterationDelaying(round_robin(9, 1, false)),
-    Strategy::IterationDelaying(round_robin(7, 3, false)),
-    Strategy::IterationDelaying(round_robin(1, 1, false)),
-    Strategy::IterationDelaying(round_robin(3, 7, false)),
-    Strategy::IterationDelaying(round_robin(1, 9, false)),
-    Strategy::IterationDelaying(round_robin(9, 1, true)),
-    Strategy::IterationDelaying(round_robin(7, 3, true)),
-    Strategy::IterationDelaying(round_robin(1, 1, true)),
-    Strategy::IterationDelaying(round_robin(3, 7, true)),
-    Strategy::IterationDelaying(round_robin(1, 9, true)),
-    Strategy::GridWideDynamicWork,
+    Strategy::BASELINE,
+    Strategy::DYNAMIC_WORK_ASSIGNMENT,
+    Strategy::iteration_delaying(majority_vote(1, true)),
+    Strategy::iteration_delaying(majority_vote(8, true)),
+    Strategy::iteration_delaying(majority_vote(16, true)),
+    Strategy::iteration_delaying(majority_vote(24, true)),
+    Strategy::iteration_delaying(majority_vote(32, true)),
+    Strategy::iteration_delaying(majority_vote(16, false)),
+    Strategy::iteration_delaying(round_robin(9, 1, false)),
+    Strategy::iteration_delaying(round_robin(7, 3, false)),
+    Strategy::iteration_delaying(round_robin(1, 1, false)),
+    Strategy::iteration_delaying(round_robin(3, 7, false)),
+    Strategy::iteration_delaying(round_robin(1, 9, false)),
+    Strategy::iteration_delaying(round_robin(9, 1, true)),
+    Strategy::iteration_delaying(round_robin(7, 3, true)),
+    Strategy::iteration_delaying(round_robin(1, 1, true)),
+    Strategy::iteration_delaying(round_robin(3, 7, true)),
+    Strategy::iteration_delaying(round_robin(1, 9, true)),
+    Strategy::GRID_WIDE_DYNAMIC_WORK,
 ];
 
 /// The strategies of SYN-ITDELAY with paths of distinct shape
@@ -64,85 +64,69 @@ pub const SYN_IT_DELAY_STRATEGIES: &[Strategy] = &[
 /// and 3:1, with and without idle removal; cost-balanced), on static lanes and, for the vote,
 /// the round robin and cost-balanced delaying, over dynamic work assignment.
 pub const SYN_IT_DELAY_DISTINCT_STRATEGIES: &[Strategy] = &[
-    Strategy::Baseline,
-    Strategy::DynamicWorkAssignment,
-    Strategy::GridWideDynamicWork,
-    Strategy::IterationDelaying(majority_vote(4, true)),
-    Strategy::IterationDelaying(majority_vote(8, true)),
-    Strategy::IterationDelaying(majority_vote(16, true)),
-    Strategy::IterationDelaying(majority_vote(24, true)),
-    Strategy::IterationDelaying(majority_vote(16, false)),
-    Strategy::IterationDelaying(round_robin(1, 1, false)),
-    Strategy::IterationDelaying(round_robin(3, 1, false)),
-    Strategy::IterationDelaying(round_robin(1, 1, true)),
-    Strategy::IterationDelaying(round_robin(3, 1, true)),
-    Strategy::IterationDelaying(Decision::CostBalanced),
-    Strategy::IterationDelayingWithDynamicWork(majority_vote(8, true)),
-    Strategy::IterationDelayingWithDynamicWork(round_robin(1, 1, false)),
-    Strategy::IterationDelayingWithDynamicWork(round_robin(3, 1, true)),
-    Strategy::IterationDelayingWithDynamicWork(Decision::CostBalanced),
+    Strategy::BASELINE,
+    Strategy::DYNAMIC_WORK_ASSIGNMENT,
+    Strategy::GRID_WIDE_DYNAMIC_WORK,
+    Strategy::iteration_delaying(majority_vote(4, true)),
+    Strategy::iteration_delaying(majority_vote(8, true)),
+    Strategy::iteration_delaying(majority_vote(16, true)),
+    Strategy::iteration_delaying(majority_vote(24, true)),
+    Strategy::iteration_delaying(majority_vote(16, false)),
+    Strategy::iteration_delaying(round_robin(1, 1, false)),
+    Strategy::iteration_delaying(round_robin(3, 1, false)),
+    Strategy::iteration_delaying(round_robin(1, 1, true)),
+    Strategy::iteration_delaying(round_robin(3, 1, true)),
+    Strategy::iteration_delaying(Decision::CostBalanced),
+    Strategy::iteration_delaying(majority_vote(8, true)).over(Assignment::Dynamic),
+    Strategy::iteration_delaying(round_robin(1, 1, false)).over(Assignment::Dynamic),
+    Strategy::iteration_delaying(round_robin(3, 1, true)).over(Assignment::Dynamic),
+    Strategy::iteration_delaying(Decision::CostBalanced).over(Assignment::Dynamic),
 ];
 
 /// SYN-BRDIS's strategies (seed 002 §4.1.2, fig. 12).
 pub const SYN_BR_DIS_STRATEGIES: &[Strategy] = &[
-    Strategy::Baseline,
-    Strategy::BranchDistribution,
-    Strategy::BranchDistributionWithDynamicWork,
+    Strategy::BASELINE,
+    Strategy::BRANCH_DISTRIBUTION,
+    Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic),
 ];
 
 /// The branch-splitting benchmark's strategies (seed 001 figs. 7-10).
 pub const BRANCH_SPLIT_STRATEGIES: &[Strategy] = &[
-    Strategy::Baseline,
-    Strategy::Predication,
-    Strategy::BranchSplitting,
-    Strategy::StaticBranchResolution,
+    Strategy::BASELINE,
+    Strategy::PREDICATION,
+    Strategy::BRANCH_SPLITTING,
+    Strategy::STATIC_BRANCH_RESOLUTION,
 ];
 
 /// The dynamic-work experiment's strategies (seed 004 A-1), GPU Gems 2 §34.3's loop as
 /// passes of 1, 4, 8 and 32 iterations until an occlusion query says no element is left, and
 /// dynamic work with one grid-wide counter.
 pub const DYNAMIC_WORK_STRATEGIES: &[Strategy] = &[
-    Strategy::Baseline,
-    Strategy::DynamicWorkAssignment,
-    Strategy::OcclusionQueryLoop {
-        iterations_per_pass: 1,
-    },
-    Strategy::OcclusionQueryLoop {
-        iterations_per_pass: 4,
-    },
-    Strategy::OcclusionQueryLoop {
-        iterations_per_pass: 8,
-    },
-    Strategy::OcclusionQueryLoop {
-        iterations_per_pass: 32,
-    },
-    Strategy::GridWideDynamicWork,
+    Strategy::BASELINE,
+    Strategy::DYNAMIC_WORK_ASSIGNMENT,
+    Strategy::occlusion_query_loop(1),
+    Strategy::occlusion_query_loop(4),
+    Strategy::occlusion_query_loop(8),
+    Strategy::occlusion_query_loop(32),
+    Strategy::GRID_WIDE_DYNAMIC_WORK,
 ];
 
 /// Branch path unification's strategies (seed 004 A-2): DATA_PER_THREAD 1, 4, 16 and 64.
 pub const PATH_UNIFICATION_STRATEGIES: &[Strategy] = &[
-    Strategy::Baseline,
-    Strategy::BranchPathUnification {
-        items_per_thread: 1,
-    },
-    Strategy::BranchPathUnification {
-        items_per_thread: 4,
-    },
-    Strategy::BranchPathUnification {
-        items_per_thread: 16,
-    },
-    Strategy::BranchPathUnification {
-        items_per_thread: 64,
-    },
+    Strategy::BASELINE,
+    Strategy::branch_path_unification(1),
+    Strategy::branch_path_unification(4),
+    Strategy::branch_path_unification(16),
+    Strategy::branch_path_unification(64),
 ];
 
 /// GPU Gems 2 ch. 34's branch-probability strategies (figs. 34-1, 34-2).
 pub const GEMS34_STRATEGIES: &[Strategy] = &[
-    Strategy::Baseline,
-    Strategy::Predication,
-    Strategy::StaticBranchResolution,
-    Strategy::BranchSplitting,
-    Strategy::ZCullMasking,
+    Strategy::BASELINE,
+    Strategy::PREDICATION,
+    Strategy::STATIC_BRANCH_RESOLUTION,
+    Strategy::BRANCH_SPLITTING,
+    Strategy::Z_CULL_MASKING,
 ];
 
 /// MCML's GPU strategies: [`McmlKernel`](crate::mcml::McmlKernel)'s `STRATEGIES` (what its
@@ -150,21 +134,21 @@ pub const GEMS34_STRATEGIES: &[Strategy] = &[
 /// robin 3:1 (75 % of iterations on the not-taken path), on static lanes, and dynamic work from
 /// one counter of the whole launch.
 pub const MCML_GPU_STRATEGIES: &[Strategy] = &[
-    Strategy::Baseline,
-    Strategy::DynamicWorkAssignment,
-    Strategy::IterationDelaying(majority_vote(16, true)),
-    Strategy::IterationDelaying(round_robin(1, 1, true)),
-    Strategy::IterationDelaying(round_robin(1, 1, false)),
-    Strategy::IterationDelaying(round_robin(3, 1, false)),
-    Strategy::IterationDelaying(round_robin(3, 1, true)),
-    Strategy::BranchDistribution,
-    Strategy::BranchDistributionWithDynamicWork,
-    Strategy::IterationDelayingWithDynamicWork(majority_vote(4, true)),
-    Strategy::IterationDelayingWithDynamicWork(majority_vote(8, true)),
-    Strategy::IterationDelayingWithDynamicWork(round_robin(3, 1, true)),
-    Strategy::IterationDelayingWithDynamicWork(Decision::CostBalanced),
-    Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
-    Strategy::GridWideDynamicWork,
+    Strategy::BASELINE,
+    Strategy::DYNAMIC_WORK_ASSIGNMENT,
+    Strategy::iteration_delaying(majority_vote(16, true)),
+    Strategy::iteration_delaying(round_robin(1, 1, true)),
+    Strategy::iteration_delaying(round_robin(1, 1, false)),
+    Strategy::iteration_delaying(round_robin(3, 1, false)),
+    Strategy::iteration_delaying(round_robin(3, 1, true)),
+    Strategy::BRANCH_DISTRIBUTION,
+    Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic),
+    Strategy::iteration_delaying(majority_vote(4, true)).over(Assignment::Dynamic),
+    Strategy::iteration_delaying(majority_vote(8, true)).over(Assignment::Dynamic),
+    Strategy::iteration_delaying(round_robin(3, 1, true)).over(Assignment::Dynamic),
+    Strategy::iteration_delaying(Decision::CostBalanced).over(Assignment::Dynamic),
+    Strategy::branch_distribution_with_delaying(Decision::CostBalanced).over(Assignment::Dynamic),
+    Strategy::GRID_WIDE_DYNAMIC_WORK,
 ];
 
 /// MCML's fast-math entry points ([`FastF32`](crate::mcml::FastF32): approximate PTX division,
@@ -174,11 +158,11 @@ pub const MCML_GPU_STRATEGIES: &[Strategy] = &[
 /// opt-in and not bit-identical to the CPU. The device check compares their results with the
 /// exact ones within a statistical tolerance.
 pub const MCML_FAST_MATH_STRATEGIES: &[Strategy] = &[
-    Strategy::Baseline,
-    Strategy::DynamicWorkAssignment,
-    Strategy::BranchDistributionWithDynamicWork,
-    Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
-    Strategy::GridWideDynamicWork,
+    Strategy::BASELINE,
+    Strategy::DYNAMIC_WORK_ASSIGNMENT,
+    Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic),
+    Strategy::branch_distribution_with_delaying(Decision::CostBalanced).over(Assignment::Dynamic),
+    Strategy::GRID_WIDE_DYNAMIC_WORK,
 ];
 
 /// Calls `$entries!` (`reconverge_device::entries!`, `reconverge_device::device_entries!` or

@@ -37,8 +37,8 @@
 //!     // SIMD efficiency of the branch paths: the share of their lane-slots doing work.
 //!     warp.counters().simd_efficiency_of(&paths)
 //! };
-//! let base = efficiency(Strategy::Baseline);
-//! let delayed = efficiency(Strategy::IterationDelaying(Decision::RoundRobin {
+//! let base = efficiency(Strategy::BASELINE);
+//! let delayed = efficiency(Strategy::iteration_delaying(Decision::RoundRobin {
 //!     num_zeros: 1, num_ones: 1, remove_idle: false }));
 //! assert!(delayed > base, "{delayed} vs {base}");
 //! ```

@@ -32,7 +32,7 @@ fn union() -> Vec<Strategy> {
 
 fn check<K: Kernel>(kernel: &K) {
     let list = K::STRATEGIES;
-    assert_eq!(list.first(), Some(&Strategy::Baseline), "{}", K::SHAPE);
+    assert_eq!(list.first(), Some(&Strategy::BASELINE), "{}", K::SHAPE);
     for (i, s) in list.iter().enumerate() {
         assert!(!list[..i].contains(s), "{}: {s} listed twice", K::SHAPE);
         let passes = kernel.passes(s);

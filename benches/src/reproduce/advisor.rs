@@ -84,7 +84,7 @@ impl AdvisorLog {
     ) {
         let Some(base) = measured
             .iter()
-            .find(|m| m.strategy == Some(Strategy::Baseline) && m.ok())
+            .find(|m| m.strategy == Some(Strategy::BASELINE) && m.ok())
         else {
             return;
         };
@@ -370,15 +370,15 @@ pub mod rescore {
             strategies: &[Strategy],
             arch: ArchLimits,
         ) -> Compiled {
-            let mut all = vec![Strategy::Baseline];
-            all.extend(strategies.iter().filter(|s| **s != Strategy::Baseline));
+            let mut all = vec![Strategy::BASELINE];
+            all.extend(strategies.iter().filter(|s| **s != Strategy::BASELINE));
             let registers_of = |s: &Strategy| -> Vec<u32> {
                 (0..)
                     .map_while(|pass| K::entry_point(s, pass))
                     .filter_map(|name| self.registers.get(name).copied())
                     .collect()
             };
-            let registers = registers_of(&Strategy::Baseline)
+            let registers = registers_of(&Strategy::BASELINE)
                 .first()
                 .map(|&baseline| Registers {
                     arch,
@@ -511,7 +511,7 @@ pub mod rescore {
     ) -> Result<Vec<(Strategy, f64)>, AdviseError> {
         use rayon::prelude::*;
         // The baseline first, then each strategy: independent model runs, one per core.
-        let times = std::iter::once(&Strategy::Baseline)
+        let times = std::iter::once(&Strategy::BASELINE)
             .chain(strategies)
             .collect::<Vec<_>>()
             .par_iter()
@@ -711,8 +711,8 @@ pub mod rescore {
                 .limits()
                 .expect("sm_90");
             let strategies = [
-                Strategy::DynamicWorkAssignment,
-                Strategy::GridWideDynamicWork,
+                Strategy::DYNAMIC_WORK_ASSIGNMENT,
+                Strategy::GRID_WIDE_DYNAMIC_WORK,
             ];
             let compiled = facts.compiled::<ItemLoopKernel<DynamicWork>>(&strategies, arch);
             let registers = compiled
@@ -722,13 +722,15 @@ pub mod rescore {
             assert_eq!(
                 registers.strategies,
                 vec![
-                    (Strategy::Baseline, vec![30]),
-                    (Strategy::DynamicWorkAssignment, vec![40]),
+                    (Strategy::BASELINE, vec![30]),
+                    (Strategy::DYNAMIC_WORK_ASSIGNMENT, vec![40]),
                 ]
             );
-            assert_eq!(compiled.loops.flat, vec![Strategy::Baseline]);
+            assert_eq!(compiled.loops.flat, vec![Strategy::BASELINE]);
             assert_eq!(
-                compiled.loops.plain_loop(&Strategy::DynamicWorkAssignment),
+                compiled
+                    .loops
+                    .plain_loop(&Strategy::DYNAMIC_WORK_ASSIGNMENT),
                 PlainLoop::AsCompiled {
                     reconverges_per_item: true
                 }

@@ -72,7 +72,7 @@ pub fn side_by_side_cells(base: &Meas, other: &Meas) -> Vec<Value> {
 
 /// The baseline, then `strategies`: a page's list, measured against its first.
 pub fn baseline_then(strategies: impl IntoIterator<Item = Strategy>) -> Vec<Strategy> {
-    std::iter::once(Strategy::Baseline)
+    std::iter::once(Strategy::BASELINE)
         .chain(strategies)
         .collect()
 }

@@ -74,9 +74,7 @@ const OCCLUSION_PASSES: [u32; 4] = [1, 4, 8, 32];
 
 /// The one-kernel loop, then the occlusion-query loop at each iterations per pass.
 fn occlusion_strategies() -> Vec<Strategy> {
-    baseline_then(OCCLUSION_PASSES.map(|k| Strategy::OcclusionQueryLoop {
-        iterations_per_pass: k,
-    }))
+    baseline_then(OCCLUSION_PASSES.map(Strategy::occlusion_query_loop))
 }
 
 /// §34.3's runs: seed 004 A-1's sizes.
@@ -141,7 +139,7 @@ fn gems34(ctx: &Ctx) -> Vec<Page> {
     );
     z.setup = setup.clone();
     z.paper = book.into();
-    z.missing.push("the hardware's z-cull tile: `Strategy::ZCullMasking` culls at the granularity of a warp's window of 32 fragments (a mask word), where GeForce 6's z-cull tile size was not published; the mask pass is timed with the rest (column \"z-cull masking\") and without it (\"culled passes\", the book's case of a mask set up once and reused).".into());
+    z.missing.push("the hardware's z-cull tile: `Strategy::Z_CULL_MASKING` culls at the granularity of a warp's window of 32 fragments (a mask word), where GeForce 6's z-cull tile size was not published; the mask pass is timed with the rest (column \"z-cull masking\") and without it (\"culled passes\", the book's case of a mask set up once and reused).".into());
     let mut plot = Plot::new("probability of the branch", "time (ms)");
     for coherent in [false, true] {
         let cond = if coherent { "coherent" } else { "random" };
@@ -240,10 +238,10 @@ fn occlusion_query_loop(ctx: &Ctx) -> Page {
     let mut plot = Plot::new("log2 iterations per pass", "time / baseline");
     let (mut kern, mut wall) = (Vec::new(), Vec::new());
     for (i, s) in strategies.iter().enumerate() {
-        let k = match s {
-            Strategy::OcclusionQueryLoop {
+        let k = match s.paths {
+            reconverge_transforms::PathSchedule::OcclusionQueryLoop {
                 iterations_per_pass,
-            } => Some(*iterations_per_pass),
+            } => Some(iterations_per_pass),
             _ => None,
         };
         let kr = x2(m[i].ms(), m[0].ms());

@@ -94,7 +94,7 @@ const FIG10_PAPER: PaperTable<'static, Quantity> = PaperTable::new(
 );
 
 /// The branched kernel and the two split kernels.
-const SPLIT_STRATEGIES: [Strategy; 2] = [Strategy::Baseline, Strategy::BranchSplitting];
+const SPLIT_STRATEGIES: [Strategy; 2] = [Strategy::BASELINE, Strategy::BRANCH_SPLITTING];
 /// Instructions of the if and the else path.
 const PATHS: (u32, u32) = (16, 32);
 
@@ -135,7 +135,7 @@ fn split_settings(scale: &Scale, layout: MaskLayout) -> Vec<Setting> {
 }
 
 /// The fused loop and the split loops.
-const LOOP_SPLIT_STRATEGIES: [Strategy; 2] = [Strategy::Baseline, Strategy::LoopSplitting];
+const LOOP_SPLIT_STRATEGIES: [Strategy; 2] = [Strategy::BASELINE, Strategy::LOOP_SPLITTING];
 
 /// Fig. 5's timed and modelled items.
 fn loop_split_items(scale: &Scale) -> (u32, u32) {

@@ -256,7 +256,7 @@ pub(super) fn dwa_runs(scale: &Scale, w: DynamicWork) -> Runs<ItemLoopKernel<Dyn
 /// Trips per element of table 1's loop: 1 … this many.
 const DWA_MAX_TRIPS: u32 = 32;
 /// The static and the dynamic assignment.
-const DWA_STRATEGIES: [Strategy; 2] = [Strategy::Baseline, Strategy::DynamicWorkAssignment];
+const DWA_STRATEGIES: [Strategy; 2] = [Strategy::BASELINE, Strategy::DYNAMIC_WORK_ASSIGNMENT];
 
 /// Table 1's runs at each LOOP_NUM.
 fn dwa_sweep(
@@ -275,9 +275,7 @@ const DPTS: [u32; 4] = [1, 4, 16, 64];
 
 /// The baseline, then unification at each DATA_PER_THREAD.
 fn bpu_strategies() -> Vec<Strategy> {
-    baseline_then(DPTS.map(|k| Strategy::BranchPathUnification {
-        items_per_thread: k,
-    }))
+    baseline_then(DPTS.map(Strategy::branch_path_unification))
 }
 
 /// Tables 2-3's timed and modelled items.

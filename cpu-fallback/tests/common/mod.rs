@@ -8,7 +8,7 @@ use reconverge_backend::{Backend, Counters, Launch, Run};
 use reconverge_cpu::CpuBackend;
 use reconverge_cpu::block::InOrderBackend;
 use reconverge_cpu::conformance::Check;
-use reconverge_transforms::{Decision, Kernel, Strategy};
+use reconverge_transforms::{Assignment, Decision, Kernel, Strategy};
 
 /// `listed` (a kernel's [`Kernel::STRATEGIES`]) followed by those of `extra` it lacks.
 pub fn listed_and(listed: &[Strategy], extra: impl IntoIterator<Item = Strategy>) -> Vec<Strategy> {
@@ -27,7 +27,7 @@ pub fn loop_strategies() -> Vec<Strategy> {
     let mut s = Vec::new();
     for threshold in [1, 8, 16, 32] {
         for stop in [false, true] {
-            s.push(Strategy::IterationDelaying(Decision::MajorityVote {
+            s.push(Strategy::iteration_delaying(Decision::MajorityVote {
                 threshold,
                 stop_when_a_lane_finishes: stop,
             }));
@@ -35,7 +35,7 @@ pub fn loop_strategies() -> Vec<Strategy> {
     }
     for (num_zeros, num_ones) in [(1, 1), (3, 1), (1, 9)] {
         for remove_idle in [false, true] {
-            s.push(Strategy::IterationDelaying(Decision::RoundRobin {
+            s.push(Strategy::iteration_delaying(Decision::RoundRobin {
                 num_zeros,
                 num_ones,
                 remove_idle,
@@ -46,22 +46,24 @@ pub fn loop_strategies() -> Vec<Strategy> {
     // without the anti-starvation stop, and a round robin with and without idle removal.
     for threshold in [1, 4, 32] {
         for stop in [false, true] {
-            s.push(Strategy::IterationDelayingWithDynamicWork(
-                Decision::MajorityVote {
+            s.push(
+                Strategy::iteration_delaying(Decision::MajorityVote {
                     threshold,
                     stop_when_a_lane_finishes: stop,
-                },
-            ));
+                })
+                .over(Assignment::Dynamic),
+            );
         }
     }
     for remove_idle in [false, true] {
-        s.push(Strategy::IterationDelayingWithDynamicWork(
-            Decision::RoundRobin {
+        s.push(
+            Strategy::iteration_delaying(Decision::RoundRobin {
                 num_zeros: 3,
                 num_ones: 1,
                 remove_idle,
-            },
-        ));
+            })
+            .over(Assignment::Dynamic),
+        );
     }
     listed_and(
         <reconverge_transforms::BranchLoopKernel<reconverge_workloads::synthetic::SynItDelay>>::STRATEGIES,
@@ -110,7 +112,7 @@ pub fn check_all<K>(
     let expected: Vec<K::Output> = (0..items).map(reference).collect();
     let launches = launches();
     for launch in &launches {
-        let base = cpu_run(&cpu, kernel, Strategy::Baseline, items, *launch);
+        let base = cpu_run(&cpu, kernel, Strategy::BASELINE, items, *launch);
         assert_eq!(
             base.outputs, expected,
             "baseline vs scalar reference, {launch:?}"

@@ -77,7 +77,7 @@ mod gpu {
                 .filter_map(|n| gpu.gpu().attributes(n).ok().map(|a| a.registers_per_thread))
                 .collect()
         };
-        let Some(&baseline) = per_pass(&Strategy::Baseline).first() else {
+        let Some(&baseline) = per_pass(&Strategy::BASELINE).first() else {
             return Ok(None);
         };
         Ok(Some(Registers {
@@ -563,7 +563,7 @@ where
             .collect();
         let base = times
             .iter()
-            .find(|(p, _)| p.strategy == Strategy::Baseline)
+            .find(|(p, _)| p.strategy == Strategy::BASELINE)
             .and_then(|(_, t)| t.as_ref().ok())
             .ok_or("the baseline did not run")?
             .as_secs_f64();
@@ -878,7 +878,7 @@ mod schedule {
         let name = format!("{:?}", a.workload).to_lowercase();
         let cpu = reconverge_cpu::CpuBackend::new();
         let reference = cpu
-            .run_auto(kernel, Strategy::Baseline, items)
+            .run_auto(kernel, Strategy::BASELINE, items)
             .map_err(|e| format!("CPU reference: {e}"))?
             .outputs;
         let mut out = String::from(HEADER);

@@ -179,7 +179,7 @@ impl<'a> Summary<'a> {
         K: Kernel + Sync,
     {
         let cpu = CpuBackend::new().counting(Counting::Off);
-        let run = cpu.run_auto(&w.kernel, Strategy::Baseline, w.items)?;
+        let run = cpu.run_auto(&w.kernel, Strategy::BASELINE, w.items)?;
         let path = self
             .args
             .out
@@ -226,9 +226,9 @@ fn summary_line(name: &str, items: u32, c: &reconverge_gpu::comparison::Comparis
             format!("{:.4} ms ({:.2}x), {}", ms, ms / best_ms, r.code)
         })
     };
-    let baseline = c.row(Code::Strategy(Strategy::Baseline), LaunchKind::Default);
+    let baseline = c.row(Code::Strategy(Strategy::BASELINE), LaunchKind::Default);
     let grid = c.row(
-        Code::Strategy(Strategy::GridWideDynamicWork),
+        Code::Strategy(Strategy::GRID_WIDE_DYNAMIC_WORK),
         LaunchKind::Default,
     );
     let identical = c.rows.iter().all(|r| r.identical);

@@ -32,19 +32,18 @@ reconverge::device::plain_kernels!(Walk => u32, reconverge::device::plain::branc
 /// in this order), each written as its two parts, how lanes get items and how a warp schedules
 /// the branch: the baseline, dynamic work, iteration delaying by majority vote and by round
 /// robin with idle removal (seed 002's parameters), and dynamic work from one grid-wide
-/// counter. A pairing no program implements would not compile here. Each entry point runs its
+/// counter. A pairing no program implements ([`Strategy::pairing`]) would not compile here. Each entry point runs its
 /// strategy with the numbers compiled in, and its twin `<name>_any` takes them at run time, so
 /// `walk_majority_vote_any` runs a vote of any threshold and `walk_round_robin_any` any cycle.
 pub const WALK_STRATEGIES: &[Strategy] = &[
-    Composition::new(Assignment::Static, PathSchedule::AsWritten).composed(),
-    Composition::new(Assignment::Dynamic, PathSchedule::AsWritten).composed(),
-    Composition::new(Assignment::Static, PathSchedule::IterationDelaying(VOTE)).composed(),
-    Composition::new(
+    Strategy::new(Assignment::Static, PathSchedule::AsWritten),
+    Strategy::new(Assignment::Dynamic, PathSchedule::AsWritten),
+    Strategy::new(Assignment::Static, PathSchedule::IterationDelaying(VOTE)),
+    Strategy::new(
         Assignment::Static,
         PathSchedule::IterationDelaying(ROUND_ROBIN),
-    )
-    .composed(),
-    Composition::new(Assignment::GridWide, PathSchedule::AsWritten).composed(),
+    ),
+    Strategy::new(Assignment::GridWide, PathSchedule::AsWritten),
 ];
 
 /// Seed 002's majority vote (8 of 32 lanes, stopping when a lane finishes) and round robin

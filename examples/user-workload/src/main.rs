@@ -54,7 +54,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let kernel = BranchLoopKernel(WALK);
     let cpu = CpuBackend::new();
     // The launch the backend picks, as every run below uses it (and the conformance kit too).
-    let launches = [cpu.launch_for(&kernel, &Strategy::Baseline, ITEMS)?];
+    let launches = [cpu.launch_for(&kernel, &Strategy::BASELINE, ITEMS)?];
     // The conformance kit: every strategy the shape lists against the baseline, exactly.
     let report = Check::listed(&kernel, ITEMS, &launches).run(&kernel, &[&cpu]);
     println!("CPU  every listed strategy against the baseline: {report}");
@@ -68,7 +68,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         Some(dir) => {
             let expected = dir.join("expected");
             std::fs::create_dir_all(&expected)?;
-            let outputs = cpu.run_auto(&kernel, Strategy::Baseline, ITEMS)?.outputs;
+            let outputs = cpu.run_auto(&kernel, Strategy::BASELINE, ITEMS)?.outputs;
             let bytes: Vec<u8> = outputs.iter().flat_map(|o| o.to_le_bytes()).collect();
             std::fs::write(expected.join("walk.out"), bytes)?;
             outputs
@@ -91,8 +91,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 // entry point, which takes the numbers at run time.
                 let mut strategies = <BranchLoopKernel<Walk> as DeviceKernel>::strategies();
                 strategies.extend([
-                    Strategy::IterationDelaying(Decision::majority_vote(20, true)),
-                    Strategy::IterationDelaying(Decision::round_robin(1, 2, true)),
+                    Strategy::iteration_delaying(Decision::majority_vote(20, true)),
+                    Strategy::iteration_delaying(Decision::round_robin(1, 2, true)),
                 ]);
                 let check = Check {
                     strategies: &strategies,
@@ -110,7 +110,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                     let on_gpu = gpu.run_auto(&kernel, strategy, ITEMS)?;
                     println!(
                         "GPU  {}: {:?} kernel time at {} blocks x {} threads, outputs = CPU's bit for bit",
-                        strategy.parts(),
+                        strategy,
                         on_gpu.pass_times.iter().sum::<std::time::Duration>(),
                         on_gpu.launch.blocks,
                         on_gpu.launch.threads_per_block,
@@ -146,7 +146,7 @@ mod tests {
         let launches = [Launch::new(64, 4).unwrap(), Launch::new(128, 2).unwrap()];
         let cpu = CpuBackend::new();
         let base = cpu
-            .run(&kernel, Strategy::Baseline, 4096, launches[0])
+            .run(&kernel, Strategy::BASELINE, 4096, launches[0])
             .unwrap();
         assert!(base.simd_efficiency().unwrap() < 0.9);
         let report = Check::listed(&kernel, 4096, &launches).run(&kernel, &[&cpu]);

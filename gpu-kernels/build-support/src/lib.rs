@@ -879,7 +879,7 @@ fn validate_arch(arch: &str) -> Result<(), BuildError> {
 /// ```
 /// reconverge_gpu_build::entry_names! {
 ///     const NAMES;
-///     MyLoop as BranchLoopKernel { my_baseline => Strategy::Baseline, my_split [pass 1] => Strategy::BranchSplitting }
+///     MyLoop as BranchLoopKernel { my_baseline => Strategy::BASELINE, my_split [pass 1] => Strategy::BRANCH_SPLITTING }
 /// }
 /// assert_eq!(NAMES, ["my_baseline", "my_baseline_any", "my_split", "my_split_any"]);
 /// ```

@@ -184,8 +184,8 @@ shape_device_kernels!(
 /// reconverge_device::device_entries! {
 ///     pub const MY_ENTRY_POINTS;
 ///     MyLoop as BranchLoopKernel {
-///         my_baseline => Strategy::Baseline,
-///         my_dynamic => Strategy::DynamicWorkAssignment,
+///         my_baseline => Strategy::BASELINE,
+///         my_dynamic => Strategy::DYNAMIC_WORK_ASSIGNMENT,
 ///     }
 /// }
 /// ```

@@ -23,8 +23,8 @@
 //! entries! {
 //!     pub const MY_ENTRY_POINTS;
 //!     MyLoop as BranchLoopKernel {
-//!         my_baseline => Strategy::Baseline,
-//!         my_dynamic => Strategy::DynamicWorkAssignment,
+//!         my_baseline => Strategy::BASELINE,
+//!         my_dynamic => Strategy::DYNAMIC_WORK_ASSIGNMENT,
 //!     }
 //! }
 //! ```
@@ -331,11 +331,16 @@ macro_rules! entries_from_data {
     };
 }
 
-/// Whether `slice[index]` is of a kind `supported` lists ([`Strategy::same_kind`]), for
-/// [`entries_from_data!`]'s compile-time check; an index out of `slice` is left to the list's
-/// length check.
+/// Whether a shape whose [`Kernel::STRATEGIES`] are `supported` runs `slice[index]`, for
+/// [`entries_from_data!`]'s compile-time check: some listed strategy has its kind of path
+/// schedule ([`PathSchedule::same_kind`]), some listed strategy its assignment (a shape that
+/// deals items by a counter deals them so under each of its loop schedules), and some program
+/// pairs the two ([`Strategy::pairing`]). An index out of `slice` is left to the list's length
+/// check.
 ///
-/// [`Strategy::same_kind`]: reconverge_transforms::Strategy::same_kind
+/// [`Kernel::STRATEGIES`]: reconverge_transforms::Kernel::STRATEGIES
+/// [`PathSchedule::same_kind`]: reconverge_transforms::PathSchedule::same_kind
+/// [`Strategy::pairing`]: reconverge_transforms::Strategy::pairing
 #[doc(hidden)]
 pub const fn shape_runs(
     supported: &[reconverge_transforms::Strategy],
@@ -345,14 +350,15 @@ pub const fn shape_runs(
     if index >= slice.len() {
         return true;
     }
+    let wanted = slice[index];
+    let (mut schedule, mut assignment) = (false, false);
     let mut k = 0;
     while k < supported.len() {
-        if supported[k].same_kind(&slice[index]) {
-            return true;
-        }
+        schedule |= supported[k].paths.same_kind(&wanted.paths);
+        assignment |= supported[k].items as u8 == wanted.items as u8;
         k += 1;
     }
-    false
+    schedule && assignment && wanted.pairing().is_ok()
 }
 
 /// `slice[index]`, for [`entries_from_data!`], evaluated in a constant. A list whose names are
@@ -366,7 +372,7 @@ pub const fn strategy_at(
     if index < slice.len() {
         slice[index]
     } else {
-        reconverge_transforms::Strategy::Baseline
+        reconverge_transforms::Strategy::BASELINE
     }
 }
 
@@ -415,20 +421,17 @@ pub const fn entry_strategy(
     technique: reconverge_transforms::Strategy,
     parameters: reconverge_transforms::StrategyParameters,
 ) -> reconverge_transforms::Strategy {
-    use reconverge_transforms::{Decision, Strategy, StrategyParameters};
+    use reconverge_transforms::{Decision, PathSchedule, StrategyParameters};
     let [a, b, c] = parameters.words;
     const fn at_least_one(w: u32) -> u32 {
         if w == 0 { 1 } else { w }
     }
-    let words = match technique {
-        Strategy::IterationDelaying(Decision::RoundRobin { .. })
-        | Strategy::IterationDelayingWithDynamicWork(Decision::RoundRobin { .. })
-        | Strategy::BranchDistributionWithDelaying(Decision::RoundRobin { .. }) => {
-            [at_least_one(a), at_least_one(b), c]
-        }
-        Strategy::OcclusionQueryLoop { .. } | Strategy::BranchPathUnification { .. } => {
-            [at_least_one(a), b, c]
-        }
+    let words = match (technique.paths, technique.decision()) {
+        (_, Some(Decision::RoundRobin { .. })) => [at_least_one(a), at_least_one(b), c],
+        (
+            PathSchedule::OcclusionQueryLoop { .. } | PathSchedule::BranchPathUnification { .. },
+            _,
+        ) => [at_least_one(a), b, c],
         _ => [a, b, c],
     };
     technique.with_parameters(StrategyParameters { words })
@@ -480,11 +483,11 @@ mod tests {
     use reconverge_workloads::synthetic::{BranchSplitBench, LoopSplitBench};
 
     const ONE_EACH: &[Strategy] = &[
-        Strategy::Baseline,
-        Strategy::BranchSplitting,
-        Strategy::ZCullMasking,
+        Strategy::BASELINE,
+        Strategy::BRANCH_SPLITTING,
+        Strategy::Z_CULL_MASKING,
     ];
-    const TWO: &[Strategy] = &[Strategy::Baseline, Strategy::LoopSplitting];
+    const TWO: &[Strategy] = &[Strategy::BASELINE, Strategy::LOOP_SPLITTING];
 
     crate::entries_from_data! {
         collect;
@@ -498,11 +501,11 @@ mod tests {
         use reconverge_transforms::{BranchLoopKernel, Decision, Kernel};
         let loop_kinds =
             <BranchLoopKernel<reconverge_workloads::reference::Collatz> as Kernel>::STRATEGIES;
-        let other_vote = [Strategy::IterationDelaying(Decision::majority_vote(
+        let other_vote = [Strategy::iteration_delaying(Decision::majority_vote(
             3, false,
         ))];
         assert!(crate::shape_runs(loop_kinds, &other_vote, 0));
-        let split = [Strategy::BranchSplitting, Strategy::LoopSplitting];
+        let split = [Strategy::BRANCH_SPLITTING, Strategy::LOOP_SPLITTING];
         assert!(!crate::shape_runs(loop_kinds, &split, 0));
         assert!(!crate::shape_runs(loop_kinds, &split, 1));
         // An index past the slice is the length check's to report.
@@ -513,47 +516,29 @@ mod tests {
     fn the_first_entry_of_each_technique_with_numbers_has_the_twin_that_runs() {
         use crate::EntryNumbers::{Launch, Unused};
         use reconverge_transforms::Decision;
-        let vote = |t| Strategy::IterationDelaying(Decision::majority_vote(t, true));
+        let vote = |t| Strategy::iteration_delaying(Decision::majority_vote(t, true));
         let block = [
-            ("base", Strategy::Baseline, 0),
+            ("base", Strategy::BASELINE, 0),
             ("vote8", vote(8), 0),
             ("vote16", vote(16), 0),
             (
                 "vote8_nostop",
-                Strategy::IterationDelaying(Decision::majority_vote(8, false)),
+                Strategy::iteration_delaying(Decision::majority_vote(8, false)),
                 0,
             ),
             (
                 "cycle",
-                Strategy::IterationDelaying(Decision::round_robin(3, 1, true)),
+                Strategy::iteration_delaying(Decision::round_robin(3, 1, true)),
                 0,
             ),
             (
                 "balanced",
-                Strategy::IterationDelaying(Decision::CostBalanced),
+                Strategy::iteration_delaying(Decision::CostBalanced),
                 0,
             ),
-            (
-                "occ4_first",
-                Strategy::OcclusionQueryLoop {
-                    iterations_per_pass: 4,
-                },
-                0,
-            ),
-            (
-                "occ4_next",
-                Strategy::OcclusionQueryLoop {
-                    iterations_per_pass: 4,
-                },
-                1,
-            ),
-            (
-                "occ8_next",
-                Strategy::OcclusionQueryLoop {
-                    iterations_per_pass: 8,
-                },
-                1,
-            ),
+            ("occ4_first", Strategy::occlusion_query_loop(4), 0),
+            ("occ4_next", Strategy::occlusion_query_loop(4), 1),
+            ("occ8_next", Strategy::occlusion_query_loop(8), 1),
         ];
         let twins = block.map(|(name, _, _)| crate::twin_numbers(&block, name));
         // No numbers (baseline, cost-balanced): no twin. A second vote of the same switches:
@@ -584,14 +569,14 @@ mod tests {
     #[test]
     fn names_take_their_slices_strategies_in_order_with_a_pass_each() {
         let expected: &[(&str, Strategy, u32)] = &[
-            ("base", Strategy::Baseline, 0),
-            ("split_a", Strategy::BranchSplitting, 0),
-            ("split_b", Strategy::BranchSplitting, 1),
-            ("zcull_mask", Strategy::ZCullMasking, 0),
-            ("zcull_a", Strategy::ZCullMasking, 1),
-            ("zcull_b", Strategy::ZCullMasking, 2),
-            ("loop_base", Strategy::Baseline, 0),
-            ("loop_split", Strategy::LoopSplitting, 0),
+            ("base", Strategy::BASELINE, 0),
+            ("split_a", Strategy::BRANCH_SPLITTING, 0),
+            ("split_b", Strategy::BRANCH_SPLITTING, 1),
+            ("zcull_mask", Strategy::Z_CULL_MASKING, 0),
+            ("zcull_a", Strategy::Z_CULL_MASKING, 1),
+            ("zcull_b", Strategy::Z_CULL_MASKING, 2),
+            ("loop_base", Strategy::BASELINE, 0),
+            ("loop_split", Strategy::LOOP_SPLITTING, 0),
         ];
         assert_eq!(LIST, expected);
     }

@@ -5,7 +5,8 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use reconverge_simt::{GpuWarp, ThreadWarp, WARP_SIZE, Warp};
 use reconverge_transforms::{
-    Kernel, Sink, Strategy, Tally, WarpProgram, WarpTask, initial_block_counters,
+    Assignment, Kernel, PathSchedule, Sink, Strategy, Tally, WarpProgram, WarpTask,
+    initial_block_counters,
 };
 
 use crate::EntryArgs;
@@ -91,7 +92,7 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
     // Only a strategy that can take items from its block's counter needs the counters set (and
     // the barrier that comes with it): the per-thread baseline and grid-wide dealing do not.
     // The strategy's technique is a constant of the entry point, the same in every thread.
-    if !strategy.runs_per_thread() || matches!(strategy, Strategy::DynamicWorkAssignment) {
+    if !strategy.runs_per_thread() || strategy.items == Assignment::Dynamic {
         // SAFETY: every thread of the block calls this function, hence the barrier inside.
         unsafe { GpuWarp::init_block_counters(initial_block_counters(threads)) };
     }
@@ -132,9 +133,8 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
         // Iteration delaying first as each thread's plain loop with a warp vote at the
         // iteration point (`Kernel::delayed_items`), the form a programmer writes by hand; the
         // warp program where the kernel has no such form.
-        let delayed = match strategy {
-            Strategy::IterationDelaying(decision)
-            | Strategy::IterationDelayingWithDynamicWork(decision)
+        let delayed = match strategy.paths {
+            PathSchedule::IterationDelaying(decision)
                 if pass == 0 && kernel.passes(&strategy).is_ok() =>
             {
                 // SAFETY: as above.
@@ -184,7 +184,7 @@ fn plain_items<K: Kernel>(
     sink: &mut GlobalSink<K::Output>,
     acc: &mut GlobalTally,
 ) -> bool {
-    if matches!(strategy, Strategy::Baseline) {
+    if *strategy == Strategy::BASELINE {
         // Items in a fixed order: the plain grid-stride loop (thread `g` runs items `g`,
         // `g + threads`, ...: one item each at the default launch, and no division for a
         // block's chunk), each item's own loop on its own (flattening buys nothing without a

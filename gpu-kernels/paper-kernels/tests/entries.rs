@@ -5,7 +5,8 @@ use reconverge_paper_kernels::{
     KERNELS, PAPER_ENTRY_NAMES, PLAIN_KERNELS, SELFTESTS, entry_points, mcml_kernels,
 };
 use reconverge_transforms::{
-    BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Strategy, TwoPathKernel,
+    Assignment, BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Strategy,
+    TwoPathKernel,
 };
 use reconverge_workloads::mcml::{FastF32, McmlKernel};
 use reconverge_workloads::synthetic::{
@@ -127,19 +128,19 @@ fn every_entry_runs_a_pass_its_kernel_has() {
 fn lookup_finds_passes_and_rejects_the_unknown() {
     type B = TwoPathKernel<BranchSplitBench>;
     assert_eq!(
-        B::entry_point(&Strategy::BranchSplitting, 1),
+        B::entry_point(&Strategy::BRANCH_SPLITTING, 1),
         Some("bsplit_split_b")
     );
-    assert_eq!(B::entry_point(&Strategy::BranchSplitting, 2), None);
+    assert_eq!(B::entry_point(&Strategy::BRANCH_SPLITTING, 2), None);
     type M = McmlKernel<f32>;
     assert_eq!(
-        M::entry_point(&Strategy::Baseline, 0),
+        M::entry_point(&Strategy::BASELINE, 0),
         Some("mcml_baseline")
     );
     // A threshold no list names runs on its technique's twin, which takes the numbers as a
     // kernel argument; a vote without the stop is another technique, which MCML's list lacks.
     let vote = |threshold, stop_when_a_lane_finishes| {
-        Strategy::IterationDelaying(Decision::MajorityVote {
+        Strategy::iteration_delaying(Decision::MajorityVote {
             threshold,
             stop_when_a_lane_finishes,
         })
@@ -150,7 +151,8 @@ fn lookup_finds_passes_and_rejects_the_unknown() {
     // The entry listed with exactly the strategy comes first.
     assert_eq!(
         M::entry_point(
-            &Strategy::IterationDelayingWithDynamicWork(Decision::majority_vote(8, true)),
+            &Strategy::iteration_delaying(Decision::majority_vote(8, true))
+                .over(Assignment::Dynamic),
             0
         ),
         Some("mcml_mv8_dynamic")
@@ -189,7 +191,7 @@ fn entry_points_follow_the_strategy_data() {
     check::<McmlKernel<reconverge_workloads::mcml::FastF32>>(MCML_FAST_MATH_STRATEGIES);
     assert_eq!(
         <McmlKernel<reconverge_workloads::mcml::FastF32>>::entry_point(
-            &Strategy::BranchDistributionWithDynamicWork,
+            &Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic),
             0
         ),
         Some("mcml_fast_distribution_dynamic")
@@ -202,7 +204,7 @@ fn entry_points_follow_the_strategy_data() {
     type B = BranchLoopKernel<SynItDelay>;
     assert_eq!(
         B::entry_point(
-            &Strategy::IterationDelaying(Decision::MajorityVote {
+            &Strategy::iteration_delaying(Decision::MajorityVote {
                 threshold: 24,
                 stop_when_a_lane_finishes: true
             }),
@@ -212,7 +214,7 @@ fn entry_points_follow_the_strategy_data() {
     );
     assert_eq!(
         B::entry_point(
-            &Strategy::IterationDelaying(Decision::RoundRobin {
+            &Strategy::iteration_delaying(Decision::RoundRobin {
                 num_zeros: 3,
                 num_ones: 7,
                 remove_idle: true
@@ -222,16 +224,11 @@ fn entry_points_follow_the_strategy_data() {
         Some("itdelay_rr30_idle")
     );
     assert_eq!(
-        <TwoPathKernel<Gems34Branch>>::entry_point(&Strategy::ZCullMasking, 2),
+        <TwoPathKernel<Gems34Branch>>::entry_point(&Strategy::Z_CULL_MASKING, 2),
         Some("gems34_zcull_b")
     );
     assert_eq!(
-        <ItemLoopKernel<DynamicWork>>::entry_point(
-            &Strategy::OcclusionQueryLoop {
-                iterations_per_pass: 32
-            },
-            1
-        ),
+        <ItemLoopKernel<DynamicWork>>::entry_point(&Strategy::occlusion_query_loop(32), 1),
         Some("dwa_occlusion32_next")
     );
 }

@@ -52,7 +52,7 @@ fn missing_entry_point_is_a_typed_error() {
     use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
     use reconverge_workloads::synthetic::SynItDelay;
     let k = BranchLoopKernel(SynItDelay::new(2, 8, 0.5, 1));
-    let odd = Strategy::IterationDelaying(Decision::MajorityVote {
+    let odd = Strategy::iteration_delaying(Decision::MajorityVote {
         threshold: 3,
         stop_when_a_lane_finishes: true,
     });
@@ -66,12 +66,12 @@ fn missing_entry_point_is_a_typed_error() {
         }
         other => panic!("expected NoEntryPoint, got {other:?}"),
     }
-    match CudaBackend::entry_points(&k, &Strategy::Predication) {
+    match CudaBackend::entry_points(&k, &Strategy::PREDICATION) {
         Err(GpuError::Strategy { .. }) => {}
         other => panic!("expected Strategy, got {other:?}"),
     }
     assert_eq!(
-        CudaBackend::entry_points(&k, &Strategy::Baseline).ok(),
+        CudaBackend::entry_points(&k, &Strategy::BASELINE).ok(),
         Some(vec!["itdelay_baseline"])
     );
 }
@@ -98,7 +98,7 @@ fn backend_errors_keep_their_kind() {
     );
     // Threshold 3 is a valid strategy that the kernel list does not compile.
     let kernel = BranchLoopKernel(SynItDelay::new(8, 100, 0.1, 1));
-    let strategy = Strategy::IterationDelaying(Decision::MajorityVote {
+    let strategy = Strategy::iteration_delaying(Decision::MajorityVote {
         threshold: 3,
         stop_when_a_lane_finishes: true,
     });

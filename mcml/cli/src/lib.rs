@@ -47,7 +47,7 @@ use reconverge_mcml::plot::{RunPlots, check_plot_files, plot_stem, write_plots};
 use reconverge_mcml::{
     Batching, RunInput, RunOptions, RunResult, run_on_backend_streams, run_streams,
 };
-use reconverge_transforms::{Decision, Strategy};
+use reconverge_transforms::{Assignment, Decision, Strategy};
 use reconverge_workloads::mcml::{FastF32, McmlFloat};
 
 /// Where the warps run.
@@ -379,9 +379,9 @@ impl Args {
         }
         let delaying = |decision| {
             if self.dynamic_work {
-                Strategy::IterationDelayingWithDynamicWork(decision)
+                Strategy::iteration_delaying(decision).over(Assignment::Dynamic)
             } else {
-                Strategy::IterationDelaying(decision)
+                Strategy::iteration_delaying(decision)
             }
         };
         if self.dynamic_work && self.strategy == StrategyArg::Scalar {
@@ -391,18 +391,19 @@ impl Args {
             StrategyArg::Scalar => None,
             // Resolved per run by `auto_strategy` / `tuned_strategy`; the baseline stands in
             // for the checks.
-            StrategyArg::Auto | StrategyArg::Tune => Some(Strategy::Baseline),
-            StrategyArg::Baseline if self.dynamic_work => Some(Strategy::DynamicWorkAssignment),
-            StrategyArg::Baseline => Some(Strategy::Baseline),
-            StrategyArg::Dynamic => Some(Strategy::DynamicWorkAssignment),
-            StrategyArg::GridDynamic => Some(Strategy::GridWideDynamicWork),
+            StrategyArg::Auto | StrategyArg::Tune => Some(Strategy::BASELINE),
+            StrategyArg::Baseline if self.dynamic_work => Some(Strategy::DYNAMIC_WORK_ASSIGNMENT),
+            StrategyArg::Baseline => Some(Strategy::BASELINE),
+            StrategyArg::Dynamic => Some(Strategy::DYNAMIC_WORK_ASSIGNMENT),
+            StrategyArg::GridDynamic => Some(Strategy::GRID_WIDE_DYNAMIC_WORK),
             StrategyArg::BranchDistribution if self.dynamic_work => {
-                Some(Strategy::BranchDistributionWithDynamicWork)
+                Some(Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic))
             }
-            StrategyArg::BranchDistribution => Some(Strategy::BranchDistribution),
+            StrategyArg::BranchDistribution => Some(Strategy::BRANCH_DISTRIBUTION),
             StrategyArg::CostBalanced => Some(delaying(Decision::CostBalanced)),
             StrategyArg::BranchDistributionCostBalanced => Some(
-                Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
+                Strategy::branch_distribution_with_delaying(Decision::CostBalanced)
+                    .over(Assignment::Dynamic),
             ),
             StrategyArg::MajorityVote => Some(delaying(Decision::MajorityVote {
                 threshold: self.threshold,
@@ -1202,7 +1203,7 @@ mod tests {
         let list = <McmlKernel<f32> as Kernel>::STRATEGIES;
         let pick = auto_strategy(&run, list).unwrap();
         assert!(list.contains(&pick));
-        assert_ne!(pick, Strategy::Baseline);
+        assert_ne!(pick, Strategy::BASELINE);
         assert!(
             parse(&["--strategy", "auto", "--dynamic-work"])
                 .unwrap()

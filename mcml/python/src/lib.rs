@@ -53,7 +53,7 @@ use reconverge_mcml::{
     BackendRunError, McInput, OutputFormat, RunInput, RunOptions, RunResult,
     run_on_backend_streams, run_streams,
 };
-use reconverge_transforms::{Decision, Strategy};
+use reconverge_transforms::{Assignment, Decision, Strategy};
 use reconverge_workloads::mcml::{GridSpec, LayerSpec, McmlFloat};
 
 pyo3::create_exception!(
@@ -103,21 +103,22 @@ fn strategy_of(name: &str) -> PyResult<Option<Strategy>> {
     let name = name.trim().to_ascii_lowercase().replace('_', "-");
     Ok(Some(match name.as_str() {
         "scalar" => return Ok(None),
-        "baseline" => Strategy::Baseline,
-        "dynamic" => Strategy::DynamicWorkAssignment,
-        "majority-vote" => Strategy::IterationDelaying(Decision::majority_vote(16, true)),
-        "round-robin" => Strategy::IterationDelaying(Decision::round_robin(1, 1, false)),
+        "baseline" => Strategy::BASELINE,
+        "dynamic" => Strategy::DYNAMIC_WORK_ASSIGNMENT,
+        "majority-vote" => Strategy::iteration_delaying(Decision::majority_vote(16, true)),
+        "round-robin" => Strategy::iteration_delaying(Decision::round_robin(1, 1, false)),
         "round-robin-idle-removal" => {
-            Strategy::IterationDelaying(Decision::round_robin(1, 1, true))
+            Strategy::iteration_delaying(Decision::round_robin(1, 1, true))
         }
-        "branch-distribution" => Strategy::BranchDistribution,
-        "branch-distribution-dynamic" => Strategy::BranchDistributionWithDynamicWork,
-        "cost-balanced" => Strategy::IterationDelaying(Decision::CostBalanced),
+        "branch-distribution" => Strategy::BRANCH_DISTRIBUTION,
+        "branch-distribution-dynamic" => Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic),
+        "cost-balanced" => Strategy::iteration_delaying(Decision::CostBalanced),
         "cost-balanced-dynamic" => {
-            Strategy::IterationDelayingWithDynamicWork(Decision::CostBalanced)
+            Strategy::iteration_delaying(Decision::CostBalanced).over(Assignment::Dynamic)
         }
         "branch-distribution-cost-balanced" => {
-            Strategy::BranchDistributionWithDelaying(Decision::CostBalanced)
+            Strategy::branch_distribution_with_delaying(Decision::CostBalanced)
+                .over(Assignment::Dynamic)
         }
         _ => {
             return Err(PyValueError::new_err(format!(

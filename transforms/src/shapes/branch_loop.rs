@@ -4,6 +4,7 @@
 
 use reconverge_simt::{LaneMask, Warp};
 
+use crate::composition::PathSchedule;
 use crate::io::{Tally, WarpTask};
 use crate::kernel::{WarpProgram, check_pass};
 use crate::shape::BranchLoop;
@@ -16,8 +17,8 @@ use crate::strategies::iteration_delaying::{
 };
 use crate::strategy::{Decision, Strategy, StrategyError};
 
-/// A [`BranchLoop`] workload as a [`Kernel`](crate::Kernel). Supports [`Strategy::Baseline`],
-/// [`Strategy::IterationDelaying`] and [`Strategy::DynamicWorkAssignment`], each in one pass.
+/// A [`BranchLoop`] workload as a [`Kernel`](crate::Kernel). Runs the paths as written and
+/// [`PathSchedule::IterationDelaying`], each over every [`Assignment`], in one pass.
 #[derive(Clone, Copy, Debug)]
 #[repr(transparent)]
 pub struct BranchLoopKernel<L>(pub L);
@@ -53,13 +54,13 @@ crate::kernel_impl! {
         }
 
         const STRATEGIES: &'static [Strategy] = &[
-            Strategy::Baseline,
-            Strategy::DynamicWorkAssignment,
-            Strategy::IterationDelaying(PAPER_MAJORITY_VOTE),
-            Strategy::IterationDelaying(PAPER_ROUND_ROBIN),
-            Strategy::IterationDelayingWithDynamicWork(PAPER_MAJORITY_VOTE),
-            Strategy::IterationDelayingWithDynamicWork(PAPER_ROUND_ROBIN),
-            Strategy::GridWideDynamicWork,
+            Strategy::BASELINE,
+            Strategy::DYNAMIC_WORK_ASSIGNMENT,
+            Strategy::iteration_delaying(PAPER_MAJORITY_VOTE),
+            Strategy::iteration_delaying(PAPER_ROUND_ROBIN),
+            Strategy::iteration_delaying(PAPER_MAJORITY_VOTE).over(Assignment::Dynamic),
+            Strategy::iteration_delaying(PAPER_ROUND_ROBIN).over(Assignment::Dynamic),
+            Strategy::GRID_WIDE_DYNAMIC_WORK,
         ];
 
         fn tally_len(&self) -> usize {
@@ -118,19 +119,13 @@ crate::kernel_impl! {
 }
 
 fn mode_of(strategy: &Strategy) -> Result<(Mode, Assignment), StrategyError> {
-    match *strategy {
-        Strategy::Baseline => Ok((Mode::Baseline, Assignment::Static)),
-        Strategy::DynamicWorkAssignment => Ok((Mode::Baseline, Assignment::Dynamic)),
-        Strategy::GridWideDynamicWork => Ok((Mode::Baseline, Assignment::GridWide)),
-        Strategy::IterationDelaying(decision) => {
+    match strategy.paths {
+        PathSchedule::AsWritten => Ok((Mode::Baseline, strategy.items)),
+        PathSchedule::IterationDelaying(decision) => {
             check_decision(decision)?;
-            Ok((Mode::Delaying(decision), Assignment::Static))
+            Ok((Mode::Delaying(decision), strategy.items))
         }
-        Strategy::IterationDelayingWithDynamicWork(decision) => {
-            check_decision(decision)?;
-            Ok((Mode::Delaying(decision), Assignment::Dynamic))
-        }
-        other => Err(StrategyError::not_applicable(other, "branch loop")),
+        _ => Err(StrategyError::not_applicable(*strategy, "branch loop")),
     }
 }
 

@@ -4,6 +4,7 @@
 
 use reconverge_simt::{LaneMask, Region, Warp};
 
+use crate::composition::PathSchedule;
 use crate::io::Tally;
 use crate::kernel::check_pass;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
@@ -19,11 +20,10 @@ use crate::strategy::{Strategy, StrategyError};
 ///
 /// | strategy | issues per iteration of a warp whose lanes take both paths |
 /// |---|---|
-/// | [`Strategy::Baseline`] (fig. 7a) | `prologue_taken + factored + epilogue_taken + prologue_not_taken + factored + epilogue_not_taken` |
-/// | [`Strategy::BranchDistribution`] (fig. 7b) | `prologue_taken + prologue_not_taken + factored + epilogue_taken + epilogue_not_taken` |
-/// | [`Strategy::DynamicWorkAssignment`] | as the baseline, items dealt from the block-shared counter |
-/// | [`Strategy::GridWideDynamicWork`] | as the baseline, items dealt from the launch's one counter |
-/// | [`Strategy::IterationDelaying`] | one whole path per iteration, through [`Unfactored`] |
+/// | [`Strategy::BASELINE`] (fig. 7a) | `prologue_taken + factored + epilogue_taken + prologue_not_taken + factored + epilogue_not_taken` |
+/// | [`Strategy::BRANCH_DISTRIBUTION`] (fig. 7b) | `prologue_taken + prologue_not_taken + factored + epilogue_taken + epilogue_not_taken` |
+/// | [`Strategy::iteration_delaying`] | one whole path per iteration, through [`Unfactored`] |
+/// | any of these [`over`](Strategy::over) [`Assignment::Dynamic`] or [`Assignment::GridWide`] | the same, items dealt from the block's or the launch's counter |
 ///
 /// With SYN-BRDIS's costs (prologues and epilogues of 20 FMA, factored code `F = 2·N·M`) a
 /// fully divergent iteration issues `2·(40 + F)` instructions in the baseline and `80 + F`
@@ -135,12 +135,11 @@ crate::kernel_impl! {
                     lanes,
                 })
             };
-            let program = match strategy {
-                Strategy::Baseline => direct(false, Assignment::Static),
-                Strategy::BranchDistribution => direct(true, Assignment::Static),
-                Strategy::BranchDistributionWithDynamicWork => direct(true, Assignment::Dynamic),
-                Strategy::DynamicWorkAssignment => direct(false, Assignment::Dynamic),
-                Strategy::GridWideDynamicWork => direct(false, Assignment::GridWide),
+            let program = match strategy.paths {
+                PathSchedule::AsWritten => direct(false, strategy.items),
+                PathSchedule::BranchDistribution { delaying: None } => {
+                    direct(true, strategy.items)
+                }
                 _ => FactoredBranchLoopProgram::Adapted(BranchLoopProgram::for_strategy(
                     warp,
                     Unfactored(workload),
@@ -152,15 +151,15 @@ crate::kernel_impl! {
         }
 
         const STRATEGIES: &'static [Strategy] = &[
-            Strategy::Baseline,
-            Strategy::BranchDistribution,
-            Strategy::DynamicWorkAssignment,
-            Strategy::BranchDistributionWithDynamicWork,
-            Strategy::IterationDelaying(PAPER_MAJORITY_VOTE),
-            Strategy::IterationDelaying(PAPER_ROUND_ROBIN),
-            Strategy::IterationDelayingWithDynamicWork(PAPER_MAJORITY_VOTE),
-            Strategy::IterationDelayingWithDynamicWork(PAPER_ROUND_ROBIN),
-            Strategy::GridWideDynamicWork,
+            Strategy::BASELINE,
+            Strategy::BRANCH_DISTRIBUTION,
+            Strategy::DYNAMIC_WORK_ASSIGNMENT,
+            Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic),
+            Strategy::iteration_delaying(PAPER_MAJORITY_VOTE),
+            Strategy::iteration_delaying(PAPER_ROUND_ROBIN),
+            Strategy::iteration_delaying(PAPER_MAJORITY_VOTE).over(Assignment::Dynamic),
+            Strategy::iteration_delaying(PAPER_ROUND_ROBIN).over(Assignment::Dynamic),
+            Strategy::GRID_WIDE_DYNAMIC_WORK,
         ];
 
         fn tally_len(&self) -> usize {
@@ -168,16 +167,14 @@ crate::kernel_impl! {
         }
 
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
-            match strategy {
-                Strategy::Baseline
-                | Strategy::BranchDistribution
-                | Strategy::BranchDistributionWithDynamicWork
-                | Strategy::DynamicWorkAssignment
-                | Strategy::GridWideDynamicWork => Ok(1),
-                Strategy::IterationDelaying(_) | Strategy::IterationDelayingWithDynamicWork(_) => {
+            match strategy.paths {
+                PathSchedule::AsWritten | PathSchedule::BranchDistribution { delaying: None } => {
+                    Ok(1)
+                }
+                PathSchedule::IterationDelaying(_) => {
                     BranchLoopKernel(Unfactored(self.0)).passes(strategy)
                 }
-                other => Err(StrategyError::not_applicable(*other, Self::SHAPE)),
+                _ => Err(StrategyError::not_applicable(*strategy, Self::SHAPE)),
             }
         }
 

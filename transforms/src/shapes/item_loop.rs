@@ -4,6 +4,7 @@
 
 use reconverge_simt::Warp;
 
+use crate::composition::PathSchedule;
 use crate::kernel::check_pass;
 use crate::shape::ItemLoop;
 use crate::strategies::dynamic_work_assignment::{
@@ -14,14 +15,14 @@ use crate::strategy::{Strategy, StrategyError};
 
 /// An [`ItemLoop`] workload as a [`Kernel`](crate::Kernel). Supports, each in one pass:
 ///
-/// - [`Strategy::Baseline`]: thread `t` runs items `t`, `t + threads_per_block`, … of its
+/// - [`Strategy::BASELINE`]: thread `t` runs items `t`, `t + threads_per_block`, … of its
 ///   block's chunk, one after the other (seed 004 fig. 4 with `i = next(i)`); the warp issues
 ///   the body while any lane still has an item, so a warp whose lanes have trip counts
 ///   `n_0 … n_31` and one item each issues the body `max n_i` times (seed 002 §2.3).
-/// - [`Strategy::DynamicWorkAssignment`]: a lane whose item finishes takes the next unclaimed
+/// - [`Strategy::DYNAMIC_WORK_ASSIGNMENT`]: a lane whose item finishes takes the next unclaimed
 ///   item of the block from a block-shared counter (seed 004 fig. 5), sharing the dealer of
 ///   [`crate::BranchLoopKernel`].
-/// - [`Strategy::OcclusionQueryLoop`], in two passes, the second repeated while the first or
+/// - [`Strategy::occlusion_query_loop`], in two passes, the second repeated while the first or
 ///   the previous one left items unfinished: see [`PassLoopProgram`].
 ///
 /// Every other strategy is [`StrategyError::NotApplicable`]: there is no branch in the loop
@@ -78,12 +79,10 @@ crate::kernel_impl! {
         // Eight iterations per pass: the setting whose wall time came closest to the one-kernel
         // loop on seed 004's 1-32-trip loop while still needing several passes (README).
         const STRATEGIES: &'static [Strategy] = &[
-            Strategy::Baseline,
-            Strategy::DynamicWorkAssignment,
-            Strategy::OcclusionQueryLoop {
-                iterations_per_pass: 8,
-            },
-            Strategy::GridWideDynamicWork,
+            Strategy::BASELINE,
+            Strategy::DYNAMIC_WORK_ASSIGNMENT,
+            Strategy::occlusion_query_loop(8),
+            Strategy::GRID_WIDE_DYNAMIC_WORK,
         ];
 
         fn tally_len(&self) -> usize {
@@ -129,13 +128,12 @@ impl Mode {
 }
 
 fn mode_of(strategy: &Strategy) -> Result<Mode, StrategyError> {
-    match *strategy {
-        Strategy::Baseline => Ok(Mode::Dealt(Assignment::Static)),
-        Strategy::DynamicWorkAssignment => Ok(Mode::Dealt(Assignment::Dynamic)),
-        Strategy::GridWideDynamicWork => Ok(Mode::Dealt(Assignment::GridWide)),
-        Strategy::OcclusionQueryLoop {
+    match strategy.paths {
+        PathSchedule::AsWritten => Ok(Mode::Dealt(strategy.items)),
+        // A pass keeps each item's state in its slot: the items of a thread are fixed.
+        PathSchedule::OcclusionQueryLoop {
             iterations_per_pass,
-        } => {
+        } if matches!(strategy.items, Assignment::Static) => {
             // Not `StrategyError::at_least_one(..).map(Mode::Passes)`: through it LLVM stopped
             // unrolling the occlusion-query loop's 8-iteration pass on the GPU (SASS compared).
             if iterations_per_pass == 0 {
@@ -147,7 +145,7 @@ fn mode_of(strategy: &Strategy) -> Result<Mode, StrategyError> {
                 Ok(Mode::Passes(iterations_per_pass))
             }
         }
-        other => Err(StrategyError::not_applicable(other, "item loop")),
+        _ => Err(StrategyError::not_applicable(*strategy, "item loop")),
     }
 }
 

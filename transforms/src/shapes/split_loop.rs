@@ -10,8 +10,8 @@ use crate::shape::SplitLoop;
 use crate::strategies::loop_splitting::split_round;
 use crate::strategy::{Strategy, StrategyError};
 
-/// A [`SplitLoop`] workload as a [`Kernel`](crate::Kernel). Supports [`Strategy::Baseline`]
-/// (fig. 5a, the fused loop) and [`Strategy::LoopSplitting`] (fig. 5b), each in one pass.
+/// A [`SplitLoop`] workload as a [`Kernel`](crate::Kernel). Supports [`Strategy::BASELINE`]
+/// (fig. 5a, the fused loop) and [`Strategy::LOOP_SPLITTING`] (fig. 5b), each in one pass.
 ///
 /// Thread `t` of a block runs items `t`, `t + threads_per_block`, … of the block's chunk,
 /// one per round. In a round the fused loop runs `part_a; part_b` while any lane has
@@ -79,7 +79,7 @@ crate::kernel_impl! {
             })
         }
 
-        const STRATEGIES: &'static [Strategy] = &[Strategy::Baseline, Strategy::LoopSplitting];
+        const STRATEGIES: &'static [Strategy] = &[Strategy::BASELINE, Strategy::LOOP_SPLITTING];
 
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
             split_of(strategy).map(|_| 1)
@@ -97,8 +97,8 @@ crate::kernel_impl! {
 
 fn split_of(strategy: &Strategy) -> Result<bool, StrategyError> {
     match *strategy {
-        Strategy::Baseline => Ok(false),
-        Strategy::LoopSplitting => Ok(true),
+        Strategy::BASELINE => Ok(false),
+        Strategy::LOOP_SPLITTING => Ok(true),
         other => Err(StrategyError::not_applicable(other, "split loop")),
     }
 }

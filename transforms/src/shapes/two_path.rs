@@ -4,10 +4,12 @@
 
 use reconverge_simt::{LaneMask, Warp};
 
+use crate::composition::PathSchedule;
 use crate::io::{Sink, WarpTask};
 use crate::kernel::check_pass;
 use crate::scratch::DecisionMask;
 use crate::shape::TwoPath;
+use crate::strategies::Assignment;
 use crate::strategies::branch_path_unification::BranchPathUnification;
 use crate::strategies::branch_splitting::BranchSplitting;
 use crate::strategies::predication::Predication;
@@ -19,12 +21,12 @@ use crate::strategy::{Strategy, StrategyError};
 ///
 /// | strategy | passes | what a warp does |
 /// |---|---|---|
-/// | [`Strategy::Baseline`] | 1 | each lane runs items `t`, `t + threads_per_block`, … of its block's chunk; per item: `decide`, path A for the lanes that want it, path B for the others |
-/// | [`Strategy::Predication`] | 1 | as the baseline, but every live lane runs both paths and keeps one result (Gems 34.2.1) |
-/// | [`Strategy::BranchSplitting`] | 2 | pass 0 runs path A on the items that take it, pass 1 path B; lanes whose item takes the other path idle but still evaluate `decide` (seed 001 fig. 6b: each pass is a kernel of its own, compiled with its own register count) |
-/// | [`Strategy::ZCullMasking`] | 3 | pass 0 evaluates `decide` for the baseline's items and stores it as a [`DecisionMask`] (one atomic OR per warp window, by the window's lowest lane); pass 1 runs path A and pass 2 path B on the items whose mask bit says so, each lane loading its bit; a window whose lanes all fail issues no path at all |
-/// | [`Strategy::StaticBranchResolution`] | 1 | compaction by predicate in the warp ([`crate::strategies::static_branch_resolution`]) |
-/// | [`Strategy::BranchPathUnification`] | 1 | seed 004 fig. 10 ([`crate::strategies::branch_path_unification`]) |
+/// | [`Strategy::BASELINE`] | 1 | each lane runs items `t`, `t + threads_per_block`, … of its block's chunk; per item: `decide`, path A for the lanes that want it, path B for the others |
+/// | [`Strategy::PREDICATION`] | 1 | as the baseline, but every live lane runs both paths and keeps one result (Gems 34.2.1) |
+/// | [`Strategy::BRANCH_SPLITTING`] | 2 | pass 0 runs path A on the items that take it, pass 1 path B; lanes whose item takes the other path idle but still evaluate `decide` (seed 001 fig. 6b: each pass is a kernel of its own, compiled with its own register count) |
+/// | [`Strategy::Z_CULL_MASKING`] | 3 | pass 0 evaluates `decide` for the baseline's items and stores it as a [`DecisionMask`] (one atomic OR per warp window, by the window's lowest lane); pass 1 runs path A and pass 2 path B on the items whose mask bit says so, each lane loading its bit; a window whose lanes all fail issues no path at all |
+/// | [`Strategy::STATIC_BRANCH_RESOLUTION`] | 1 | compaction by predicate in the warp ([`crate::strategies::static_branch_resolution`]) |
+/// | [`Strategy::branch_path_unification`] | 1 | seed 004 fig. 10 ([`crate::strategies::branch_path_unification`]) |
 #[derive(Clone, Copy, Debug)]
 #[repr(transparent)]
 pub struct TwoPathKernel<P>(pub P);
@@ -139,19 +141,19 @@ impl<W: Warp, P: TwoPath, X: Copy> PathWarp<W, P, X> {
 /// One warp running a [`TwoPath`] workload under one strategy: the program of one pass of
 /// the strategy's technique.
 pub enum TwoPathProgram<'s, W: Warp, P: TwoPath> {
-    /// [`Strategy::Baseline`].
+    /// [`Strategy::BASELINE`].
     Baseline(TwoPathBaseline<W, P>),
-    /// [`Strategy::Predication`].
+    /// [`Strategy::PREDICATION`].
     Predication(Predication<W, P>),
-    /// A pass of [`Strategy::BranchSplitting`].
+    /// A pass of [`Strategy::BRANCH_SPLITTING`].
     BranchSplitting(BranchSplitting<W, P>),
-    /// [`Strategy::ZCullMasking`]'s mask pass.
+    /// [`Strategy::Z_CULL_MASKING`]'s mask pass.
     ZCullMask(ZCullMask<'s, W, P>),
-    /// A path pass of [`Strategy::ZCullMasking`].
+    /// A path pass of [`Strategy::Z_CULL_MASKING`].
     ZCullPath(ZCullPath<'s, W, P>),
-    /// [`Strategy::StaticBranchResolution`].
+    /// [`Strategy::STATIC_BRANCH_RESOLUTION`].
     StaticBranchResolution(StaticBranchResolution<W, P>),
-    /// [`Strategy::BranchPathUnification`].
+    /// [`Strategy::branch_path_unification`].
     BranchPathUnification(BranchPathUnification<W, P>),
 }
 
@@ -168,7 +170,7 @@ crate::warp_program_enum!(
     |program, warp, sink, _tally| program.step(warp, sink)
 );
 
-/// One warp of [`Strategy::Baseline`] on a [`TwoPath`].
+/// One warp of [`Strategy::BASELINE`] on a [`TwoPath`].
 pub struct TwoPathBaseline<W: Warp, P: TwoPath>(PathWarp<W, P, ()>);
 
 impl<W: Warp, P: TwoPath> TwoPathBaseline<W, P> {
@@ -233,20 +235,18 @@ crate::kernel_impl! {
         // values (1, 4, 16, 64) and the first at which it clearly gains (66.6 % useful lanes
         // against 50 %) without needing 64 items per thread.
         const STRATEGIES: &'static [Strategy] = &[
-            Strategy::Baseline,
-            Strategy::Predication,
-            Strategy::StaticBranchResolution,
-            Strategy::BranchSplitting,
-            Strategy::ZCullMasking,
-            Strategy::BranchPathUnification {
-                items_per_thread: 16,
-            },
+            Strategy::BASELINE,
+            Strategy::PREDICATION,
+            Strategy::STATIC_BRANCH_RESOLUTION,
+            Strategy::BRANCH_SPLITTING,
+            Strategy::Z_CULL_MASKING,
+            Strategy::branch_path_unification(16),
         ];
 
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
-            mode_of(strategy, 0).map(|_| match strategy {
-                Strategy::BranchSplitting => 2,
-                Strategy::ZCullMasking => 3,
+            mode_of(strategy, 0).map(|_| match *strategy {
+                Strategy::BRANCH_SPLITTING => 2,
+                Strategy::Z_CULL_MASKING => 3,
                 _ => 1,
             })
         }
@@ -259,8 +259,8 @@ crate::kernel_impl! {
         }
 
         fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {
-            match strategy {
-                Strategy::ZCullMasking => DecisionMask::words_for(items),
+            match *strategy {
+                Strategy::Z_CULL_MASKING => DecisionMask::words_for(items),
                 _ => 0,
             }
         }
@@ -269,17 +269,18 @@ crate::kernel_impl! {
 
 fn mode_of(strategy: &Strategy, pass: u32) -> Result<Mode, StrategyError> {
     match *strategy {
-        Strategy::Baseline => Ok(Mode::Baseline),
-        Strategy::Predication => Ok(Mode::Predication),
-        Strategy::BranchSplitting => Ok(Mode::Split(pass == 0)),
-        Strategy::ZCullMasking => Ok(match pass {
+        Strategy::BASELINE => Ok(Mode::Baseline),
+        Strategy::PREDICATION => Ok(Mode::Predication),
+        Strategy::BRANCH_SPLITTING => Ok(Mode::Split(pass == 0)),
+        Strategy::Z_CULL_MASKING => Ok(match pass {
             0 => Mode::ZMask,
             p => Mode::ZPath(p == 1),
         }),
-        Strategy::StaticBranchResolution => Ok(Mode::Compact),
-        Strategy::BranchPathUnification { items_per_thread } => {
-            StrategyError::at_least_one("items_per_thread", items_per_thread).map(Mode::Unify)
-        }
+        Strategy::STATIC_BRANCH_RESOLUTION => Ok(Mode::Compact),
+        Strategy {
+            items: Assignment::Static,
+            paths: PathSchedule::BranchPathUnification { items_per_thread },
+        } => StrategyError::at_least_one("items_per_thread", items_per_thread).map(Mode::Unify),
         other => Err(StrategyError::not_applicable(other, "two-path branch")),
     }
 }

@@ -30,7 +30,7 @@ pub(crate) struct Group {
     found_item: u32,
 }
 
-/// One warp of [`crate::Strategy::BranchPathUnification`] on a [`TwoPath`].
+/// One warp of [`crate::Strategy::branch_path_unification`] on a [`TwoPath`].
 pub struct BranchPathUnification<W: Warp, P: TwoPath> {
     warp: PathWarp<W, P, Group>,
     items_per_thread: u32,

@@ -18,7 +18,7 @@ use crate::io::{Sink, WarpTask};
 use crate::shape::TwoPath;
 use crate::shapes::two_path::PathWarp;
 
-/// One warp of one pass of [`crate::Strategy::BranchSplitting`] on a [`TwoPath`].
+/// One warp of one pass of [`crate::Strategy::BRANCH_SPLITTING`] on a [`TwoPath`].
 pub struct BranchSplitting<W: Warp, P: TwoPath> {
     warp: PathWarp<W, P, ()>,
     /// The pass runs path A (`true`) or path B.

@@ -226,7 +226,7 @@ fn cost_balanced(
 
 /// Iteration delaying as one thread's plain loop with a warp vote at the iteration point: the
 /// kernel a CUDA programmer writes from seed 002 fig. 5, and what the CUDA backend runs for
-/// [`crate::Strategy::IterationDelaying`] (through [`crate::Kernel::delayed_items`]).
+/// [`crate::Strategy::iteration_delaying`] (through [`crate::Kernel::delayed_items`]).
 ///
 /// The thread runs the items `next` deals (an item that finishes gives its output to `put`
 /// and the next one starts at once, with no vote). Each iteration it computes its item's

@@ -60,7 +60,7 @@ pub(crate) struct PassLane<S> {
     state: S,
 }
 
-/// One warp's part of one pass of [`crate::Strategy::OcclusionQueryLoop`].
+/// One warp's part of one pass of [`crate::Strategy::occlusion_query_loop`].
 ///
 /// Thread `t` takes items `t`, `t + threads_per_block`, … of its block's chunk, one window of
 /// the warp's width at a time. The first pass starts every item; a later pass tests each

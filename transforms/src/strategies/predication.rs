@@ -23,7 +23,7 @@ pub(crate) struct BothResults<O> {
     b: Option<O>,
 }
 
-/// One warp of [`crate::Strategy::Predication`] on a [`TwoPath`].
+/// One warp of [`crate::Strategy::PREDICATION`] on a [`TwoPath`].
 pub struct Predication<W: Warp, P: TwoPath> {
     warp: PathWarp<W, P, BothResults<P::Output>>,
 }

@@ -29,7 +29,7 @@ pub(crate) struct QueueSlots {
     qb: u32,
 }
 
-/// One warp of [`crate::Strategy::StaticBranchResolution`] on a [`TwoPath`].
+/// One warp of [`crate::Strategy::STATIC_BRANCH_RESOLUTION`] on a [`TwoPath`].
 pub struct StaticBranchResolution<W: Warp, P: TwoPath> {
     warp: PathWarp<W, P, QueueSlots>,
     /// Items in queue A and queue B (slots `0..na` and `0..nb`).

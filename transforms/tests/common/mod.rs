@@ -82,7 +82,7 @@ pub fn beside_baseline<K: Kernel>(
 where
     K::Output: PartialEq + std::fmt::Debug,
 {
-    let base = run_complete(kernel, &Strategy::Baseline, launch);
+    let base = run_complete(kernel, &Strategy::BASELINE, launch);
     (base, run_complete(kernel, strategy, launch))
 }
 

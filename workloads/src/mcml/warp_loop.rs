@@ -9,8 +9,8 @@
 
 use reconverge_simt::Warp;
 use reconverge_transforms::{
-    BranchLoop, BranchLoopKernel, BranchLoopProgram, Decision, LoopRegion, LoopRegions, Strategy,
-    StrategyError, Tally as WarpTally, check_pass,
+    Assignment, BranchLoop, BranchLoopKernel, BranchLoopProgram, Decision, LoopRegion, LoopRegions,
+    PathSchedule, Strategy, StrategyError, Tally as WarpTally, check_pass,
 };
 
 use super::float::McmlFloat;
@@ -188,7 +188,7 @@ impl<F: McmlFloat> BranchLoop for DistributedBoundary<'_, F> {
 
 /// MCML as a [`Kernel`](reconverge_transforms::Kernel): every loop strategy of
 /// [`BranchLoopKernel`] (baseline, iteration delaying, dynamic work assignment) on MCML's main
-/// branch (seed 002 fig. 8), plus [`Strategy::BranchDistribution`] of the boundary path's
+/// branch (seed 002 fig. 8), plus [`Strategy::BRANCH_DISTRIBUTION`] of the boundary path's
 /// up/down branch (fig. 9).
 ///
 /// The reference model sees the boundary path as one region either way (the up/down
@@ -217,12 +217,14 @@ reconverge_transforms::warp_program_enum!(
 /// and picks which lanes run which path (the distributed boundary being the workload's); `None`
 /// for the others, which run the boundary as written.
 fn distributed_loop_strategy(strategy: &Strategy) -> Option<Strategy> {
-    match *strategy {
-        Strategy::BranchDistribution => Some(Strategy::Baseline),
-        Strategy::BranchDistributionWithDynamicWork => Some(Strategy::DynamicWorkAssignment),
-        Strategy::BranchDistributionWithDelaying(decision) => {
-            Some(Strategy::IterationDelayingWithDynamicWork(decision))
-        }
+    match strategy.paths {
+        PathSchedule::BranchDistribution { delaying } => Some(Strategy::new(
+            strategy.items,
+            match delaying {
+                Some(decision) => PathSchedule::IterationDelaying(decision),
+                None => PathSchedule::AsWritten,
+            },
+        )),
         _ => None,
     }
 }
@@ -251,19 +253,19 @@ reconverge_transforms::kernel_impl! {
         /// boundary as written and distributed, and dynamic work from one counter of the whole
         /// launch.
         const STRATEGIES: &'static [Strategy] = &[
-            Strategy::Baseline,
-            Strategy::DynamicWorkAssignment,
-            Strategy::IterationDelaying(Decision::majority_vote(16, true)),
-            Strategy::IterationDelaying(Decision::round_robin(1, 1, false)),
-            Strategy::IterationDelaying(Decision::round_robin(1, 1, true)),
-            Strategy::BranchDistribution,
-            Strategy::BranchDistributionWithDynamicWork,
-            Strategy::IterationDelayingWithDynamicWork(Decision::majority_vote(4, true)),
-            Strategy::IterationDelayingWithDynamicWork(Decision::majority_vote(8, true)),
-            Strategy::IterationDelayingWithDynamicWork(Decision::round_robin(3, 1, true)),
-            Strategy::IterationDelayingWithDynamicWork(Decision::CostBalanced),
-            Strategy::BranchDistributionWithDelaying(Decision::CostBalanced),
-            Strategy::GridWideDynamicWork,
+            Strategy::BASELINE,
+            Strategy::DYNAMIC_WORK_ASSIGNMENT,
+            Strategy::iteration_delaying(Decision::majority_vote(16, true)),
+            Strategy::iteration_delaying(Decision::round_robin(1, 1, false)),
+            Strategy::iteration_delaying(Decision::round_robin(1, 1, true)),
+            Strategy::BRANCH_DISTRIBUTION,
+            Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic),
+            Strategy::iteration_delaying(Decision::majority_vote(4, true)).over(Assignment::Dynamic),
+            Strategy::iteration_delaying(Decision::majority_vote(8, true)).over(Assignment::Dynamic),
+            Strategy::iteration_delaying(Decision::round_robin(3, 1, true)).over(Assignment::Dynamic),
+            Strategy::iteration_delaying(Decision::CostBalanced).over(Assignment::Dynamic),
+            Strategy::branch_distribution_with_delaying(Decision::CostBalanced).over(Assignment::Dynamic),
+            Strategy::GRID_WIDE_DYNAMIC_WORK,
         ];
 
         fn tally_len(&self) -> usize {

@@ -3,9 +3,9 @@
 //! Every element of a data set takes, according to a **decision mask**, either the *if*
 //! branch (light: few instructions, few registers: 6 in the paper) or the *else* branch
 //! (heavy: 13 registers in the paper). The single kernel (fig. 6a) is
-//! [`Strategy::Baseline`](reconverge_transforms::Strategy::Baseline); the split two-kernel
+//! [`Strategy::BASELINE`](reconverge_transforms::Strategy::BASELINE); the split two-kernel
 //! version (fig. 6b) is
-//! [`Strategy::BranchSplitting`](reconverge_transforms::Strategy::BranchSplitting). The
+//! [`Strategy::BRANCH_SPLITTING`](reconverge_transforms::Strategy::BRANCH_SPLITTING). The
 //! fraction of *else* elements is swept from 0 % to 100 %.
 //!
 //! # Parameters

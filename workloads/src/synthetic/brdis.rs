@@ -17,7 +17,7 @@
 //! ```
 //!
 //! Branch distribution (fig. 7b,
-//! [`Strategy::BranchDistribution`](reconverge_transforms::Strategy::BranchDistribution))
+//! [`Strategy::BRANCH_DISTRIBUTION`](reconverge_transforms::Strategy::BRANCH_DISTRIBUTION))
 //! runs `code_factored_out` once for all lanes between the divergent prologues and epilogues.
 //! The paper's condition is `(threadIdx.x + i) & 1`; here it is `(item + i) & 1`, which is the
 //! same for the baseline's one-item-per-thread launch and keeps outputs independent of the

@@ -49,7 +49,7 @@ pub const DWA_ITEM: Region = ItemLoopRegion::Item.region("load / store", 4);
 /// Parameters: `loop_num` (LOOP_NUM, table 1: 1 to 512) and `max_trips` (the largest
 /// trip count; the paper does not state its input's range). As an
 /// [`ItemLoop`], it runs under the baseline (fig. A-1 `kernel`) and
-/// [`Strategy::DynamicWorkAssignment`](reconverge_transforms::Strategy::DynamicWorkAssignment)
+/// [`Strategy::DYNAMIC_WORK_ASSIGNMENT`](reconverge_transforms::Strategy::DYNAMIC_WORK_ASSIGNMENT)
 /// (`kernelEnhanced`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
@@ -143,7 +143,7 @@ pub const BPU_ITEM: Region = TwoPathRegion::Item.region("store", 1);
 /// set (probability 1/2), functionB otherwise, each `LOOP` steps starting from `tmp = i`.
 ///
 /// Parameters: `loop_count` (LOOP, tables 2–3: 1 to 10000). DATA_PER_THREAD is the strategy's
-/// parameter: [`Strategy::BranchPathUnification`](reconverge_transforms::Strategy::BranchPathUnification)
+/// parameter: [`Strategy::branch_path_unification`](reconverge_transforms::Strategy::branch_path_unification)
 /// `{ items_per_thread }` (1, 4, 16, 64 in the paper); the baseline is fig. A-2's `kernel`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]

@@ -96,8 +96,8 @@ const B_ROT: [u32; ACCUMULATORS] = [29, 25, 22, 18, 14, 10, 6, 2, 31, 26, 12, 8]
 /// 64-bit hash of its accumulators) and part B's accumulators.
 ///
 /// As a [`SplitLoop`] it runs under
-/// [`Strategy::Baseline`](reconverge_transforms::Strategy::Baseline) (fig. 5a, fused) and
-/// [`Strategy::LoopSplitting`](reconverge_transforms::Strategy::LoopSplitting) (fig. 5b).
+/// [`Strategy::BASELINE`](reconverge_transforms::Strategy::BASELINE) (fig. 5a, fused) and
+/// [`Strategy::LOOP_SPLITTING`](reconverge_transforms::Strategy::LOOP_SPLITTING) (fig. 5b).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct LoopSplitBench {

@@ -127,13 +127,13 @@ fn refine_factor(
 /// The strategies the page times on each input.
 pub(crate) fn page_strategies() -> [Strategy; 7] {
     [
-        Strategy::Baseline,
-        Strategy::DynamicWorkAssignment,
+        Strategy::BASELINE,
+        Strategy::DYNAMIC_WORK_ASSIGNMENT,
         majority_vote(16),
         round_robin(50, false),
         round_robin(50, true),
         round_robin(75, false),
-        Strategy::BranchDistribution,
+        Strategy::BRANCH_DISTRIBUTION,
     ]
 }
 
@@ -201,7 +201,7 @@ pub fn mcml(ctx: &Ctx) -> Page {
     });
     // Calibrate: boundary fraction of the skin model with every layer scaled by a factor.
     let fraction = |k: f64| {
-        model_run(ctx, &scaled_skin(k), calib_photons, Strategy::Baseline)
+        model_run(ctx, &scaled_skin(k), calib_photons, Strategy::BASELINE)
             .and_then(|c| boundary_fraction(&c))
     };
     let factors = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0];
@@ -292,7 +292,7 @@ pub fn mcml(ctx: &Ctx) -> Page {
             let sp = (ok && med[0] > 0.0).then(|| med[0] / med[j]);
             let simd = model_run(ctx, &input, model_photons, s).map(|c| c.simd_efficiency());
             let paper = match s {
-                Strategy::BranchDistribution => Some(targets[i].1),
+                Strategy::BRANCH_DISTRIBUTION => Some(targets[i].1),
                 _ if j == 5 => Some(1.12),
                 _ => None,
             };
@@ -319,7 +319,7 @@ pub fn mcml(ctx: &Ctx) -> Page {
                         .map_or(String::new(), |e| format!("not run: {e}")),
                 ),
             ]);
-            if s == Strategy::BranchDistribution {
+            if s == Strategy::BRANCH_DISTRIBUTION {
                 paper_pts.push((100.0 * fr, targets[i].1));
                 findings.push(format!(
                     "Input with the boundary path at {:.1} % of steps (target {:.0} %): branch distribution {}x (paper {:.3}x).",

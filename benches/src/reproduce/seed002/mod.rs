@@ -195,7 +195,7 @@ fn itdelay_measure(ctx: &Ctx, r: f64, f_: f64, strategies: &[Strategy]) -> Vec<M
 /// Figs. 10 and 11's strategies.
 fn itdelay_strategies() -> [Strategy; 4] {
     [
-        Strategy::Baseline,
+        Strategy::BASELINE,
         majority_vote(16),
         round_robin(50, false),
         round_robin(50, true),
@@ -494,7 +494,7 @@ fn itdelay_table1(ctx: &Ctx) -> Page {
 // ---- Seed 002: branch distribution ---------------------------------------------------------
 
 /// The baseline and branch distribution.
-const BRDIS_STRATEGIES: [Strategy; 2] = [Strategy::Baseline, Strategy::BranchDistribution];
+const BRDIS_STRATEGIES: [Strategy; 2] = [Strategy::BASELINE, Strategy::BRANCH_DISTRIBUTION];
 /// Fig. 12's inputs of the factored code.
 const BRDIS_M: [u32; 3] = [1, 4, 20];
 

@@ -5,7 +5,7 @@
 use reconverge_backend::{Backend, Launch};
 use reconverge_conformance::Check;
 use reconverge_cpu::CpuBackend;
-use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
+use reconverge_transforms::{Assignment, BranchLoopKernel, Decision, PathSchedule, Strategy};
 use reconverge_workloads::synthetic::SynItDelay;
 
 use crate::gpu::{CudaBackend, GpuError, launch};
@@ -72,10 +72,11 @@ impl Visit for Conformance<'_> {
 /// majority votes, but none over dynamic work).
 fn missing_entry_point(rep: &mut Report, gpu: &CudaBackend) -> Result<(), GpuError> {
     let k = BranchLoopKernel(SynItDelay::new(2, 8, 0.5, 1));
-    let odd = Strategy::IterationDelayingWithDynamicWork(Decision::MajorityVote {
+    let odd = Strategy::iteration_delaying(Decision::MajorityVote {
         threshold: 3,
         stop_when_a_lane_finishes: true,
-    });
+    })
+    .over(Assignment::Dynamic);
     let shape: Launch = launch("device_check", Launch::new(64, 1))?;
     match gpu.try_run(&k, odd, 64, shape) {
         Err(e @ GpuError::NoEntryPoint { .. }) => rep.check(
@@ -115,26 +116,26 @@ fn unlisted_numbers(strategy: &Strategy) -> Option<Strategy> {
         }),
         Decision::CostBalanced => None,
     };
-    match *strategy {
-        Strategy::IterationDelaying(d) => decision(d).map(Strategy::IterationDelaying),
-        Strategy::IterationDelayingWithDynamicWork(d) => {
-            decision(d).map(Strategy::IterationDelayingWithDynamicWork)
+    let paths = match strategy.paths {
+        PathSchedule::IterationDelaying(d) => PathSchedule::IterationDelaying(decision(d)?),
+        PathSchedule::BranchDistribution { delaying: Some(d) } => {
+            PathSchedule::BranchDistribution {
+                delaying: Some(decision(d)?),
+            }
         }
-        Strategy::BranchDistributionWithDelaying(d) => {
-            decision(d).map(Strategy::BranchDistributionWithDelaying)
-        }
-        Strategy::OcclusionQueryLoop {
+        PathSchedule::OcclusionQueryLoop {
             iterations_per_pass,
-        } => Some(Strategy::OcclusionQueryLoop {
+        } => PathSchedule::OcclusionQueryLoop {
             iterations_per_pass: iterations_per_pass * 2 + 1,
-        }),
-        Strategy::BranchPathUnification { items_per_thread } => {
-            Some(Strategy::BranchPathUnification {
+        },
+        PathSchedule::BranchPathUnification { items_per_thread } => {
+            PathSchedule::BranchPathUnification {
                 items_per_thread: items_per_thread + 3,
-            })
+            }
         }
-        _ => None,
-    }
+        _ => return None,
+    };
+    Some(Strategy::new(strategy.items, paths))
 }
 
 /// Every listed strategy with numbers of its own ([`unlisted_numbers`]) on the GPU against the

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use reconverge_backend::{Backend, Launch};
 use reconverge_cpu::CpuBackend;
-use reconverge_transforms::Kernel;
+use reconverge_transforms::{Assignment, Kernel};
 use reconverge_workloads::mcml::{McmlKernel, McmlLoop};
 use serde_json::{Value, json};
 
@@ -281,7 +281,7 @@ pub fn tally_copies(
         seed: 7,
         first_photon: 0,
     });
-    let strategy = reconverge_transforms::Strategy::BranchDistributionWithDynamicWork;
+    let strategy = reconverge_transforms::Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic);
     let photons: u32 = if sanitize { 128 } else { 1 << 15 };
     let launch =
         Launch::new(128, if sanitize { 2 } else { 64 }).map_err(|e| GpuError::InvalidInput {

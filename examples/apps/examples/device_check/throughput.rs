@@ -55,7 +55,7 @@ impl Visit for Throughput<'_> {
                         .check(&format!("timed {label}"), false, &e.to_string());
                 }
             }
-            if strategy == Strategy::Baseline {
+            if strategy == Strategy::BASELINE {
                 baseline_rate = gpu_rate;
             }
             let speedup = match (baseline_rate, gpu_rate) {
