@@ -118,3 +118,43 @@ fn launches_are_ranked_and_the_baseline_is_compared_at_its_default() {
     );
     assert!(advice.to_string().contains("recommended:"));
 }
+
+/// Where no technique can win, the advisor says so: on SYN-ITDELAY with paths of distinct
+/// shape (the techniques page, `docs/results/techniques/`), every iteration-delaying decision
+/// lost to the plain kernel at r = 4 (0.91x at best, the hand-written twins too) and round robin
+/// won at r = 32 (1.19x at f = 0.1, 1.14x at f = 0.5). The advisor's recommendation is a plain
+/// per-thread loop at r = 4 and iteration delaying at r = 32, from the page's list of strategies
+/// (the workload's GPU entry points: seed 002's decisions, the plain loops over each dealing).
+#[test]
+fn the_advisor_recommends_the_plain_loop_where_delaying_cannot_win() {
+    use reconverge_advisor::{Compiled, Gpu, Sampling, advise_launches};
+    use reconverge_transforms::BranchLoopKernel;
+    use reconverge_workloads::gpu_entries::SYN_IT_DELAY_DISTINCT_STRATEGIES;
+    use reconverge_workloads::synthetic::SynItDelayDistinct;
+    let gpu = Gpu::h100().expect("calibration");
+    let sampling = Sampling {
+        items: 2048,
+        resamples: 2,
+        seed: 3,
+    };
+    for f in [0.1, 0.5] {
+        for (r, delaying_wins) in [(4.0, false), (32.0, true)] {
+            let kernel = BranchLoopKernel(SynItDelayDistinct::with_branch_ratio(r, 64, f, 11));
+            let advice = advise_launches(
+                &kernel,
+                1 << 14,
+                SYN_IT_DELAY_DISTINCT_STRATEGIES,
+                &gpu,
+                &sampling,
+                &Compiled::default(),
+            )
+            .expect("advice");
+            let pick = advice.recommended().strategy;
+            assert_eq!(
+                !pick.runs_per_thread(),
+                delaying_wins,
+                "f = {f}, r = {r}: recommended {pick}\n{advice}"
+            );
+        }
+    }
+}
