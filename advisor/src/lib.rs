@@ -729,7 +729,8 @@ impl fmt::Display for SlotAdvice {
 /// The first column of a table of strategies: each strategy's name, and the column's width
 /// (the longest name, at least 8 characters).
 fn strategy_column(strategies: impl Iterator<Item = Strategy>) -> (Vec<String>, usize) {
-    let names: Vec<String> = strategies.map(|s| s.to_string()).collect();
+    // The id, not the text for people: unique, short, and what `str::parse` takes back.
+    let names: Vec<String> = strategies.map(|s| s.id().to_string()).collect();
     let width = names.iter().map(String::len).max().unwrap_or(0).max(8);
     (names, width)
 }

@@ -307,8 +307,11 @@ fn report_names_every_strategy_and_the_recommendation() -> TestResult {
     let kernel = ItemLoopKernel(DynamicWork::new(8, 64, 1));
     let advice = advise(&kernel, 1024, Launch::new(128, 2)?, &Options::default())?;
     let text = advice.to_string();
+    // Each strategy by its id, which parses back to it.
     for s in <ItemLoopKernel<DynamicWork>>::STRATEGIES {
-        assert!(text.contains(&s.to_string()), "{s} missing:\n{text}");
+        let id = s.id().to_string();
+        assert!(text.contains(&id), "{s} missing:\n{text}");
+        assert_eq!(id.parse::<Strategy>(), Ok(*s));
     }
     assert!(
         text.contains("recommended: dynamic work assignment"),

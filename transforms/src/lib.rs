@@ -107,6 +107,7 @@ pub mod shape;
 pub mod shapes;
 pub mod strategies;
 pub mod strategy;
+pub mod strategy_id;
 
 /// The former home of the per-warp programs, kept so that paths written against it still
 /// resolve: kernels and baselines now live in [`shapes`], techniques in [`strategies`].
@@ -133,3 +134,4 @@ pub use shapes::{
 pub use strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 pub use strategies::{Assignment, Lane, PassLoopProgram};
 pub use strategy::{Decision, Strategy, StrategyError, StrategyParameters};
+pub use strategy_id::{ParseStrategyError, StrategyId};

@@ -182,3 +182,42 @@ fn numbers_travel_as_words_and_keep_the_technique() {
         StrategyParameters::default()
     );
 }
+
+/// Every pairing's id is its own and parses back to it; the ids keep the papers' names, and a
+/// text that is not an id says what it lacked.
+#[test]
+fn every_strategy_has_a_unique_id_that_parses_back() {
+    let mut ids = HashSet::new();
+    for items in ASSIGNMENTS {
+        for paths in schedules() {
+            let s = Strategy::new(items, paths);
+            let id = s.id().to_string();
+            assert!(ids.insert(id.clone()), "{id} twice");
+            assert_eq!(id.parse::<Strategy>(), Ok(s), "{id}");
+            // File names and command lines: lower case, digits and dashes only.
+            assert!(
+                id.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{id}"
+            );
+            // The id is the short name with the numbers and the stop rule.
+            let without: Vec<&str> = id
+                .split('-')
+                .filter(|w| *w != "stop" && !w.chars().all(|c| c.is_ascii_digit()))
+                .collect();
+            assert_eq!(without.join("-"), s.name(), "{id}");
+        }
+    }
+    for bad in [
+        "",
+        "delaying-majority-vote",
+        "delaying-round-robin-3",
+        "delaying-round-robin-x-1",
+        "occlusion-query-loop-",
+        "baseline-dynamic-extra",
+        "Baseline",
+    ] {
+        let e = bad.parse::<Strategy>().unwrap_err();
+        assert!(e.to_string().contains("expected"), "{bad}: {e}");
+    }
+}
