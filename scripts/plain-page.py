@@ -14,7 +14,8 @@ from pathlib import Path
 d = Path(sys.argv[1])
 # The plain tool's workload names, the prefixes of their entry points, and the walk's.
 PREFIX = {"walk": "walk", "collatz": "collatz", "escape-time": "escape",
-          "syn-itdelay": "itdelay", "dynamic-work": "dwa"}
+          "syn-itdelay": "itdelay", "dynamic-work": "dwa",
+          "syn-brdis-distinct": "brdistinct", "syn-brdis-distinct-twin": "brdistinct_twin"}
 
 
 def read_tsv(path):

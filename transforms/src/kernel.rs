@@ -243,6 +243,31 @@ pub trait Kernel {
         false
     }
 
+    /// Branch distribution as the plain loop of one thread: each iteration's divergent
+    /// prologue, then the code the two paths share written once, then the divergent epilogue
+    /// (seed 002 fig. 7b), the loop a CUDA programmer writes from the figure. It needs no vote
+    /// (each thread's code is its own; the hardware reconverges the warp before the shared
+    /// code), so the CUDA backend runs it for [`PathSchedule::BranchDistribution`] without
+    /// delaying, over any [`Assignment`](crate::Assignment), as it runs
+    /// [`Kernel::plain_items`] for the paths as written ([`Strategy::runs_per_thread`]).
+    /// `next` and `put` are as for [`Kernel::plain_items`]; outputs and adds are the
+    /// baseline's.
+    ///
+    /// Returns `false`, having called nothing, for a kernel without such a form (the default):
+    /// the backend then runs the kernel's program with each thread as a warp of one lane.
+    ///
+    /// [`PathSchedule::BranchDistribution`]: crate::PathSchedule::BranchDistribution
+    #[inline(always)]
+    fn distributed_items<T: Tally>(
+        &self,
+        next: impl FnMut() -> Option<u32>,
+        put: impl FnMut(u32, Self::Output),
+        tally: &mut T,
+    ) -> bool {
+        let _ = (next, put, tally);
+        false
+    }
+
     /// Iteration delaying under `decision` as the plain loop of one thread of a warp, with a
     /// warp vote at the iteration point: the kernel a CUDA programmer writes from seed 002
     /// fig. 5, which the CUDA backend runs for [`Strategy::iteration_delaying`] over any

@@ -252,14 +252,19 @@ pub struct StrategyParameters {
 
 impl Strategy {
     /// Whether no two lanes of a warp ever need to agree under this strategy: each thread's
-    /// items and results are its own, whatever the others do (the paths as written, under any
+    /// items and results are its own, whatever the others do (the paths as written and branch
+    /// distribution without delaying, a rewriting of each thread's own code, under any
     /// assignment). The CUDA backend runs such a strategy as the plain loop of one thread
-    /// ([`crate::Kernel::plain_items`], or the kernel's program on a warp of one lane,
-    /// `reconverge_simt::ThreadWarp`, where it has no plain form), leaving divergence to the
-    /// hardware: no votes, no lane masks, the code a CUDA programmer writes by hand. The others
-    /// are warp-level algorithms (the warp decides together which path to issue).
+    /// ([`crate::Kernel::plain_items`], [`crate::Kernel::distributed_items`], or the kernel's
+    /// program on a warp of one lane, `reconverge_simt::ThreadWarp`, where it has no plain
+    /// form), leaving divergence to the hardware: no votes, no lane masks, the code a CUDA
+    /// programmer writes by hand. The others are warp-level algorithms (the warp decides
+    /// together which path to issue).
     pub const fn runs_per_thread(&self) -> bool {
-        matches!(self.paths, PathSchedule::AsWritten)
+        matches!(
+            self.paths,
+            PathSchedule::AsWritten | PathSchedule::BranchDistribution { delaying: None }
+        )
     }
 
     /// Whether lanes take their next item from a counter (of the block or of the grid) rather

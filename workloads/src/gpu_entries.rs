@@ -90,6 +90,18 @@ pub const SYN_BR_DIS_STRATEGIES: &[Strategy] = &[
     Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic),
 ];
 
+/// The strategies of SYN-BRDIS with paths of distinct shape
+/// ([`crate::synthetic::SynBrDisDistinct`], the real-divergence variant): the paths as written
+/// and branch distribution, each over the three assignments.
+pub const SYN_BR_DIS_DISTINCT_STRATEGIES: &[Strategy] = &[
+    Strategy::BASELINE,
+    Strategy::DYNAMIC_WORK_ASSIGNMENT,
+    Strategy::GRID_WIDE_DYNAMIC_WORK,
+    Strategy::BRANCH_DISTRIBUTION,
+    Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic),
+    Strategy::BRANCH_DISTRIBUTION.over(Assignment::GridWide),
+];
+
 /// The branch-splitting benchmark's strategies (seed 001 figs. 7-10).
 pub const BRANCH_SPLIT_STRATEGIES: &[Strategy] = &[
     Strategy::BASELINE,
@@ -192,7 +204,7 @@ macro_rules! paper_entries {
         use $crate::reference::{Collatz, EscapeTime};
         use $crate::synthetic::{
             BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification,
-            SynBrDis, SynItDelay, SynItDelayDistinct,
+            SynBrDis, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
         };
 
         ::reconverge_device::entries_from_data! {
@@ -277,6 +289,12 @@ macro_rules! paper_entries {
 
             SynBrDis as FactoredBranchLoopKernel from ($crate::gpu_entries::SYN_BR_DIS_STRATEGIES) {
                 brdis_baseline, brdis_distribution, brdis_distribution_dynamic,
+            }
+
+            // SYN-BRDIS with paths the compiler cannot merge: the plain kernel diverges.
+            SynBrDisDistinct as FactoredBranchLoopKernel from ($crate::gpu_entries::SYN_BR_DIS_DISTINCT_STRATEGIES) {
+                brdistinct_baseline, brdistinct_dynamic, brdistinct_grid,
+                brdistinct_distribution, brdistinct_distribution_dynamic, brdistinct_distribution_grid,
             }
 
             BranchSplitBench as TwoPathKernel from ($crate::gpu_entries::BRANCH_SPLIT_STRATEGIES) {

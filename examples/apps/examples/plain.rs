@@ -1,6 +1,8 @@
 //! reconverge against the plain kernels, on the reference workloads the strategies were not
 //! developed on (`reconverge_workloads::reference`): Collatz, the escape-time image,
-//! SYN-ITDELAY and seed 004's variable-trip loop. The fifth, the user-workload walk, is
+//! SYN-ITDELAY and seed 004's variable-trip loop; and SYN-BRDIS with paths of distinct shape,
+//! against its plain kernels as written and against the same loop distributed by hand (branch
+//! distribution's twin). The user-workload walk is
 //! `cargo run -p user-workload --features cuda -- --compare DIR`.
 //!
 //! ```sh
@@ -23,8 +25,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use reconverge_backend::{Backend, Kernel, Strategy};
 use reconverge_cpu::{Counting, CpuBackend};
-use reconverge_transforms::{BranchLoopKernel, ItemLoopKernel};
+use reconverge_transforms::{BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel};
 use reconverge_workloads::reference;
+use reconverge_workloads::synthetic::SynBrDisDistinct;
 
 #[derive(Parser, Debug)]
 #[command(about = "reconverge's strategies against the plain kernels of the reference workloads")]
@@ -93,6 +96,22 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         kernel: ItemLoopKernel(reference::DYNAMIC_WORK),
         items: reference::DYNAMIC_WORK_ITEMS * s,
         plain_prefix: "dwa",
+    })?;
+    // SYN-BRDIS with paths of distinct shape (real divergence), M = 4, N = 20 (R = 4, the
+    // paper's theoretical speedup 1.67x): against the plain kernels as written (fig. 7a), then
+    // against the same loop distributed by hand (fig. 7b), branch distribution's twin.
+    let brdis = FactoredBranchLoopKernel(SynBrDisDistinct::new(4, 20, 16, 2011));
+    summary.visit(Reference {
+        name: "syn-brdis-distinct",
+        kernel: brdis,
+        items: reference::SYN_IT_DELAY_ITEMS * s,
+        plain_prefix: "brdistinct",
+    })?;
+    summary.visit(Reference {
+        name: "syn-brdis-distinct-twin",
+        kernel: brdis,
+        items: reference::SYN_IT_DELAY_ITEMS * s,
+        plain_prefix: "brdistinct_twin",
     })?;
     summary.finish()
 }

@@ -34,6 +34,37 @@ pub fn item_loop_item<L: reconverge_transforms::ItemLoop>(workload: &L, item: u3
     workload.run_item(item)
 }
 
+/// One item of a [`FactoredBranchLoop`](reconverge_transforms::FactoredBranchLoop) as
+/// written (seed 002 fig. 7a: each path in full, the factored code inside it):
+/// [`FactoredBranchLoop::run_item`](reconverge_transforms::FactoredBranchLoop::run_item).
+#[inline(always)]
+pub fn factored_loop_item<L: reconverge_transforms::FactoredBranchLoop>(
+    workload: &L,
+    item: u32,
+) -> L::Output {
+    workload.run_item(item)
+}
+
+/// One item of a [`FactoredBranchLoop`](reconverge_transforms::FactoredBranchLoop) with its
+/// branch distributed by hand (seed 002 fig. 7b: the divergent prologue, the factored code
+/// once, the divergent epilogue): branch distribution's hand-written twin.
+#[inline(always)]
+pub fn factored_loop_item_distributed<L: reconverge_transforms::FactoredBranchLoop>(
+    w: &L,
+    item: u32,
+) -> L::Output {
+    let mut tally = reconverge_transforms::NoTally;
+    let mut s = w.start(item);
+    while w.running(&s) {
+        let taken = w.condition(&mut s);
+        w.prologue(taken, &mut s, &mut tally);
+        w.factored(&mut s, &mut tally);
+        w.epilogue(taken, &mut s, &mut tally);
+        w.after_branch(&mut s, &mut tally);
+    }
+    w.finish(&s)
+}
+
 /// Generates the four plain kernels of one workload (see the [module docs](crate::plain)),
 /// named in the order one-per-item, grid-stride, persistent, block-persistent:
 ///

@@ -174,7 +174,8 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
 /// [`Kernel::plain_items`]: the plain per-thread loop, items dealt in the strategy's order (a
 /// stride of the grid for the baseline, as the plain grid-stride kernel; the block's or the
 /// launch's counter for dynamic work, thread `t` starting with item `t`, as
-/// [`reconverge_transforms::Assignment`] deals them to warps). `false`, with nothing done, if the kernel has no plain form.
+/// [`reconverge_transforms::Assignment`] deals them to warps); branch distribution by
+/// [`Kernel::distributed_items`]. `false`, with nothing done, if the kernel has no such form.
 #[inline(always)]
 fn plain_items<K: Kernel>(
     kernel: &K,
@@ -204,7 +205,12 @@ fn plain_items<K: Kernel>(
         return true;
     }
     let next = thread_items(warp, strategy, task);
-    kernel.plain_items(next, |item, out| sink.put(item, out), acc)
+    let put = |item, out| sink.put(item, out);
+    if matches!(strategy.paths, PathSchedule::BranchDistribution { .. }) {
+        kernel.distributed_items(next, put, acc)
+    } else {
+        kernel.plain_items(next, put, acc)
+    }
 }
 
 /// The items of the calling thread (warp `task.warp_in_block` of width 1) in `strategy`'s

@@ -34,6 +34,14 @@ pub const PLAIN_KERNELS: &[&str] = &[
     "dwa_grid_stride",
     "dwa_persistent",
     "dwa_block_persistent",
+    "brdistinct_one_per_item",
+    "brdistinct_grid_stride",
+    "brdistinct_persistent",
+    "brdistinct_block_persistent",
+    "brdistinct_twin_one_per_item",
+    "brdistinct_twin_grid_stride",
+    "brdistinct_twin_persistent",
+    "brdistinct_twin_block_persistent",
 ];
 
 /// Whether an entry point of the papers' list is one of MCML's (the list names them `mcml_*`):

@@ -41,7 +41,7 @@ use reconverge_workloads::mcml::{FastF32, McmlKernel};
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
     BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis,
-    SynItDelay, SynItDelayDistinct,
+    SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
 };
 
 pub use reconverge_workloads::gpu_entries::PAPER_ENTRY_NAMES;
@@ -88,6 +88,7 @@ const TABLES: &[&[EntryPoint]] = &[
     <ItemLoopKernel<GeometricJobs> as DeviceKernel>::ENTRY_POINTS,
     <TwoPathKernel<TwoPathRuns> as DeviceKernel>::ENTRY_POINTS,
     <FactoredBranchLoopKernel<SynBrDis> as DeviceKernel>::ENTRY_POINTS,
+    <FactoredBranchLoopKernel<SynBrDisDistinct> as DeviceKernel>::ENTRY_POINTS,
     <TwoPathKernel<BranchSplitBench> as DeviceKernel>::ENTRY_POINTS,
     <SplitLoopKernel<LoopSplitBench> as DeviceKernel>::ENTRY_POINTS,
     <ItemLoopKernel<DynamicWork> as DeviceKernel>::ENTRY_POINTS,

@@ -181,6 +181,28 @@ crate::kernel_impl! {
         fn plain_items(&self, next, put, tally) {
             // Fig. 7a for one thread: its path in full, the factored code inside it.
             plain_loop_of!(self.0, next, put, |w, s| {
+                if w.condition(s) {
+                    w.prologue(true, s, tally);
+                    w.factored(s, tally);
+                    w.epilogue(true, s, tally);
+                } else {
+                    w.prologue(false, s, tally);
+                    w.factored(s, tally);
+                    w.epilogue(false, s, tally);
+                }
+                w.after_branch(s, tally);
+            })
+        }
+
+        #[inline(always)]
+        fn distributed_items<T: crate::Tally>(
+            &self,
+            next: impl FnMut() -> Option<u32>,
+            put: impl FnMut(u32, L::Output),
+            tally: &mut T,
+        ) -> bool {
+            // Fig. 7b for one thread: the factored code between the two divergent parts.
+            plain_loop_of!(self.0, next, put, |w, s| {
                 let taken = w.condition(s);
                 w.prologue(taken, s, tally);
                 w.factored(s, tally);

@@ -8,15 +8,21 @@
 //! issues the factored code once instead of twice: speedup `2(1 + R)/(2 + R)` with `R` the
 //! factored code's share.
 //!
-//! Measured on an H100 (`docs/results/h100-reproduce/seed002-fig12-branch-distribution.md`,
-//! `docs/results/mcml/README.md`), 2026-11-25, against the plain per-thread baseline: on
-//! SYN-BRDIS 0.49-0.82x, a median 0.41 of the theoretical speedup (0.93 against the former
-//! warp-program baseline; the paper: about 0.90): the plain loop does not diverge there at
-//! all, since the compiler if-converts the two same-shaped paths into straight-line code (32.0
-//! active threads per warp instruction, Nsight Compute), while the warp program issues 1.73x
-//! its warp instructions at 23.4 active threads. On MCML's boundary path (fig. 9) 0.93x on skin and
-//! 0.83x on the slab alone, 1.12x / 1.21x over dynamic work, 1.23x / 1.14x with cost-balanced
-//! delaying too (MCML's fastest bit-identical kernel on skin).
+//! Branch distribution rewrites each thread's own code and needs no vote, so the CUDA backend
+//! runs it without delaying as each thread's plain loop of fig. 7b
+//! ([`crate::Kernel::distributed_items`]); the warp program below is the same schedule for the
+//! reference model and the CPU backend, and the GPU's form where a kernel has no plain one.
+//!
+//! Measured on an H200 (`docs/results/plain/`, 2026-11-28) on SYN-BRDIS with paths of distinct
+//! shape (`SynBrDisDistinct`, whose integer not-taken path the compiler cannot merge with the
+//! float one; M = 4, R = 4, theory 1.67x): 0.69x the time of the fastest plain kernel as written
+//! (1.45x faster), 1.00x the loop distributed by hand, 24.3 active threads per warp instruction
+//! against 16.3. On the papers' SYN-BRDIS the compiler merges the two same-shaped paths into
+//! straight-line code (32.0 active threads per warp instruction): the plain loop does not
+//! diverge and there is nothing to win (the reproduce page of 2026-11-25, with the former warp
+//! program: 0.49-0.82x). On MCML's boundary path (fig. 9; `docs/results/mcml/README.md`, the
+//! warp program, 2026-11-25) 1.12x / 1.21x over dynamic work, 1.23x / 1.14x with cost-balanced
+//! delaying too.
 
 use reconverge_simt::{LaneMask, Warp};
 

@@ -290,5 +290,18 @@ reconverge_transforms::kernel_impl! {
             // the lanes that hit a face, and up and down lanes now share one copy of it.
             BranchLoopKernel(DistributedBoundary(self.0.steps())).plain_items(next, put, tally)
         }
+
+        /// The plain photon loop above: its boundary already writes the code both faces share
+        /// once (fig. 9's distribution of the boundary, by hand), so branch distribution runs it
+        /// too.
+        #[inline(always)]
+        fn distributed_items<T: reconverge_transforms::Tally>(
+            &self,
+            next: impl FnMut() -> Option<u32>,
+            put: impl FnMut(u32, ()),
+            tally: &mut T,
+        ) -> bool {
+            self.plain_items(next, put, tally)
+        }
     }
 }

@@ -24,6 +24,7 @@
 
 pub mod branch_split;
 pub mod brdis;
+pub mod brdis_distinct;
 pub mod fig2;
 pub mod gems34;
 pub mod itdelay;
@@ -33,6 +34,7 @@ pub mod loop_split;
 
 pub use branch_split::{BranchSplitBench, MaskLayout};
 pub use brdis::{BrDisOutput, BrDisState, SynBrDis};
+pub use brdis_distinct::SynBrDisDistinct;
 pub use gems34::Gems34Branch;
 pub use itdelay::{ItDelayOutput, ItDelayState, SynItDelay};
 pub use itdelay_distinct::SynItDelayDistinct;

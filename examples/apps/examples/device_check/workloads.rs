@@ -9,8 +9,8 @@ use reconverge_transforms::{
 };
 use reconverge_workloads::reference;
 use reconverge_workloads::synthetic::{
-    BranchSplitBench, DynamicWork, Gems34Branch, MaskLayout, PathUnification, SynBrDis, SynItDelay,
-    SynItDelayDistinct,
+    BranchSplitBench, DynamicWork, Gems34Branch, MaskLayout, PathUnification, SynBrDis,
+    SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
 };
 
 use crate::gpu::{DeviceKernel, GpuError, launch};
@@ -101,6 +101,12 @@ pub fn each(sanitize: bool, v: &mut impl Visit) -> Result<(), GpuError> {
         name: "syn-brdis",
         title: "SYN-BRDIS M=4 N=8, 16 iterations (seed 002 fig. 12)",
         make: &|_| FactoredBranchLoopKernel(SynBrDis::new(4, 8, 16, 1)),
+        sizes: per_thread(256)?,
+    });
+    v.visit(&Workload {
+        name: "syn-brdis-distinct",
+        title: "SYN-BRDIS, paths of distinct shape, M=4 N=8, 16 iterations (real divergence)",
+        make: &|_| FactoredBranchLoopKernel(SynBrDisDistinct::new(4, 8, 16, 1)),
         sizes: per_thread(256)?,
     });
     v.visit(&Workload {

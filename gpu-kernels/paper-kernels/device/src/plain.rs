@@ -3,9 +3,13 @@
 //! comparison (`docs/results/plain/`) holds every strategy against the fastest of them.
 //! Names: `device/names.rs`'s `PLAIN_KERNELS`.
 
-use reconverge_device::plain::{branch_loop_item, item_loop_item};
+use reconverge_device::plain::{
+    branch_loop_item, factored_loop_item, factored_loop_item_distributed, item_loop_item,
+};
 use reconverge_workloads::reference::{Collatz, EscapeTime};
-use reconverge_workloads::synthetic::{DynamicWork, ItDelayOutput, SynItDelay, SynItDelayDistinct};
+use reconverge_workloads::synthetic::{
+    BrDisOutput, DynamicWork, ItDelayOutput, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
+};
 
 reconverge_device::plain_kernels!(Collatz => u32, branch_loop_item;
     collatz_one_per_item, collatz_grid_stride, collatz_persistent, collatz_block_persistent);
@@ -22,3 +26,13 @@ reconverge_device::plain_kernels!(SynItDelayDistinct => ItDelayOutput, branch_lo
 
 reconverge_device::plain_kernels!(DynamicWork => u32, item_loop_item;
     dwa_one_per_item, dwa_grid_stride, dwa_persistent, dwa_block_persistent);
+
+// SYN-BRDIS with paths of distinct shape as written (fig. 7a, the factored code inside each
+// path), and distributed by hand (fig. 7b): branch distribution's hand-written twin.
+reconverge_device::plain_kernels!(SynBrDisDistinct => BrDisOutput, factored_loop_item;
+    brdistinct_one_per_item, brdistinct_grid_stride, brdistinct_persistent,
+    brdistinct_block_persistent);
+
+reconverge_device::plain_kernels!(SynBrDisDistinct => BrDisOutput, factored_loop_item_distributed;
+    brdistinct_twin_one_per_item, brdistinct_twin_grid_stride, brdistinct_twin_persistent,
+    brdistinct_twin_block_persistent);
