@@ -65,8 +65,9 @@
 /// compiler can see is checked where the list is written: a workload not declared as GPU data
 /// ("`Halving` is not declared as GPU data"), a name count that differs from the slice's
 /// ("expected an array with a size of N, found one with a size of S": N names, S strategies),
-/// and a strategy the shape does not run at all (an error naming the entry point and the
-/// shape).
+/// and a strategy the shape does not run (one error naming the entry point, its index, the
+/// shape and what it runs instead, or, for a pairing no program implements, the assignment
+/// that pairs).
 ///
 /// A workload written as a plain struct, without `device_data!`, does not compile:
 ///
