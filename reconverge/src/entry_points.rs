@@ -175,17 +175,20 @@ macro_rules! gpu_entry_points {
 
 /// The PTX that `reconverge_gpu_build::build_this_crate` compiled from this crate's
 /// [`gpu_entry_points!`](crate::gpu_entry_points), as a `&'static str` for
-/// `CudaBackend::with_ptx`. Without that `build.rs`, the compiler says what to add.
+/// `CudaBackend::with_ptx`. Without a `build.rs` that calls it (none, or one whose `main` does
+/// not), the compiler says what to write.
+///
+/// `build_this_crate` names the file it wrote in `RECONVERGE_THIS_CRATE_PTX`
+/// (`reconverge_gpu_build::THIS_CRATE_PTX_ENV`) for this crate's compilation only, so a crate
+/// whose build script did not build it gets that message, not rustc's "couldn't read" of a
+/// file in `OUT_DIR`.
 #[cfg(all(not(target_arch = "nvptx64"), feature = "cuda"))]
 #[macro_export]
 macro_rules! this_crate_ptx {
     () => {
-        include_str!(concat!(
-            env!(
-                "OUT_DIR",
-                "no build script: this crate's GPU entry points are compiled by its build.rs. Add `build.rs` with `fn main() { reconverge_gpu_build::build_this_crate(); }` and `reconverge-gpu-build` under [build-dependencies]"
-            ),
-            "/reconverge-entry-points.ptx"
+        include_str!(env!(
+            "RECONVERGE_THIS_CRATE_PTX",
+            "this crate's GPU entry points were not compiled: its build.rs must call reconverge_gpu_build::build_this_crate(). Write build.rs as `fn main() { reconverge_gpu_build::build_this_crate(); }` (behind the feature that needs the GPU, if any), with reconverge-gpu-build under [build-dependencies]"
         ))
     };
 }
