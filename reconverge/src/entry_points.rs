@@ -181,7 +181,11 @@ macro_rules! gpu_entry_points {
 /// `build_this_crate` names the file it wrote in `RECONVERGE_THIS_CRATE_PTX`
 /// (`reconverge_gpu_build::THIS_CRATE_PTX_ENV`) for this crate's compilation only, so a crate
 /// whose build script did not build it gets that message, not rustc's "couldn't read" of a
-/// file in `OUT_DIR`.
+/// file in `OUT_DIR`. Here, in a crate whose build script (it has none) never called it:
+///
+/// ```compile_fail
+/// const PTX: &str = reconverge::this_crate_ptx!();
+/// ```
 #[cfg(all(not(target_arch = "nvptx64"), feature = "cuda"))]
 #[macro_export]
 macro_rules! this_crate_ptx {
