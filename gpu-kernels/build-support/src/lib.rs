@@ -529,7 +529,11 @@ impl PtxBuilder {
                 return Err(BuildError::NoKernelsInCrate(package.clone()));
             }
         }
-        let sources = dep_info_sources(&units, &tc.sysroot, &crate_dir);
+        // rustc's dep-info names a workspace member's files relative to the workspace root: for
+        // a crate built as its own device crate, its host workspace's, not the crate's folder
+        // (joined to that, every path was missing and the build script reran on every build).
+        let root = workspace_root(&tc.cargo, &manifest).unwrap_or_else(|| crate_dir.clone());
+        let sources = dep_info_sources(&units, &tc.sysroot, &root);
 
         let linked = out_dir.join(format!("{stem}.linked.bc"));
         let optimized = out_dir.join(format!("{stem}.opt.bc"));
@@ -830,7 +834,7 @@ fn units_from_messages(stdout: &str, target_dir: &Path) -> Result<Vec<Unit>, Bui
 
 /// Source files of the device build outside the toolchain and the cargo registry (those do not
 /// change under a build), from rustc's dep-info files (`target: dep dep ...`).
-fn dep_info_sources(units: &[Unit], sysroot: &Path, crate_dir: &Path) -> Vec<PathBuf> {
+fn dep_info_sources(units: &[Unit], sysroot: &Path, workspace_root: &Path) -> Vec<PathBuf> {
     let registry = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .map(|h| h.join("registry"));
@@ -849,7 +853,7 @@ fn dep_info_sources(units: &[Unit], sysroot: &Path, crate_dir: &Path) -> Vec<Pat
                 let p = PathBuf::from(d.replace('\u{0}', " "));
                 // Paths of the device workspace's own members are relative to its root.
                 let p = if p.is_relative() {
-                    crate_dir.join(p)
+                    workspace_root.join(p)
                 } else {
                     p
                 };
@@ -863,6 +867,19 @@ fn dep_info_sources(units: &[Unit], sysroot: &Path, crate_dir: &Path) -> Vec<Pat
         }
     }
     out
+}
+
+/// The folder of the workspace `manifest` belongs to (`cargo locate-project --workspace`), or
+/// `None` if cargo cannot say.
+fn workspace_root(cargo: &Path, manifest: &Path) -> Option<PathBuf> {
+    let mut cmd = Command::new(cargo);
+    cmd.args(["locate-project", "--workspace", "--message-format", "plain"])
+        .arg("--manifest-path")
+        .arg(manifest);
+    let root_manifest = toolchain::command_stdout(&mut cmd).ok()?;
+    Path::new(root_manifest.trim())
+        .parent()
+        .map(Path::to_path_buf)
 }
 
 /// A path as the inside of a TOML basic string (`"..."`).
@@ -1017,6 +1034,46 @@ mod tests {
         .expect("lib.rs");
         let e = builder.build_into(&dir.join("out"), THIS_CRATE_PTX);
         assert!(!matches!(e, Err(BuildError::NotNoStd(_))), "{e:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// This crate's workspace root is the folder above `gpu-kernels`, where rustc's dep-info
+    /// paths of its members start, not the crate's own folder.
+    #[test]
+    fn a_workspace_members_sources_are_found_from_the_workspace_root() {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let cargo = std::env::var_os("CARGO").expect("cargo test sets CARGO");
+        let root = workspace_root(Path::new(&cargo), &here.join("Cargo.toml")).expect("a root");
+        assert_eq!(
+            root,
+            here.parent()
+                .and_then(Path::parent)
+                .expect("two folders up")
+        );
+
+        let dir =
+            std::env::temp_dir().join(format!("reconverge-gpu-build-d-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let dep_info = dir.join("w.d");
+        std::fs::write(
+            &dep_info,
+            "w.rlib: gpu-kernels/build-support/src/lib.rs /abs/other.rs\n",
+        )
+        .expect("dep-info");
+        let unit = Unit {
+            manifest: here.join("Cargo.toml"),
+            bitcode: dir.join("w.bc"),
+            dep_info,
+        };
+        let sources = dep_info_sources(&[unit], Path::new("/sysroot"), &root);
+        assert_eq!(
+            sources,
+            [
+                root.join("gpu-kernels/build-support/src/lib.rs"),
+                "/abs/other.rs".into()
+            ]
+        );
+        assert!(sources[0].is_file());
         let _ = std::fs::remove_dir_all(&dir);
     }
 
