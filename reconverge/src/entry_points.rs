@@ -164,11 +164,11 @@ macro_rules! gpu_entry_points {
         $crate::gpu_entry_points! { @device_data $($list)* }
         // The names and the host's tables (no CUDA runtime needed)...
         $crate::device::entries_from_data! { [$crate::device::device_entries]; $vis const $names; $($list)* }
-        // ... and the entry points, which only the GPU build compiles (on the host the list's
-        // checks would only be made, and reported, a second time).
+        // ... and the entry points, which only the GPU build compiles, without the list's
+        // checks: the expansion above has made and reported them.
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
-            $crate::device::entries_from_data! { [$crate::device::entries]; pub const $names; $($list)* }
+            $crate::device::entries_from_data! { @unchecked [$crate::device::entries]; pub const $names; $($list)* }
         };
     };
 }

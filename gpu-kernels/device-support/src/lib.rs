@@ -320,6 +320,15 @@ macro_rules! entries_from_data {
     ([$($entries:tt)*]; $vis:vis const $names:ident; $($blocks:tt)*) => {
         $crate::entries_from_data! { @blocks [$($entries)*] [$vis const $names;] [] $($blocks)* }
     };
+    // The same list written out a second time in one crate (`reconverge::gpu_entry_points!`:
+    // the host's tables and, on the GPU, the entry points), without the checks, which the
+    // first expansion reports: each mistake is then one error, not two.
+    (@unchecked [$($entries:tt)*]; $vis:vis const $names:ident; $($blocks:tt)*) => {
+        $crate::entries_from_data! { @blocks [$($entries)*] [$vis const $names;] [@unchecked] $($blocks)* }
+    };
+    (@blocks [$($entries:tt)*] [$($out:tt)*] [@unchecked $($checks:tt)*]) => {
+        $($entries)*! { $($out)* }
+    };
     (@blocks [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*]) => {
         $($entries)*! { $($out)* }
         // What the compiler can check about the list, where the list is written.
