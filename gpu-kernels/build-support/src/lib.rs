@@ -692,7 +692,7 @@ impl PtxBuilder {
                 ),
                 status: out.status.to_string(),
                 stderr: with_hint(
-                    String::from_utf8_lossy(&out.stderr).into_owned(),
+                    without_progress(&String::from_utf8_lossy(&out.stderr)),
                     self.own_package.is_some(),
                 ),
             });
@@ -717,6 +717,34 @@ fn with_hint(stderr: String, own_crate: bool) -> String {
         );
     }
     stderr
+}
+
+/// Cargo's output without its progress lines (`   Compiling core v0.0.0 ...`, one per crate of
+/// a fresh GPU build), so that the first line after the command is the first error.
+fn without_progress(stderr: &str) -> String {
+    const PROGRESS: &[&str] = &[
+        "Compiling ",
+        "Checking ",
+        "Fresh ",
+        "Finished ",
+        "Blocking ",
+        "Locking ",
+        "Updating ",
+        "Downloading ",
+        "Downloaded ",
+        "Adding ",
+    ];
+    let mut out = String::with_capacity(stderr.len());
+    for line in stderr.lines() {
+        let trimmed = line.trim_start();
+        let progress =
+            trimmed.len() < line.len() && PROGRESS.iter().any(|p| trimmed.starts_with(p));
+        if !progress {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Environment a build script inherits from the outer cargo that would redirect the inner
@@ -979,6 +1007,20 @@ mod tests {
         // A device crate of its own gets rustc's words alone.
         assert_eq!(with_hint(rustc.clone(), false), rustc);
         assert_eq!(with_hint("error: other".into(), true), "error: other");
+    }
+
+    #[test]
+    fn cargos_progress_lines_are_left_out_of_a_failed_builds_output() {
+        let cargo = "   Compiling core v0.0.0 (/sysroot/core)\n   Compiling w v0.1.0 (/w)\n\
+                     error[E0080]: evaluation panicked: GPU entry point `x`\n  --> src/lib.rs:1:1\n\
+                     error: could not compile `w` (lib) due to 1 previous error\n";
+        assert_eq!(
+            without_progress(cargo),
+            "error[E0080]: evaluation panicked: GPU entry point `x`\n  --> src/lib.rs:1:1\n\
+             error: could not compile `w` (lib) due to 1 previous error\n"
+        );
+        // A line of rustc's that starts with such a word, unindented, is kept.
+        assert_eq!(without_progress("Compiling failed\n"), "Compiling failed\n");
     }
 
     #[test]
