@@ -10,6 +10,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target-gpu}"
 parts=" ${PARTS:-plain user check mcml profile reproduce benches tune} "
 want() { [[ "$parts" == *" $1 "* ]]; }
+# One architecture for every step: the paper kernels' build script reruns, and rebuilds all their
+# PTX, whenever RECONVERGE_GPU_ARCH changes, set or unset; device-check.sh sets it (default
+# sm_90) for its own step, so the steps after it saw it unset and rebuilt on every run.
+export RECONVERGE_GPU_ARCH="${RECONVERGE_GPU_ARCH:-sm_90}"
 bash "$root/gpu-kernels/paper-kernels/device-check.sh" build
 # mcml: the installable program (reconverge-mcml-cli's binary; `--example mcml` runs the same code).
 cargo build --release -p reconverge-mcml-cli --features cuda --bin mcml

@@ -65,8 +65,9 @@
 /// compiler can see is checked where the list is written: a workload not declared as GPU data
 /// ("`Halving` is not declared as GPU data"), a name count that differs from the slice's
 /// ("expected an array with a size of N, found one with a size of S": N names, S strategies),
-/// and a strategy the shape does not run at all (an error naming the entry point and the
-/// shape).
+/// and a strategy the shape does not run (one error naming the entry point, its index, the
+/// shape and what it runs instead, or, for a pairing no program implements, the assignment
+/// that pairs).
 ///
 /// A workload written as a plain struct, without `device_data!`, does not compile:
 ///
@@ -163,28 +164,35 @@ macro_rules! gpu_entry_points {
         $crate::gpu_entry_points! { @device_data $($list)* }
         // The names and the host's tables (no CUDA runtime needed)...
         $crate::device::entries_from_data! { [$crate::device::device_entries]; $vis const $names; $($list)* }
-        // ... and the entry points, which only the GPU build compiles (on the host the list's
-        // checks would only be made, and reported, a second time).
+        // ... and the entry points, which only the GPU build compiles, without the list's
+        // checks: the expansion above has made and reported them.
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
-            $crate::device::entries_from_data! { [$crate::device::entries]; pub const $names; $($list)* }
+            $crate::device::entries_from_data! { @unchecked [$crate::device::entries]; pub const $names; $($list)* }
         };
     };
 }
 
 /// The PTX that `reconverge_gpu_build::build_this_crate` compiled from this crate's
 /// [`gpu_entry_points!`](crate::gpu_entry_points), as a `&'static str` for
-/// `CudaBackend::with_ptx`. Without that `build.rs`, the compiler says what to add.
+/// `CudaBackend::with_ptx`. Without a `build.rs` that calls it (none, or one whose `main` does
+/// not), the compiler says what to write.
+///
+/// `build_this_crate` names the file it wrote in `RECONVERGE_THIS_CRATE_PTX`
+/// (`reconverge_gpu_build::THIS_CRATE_PTX_ENV`) for this crate's compilation only, so a crate
+/// whose build script did not build it gets that message, not rustc's "couldn't read" of a
+/// file in `OUT_DIR`. Here, in a crate whose build script (it has none) never called it:
+///
+/// ```compile_fail
+/// const PTX: &str = reconverge::this_crate_ptx!();
+/// ```
 #[cfg(all(not(target_arch = "nvptx64"), feature = "cuda"))]
 #[macro_export]
 macro_rules! this_crate_ptx {
     () => {
-        include_str!(concat!(
-            env!(
-                "OUT_DIR",
-                "no build script: this crate's GPU entry points are compiled by its build.rs. Add `build.rs` with `fn main() { reconverge_gpu_build::build_this_crate(); }` and `reconverge-gpu-build` under [build-dependencies]"
-            ),
-            "/reconverge-entry-points.ptx"
+        include_str!(env!(
+            "RECONVERGE_THIS_CRATE_PTX",
+            "this crate's GPU entry points were not compiled: its build.rs must call reconverge_gpu_build::build_this_crate(). Write build.rs as `fn main() { reconverge_gpu_build::build_this_crate(); }` (behind the feature that needs the GPU, if any), with reconverge-gpu-build under [build-dependencies]"
         ))
     };
 }

@@ -14,8 +14,10 @@
 //! and writes `DIR/walk.tsv`, and the CPU's outputs as `DIR/expected/walk.out` for
 //! `references/cuda/plain.cu`.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::Parser;
 use reconverge::conformance::Check;
 use reconverge::prelude::*;
 use user_workload::Walk;
@@ -33,8 +35,20 @@ const ITEMS: u32 = 1 << 16;
 #[cfg(feature = "cuda")]
 const PTX: &str = reconverge::this_crate_ptx!();
 
+/// A user's own workload (particles random-walking through a trap) under every strategy its
+/// shape lists, on the CPU; built with `--features cuda`, also every entry point its library
+/// lists, on GPU 0, compared with the CPU bit for bit.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Args {
+    /// Write the CPU's outputs to DIR/expected/walk.out (for references/cuda/plain.cu) and, on
+    /// the GPU, time every strategy beside the walk's plain kernels into DIR/walk.tsv.
+    #[arg(long, value_name = "DIR")]
+    compare: Option<PathBuf>,
+}
+
 fn main() -> ExitCode {
-    match run() {
+    match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -43,14 +57,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let compare = match std::env::args().nth(1).as_deref() {
-        Some("--compare") => Some(std::path::PathBuf::from(
-            std::env::args().nth(2).ok_or("--compare needs a folder")?,
-        )),
-        Some(other) => return Err(format!("unknown argument {other}").into()),
-        None => None,
-    };
+fn run(Args { compare }: Args) -> Result<(), Box<dyn std::error::Error>> {
     let kernel = BranchLoopKernel(WALK);
     let cpu = CpuBackend::new();
     // The launch the backend picks, as every run below uses it (and the conformance kit too).

@@ -78,6 +78,7 @@
 //! cached between host builds and never contends with the host build's own target directory.
 
 mod check;
+mod crate_root;
 mod toolchain;
 
 use std::ffi::OsString;
@@ -106,6 +107,13 @@ pub const DEVICE_BUILD_ENV: &str = "RECONVERGE_DEVICE_BUILD";
 /// includes.
 pub const THIS_CRATE_PTX: &str = "reconverge-entry-points.ptx";
 
+/// The variable [`build_this_crate`] sets, for the crate's own compilation, to the path of the
+/// PTX it wrote: `reconverge::this_crate_ptx!()` includes the file it names, and where it is
+/// unset (a `build.rs` that does not call [`build_this_crate`]) says what to write instead of
+/// rustc's "couldn't read" of a file that was never built. That macro spells the name out, as
+/// `env!` needs a literal.
+pub const THIS_CRATE_PTX_ENV: &str = "RECONVERGE_THIS_CRATE_PTX";
+
 /// Kernels of `reconverge-device` that the CUDA backend launches itself (adding up tally
 /// copies on the GPU: `reconverge_device::tally_copies`), kept in every module whose device
 /// code links that crate; a module without them still works (the backend then does that work
@@ -124,9 +132,11 @@ pub const SUPPORT_KERNELS: &[&str] = &["reconverge_add_up_tally_copies"];
 /// Compiles the crate's library a second time, for `nvptx64-nvidia-cuda` (nightly with
 /// `rust-src` and `llvm-tools`), into one checked, self-contained PTX module,
 /// `OUT_DIR/`[`THIS_CRATE_PTX`], which `reconverge::this_crate_ptx!()` includes; reruns when a
-/// source of it changes. Inside that second build (where [`DEVICE_BUILD_ENV`] is set) it does
+/// source of it changes, and names the file in [`THIS_CRATE_PTX_ENV`] for the crate's own
+/// compilation. Inside that second build (where [`DEVICE_BUILD_ENV`] is set) it does
 /// nothing. On failure it prints the error (a missing toolchain comes with the `rustup`
-/// command that installs it) and exits the build script with status 1.
+/// command that installs it; a library root without `no_std`, with the line to add, before
+/// anything is compiled) and exits the build script with status 1.
 ///
 /// The library must build for the GPU: `#![cfg_attr(target_arch = "nvptx64", no_std,
 /// feature(abi_ptx))]` at its top, and dependencies the GPU build cannot compile (a command-line
@@ -141,7 +151,13 @@ pub fn build_this_crate() {
         builder.build_into(Path::new(&out), THIS_CRATE_PTX)
     });
     match built {
-        Ok(ptx) => ptx.emit_rerun_if_changed(),
+        Ok(ptx) => {
+            ptx.emit_rerun_if_changed();
+            println!(
+                "cargo:rustc-env={THIS_CRATE_PTX_ENV}={}",
+                ptx.path.display()
+            );
+        }
         Err(e) => {
             eprintln!("error: the GPU build of this crate failed: {e}");
             std::process::exit(1);
@@ -186,6 +202,14 @@ pub enum BuildError {
         "crate {0} defines no GPU entry point for nvptx64: list them with reconverge::gpu_entry_points! in its library (src/lib.rs), or drop build_this_crate from build.rs"
     )]
     NoKernelsInCrate(String),
+    /// [`PtxBuilder::this_crate`]: the crate's library root does not say `no_std`, which the
+    /// GPU build needs (said before building: rustc would first report every `std` macro it
+    /// cannot find).
+    #[error(
+        "{} is compiled for the GPU too, where there is no std, and does not say `no_std`: add `#![cfg_attr(target_arch = \"nvptx64\", no_std, feature(abi_ptx))]` as its first line; keep std-only code under #[cfg(not(target_arch = \"nvptx64\"))] and host-only dependencies under [target.'cfg(not(target_arch = \"nvptx64\"))'.dependencies]",
+        .0.display()
+    )]
+    NotNoStd(PathBuf),
     /// [`PtxBuilder::this_crate`] outside a build script.
     #[error(
         "{0} is not set: PtxBuilder::this_crate and build_this_crate run in a build script (build.rs)"
@@ -439,6 +463,21 @@ impl PtxBuilder {
                 path: self.crate_dir.clone(),
                 source,
             })?;
+        if self.own_package.is_some() {
+            let manifest_text =
+                std::fs::read_to_string(&manifest).map_err(|source| BuildError::Io {
+                    action: "reading",
+                    path: manifest.clone(),
+                    source,
+                })?;
+            let root = crate_root::library_root(&crate_dir, &manifest_text);
+            // A root that cannot be read is left to cargo, which names it as well.
+            if let Ok(text) = std::fs::read_to_string(&root)
+                && crate_root::missing_no_std(&text)
+            {
+                return Err(BuildError::NotNoStd(root));
+            }
+        }
         let stem = file_name.strip_suffix(".ptx").unwrap_or(file_name);
         // What the device cargo build reads, and the files whose change means a rebuild.
         let (manifest, inputs) = match &self.template {
@@ -490,7 +529,11 @@ impl PtxBuilder {
                 return Err(BuildError::NoKernelsInCrate(package.clone()));
             }
         }
-        let sources = dep_info_sources(&units, &tc.sysroot, &crate_dir);
+        // rustc's dep-info names a workspace member's files relative to the workspace root: for
+        // a crate built as its own device crate, its host workspace's, not the crate's folder
+        // (joined to that, every path was missing and the build script reran on every build).
+        let root = workspace_root(&tc.cargo, &manifest).unwrap_or_else(|| crate_dir.clone());
+        let sources = dep_info_sources(&units, &tc.sysroot, &root);
 
         let linked = out_dir.join(format!("{stem}.linked.bc"));
         let optimized = out_dir.join(format!("{stem}.opt.bc"));
@@ -649,7 +692,7 @@ impl PtxBuilder {
                 ),
                 status: out.status.to_string(),
                 stderr: with_hint(
-                    String::from_utf8_lossy(&out.stderr).into_owned(),
+                    without_progress(&String::from_utf8_lossy(&out.stderr)),
                     self.own_package.is_some(),
                 ),
             });
@@ -659,17 +702,49 @@ impl PtxBuilder {
 }
 
 /// The device build's errors, with what to do where a crate built as its own device crate
-/// ([`PtxBuilder::this_crate`]) is not ready for the GPU.
-fn with_hint(mut stderr: String, own_crate: bool) -> String {
+/// ([`PtxBuilder::this_crate`]) is not ready for the GPU. The hint goes first: rustc reports the
+/// missing `std` after every `std` macro it could not find, hundreds of lines below. (A library
+/// root without `no_std` is caught before the build, [`BuildError::NotNoStd`]; this is for a
+/// dependency of it that needs `std`.)
+fn with_hint(stderr: String, own_crate: bool) -> String {
     if own_crate && stderr.contains("can't find crate for `std`") {
-        stderr.push_str(
-            "\nhint: the library is compiled for the GPU too, without std: start src/lib.rs with \
+        return format!(
+            "hint: the library is compiled for the GPU too, without std, and it or a dependency \
+             needs std: start src/lib.rs with \
              `#![cfg_attr(target_arch = \"nvptx64\", no_std, feature(abi_ptx))]`, keep std-only \
              code under #[cfg(not(target_arch = \"nvptx64\"))], and put host-only dependencies \
-             under [target.'cfg(not(target_arch = \"nvptx64\"))'.dependencies]\n",
+             under [target.'cfg(not(target_arch = \"nvptx64\"))'.dependencies]\n\n{stderr}"
         );
     }
     stderr
+}
+
+/// Cargo's output without its progress lines (`   Compiling core v0.0.0 ...`, one per crate of
+/// a fresh GPU build), so that the first line after the command is the first error.
+fn without_progress(stderr: &str) -> String {
+    const PROGRESS: &[&str] = &[
+        "Compiling ",
+        "Checking ",
+        "Fresh ",
+        "Finished ",
+        "Blocking ",
+        "Locking ",
+        "Updating ",
+        "Downloading ",
+        "Downloaded ",
+        "Adding ",
+    ];
+    let mut out = String::with_capacity(stderr.len());
+    for line in stderr.lines() {
+        let trimmed = line.trim_start();
+        let progress =
+            trimmed.len() < line.len() && PROGRESS.iter().any(|p| trimmed.starts_with(p));
+        if !progress {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Environment a build script inherits from the outer cargo that would redirect the inner
@@ -787,7 +862,7 @@ fn units_from_messages(stdout: &str, target_dir: &Path) -> Result<Vec<Unit>, Bui
 
 /// Source files of the device build outside the toolchain and the cargo registry (those do not
 /// change under a build), from rustc's dep-info files (`target: dep dep ...`).
-fn dep_info_sources(units: &[Unit], sysroot: &Path, crate_dir: &Path) -> Vec<PathBuf> {
+fn dep_info_sources(units: &[Unit], sysroot: &Path, workspace_root: &Path) -> Vec<PathBuf> {
     let registry = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .map(|h| h.join("registry"));
@@ -806,7 +881,7 @@ fn dep_info_sources(units: &[Unit], sysroot: &Path, crate_dir: &Path) -> Vec<Pat
                 let p = PathBuf::from(d.replace('\u{0}', " "));
                 // Paths of the device workspace's own members are relative to its root.
                 let p = if p.is_relative() {
-                    crate_dir.join(p)
+                    workspace_root.join(p)
                 } else {
                     p
                 };
@@ -820,6 +895,19 @@ fn dep_info_sources(units: &[Unit], sysroot: &Path, crate_dir: &Path) -> Vec<Pat
         }
     }
     out
+}
+
+/// The folder of the workspace `manifest` belongs to (`cargo locate-project --workspace`), or
+/// `None` if cargo cannot say.
+fn workspace_root(cargo: &Path, manifest: &Path) -> Option<PathBuf> {
+    let mut cmd = Command::new(cargo);
+    cmd.args(["locate-project", "--workspace", "--message-format", "plain"])
+        .arg("--manifest-path")
+        .arg(manifest);
+    let root_manifest = toolchain::command_stdout(&mut cmd).ok()?;
+    Path::new(root_manifest.trim())
+        .parent()
+        .map(Path::to_path_buf)
 }
 
 /// A path as the inside of a TOML basic string (`"..."`).
@@ -912,11 +1000,27 @@ mod tests {
     fn a_crate_built_as_its_own_device_crate_without_no_std_is_told_how() {
         let rustc = "error[E0463]: can't find crate for `std`\n".to_string();
         let told = with_hint(rustc.clone(), true);
-        assert!(told.starts_with(&rustc));
+        // What to do first, rustc's words after.
+        assert!(told.starts_with("hint: "), "{told}");
+        assert!(told.ends_with(&rustc), "{told}");
         assert!(told.contains("no_std, feature(abi_ptx)"), "{told}");
         // A device crate of its own gets rustc's words alone.
         assert_eq!(with_hint(rustc.clone(), false), rustc);
         assert_eq!(with_hint("error: other".into(), true), "error: other");
+    }
+
+    #[test]
+    fn cargos_progress_lines_are_left_out_of_a_failed_builds_output() {
+        let cargo = "   Compiling core v0.0.0 (/sysroot/core)\n   Compiling w v0.1.0 (/w)\n\
+                     error[E0080]: evaluation panicked: GPU entry point `x`\n  --> src/lib.rs:1:1\n\
+                     error: could not compile `w` (lib) due to 1 previous error\n";
+        assert_eq!(
+            without_progress(cargo),
+            "error[E0080]: evaluation panicked: GPU entry point `x`\n  --> src/lib.rs:1:1\n\
+             error: could not compile `w` (lib) due to 1 previous error\n"
+        );
+        // A line of rustc's that starts with such a word, unindented, is kept.
+        assert_eq!(without_progress("Compiling failed\n"), "Compiling failed\n");
     }
 
     #[test]
@@ -925,6 +1029,86 @@ mod tests {
         let builder = PtxBuilder::this_crate().expect("cargo's variables");
         assert_eq!(builder.own_package.as_deref(), Some("reconverge-gpu-build"));
         assert!(builder.crate_dir.join("Cargo.toml").is_file());
+    }
+
+    /// The one message a library without `no_std` gets, before any toolchain is looked for
+    /// (this test needs none) or rustc's hundreds of lines.
+    #[test]
+    fn a_library_without_no_std_is_told_what_to_add_before_building() {
+        let dir =
+            std::env::temp_dir().join(format!("reconverge-gpu-build-std-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src")).expect("temp dir");
+        std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"w\"\n").expect("manifest");
+        std::fs::write(
+            dir.join("src/lib.rs"),
+            "//! Mine.\nuse reconverge::prelude::*;\n",
+        )
+        .expect("lib.rs");
+        let mut builder = PtxBuilder::new(&dir);
+        builder.own_package = Some("w".into());
+        let e = builder
+            .build_into(&dir.join("out"), THIS_CRATE_PTX)
+            .unwrap_err();
+        let lib = std::fs::canonicalize(&dir)
+            .expect("canonical")
+            .join("src/lib.rs");
+        assert!(
+            matches!(&e, BuildError::NotNoStd(at) if *at == lib),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{} is compiled for the GPU too, where there is no std, and does not say `no_std`: \
+                 add `#![cfg_attr(target_arch = \"nvptx64\", no_std, feature(abi_ptx))]` as its \
+                 first line; keep std-only code under #[cfg(not(target_arch = \"nvptx64\"))] and \
+                 host-only dependencies under \
+                 [target.'cfg(not(target_arch = \"nvptx64\"))'.dependencies]",
+                lib.display()
+            )
+        );
+        // With it, the build goes on (here to the toolchain or cargo, whatever fails first).
+        std::fs::write(
+            dir.join("src/lib.rs"),
+            "#![cfg_attr(target_arch = \"nvptx64\", no_std, feature(abi_ptx))]\n",
+        )
+        .expect("lib.rs");
+        let e = builder.build_into(&dir.join("out"), THIS_CRATE_PTX);
+        assert!(!matches!(e, Err(BuildError::NotNoStd(_))), "{e:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// rustc's dep-info starts a workspace member's paths at the workspace root (here, in the
+    /// checkout, two folders above this crate; a packaged copy is its own root).
+    #[test]
+    fn a_workspace_members_sources_are_found_from_the_workspace_root() {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let cargo = std::env::var_os("CARGO").expect("cargo test sets CARGO");
+        let root = workspace_root(Path::new(&cargo), &here.join("Cargo.toml")).expect("a root");
+        let member = here
+            .strip_prefix(&root)
+            .expect("the crate lies under its workspace root");
+        assert!(root.join("Cargo.toml").is_file(), "{}", root.display());
+
+        let dir =
+            std::env::temp_dir().join(format!("reconverge-gpu-build-d-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let dep_info = dir.join("w.d");
+        let relative = member.join("src/lib.rs");
+        std::fs::write(
+            &dep_info,
+            format!("w.rlib: {} /abs/other.rs\n", relative.display()),
+        )
+        .expect("dep-info");
+        let unit = Unit {
+            manifest: here.join("Cargo.toml"),
+            bitcode: dir.join("w.bc"),
+            dep_info,
+        };
+        let sources = dep_info_sources(&[unit], Path::new("/sysroot"), &root);
+        assert_eq!(sources, [here.join("src/lib.rs"), "/abs/other.rs".into()]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -238,6 +238,78 @@ macro_rules! entry_block {
 /// take the strategy from the same slice at the same index, so they cannot disagree about the
 /// strategy behind a name, and a block whose names are not one per strategy of its slice does
 /// not compile (where the strategies are evaluated: the device crate and the host).
+///
+/// Nor does a strategy the block's shape cannot run: the one error names the entry, its index
+/// in the slice, and what to write instead. A list that compiles (the callback `names` here
+/// stands for [`entries!`] and the host's macros):
+///
+/// ```
+/// use reconverge_transforms::{BranchLoopKernel, Strategy, TwoPathKernel};
+/// use reconverge_workloads::reference::Collatz;
+/// use reconverge_workloads::synthetic::PathUnification;
+/// macro_rules! names { ($vis:vis const $names:ident; $($list:tt)*) => {}; }
+///
+/// const LOOP: &[Strategy] = &[Strategy::BASELINE, Strategy::DYNAMIC_WORK_ASSIGNMENT];
+/// const TWO_PATH: &[Strategy] = &[Strategy::BASELINE, Strategy::BRANCH_SPLITTING];
+/// reconverge_device::entries_from_data! {
+///     names;
+///     pub const NAMES;
+///     Collatz as BranchLoopKernel from (LOOP) { collatz_baseline, collatz_dynamic }
+///     PathUnification as TwoPathKernel from (TWO_PATH) { two_baseline, (split_a, split_b) }
+/// }
+/// ```
+///
+/// A schedule of another shape:
+///
+/// ```text
+/// error[E0080]: evaluation panicked: GPU entry point `collatz_split` (LOOP[1]):
+/// BranchLoopKernel<Collatz> does not run the path schedule branch splitting
+/// (PathSchedule::BranchSplitting). It runs paths as written (PathSchedule::AsWritten) and
+/// iteration delaying (PathSchedule::IterationDelaying(..)) over Assignment::Static,
+/// Assignment::Dynamic or Assignment::GridWide (<BranchLoopKernel<Collatz> as
+/// Kernel>::STRATEGIES); branch splitting is the two-path shape's (TwoPathKernel). Write the
+/// strategy as Strategy::new(assignment, schedule) with one of those, or drop the entry and
+/// its strategy.
+/// ```
+///
+/// ```compile_fail,E0080
+/// # use reconverge_transforms::{BranchLoopKernel, Strategy};
+/// # use reconverge_workloads::reference::Collatz;
+/// # macro_rules! names { ($vis:vis const $names:ident; $($list:tt)*) => {}; }
+/// const LOOP: &[Strategy] = &[Strategy::BASELINE, Strategy::BRANCH_SPLITTING];
+/// reconverge_device::entries_from_data! {
+///     names;
+///     pub const NAMES;
+///     Collatz as BranchLoopKernel from (LOOP) { collatz_baseline, (collatz_split, collatz_b) }
+/// }
+/// ```
+///
+/// A schedule the shape runs, over an assignment no program pairs it with:
+///
+/// ```text
+/// error[E0080]: evaluation panicked: GPU entry point `split_a` (TWO_PATH[1]): no program
+/// pairs branch splitting (PathSchedule::BranchSplitting) with Assignment::GridWide: branch
+/// splitting pairs only with Assignment::Static (per-item and multi-pass techniques fix which
+/// items a warp holds, and keep an item in its slot between passes). Write
+/// Strategy::new(Assignment::Static, PathSchedule::BranchSplitting), or drop the entry and its
+/// strategy.
+/// ```
+///
+/// ```compile_fail,E0080
+/// # use reconverge_transforms::{Assignment, Strategy, TwoPathKernel};
+/// # use reconverge_workloads::synthetic::PathUnification;
+/// # macro_rules! names { ($vis:vis const $names:ident; $($list:tt)*) => {}; }
+/// const TWO_PATH: &[Strategy] =
+///     &[Strategy::BASELINE, Strategy::BRANCH_SPLITTING.over(Assignment::GridWide)];
+/// reconverge_device::entries_from_data! {
+///     names;
+///     pub const NAMES;
+///     PathUnification as TwoPathKernel from (TWO_PATH) { two_baseline, (split_a, split_b) }
+/// }
+/// ```
+///
+/// (The tests of `entry_error`, which composes these messages, pin their exact text, and a
+/// third: an assignment the shape deals no items by.)
 #[macro_export]
 macro_rules! entries_from_data {
     // The callback as one macro name in scope (`entries;`) or a path in brackets
@@ -247,6 +319,15 @@ macro_rules! entries_from_data {
     };
     ([$($entries:tt)*]; $vis:vis const $names:ident; $($blocks:tt)*) => {
         $crate::entries_from_data! { @blocks [$($entries)*] [$vis const $names;] [] $($blocks)* }
+    };
+    // The same list written out a second time in one crate (`reconverge::gpu_entry_points!`:
+    // the host's tables and, on the GPU, the entry points), without the checks, which the
+    // first expansion reports: each mistake is then one error, not two.
+    (@unchecked [$($entries:tt)*]; $vis:vis const $names:ident; $($blocks:tt)*) => {
+        $crate::entries_from_data! { @blocks [$($entries)*] [$vis const $names;] [@unchecked] $($blocks)* }
+    };
+    (@blocks [$($entries:tt)*] [$($out:tt)*] [@unchecked $($checks:tt)*]) => {
+        $($entries)*! { $($out)* }
     };
     (@blocks [$($entries:tt)*] [$($out:tt)*] [$($checks:tt)*]) => {
         $($entries)*! { $($out)* }
@@ -313,21 +394,18 @@ macro_rules! entries_from_data {
         STRATEGY
     }};
     // A strategy the shape does not run at all is a compile error, not an entry point that
-    // fails on the GPU.
+    // fails on the GPU: one message, with what to write instead (`entry_error`).
     (@applies $workload:ty, $shape:ident, $name:ident, $slice:expr, $i:tt) => {
-        assert!(
-            $crate::shape_runs(
-                <$shape<$workload> as $crate::reexport::Kernel>::STRATEGIES,
-                $slice,
-                $i
-            ),
-            concat!(
-                "GPU entry point `", stringify!($name), "`: ", stringify!($shape), "<",
-                stringify!($workload), "> does not run its strategy (entry ", stringify!($i),
-                " of ", stringify!($slice), "). Drop the entry and its strategy, or pick a kind of <",
-                stringify!($shape), "<", stringify!($workload), "> as Kernel>::STRATEGIES"
-            )
-        )
+        if let Some(message) = &$crate::entry_error(
+            stringify!($name),
+            concat!(stringify!($shape), "<", stringify!($workload), ">"),
+            stringify!($slice),
+            <$shape<$workload> as $crate::reexport::Kernel>::STRATEGIES,
+            $slice,
+            $i,
+        ) {
+            panic!("{}", message.as_str())
+        }
     };
 }
 
@@ -335,8 +413,8 @@ macro_rules! entries_from_data {
 /// [`entries_from_data!`]'s compile-time check: some listed strategy has its kind of path
 /// schedule ([`PathSchedule::same_kind`]), some listed strategy its assignment (a shape that
 /// deals items by a counter deals them so under each of its loop schedules), and some program
-/// pairs the two ([`Strategy::pairing`]). An index out of `slice` is left to the list's length
-/// check.
+/// pairs the two ([`Strategy::pairing`]); `entry_error` says which is missing. An index out of
+/// `slice` is left to the list's length check.
 ///
 /// [`Kernel::STRATEGIES`]: reconverge_transforms::Kernel::STRATEGIES
 /// [`PathSchedule::same_kind`]: reconverge_transforms::PathSchedule::same_kind
@@ -347,18 +425,7 @@ pub const fn shape_runs(
     slice: &[reconverge_transforms::Strategy],
     index: usize,
 ) -> bool {
-    if index >= slice.len() {
-        return true;
-    }
-    let wanted = slice[index];
-    let (mut schedule, mut assignment) = (false, false);
-    let mut k = 0;
-    while k < supported.len() {
-        schedule |= supported[k].paths.same_kind(&wanted.paths);
-        assignment |= supported[k].items as u8 == wanted.items as u8;
-        k += 1;
-    }
-    schedule && assignment && wanted.pairing().is_ok()
+    entry_error("", "", "", supported, slice, index).is_none()
 }
 
 /// `slice[index]`, for [`entries_from_data!`], evaluated in a constant. A list whose names are
@@ -449,7 +516,10 @@ extern crate alloc;
 mod device_data;
 pub use device_data::DeviceData;
 mod entry_args;
+mod entry_check;
 pub use entry_args::{EntryArgs, EntryParameter};
+#[doc(hidden)]
+pub use entry_check::{EntryMessage, entry_error};
 mod entry_table;
 #[doc(hidden)]
 pub use entry_table::names_are_unique;
