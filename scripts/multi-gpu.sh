@@ -2,9 +2,11 @@
 # MCML on every GPU of one machine against one GPU, from the `mcml` binary that
 # scripts/build-device.sh puts in .device/ (feature cuda). On the GPU machine:
 #   bash scripts/multi-gpu.sh OUTDIR [PHOTONS]      (default 10^9 photons)
-# For skin and slab: one GPU, then `--devices all` (photons split, tallies summed by NCCL);
-# checks the .mco files are equal bit for bit (all but MCML's time line) and writes
-# OUTDIR/multi-gpu.md with per-GPU times and the speed-up. NCCL comes from the
+# The fastest configurations, fast math and bit-identical (each thread's photon loop over one
+# grid-wide counter, `--strategy grid-dynamic`), for skin and slab: one GPU, then
+# `--devices all` (photons split, tallies summed by NCCL); checks the .mco files are equal bit
+# for bit (all but MCML's time line) and writes OUTDIR/multi-gpu.md with per-GPU times and the
+# speed-up. NCCL comes from the
 # nvidia-nccl-cu13 Python package where one is installed (its lib folder goes on
 # LD_LIBRARY_PATH). NVLink multicast stays off (NCCL_NVLS_ENABLE=0).
 set -uo pipefail
@@ -25,19 +27,22 @@ md="$out/multi-gpu.md"
 {
     echo "# MCML on $gpus x $name: one GPU against all of them"
     echo
-    echo "$(date -u +%F), \`scripts/multi-gpu.sh\`, $photons photons per run, f32, branch distribution + dynamic work; whole-process wall time of \`mcml --backend cuda\`, and each GPU's kernel time (CUDA events) and wall time from its report."
+    echo "$(date -u +%F), \`scripts/multi-gpu.sh\`, $photons photons per run, f32, each thread's photon loop over one grid-wide counter (\`--strategy grid-dynamic\`), fast math and bit-identical; whole-process wall time of \`mcml --backend cuda\`, and each GPU's kernel time (CUDA events) and wall time from its report."
     echo
-    echo "| input | GPUs | whole process (s) | M photons/s | speed-up | per GPU | .mco equal to 1 GPU's |"
-    echo "|---|---:|---:|---:|---:|---|---|"
+    echo "| mode | input | GPUs | whole process (s) | M photons/s | speed-up | per GPU | .mco equal to 1 GPU's |"
+    echo "|---|---|---:|---:|---:|---:|---|---|"
 } > "$md"
 status=0
+for mode in fast-math bit-identical; do
+flags=(--strategy grid-dynamic)
+[[ $mode == fast-math ]] && flags+=(--fast-math)
 for input in skin slab; do
     one=""
     for devices in 0 all; do
-        log="$out/$input-$devices.log"
+        log="$out/$mode-$input-$devices.log"
         t0=$(date +%s.%N)
-        "$dev/mcml" --backend cuda --strategy branch-distribution --dynamic-work --builtin "$input" \
-            --photons "$photons" --devices "$devices" --output "$out/$input-$devices.mco" > "$log" 2>&1
+        "$dev/mcml" --backend cuda --f32 "${flags[@]}" --builtin "$input" \
+            --photons "$photons" --devices "$devices" --output "$out/$mode-$input-$devices.mco" > "$log" 2>&1
         rc=$?
         t1=$(date +%s.%N)
         secs=$(python3 -c "print(f'{$t1 - $t0:.3f}')")
@@ -46,19 +51,21 @@ for input in skin slab; do
         per="$(grep -o '[^:;(]*#[0-9] ([^)]*)' "$log" | sed 's/^ *//' | paste -sd ';' -)"
         same="-"
         if [[ $devices == all ]]; then
-            if cmp -s <(grep -v "User time" "$out/$input-0.mco") <(grep -v "User time" "$out/$input-all.mco"); then
+            if cmp -s <(grep -v "User time" "$out/$mode-$input-0.mco") <(grep -v "User time" "$out/$mode-$input-all.mco"); then
                 same="yes"
             else
                 same="NO"; status=1
             fi
         fi
         [[ $rc == 0 ]] || { same="FAILED (rc $rc): $(tail -1 "$log")"; status=1; }
-        echo "| $input | $n | $secs | $(python3 -c "print(f'{$photons / $secs / 1e6:.1f}')") | $(python3 -c "print(f'{$one / $secs:.2f}x')") | $per | $same |" >> "$md"
+        echo "| $mode | $input | $n | $secs | $(python3 -c "print(f'{$photons / $secs / 1e6:.1f}')") | $(python3 -c "print(f'{$one / $secs:.2f}x')") | $per | $same |" >> "$md"
     done
 done
+done
 # Per-GPU speed-ups: the one-GPU kernel time over the slowest GPU's of the all-GPU run.
+for mode in fast-math bit-identical; do
 for input in skin slab; do
-    python3 - "$out/$input-0.log" "$out/$input-all.log" "$input" >> "$md" <<'PY'
+    python3 - "$out/$mode-$input-0.log" "$out/$mode-$input-all.log" "$mode, $input" >> "$md" <<'PY'
 import re, sys
 def times(path, what):
     return [float(x) for x in re.findall(what + r" ([0-9.]+) s", open(path).read())]
@@ -72,6 +79,7 @@ if one_k and all_k:
     else:
         print(".")
 PY
+done
 done
 rm -f "$out"/*.mco
 cat "$md"
