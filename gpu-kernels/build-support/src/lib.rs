@@ -12,7 +12,11 @@
 //! 3. `opt -passes='internalize,default<O3>' --internalize-public-api-list=<kernels>`, so that
 //!    only the kernels stay visible and everything else is inlined or dropped;
 //! 4. `llc -mcpu=sm_XX` → one PTX file;
-//! 5. [`check_ptx`]: every kernel is an `.entry`, and no `.extern .func` is left.
+//! 5. [`check_ptx`]: every kernel is an `.entry`, and no `.extern .func` is left;
+//! 6. with [`PtxBuilder::sass`], where CUDA's `ptxas` is found ([`find_ptxas`]): a cubin per
+//!    architecture ([`DEFAULT_SASS_ARCHS`], or [`SASS_ARCHS_ENV`]), listed in `<stem>.cubins.rs`
+//!    for `include!`, so that the first process on a machine need not wait for the driver to
+//!    JIT-compile the PTX; where none is found, the PTX alone and a `cargo:warning`.
 //!
 //! It needs the nightly toolchain with the `rust-src` and `llvm-tools` components. Where one is
 //! missing, [`PtxBuilder::build_into`] fails with [`BuildError::MissingToolchain`], whose message is
@@ -59,10 +63,12 @@
 //!     let result = reconverge_gpu_build::PtxBuilder::new("device")
 //!         .kernels(["scale"])
 //!         .arch("sm_90")
+//!         .sass(reconverge_gpu_build::Sass::from_env())
 //!         .build_into(&out_dir, "kernels.ptx");
 //!     match result {
-//!         // Tells cargo to rerun this script when any source file of the device crate changes.
-//!         Ok(ptx) => ptx.emit_rerun_if_changed(),
+//!         // Tells cargo to rerun this script when any source file of the device crate or the
+//!         // SASS settings change, and warns where no SASS was built.
+//!         Ok(ptx) => ptx.emit_cargo_instructions(),
 //!         Err(e) => {
 //!             eprintln!("error: {e}");
 //!             std::process::exit(1);
@@ -72,7 +78,9 @@
 //! ```
 //!
 //! and in the host crate:
-//! `const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));`
+//! `const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));`, and the cubins
+//! `const CUBINS: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/kernels.cubins.rs"));`
+//! (for `reconverge_gpu::ModuleImages`).
 //!
 //! The device build runs in `OUT_DIR/ptx-target` (or [`PtxBuilder::target_dir`]), so it is
 //! cached between host builds and never contends with the host build's own target directory.
@@ -128,8 +136,10 @@ pub const SUPPORT_KERNELS: &[&str] = &["reconverge_add_up_tally_copies"];
 ///
 /// Compiles the crate's library a second time, for `nvptx64-nvidia-cuda` (nightly with
 /// `rust-src` and `llvm-tools`), into one checked, self-contained PTX module,
-/// `OUT_DIR/`[`THIS_CRATE_PTX`], which `reconverge::this_crate_ptx!()` includes; reruns when a
-/// source of it changes. Inside that second build (where [`DEVICE_BUILD_ENV`] is set) it does
+/// `OUT_DIR/`[`THIS_CRATE_PTX`], which `reconverge::this_crate_ptx!()` includes, and, where a
+/// `ptxas` is found, its cubins ([`PtxBuilder::sass`] with [`Sass::from_env`]), which
+/// `reconverge::this_crate_module!()` includes with it; reruns when a source of it or the SASS
+/// settings change. Inside that second build (where [`DEVICE_BUILD_ENV`] is set) it does
 /// nothing. On failure it prints the error (a missing toolchain comes with the `rustup`
 /// command that installs it) and exits the build script with status 1.
 ///
