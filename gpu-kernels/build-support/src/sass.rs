@@ -175,21 +175,27 @@ pub struct Cubin {
 /// ```
 pub fn ptxas_resources(report: &str) -> Vec<KernelResources> {
     let mut out: Vec<KernelResources> = Vec::new();
+    // Under each entry ptxas also lists the properties of the functions it calls (`.func`s
+    // left uninlined, such as core's panic paths); those lines are not the entry's.
+    let mut in_entry = false;
     let number_before = |line: &str, unit: &str| -> Option<u32> {
         let end = line.find(unit)?;
         line[..end].split_whitespace().last()?.parse().ok()
     };
     for line in report.lines() {
-        if let Some(name) = line.split("Function properties for ").nth(1) {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
             out.push(KernelResources {
-                name: name.trim().to_string(),
+                name: rest.split('\'').next().unwrap_or_default().to_string(),
                 registers: 0,
                 stack_bytes: 0,
                 spill_stores: 0,
                 spill_loads: 0,
             });
+            in_entry = false;
+        } else if let Some(name) = line.split("Function properties for ").nth(1) {
+            in_entry = out.last().is_some_and(|k| k.name == name.trim());
         } else if let Some(k) = out.last_mut() {
-            if line.contains("bytes stack frame") {
+            if in_entry && line.contains("bytes stack frame") {
                 k.stack_bytes = number_before(line, "bytes stack frame").unwrap_or(0);
                 k.spill_stores = number_before(line, "bytes spill stores").unwrap_or(0);
                 k.spill_loads = number_before(line, "bytes spill loads").unwrap_or(0);
@@ -199,8 +205,6 @@ pub fn ptxas_resources(report: &str) -> Vec<KernelResources> {
             }
         }
     }
-    // ptxas also reports non-entry functions; those of a self-contained module are inlined,
-    // so every name here is an entry point.
     out
 }
 
@@ -319,6 +323,8 @@ mod tests {
             ptxas info    : Compiling entry function 'b' for 'sm_90'\n\
             ptxas info    : Function properties for b\n    \
             24 bytes stack frame, 16 bytes spill stores, 12 bytes spill loads\n\
+            ptxas info    : Function properties for core_panic\n    \
+            0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
             ptxas info    : Used 255 registers, used 1 barriers, 16 bytes smem\n";
         let k = ptxas_resources(report);
         assert_eq!(k.len(), 2);
