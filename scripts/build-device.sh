@@ -8,6 +8,15 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target-gpu}"
+# SASS for sm_80 and sm_90 beside the PTX (reconverge-gpu-build looks in CUDA_PATH, on PATH and in
+# /usr/local/cuda); where none of those has a ptxas, the one of PyPI's nvidia-cuda-nvcc-cu12, if
+# installed. Without any the binaries ship PTX alone and the build warns.
+if [[ -z "${RECONVERGE_PTXAS+set}" ]] && ! command -v ptxas > /dev/null \
+    && [[ ! -x "${CUDA_PATH:-/usr/local/cuda}/bin/ptxas" ]]; then
+    pip_ptxas="$(python3 -c 'import nvidia.cuda_nvcc as m, os; print(os.path.join(m.__path__[0], "bin", "ptxas"))' 2>/dev/null)"
+    [[ -x "$pip_ptxas" ]] && export RECONVERGE_PTXAS="$pip_ptxas"
+fi
+echo "ptxas for SASS: ${RECONVERGE_PTXAS:-$(command -v ptxas || echo "none found: PTX only")}"
 parts=" ${PARTS:-plain user check mcml profile reproduce benches tune} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 # One architecture for every step: the paper kernels' build script reruns, and rebuilds all their

@@ -14,6 +14,8 @@
 #                        (SYN-ITDELAY, dynamic work, path unification, MCML skin/slab)
 #   gpumcml.tar.gz       MCML against GPU-MCML (a binary you build from its public source,
 #                        GPUMCML_DIR; never committed): kernel time (ncu) and whole process
+#   first-process/       the first mcml process on the machine against later ones, SASS
+#                        shipped against PTX (scripts/first-process.sh)
 #   plain.tar.gz         reconverge against the plain kernels of the reference workloads: every
 #                        strategy at its default launch and a sweep beside the plain Rust and
 #                        CUDA C++ kernels (one thread per item, grid-stride, persistent), ncu
@@ -25,8 +27,14 @@ out="${1:-$root/gpu-results}"
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
 # PARTS picks what to run (a device call has a time limit): default all of them.
-parts=" ${PARTS:-plain techniques user check mcml gpumcml profile reproduce benches tune} "
+parts=" ${PARTS:-first plain techniques user check mcml gpumcml profile reproduce benches tune} "
 want() { [[ "$parts" == *" $1 "* ]]; }
+
+# First, while the driver's JIT cache is as the machine came: the first mcml process against
+# later ones, SASS shipped against PTX (scripts/first-process.sh; about 15 s).
+if want first && [[ -x "$dev/mcml" ]]; then
+    bash "$root/scripts/first-process.sh" "$out"
+fi
 
 if want plain && [[ -x "$dev/plain" ]]; then
     echo "== reconverge against the plain kernels (reference workloads)"

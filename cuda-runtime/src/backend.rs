@@ -88,6 +88,21 @@ impl CudaBackend {
         )?))
     }
 
+    /// Opens device `ordinal` with a module as a build ships it (PTX and cubins): the cubin for
+    /// this GPU where one is shipped, else the PTX ([`GpuContext::with_images`]).
+    ///
+    /// # Errors
+    /// As [`GpuContext::with_ptx`].
+    pub fn with_images(
+        ordinal: usize,
+        images: crate::ModuleImages,
+        kernels: &[&str],
+    ) -> Result<Self, GpuError> {
+        Ok(Self::from_context(GpuContext::with_images(
+            ordinal, images, kernels,
+        )?))
+    }
+
     /// A backend on an open context.
     pub fn from_context(gpu: GpuContext) -> Self {
         Self {

@@ -1,7 +1,7 @@
-//! The host side of the CUDA backend (feature `runtime`): context, module, kernel attributes,
-//! buffers and timed launches.
+//! The host side of the CUDA backend (feature `runtime`): context, modules loaded on first use,
+//! kernel attributes, buffers and timed launches.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute, CUresult};
 use cudarc::driver::{
@@ -10,6 +10,7 @@ use cudarc::driver::{
 };
 
 use crate::error::{GpuError, LaunchShape};
+use crate::images::{ImageChoice, LoadedImage, ModuleImages, PtxReason, force_ptx_from_env};
 
 /// The device a [`GpuContext`] runs on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,25 +63,60 @@ pub struct Timed<T> {
     pub kernel_ms: f32,
 }
 
-/// A CUDA context on one device with one module (PTX or cubin) loaded.
+/// A CUDA context on one device and the modules (PTX or cubins) it runs kernels of.
+///
+/// Modules load lazily: each the first time one of its kernels is needed (its attributes, an
+/// occupancy query, a launch), and each kernel of it the first time it is needed, so that a run
+/// loads, and from PTX JIT-compiles, only what it uses. An error of that load (a module the
+/// driver rejects, a kernel the module lacks) comes from the first call that needs it.
 #[derive(Debug)]
 pub struct GpuContext {
-    // Kept alive for the stream, module and functions, which refer to it.
+    // Kept alive for the stream, modules and functions, which refer to it.
     context: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    _module: Arc<CudaModule>,
-    kernels: Vec<(KernelAttributes, CudaFunction)>,
-    /// `reconverge-device`'s kernel that adds tally copies up, where the module has it.
-    add_up_tally_copies: Option<CudaFunction>,
+    modules: Vec<LazyModule>,
     device: DeviceInfo,
 }
 
-/// What [`GpuContext::load`] loads.
-enum Module<'a> {
-    /// PTX text, compiled by the driver's JIT.
-    Ptx(&'a str),
-    /// A cubin image from `ptxas`.
+/// A module's image as a context is given it.
+#[derive(Clone)]
+pub enum ModuleImage {
+    /// PTX and cubins as a build ships them: the context loads the cubin for its GPU, or the PTX
+    /// ([`ModuleImages::choose`]).
+    Shipped(ModuleImages),
+    /// PTX text alone, compiled by the driver's JIT.
+    Ptx(String),
+    /// One cubin image from `ptxas`, for this GPU's architecture.
     Cubin(Vec<u8>),
+}
+
+impl std::fmt::Debug for ModuleImage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Shipped(m) => m.fmt(f),
+            Self::Ptx(p) => write!(f, "Ptx({} bytes)", p.len()),
+            Self::Cubin(c) => write!(f, "Cubin({} bytes)", c.len()),
+        }
+    }
+}
+
+/// One module of a context, loaded the first time one of its kernels is needed.
+#[derive(Debug)]
+struct LazyModule {
+    name: String,
+    image: ModuleImage,
+    kernels: Vec<String>,
+    loaded: OnceLock<Result<LoadedModule, GpuError>>,
+}
+
+#[derive(Debug)]
+struct LoadedModule {
+    module: Arc<CudaModule>,
+    image: LoadedImage,
+    /// One per kernel of [`LazyModule::kernels`], looked up the first time it is needed.
+    functions: Vec<OnceLock<Result<(KernelAttributes, CudaFunction), GpuError>>>,
+    /// `reconverge-device`'s kernel that adds tally copies up, where the module has it.
+    add_up_tally_copies: OnceLock<Option<CudaFunction>>,
 }
 
 /// The driver's name and description of an error.
@@ -133,33 +169,86 @@ impl GpuContext {
         }
     }
 
-    /// Opens device `ordinal` and loads a cubin image (what `ptxas -arch=sm_XX` makes from a
-    /// PTX module for this GPU, which saves the driver's JIT compilation), looking up `kernels`
-    /// in it.
+    /// Opens device `ordinal` with a cubin image (what `ptxas -arch=sm_XX` makes from a PTX
+    /// module for this GPU, which saves the driver's JIT compilation) whose kernels are
+    /// `kernels`.
     ///
     /// # Errors
     /// As [`GpuContext::with_ptx`].
     pub fn with_cubin(ordinal: usize, image: Vec<u8>, kernels: &[&str]) -> Result<Self, GpuError> {
-        Self::load(ordinal, Module::Cubin(image), kernels)
+        Self::with_modules(ordinal, [("cubin", ModuleImage::Cubin(image), kernels)])
     }
 
-    /// Opens device `ordinal` and loads `ptx`, looking up `kernels` in it.
+    /// Opens device `ordinal` with the module `ptx` whose kernels are `kernels`.
     ///
     /// # Errors
     /// [`GpuError::NoDriver`] where `libcuda` cannot be loaded (checked before any driver call,
-    /// which would otherwise panic inside cudarc), [`GpuError::NoDevice`], a driver or
-    /// module-load error, or [`GpuError::MissingKernel`] if the module lacks a kernel.
+    /// which would otherwise panic inside cudarc), [`GpuError::NoDevice`], a driver error, or
+    /// [`GpuError::ModuleLoad`] for PTX with a NUL byte. The module loads when a kernel of it
+    /// is first needed, and errors of that load come from that call.
     pub fn with_ptx(ordinal: usize, ptx: &str, kernels: &[&str]) -> Result<Self, GpuError> {
-        if ptx.contains('\0') {
-            return Err(GpuError::ModuleLoad {
-                code: "invalid PTX".into(),
-                message: "the PTX text contains a NUL byte".into(),
-            });
-        }
-        Self::load(ordinal, Module::Ptx(ptx), kernels)
+        Self::with_modules(ordinal, [("ptx", ModuleImage::Ptx(ptx.into()), kernels)])
     }
 
-    fn load(ordinal: usize, module: Module<'_>, kernels: &[&str]) -> Result<Self, GpuError> {
+    /// Opens device `ordinal` with a module as a build ships it: the cubin for this GPU where
+    /// one is shipped, else the PTX ([`ModuleImages::choose`]; [`FORCE_PTX_ENV`](crate::FORCE_PTX_ENV) forces
+    /// the PTX). [`GpuContext::loaded_images`] tells which was loaded.
+    ///
+    /// # Errors
+    /// As [`GpuContext::with_ptx`].
+    pub fn with_images(
+        ordinal: usize,
+        images: ModuleImages,
+        kernels: &[&str],
+    ) -> Result<Self, GpuError> {
+        Self::with_modules(
+            ordinal,
+            [(images.name, ModuleImage::Shipped(images), kernels)],
+        )
+    }
+
+    /// Opens device `ordinal` with several modules, each `(name, image, its kernels)`; a
+    /// kernel listed by more than one is taken from the first. Each module loads the first
+    /// time one of its kernels is needed, so a run loads only the modules it uses.
+    ///
+    /// # Errors
+    /// As [`GpuContext::with_ptx`].
+    pub fn with_modules<N, K>(
+        ordinal: usize,
+        modules: impl IntoIterator<Item = (N, ModuleImage, K)>,
+    ) -> Result<Self, GpuError>
+    where
+        N: Into<String>,
+        K: IntoIterator,
+        K::Item: AsRef<str>,
+    {
+        let modules: Vec<LazyModule> = modules
+            .into_iter()
+            .map(|(name, image, kernels)| LazyModule {
+                name: name.into(),
+                image,
+                kernels: kernels
+                    .into_iter()
+                    .map(|k| k.as_ref().to_string())
+                    .collect(),
+                loaded: OnceLock::new(),
+            })
+            .collect();
+        for m in &modules {
+            let text = match &m.image {
+                ModuleImage::Ptx(p) => Some(p.as_str()),
+                ModuleImage::Shipped(s) => Some(s.ptx),
+                ModuleImage::Cubin(_) => None,
+            };
+            // CString, which the driver is given, cannot hold one; said here, before any
+            // driver call, so the same on every machine.
+            if text.is_some_and(|t| t.contains('\0')) {
+                return Err(GpuError::ModuleLoad {
+                    code: "invalid PTX".into(),
+                    message: format!("module {}: the PTX text contains a NUL byte", m.name),
+                });
+            }
+        }
         // SAFETY: only tries to open the library by its usual names; no CUDA call is made.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(GpuError::NoDriver);
@@ -186,42 +275,87 @@ impl GpuContext {
                 D::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
             )?,
         };
-        let module = context
-            .load_module(match module {
-                Module::Ptx(ptx) => cudarc::nvrtc::Ptx::from_src(ptx),
-                Module::Cubin(image) => cudarc::nvrtc::Ptx::from_binary(image),
-            })
-            .map_err(|e| {
-                let (code, message) = describe(&e);
-                GpuError::ModuleLoad { code, message }
-            })?;
-        let mut loaded = Vec::with_capacity(kernels.len());
-        for &name in kernels {
-            if name.contains('\0') {
-                return Err(GpuError::MissingKernel {
-                    kernel: name.into(),
-                });
-            }
-            let function = module
-                .load_function(name)
-                .map_err(|_| GpuError::MissingKernel {
-                    kernel: name.into(),
-                })?;
-            loaded.push((attributes_of(name, &function)?, function));
-        }
-        // Optional: modules built without `reconverge-device` lack it.
-        let add_up_tally_copies = module
-            .load_function(reconverge_device::tally_copies::ADD_UP_TALLY_COPIES)
-            .ok();
         let stream = context.default_stream();
         Ok(Self {
             context,
             stream,
-            _module: module,
-            kernels: loaded,
-            add_up_tally_copies,
+            modules,
             device,
         })
+    }
+
+    /// Module `m`, loaded on first use.
+    fn module<'a>(&self, m: &'a LazyModule) -> Result<&'a LoadedModule, GpuError> {
+        m.loaded
+            .get_or_init(|| self.load_module(m))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn load_module(&self, m: &LazyModule) -> Result<LoadedModule, GpuError> {
+        let (image, loaded) = match &m.image {
+            ModuleImage::Ptx(ptx) => (
+                cudarc::nvrtc::Ptx::from_src(ptx.as_str()),
+                LoadedImage::Ptx(PtxReason::PtxOnly),
+            ),
+            ModuleImage::Cubin(image) => (
+                cudarc::nvrtc::Ptx::from_binary(image.clone()),
+                LoadedImage::GivenCubin,
+            ),
+            ModuleImage::Shipped(images) => {
+                match images.choose(self.device.major, self.device.minor, force_ptx_from_env()) {
+                    ImageChoice::Cubin(i) => {
+                        let (arch, image) = images.cubins[i];
+                        (
+                            cudarc::nvrtc::Ptx::from_binary(image.to_vec()),
+                            LoadedImage::Sass {
+                                arch: arch.to_string(),
+                            },
+                        )
+                    }
+                    ImageChoice::Ptx(why) => (
+                        cudarc::nvrtc::Ptx::from_src(images.ptx),
+                        LoadedImage::Ptx(why),
+                    ),
+                }
+            }
+        };
+        let module = self.context.load_module(image).map_err(|e| {
+            let (code, message) = describe(&e);
+            GpuError::ModuleLoad {
+                code,
+                message: format!("module {} ({loaded}): {message}", m.name),
+            }
+        })?;
+        Ok(LoadedModule {
+            module,
+            image: loaded,
+            functions: m.kernels.iter().map(|_| OnceLock::new()).collect(),
+            add_up_tally_copies: OnceLock::new(),
+        })
+    }
+
+    /// Loads the modules of `kernels` and looks the kernels up now rather than at their first
+    /// use: so that a program's phase of opening GPUs includes loading what it will run.
+    ///
+    /// # Errors
+    /// As [`GpuContext::attributes`], for the first kernel that fails.
+    pub fn preload(&self, kernels: &[&str]) -> Result<(), GpuError> {
+        kernels
+            .iter()
+            .try_for_each(|k| self.function(k).map(|_| ()))
+    }
+
+    /// Each module loaded so far, by name, with what it was loaded from (a cubin, or PTX and
+    /// why).
+    pub fn loaded_images(&self) -> Vec<(&str, &LoadedImage)> {
+        self.modules
+            .iter()
+            .filter_map(|m| match m.loaded.get() {
+                Some(Ok(l)) => Some((m.name.as_str(), &l.image)),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The device.
@@ -229,15 +363,23 @@ impl GpuContext {
         &self.device
     }
 
-    /// The attributes of every loaded kernel.
-    pub fn kernels(&self) -> impl Iterator<Item = &KernelAttributes> {
-        self.kernels.iter().map(|(a, _)| a)
-    }
-
-    /// The attributes of kernel `name`.
+    /// The attributes of every kernel of every module, loading them all.
     ///
     /// # Errors
-    /// [`GpuError::MissingKernel`] if it was not loaded.
+    /// As [`GpuContext::attributes`], for the first kernel that fails.
+    pub fn kernels(&self) -> Result<Vec<&KernelAttributes>, GpuError> {
+        self.modules
+            .iter()
+            .flat_map(|m| &m.kernels)
+            .map(|k| self.attributes(k))
+            .collect()
+    }
+
+    /// The attributes of kernel `name`, loading its module if it is not yet.
+    ///
+    /// # Errors
+    /// [`GpuError::MissingKernel`] if no module of the context lists it or its module lacks it,
+    /// [`GpuError::ModuleLoad`] if its module cannot be loaded.
     pub fn attributes(&self, name: &str) -> Result<&KernelAttributes, GpuError> {
         self.function(name).map(|(a, _)| a)
     }
@@ -288,11 +430,43 @@ impl GpuContext {
         &self,
         name: &str,
     ) -> Result<&(KernelAttributes, CudaFunction), GpuError> {
-        self.kernels
+        let missing = || GpuError::MissingKernel {
+            kernel: name.into(),
+        };
+        let (m, k) = self
+            .modules
             .iter()
-            .find(|(a, _)| a.name == name)
-            .ok_or_else(|| GpuError::MissingKernel {
-                kernel: name.into(),
+            .find_map(|m| m.kernels.iter().position(|k| k == name).map(|k| (m, k)))
+            .ok_or_else(missing)?;
+        let loaded = self.module(m)?;
+        loaded.functions[k]
+            .get_or_init(|| {
+                if name.contains('\0') {
+                    return Err(missing());
+                }
+                let function = loaded.module.load_function(name).map_err(|_| missing())?;
+                Ok((attributes_of(name, &function)?, function))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The add-up kernel of the first loaded module that has it: a module whose kernels ran.
+    fn add_up_function(&self) -> Option<&CudaFunction> {
+        self.modules
+            .iter()
+            .filter_map(|m| match m.loaded.get() {
+                Some(Ok(l)) => Some(l),
+                _ => None,
+            })
+            .find_map(|l| {
+                l.add_up_tally_copies
+                    .get_or_init(|| {
+                        l.module
+                            .load_function(reconverge_device::tally_copies::ADD_UP_TALLY_COPIES)
+                            .ok()
+                    })
+                    .as_ref()
             })
     }
 
@@ -342,7 +516,7 @@ impl GpuContext {
         len: u32,
         copies: u32,
     ) -> Result<bool, GpuError> {
-        let Some(function) = &self.add_up_tally_copies else {
+        let Some(function) = self.add_up_function() else {
             return Ok(false);
         };
         if copies <= 1 || len == 0 {

@@ -75,9 +75,9 @@ pub enum GpuError {
         /// The driver's description.
         message: String,
     },
-    /// The PTX module could not be loaded (JIT compilation failed or the PTX is too new for
-    /// the driver).
-    #[error("loading the PTX module failed: {code} ({message})")]
+    /// A module could not be loaded (JIT compilation of its PTX failed, the PTX is too new for
+    /// the driver, or a cubin is not for this GPU); the message names the module and its image.
+    #[error("loading a GPU module failed: {code} ({message})")]
     ModuleLoad {
         /// The driver's error name.
         code: String,

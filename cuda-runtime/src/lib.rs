@@ -30,6 +30,7 @@
 //! ```
 
 mod error;
+mod images;
 mod tally_copies;
 
 #[cfg(feature = "runtime")]
@@ -44,6 +45,10 @@ mod nccl;
 // The entry-point tables live with the macros that compile the entry points, so that crates of
 // workloads can declare theirs without this runtime; re-exported here, where they are run.
 pub use error::{GpuError, LaunchShape};
+pub use images::{
+    FORCE_PTX_ENV, ImageChoice, LoadedImage, ModuleImages, PtxReason, best_cubin, cubin_runs_on,
+    force_ptx_from_env,
+};
 pub use reconverge_device::{
     DeviceEntries, DeviceKernel, EntryNumbers, EntryPoint, device_entries,
 };
@@ -52,7 +57,7 @@ pub use tally_copies::{DEFAULT_TALLY_COPIES, TALLY_COPIES_MAX_BYTES};
 #[cfg(feature = "runtime")]
 pub use backend::{CudaBackend, PlainSchedule, WarmUp};
 #[cfg(feature = "runtime")]
-pub use cuda::{DeviceInfo, GpuContext, KernelAttributes, Timed};
+pub use cuda::{DeviceInfo, GpuContext, KernelAttributes, ModuleImage, Timed};
 /// The `cudarc` this crate was built with, for launches of kernels with signatures of their own
 /// through [`GpuContext::timed_launch`].
 #[cfg(feature = "runtime")]

@@ -12,10 +12,13 @@ fn context_and_backend_without_driver_are_no_driver() {
         eprintln!("skipped: a CUDA driver is present on this machine");
         return;
     }
+    let shipped = reconverge_gpu::ModuleImages::new("m", EMPTY_PTX, &[]);
     let opened = [
         GpuContext::with_ptx(0, EMPTY_PTX, &[]).err(),
         GpuContext::with_cubin(0, vec![0; 16], &[]).err(),
+        GpuContext::with_images(0, shipped, &[]).err(),
         CudaBackend::with_ptx(0, EMPTY_PTX, &[]).err(),
+        CudaBackend::with_images(0, shipped, &[]).err(),
     ];
     for (i, e) in opened.into_iter().enumerate() {
         assert!(
@@ -37,6 +40,22 @@ fn a_nul_byte_is_not_ptx() {
     // Checked before the driver is looked for, so the same on every machine.
     match reconverge_gpu::GpuContext::with_ptx(0, "\0", &[]) {
         Err(reconverge_gpu::GpuError::ModuleLoad { .. }) => {}
+        other => panic!("expected ModuleLoad, got {other:?}"),
+    }
+    // In any module of several, named, though that module would load only when used.
+    use reconverge_gpu::{GpuContext, GpuError, ModuleImage, ModuleImages};
+    let modules = [
+        ("first", ModuleImage::Ptx(EMPTY_PTX.into()), vec!["a"]),
+        (
+            "second",
+            ModuleImage::Shipped(ModuleImages::new("second", "\0", &[])),
+            vec!["b"],
+        ),
+    ];
+    match GpuContext::with_modules(0, modules) {
+        Err(GpuError::ModuleLoad { message, .. }) => {
+            assert!(message.contains("second"), "{message}")
+        }
         other => panic!("expected ModuleLoad, got {other:?}"),
     }
 }

@@ -1,6 +1,7 @@
 //! With feature `cuda`: compiles `device/` (from its manifest template, `device/Cargo.toml.in`)
-//! to `OUT_DIR/kernels.ptx` (nightly, nvptx64, every crate's bitcode linked). Without it:
-//! nothing, so the crate builds on stable everywhere.
+//! to `OUT_DIR/kernels.ptx` and `OUT_DIR/mcml.ptx` (nightly, nvptx64, every crate's bitcode
+//! linked), and, where a `ptxas` is found, each to cubins (`<stem>.sm_XX.cubin`, listed in
+//! `<stem>.cubins.rs`). Without it: nothing, so the crate builds on stable everywhere.
 
 // The papers' entry list (`paper_entries!`) expands one macro level per entry point.
 #![recursion_limit = "256"]
@@ -64,9 +65,12 @@ mod cuda {
                 // threshold every TwoPath entry point had the same 38 registers, with this one
                 // 20 to 29).
                 .opt_args(["-inline-threshold=3000"])
+                // Cubins beside the PTX where a ptxas is found, so that the first process on a
+                // machine does not wait seconds for the driver's JIT compilation.
+                .sass(reconverge_gpu_build::Sass::from_env())
                 .build_into(&out_dir, file);
             match built {
-                Ok(ptx) => ptx.emit_rerun_if_changed(),
+                Ok(ptx) => ptx.emit_cargo_instructions(),
                 Err(e) => fail(&e.to_string()),
             }
         }

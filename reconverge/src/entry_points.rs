@@ -196,3 +196,27 @@ macro_rules! this_crate_ptx {
         ))
     };
 }
+
+/// This crate's GPU module as `build_this_crate` shipped it, a
+/// [`ModuleImages`](crate::gpu::ModuleImages) for `CudaBackend::with_images`: the PTX of
+/// [`this_crate_ptx!`](crate::this_crate_ptx) and the cubins (SASS, by default for sm_80 and
+/// sm_90) that the build made from it where it found CUDA's `ptxas` (none elsewhere, and a
+/// build warning says why). A GPU loads the cubin for its architecture where there is one,
+/// which saves the driver's JIT compilation of the PTX, and the PTX otherwise.
+#[cfg(all(not(target_arch = "nvptx64"), feature = "cuda"))]
+#[macro_export]
+macro_rules! this_crate_module {
+    () => {
+        $crate::gpu::ModuleImages::new(
+            env!("CARGO_PKG_NAME"),
+            $crate::this_crate_ptx!(),
+            include!(concat!(
+                env!(
+                    "OUT_DIR",
+                    "no build script: this crate's GPU entry points are compiled by its build.rs. Add `build.rs` with `fn main() { reconverge_gpu_build::build_this_crate(); }` and `reconverge-gpu-build` under [build-dependencies]"
+                ),
+                "/reconverge-entry-points.cubins.rs"
+            )),
+        )
+    };
+}

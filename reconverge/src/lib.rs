@@ -14,7 +14,9 @@
 //! | [`device`] | the device runtime your crate's GPU build runs, and the entry-point tables the host reads |
 //!
 //! [`gpu_entry_points!`] lists your crate's GPU entry points once; `this_crate_ptx!()` (feature
-//! `cuda`) is the PTX that `reconverge_gpu_build::build_this_crate()` compiled from them.
+//! `cuda`) is the PTX that `reconverge_gpu_build::build_this_crate()` compiled from them, and
+//! `this_crate_module!()` that PTX with the cubins (SASS) the build made from it where it found
+//! CUDA's `ptxas`.
 
 // The GPU build of a user's crate (nvptx64) compiles this crate too: there it is the workload
 // traits and the device runtime, `no_std`; everything else is the host's.

@@ -31,9 +31,10 @@ const WALK: Walk = Walk {
 };
 const ITEMS: u32 = 1 << 16;
 
-/// The PTX `build.rs` compiled from this crate's library.
+/// The PTX `build.rs` compiled from this crate's library, and the cubins it made from it where
+/// it found CUDA's `ptxas`.
 #[cfg(feature = "cuda")]
-const PTX: &str = reconverge::this_crate_ptx!();
+const MODULE: reconverge::gpu::ModuleImages = reconverge::this_crate_module!();
 
 /// A user's own workload (particles random-walking through a trap) under every strategy its
 /// shape lists, on the CPU; built with `--features cuda`, also every entry point its library
@@ -90,7 +91,7 @@ fn run(Args { compare }: Args) -> Result<(), Box<dyn std::error::Error>> {
             .chain(user_workload::WALK_PLAIN_KERNELS)
             .copied()
             .collect();
-        match CudaBackend::with_ptx(0, PTX, &names) {
+        match CudaBackend::with_images(0, MODULE, &names) {
             Ok(gpu) => {
                 // The same kit with the CPU's baseline as the reference: every strategy the
                 // GPU has entry points for, on the GPU, bit for bit.

@@ -12,7 +12,11 @@
 //! 3. `opt -passes='internalize,default<O3>' --internalize-public-api-list=<kernels>`, so that
 //!    only the kernels stay visible and everything else is inlined or dropped;
 //! 4. `llc -mcpu=sm_XX` → one PTX file;
-//! 5. [`check_ptx`]: every kernel is an `.entry`, and no `.extern .func` is left.
+//! 5. [`check_ptx`]: every kernel is an `.entry`, and no `.extern .func` is left;
+//! 6. with [`PtxBuilder::sass`], where CUDA's `ptxas` is found ([`find_ptxas`]): a cubin per
+//!    architecture ([`DEFAULT_SASS_ARCHS`], or [`SASS_ARCHS_ENV`]), listed in `<stem>.cubins.rs`
+//!    for `include!`, so that the first process on a machine need not wait for the driver to
+//!    JIT-compile the PTX; where none is found, the PTX alone and a `cargo:warning`.
 //!
 //! It needs the nightly toolchain with the `rust-src` and `llvm-tools` components. Where one is
 //! missing, [`PtxBuilder::build_into`] fails with [`BuildError::MissingToolchain`], whose message is
@@ -59,10 +63,12 @@
 //!     let result = reconverge_gpu_build::PtxBuilder::new("device")
 //!         .kernels(["scale"])
 //!         .arch("sm_90")
+//!         .sass(reconverge_gpu_build::Sass::from_env())
 //!         .build_into(&out_dir, "kernels.ptx");
 //!     match result {
-//!         // Tells cargo to rerun this script when any source file of the device crate changes.
-//!         Ok(ptx) => ptx.emit_rerun_if_changed(),
+//!         // Tells cargo to rerun this script when any source file of the device crate or the
+//!         // SASS settings change, and warns where no SASS was built.
+//!         Ok(ptx) => ptx.emit_cargo_instructions(),
 //!         Err(e) => {
 //!             eprintln!("error: {e}");
 //!             std::process::exit(1);
@@ -72,13 +78,16 @@
 //! ```
 //!
 //! and in the host crate:
-//! `const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));`
+//! `const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));`, and the cubins
+//! `const CUBINS: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/kernels.cubins.rs"));`
+//! (for `reconverge_gpu::ModuleImages`).
 //!
 //! The device build runs in `OUT_DIR/ptx-target` (or [`PtxBuilder::target_dir`]), so it is
 //! cached between host builds and never contends with the host build's own target directory.
 
 mod check;
 mod crate_root;
+mod sass;
 mod toolchain;
 
 use std::ffi::OsString;
@@ -87,6 +96,10 @@ use std::process::{Command, Stdio};
 
 pub use check::{
     PtxCheckError, PtxSummary, check_ptx, entries, kernels_in_ir, undefined_functions,
+};
+pub use sass::{
+    Cubin, DEFAULT_SASS_ARCHS, KernelResources, NoPtxas, PTXAS_ENV, PTXAS_OPT_LEVEL,
+    SASS_ARCHS_ENV, SASS_ENV_VARS, Sass, find_ptxas, ptxas_resources, sass_archs_from,
 };
 pub use toolchain::{Toolchain, find_toolchain};
 
@@ -131,8 +144,10 @@ pub const SUPPORT_KERNELS: &[&str] = &["reconverge_add_up_tally_copies"];
 ///
 /// Compiles the crate's library a second time, for `nvptx64-nvidia-cuda` (nightly with
 /// `rust-src` and `llvm-tools`), into one checked, self-contained PTX module,
-/// `OUT_DIR/`[`THIS_CRATE_PTX`], which `reconverge::this_crate_ptx!()` includes; reruns when a
-/// source of it changes, and names the file in [`THIS_CRATE_PTX_ENV`] for the crate's own
+/// `OUT_DIR/`[`THIS_CRATE_PTX`], which `reconverge::this_crate_ptx!()` includes, and, where a
+/// `ptxas` is found, its cubins ([`PtxBuilder::sass`] with [`Sass::from_env`]), which
+/// `reconverge::this_crate_module!()` includes with it; reruns when a source of it or the SASS
+/// settings change, and names the PTX file in [`THIS_CRATE_PTX_ENV`] for the crate's own
 /// compilation. Inside that second build (where [`DEVICE_BUILD_ENV`] is set) it does
 /// nothing. On failure it prints the error (a missing toolchain comes with the `rustup`
 /// command that installs it; a library root without `no_std`, with the line to add, before
@@ -148,11 +163,13 @@ pub fn build_this_crate() {
     }
     let built = PtxBuilder::this_crate().and_then(|builder| {
         let out = std::env::var_os("OUT_DIR").ok_or(BuildError::NotInBuildScript("OUT_DIR"))?;
-        builder.build_into(Path::new(&out), THIS_CRATE_PTX)
+        builder
+            .sass(Sass::from_env())
+            .build_into(Path::new(&out), THIS_CRATE_PTX)
     });
     match built {
         Ok(ptx) => {
-            ptx.emit_rerun_if_changed();
+            ptx.emit_cargo_instructions();
             println!(
                 "cargo:rustc-env={THIS_CRATE_PTX_ENV}={}",
                 ptx.path.display()
@@ -289,6 +306,15 @@ pub struct Ptx {
     /// Every source file the device crate and its non-registry dependencies were compiled
     /// from (from rustc's dep-info), for `cargo:rerun-if-changed`.
     pub sources: Vec<PathBuf>,
+    /// The cubins built beside the PTX ([`PtxBuilder::sass`]; none without it).
+    pub cubins: Vec<Cubin>,
+    /// Why SASS was not built, or not for every architecture asked for: one line each.
+    pub sass_skipped: Vec<String>,
+    /// Whether [`PtxBuilder::sass`] was asked for (its environment is then watched).
+    sass_asked: bool,
+    /// `<stem>.cubins.rs` beside the PTX: the Rust expression `&[(&str, &[u8])]` of the cubins
+    /// (architecture, image), for `include!`; an empty list where none was built.
+    pub cubins_list: PathBuf,
 }
 
 impl Ptx {
@@ -297,6 +323,23 @@ impl Ptx {
     pub fn emit_rerun_if_changed(&self) {
         for s in &self.sources {
             println!("cargo:rerun-if-changed={}", s.display());
+        }
+    }
+
+    /// What a build script prints for cargo: [`Ptx::emit_rerun_if_changed`], with
+    /// [`PtxBuilder::sass`] also `cargo:rerun-if-env-changed` for [`SASS_ENV_VARS`] and a
+    /// `cargo:warning` for each of [`Ptx::sass_skipped`] (the build goes on: the PTX runs
+    /// everywhere, SASS only saves the driver's JIT compilation).
+    pub fn emit_cargo_instructions(&self) {
+        self.emit_rerun_if_changed();
+        if self.sass_asked {
+            for var in SASS_ENV_VARS {
+                println!("cargo:rerun-if-env-changed={var}");
+            }
+        }
+        let name = self.path.file_name().unwrap_or_default().to_string_lossy();
+        for why in &self.sass_skipped {
+            println!("cargo:warning={name}: SASS not shipped, PTX only: {why}");
         }
     }
 }
@@ -317,6 +360,7 @@ pub struct PtxBuilder {
     template_paths: Vec<(String, PathBuf)>,
     /// [`PtxBuilder::this_crate`]: the package whose own library is the device crate.
     own_package: Option<String>,
+    sass: Option<Sass>,
 }
 
 impl PtxBuilder {
@@ -337,6 +381,7 @@ impl PtxBuilder {
             template: None,
             template_paths: Vec::new(),
             own_package: None,
+            sass: None,
         }
     }
 
@@ -435,6 +480,18 @@ impl PtxBuilder {
     /// each entry point's constant arguments are propagated through the code it calls).
     pub fn opt_args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Self {
         self.opt_args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Also builds SASS: for each architecture of `sass`, a cubin `<stem>.<arch>.cubin` beside
+    /// the PTX, assembled by `ptxas -O3` ([`PTXAS_OPT_LEVEL`], the driver JIT's level) from the
+    /// PTX of that architecture (`llc -mcpu=<arch>` of the same optimised bitcode; the PTX
+    /// itself for its own architecture), with `ptxas -v`'s report beside it. Where `sass` has
+    /// no `ptxas`, or `ptxas` fails for an architecture, the build goes on without those
+    /// cubins and [`Ptx::sass_skipped`] says why. [`Sass::from_env`] reads the environment
+    /// ([`PTXAS_ENV`], [`SASS_ARCHS_ENV`]).
+    pub fn sass(mut self, sass: Sass) -> Self {
+        self.sass = Some(sass);
         self
     }
 
@@ -581,12 +638,101 @@ impl PtxBuilder {
         if lock.is_file() {
             sources.push(lock);
         }
+        let (cubins, sass_skipped) = match &self.sass {
+            Some(sass) => self.build_sass(sass, &tc, &optimized, &ptx_path, out_dir, stem)?,
+            None => (Vec::new(), Vec::new()),
+        };
+        let cubins_list = out_dir.join(format!("{stem}.cubins.rs"));
+        write_if_changed(&cubins_list, sass::cubins_source(&cubins).as_bytes())?;
         Ok(Ptx {
             path: ptx_path,
             text,
             summary,
             sources,
+            cubins,
+            sass_skipped,
+            sass_asked: self.sass.is_some(),
+            cubins_list,
         })
+    }
+
+    /// The cubins of `sass`'s architectures, each from the PTX of its own architecture, built
+    /// side by side; and why any was not built.
+    fn build_sass(
+        &self,
+        sass: &Sass,
+        tc: &Toolchain,
+        optimized: &Path,
+        ptx_path: &Path,
+        out_dir: &Path,
+        stem: &str,
+    ) -> Result<(Vec<Cubin>, Vec<String>), BuildError> {
+        let ptxas = match &sass.ptxas {
+            Ok(p) => p,
+            Err(e) => return Ok((Vec::new(), vec![e.to_string()])),
+        };
+        for arch in &sass.archs {
+            validate_arch(arch)?;
+        }
+        let one = |arch: &str| -> Result<Cubin, BuildError> {
+            // A PTX of a higher `.target` does not assemble for a lower architecture, and the
+            // sm_80 cubin must come from sm_80 PTX: llc again, from the same bitcode.
+            let ptx = if arch == self.arch {
+                ptx_path.to_path_buf()
+            } else {
+                let p = out_dir.join(format!("{stem}.{arch}.ptx"));
+                toolchain::command_stdout(
+                    Command::new(&tc.llc)
+                        .arg(format!("-mcpu={arch}"))
+                        .arg("-O3")
+                        .arg(optimized)
+                        .arg("-o")
+                        .arg(&p),
+                )?;
+                p
+            };
+            sass::assemble(
+                ptxas,
+                arch,
+                &ptx,
+                &out_dir.join(format!("{stem}.{arch}.cubin")),
+            )
+        };
+        let results: Vec<(String, Result<Cubin, BuildError>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = sass
+                .archs
+                .iter()
+                .map(|arch| (arch.clone(), scope.spawn(move || one(arch))))
+                .collect();
+            handles
+                .into_iter()
+                .map(|(arch, h)| {
+                    let result = h.join().unwrap_or_else(|_| {
+                        Err(BuildError::ToolFailed {
+                            program: format!("ptxas -arch={arch}"),
+                            status: "the thread running it panicked".into(),
+                            stderr: String::new(),
+                        })
+                    });
+                    (arch, result)
+                })
+                .collect()
+        });
+        let (mut cubins, mut skipped) = (Vec::new(), Vec::new());
+        for (arch, result) in results {
+            match result {
+                Ok(c) => cubins.push(c),
+                Err(e) => skipped.push(format!(
+                    "{arch}: {}",
+                    e.to_string()
+                        .lines()
+                        .take(4)
+                        .collect::<Vec<_>>()
+                        .join(" / ")
+                )),
+            }
+        }
+        Ok((cubins, skipped))
     }
 
     /// Writes the manifest template, filled in, and the crate's `Cargo.lock` into `dir`;

@@ -6,7 +6,9 @@
 //!   whose manifest is the template `device/Cargo.toml.in`, so that it ships in this package) to
 //!   one PTX module with `reconverge-gpu-build` (nightly toolchain with `rust-src` and
 //!   `llvm-tools`; the build fails with the `rustup` command to run if they are missing). The
-//!   PTX is embedded (`PTX`); `backend` and `context` open a GPU with it.
+//!   PTX is embedded (`PTX`), and beside it, where the build finds CUDA's `ptxas`, cubins for
+//!   sm_80 and sm_90 (`MODULE`, `MCML_MODULE`; see the README); `backend` and `context` open
+//!   a GPU with them, loading the cubin for the GPU where one is shipped.
 //! - Without it the crate builds on stable anywhere and offers the entry-point names and the
 //!   self-tests' CPU reference.
 //!
@@ -107,39 +109,61 @@ pub fn entry_points() -> impl Iterator<Item = &'static EntryPoint> {
 #[cfg(feature = "cuda")]
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
-/// Opens device `ordinal` and loads the embedded PTX ([`PTX`]) with every kernel of
-/// [`KERNELS`].
+/// Every kernel of [`KERNELS`] as shipped (feature `cuda`): [`PTX`], and the cubins the build
+/// made from it where it found a `ptxas` (`RECONVERGE_SASS_ARCHS`, by default sm_80 and
+/// sm_90; none where it found no `ptxas`, and then a warning said so).
+#[cfg(feature = "cuda")]
+pub const MODULE: reconverge_gpu::ModuleImages = reconverge_gpu::ModuleImages::new(
+    "kernels",
+    PTX,
+    include!(concat!(env!("OUT_DIR"), "/kernels.cubins.rs")),
+);
+
+/// Opens device `ordinal` with the papers' kernels, [`KERNELS`]: MCML's from [`MCML_MODULE`],
+/// every other from [`MODULE`], each module loaded (from the cubin for this GPU where one is
+/// shipped, else from its PTX) the first time one of its kernels is needed, so that a program
+/// that runs MCML alone loads its 18 kernels alone.
 ///
 /// Where the environment variable `RECONVERGE_GPU_CUBIN` names a file, that file is loaded
-/// instead: a cubin that `ptxas -arch=sm_XX` made from [`PTX`] for this GPU (as
-/// `device-check.sh` does), which saves the driver's JIT compilation of the PTX.
+/// instead, as the one module of every kernel: a cubin that `ptxas -arch=sm_XX` made from
+/// [`PTX`] for this GPU (as `device-check.sh` does).
 ///
 /// # Errors
 /// [`reconverge_gpu::GpuError::NoDriver`] where no CUDA driver is installed,
-/// [`reconverge_gpu::GpuError::NoDevice`], an unreadable cubin, or a driver or module-load
-/// error.
+/// [`reconverge_gpu::GpuError::NoDevice`], an unreadable cubin, or a driver error; a module's
+/// load errors come from the first call that needs one of its kernels.
 #[cfg(feature = "cuda")]
 pub fn context(ordinal: usize) -> Result<reconverge_gpu::GpuContext, reconverge_gpu::GpuError> {
-    load(ordinal, PTX, KERNELS)
+    use reconverge_gpu::{GpuContext, ModuleImage};
+    if let Some(image) = given_cubin()? {
+        return GpuContext::with_cubin(ordinal, image, KERNELS);
+    }
+    GpuContext::with_modules(
+        ordinal,
+        [
+            (
+                MCML_MODULE.name,
+                ModuleImage::Shipped(MCML_MODULE),
+                mcml_kernels(),
+            ),
+            (MODULE.name, ModuleImage::Shipped(MODULE), KERNELS.to_vec()),
+        ],
+    )
 }
 
-/// `ptx` with `kernels` on device `ordinal`, or the cubin `RECONVERGE_GPU_CUBIN` names.
+/// The cubin `RECONVERGE_GPU_CUBIN` names, where it names one.
 #[cfg(feature = "cuda")]
-fn load(
-    ordinal: usize,
-    ptx: &str,
-    kernels: &[&str],
-) -> Result<reconverge_gpu::GpuContext, reconverge_gpu::GpuError> {
-    use reconverge_gpu::{GpuContext, GpuError};
+fn given_cubin() -> Result<Option<Vec<u8>>, reconverge_gpu::GpuError> {
     match std::env::var_os("RECONVERGE_GPU_CUBIN") {
         Some(path) if !path.is_empty() => {
-            let image = std::fs::read(&path).map_err(|e| GpuError::ModuleLoad {
-                code: "RECONVERGE_GPU_CUBIN".into(),
-                message: format!("cannot read {}: {e}", std::path::Path::new(&path).display()),
-            })?;
-            GpuContext::with_cubin(ordinal, image, kernels)
+            std::fs::read(&path)
+                .map(Some)
+                .map_err(|e| reconverge_gpu::GpuError::ModuleLoad {
+                    code: "RECONVERGE_GPU_CUBIN".into(),
+                    message: format!("cannot read {}: {e}", std::path::Path::new(&path).display()),
+                })
         }
-        _ => GpuContext::with_ptx(ordinal, ptx, kernels),
+        _ => Ok(None),
     }
 }
 
@@ -148,6 +172,15 @@ fn load(
 /// loads, and from PTX JIT-compiles, every kernel of a module (140 in [`PTX`]; 18 here).
 #[cfg(feature = "cuda")]
 pub const MCML_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/mcml.ptx"));
+
+/// MCML's kernels as shipped (feature `cuda`): [`MCML_PTX`] and the cubins made from it, as
+/// [`MODULE`].
+#[cfg(feature = "cuda")]
+pub const MCML_MODULE: reconverge_gpu::ModuleImages = reconverge_gpu::ModuleImages::new(
+    "mcml",
+    MCML_PTX,
+    include!(concat!(env!("OUT_DIR"), "/mcml.cubins.rs")),
+);
 
 /// MCML's entry points ([`is_mcml`] in [`PAPER_ENTRY_NAMES`]): the kernels of `MCML_PTX`
 /// (feature `cuda`).
@@ -159,9 +192,9 @@ pub fn mcml_kernels() -> Vec<&'static str> {
         .collect()
 }
 
-/// Opens device `ordinal` with MCML's kernels alone ([`MCML_PTX`], [`mcml_kernels`]); where
-/// `RECONVERGE_GPU_CUBIN` names a cubin (of [`PTX`] or [`MCML_PTX`]), that is loaded instead,
-/// as [`context`] does.
+/// Opens device `ordinal` with MCML's kernels alone ([`MCML_MODULE`], [`mcml_kernels`]);
+/// where `RECONVERGE_GPU_CUBIN` names a cubin (of [`PTX`] or [`MCML_PTX`]), that is loaded
+/// instead, as [`context`] does.
 ///
 /// # Errors
 /// As [`context`].
@@ -169,7 +202,11 @@ pub fn mcml_kernels() -> Vec<&'static str> {
 pub fn mcml_context(
     ordinal: usize,
 ) -> Result<reconverge_gpu::GpuContext, reconverge_gpu::GpuError> {
-    load(ordinal, MCML_PTX, &mcml_kernels())
+    let kernels = mcml_kernels();
+    match given_cubin()? {
+        Some(image) => reconverge_gpu::GpuContext::with_cubin(ordinal, image, &kernels),
+        None => reconverge_gpu::GpuContext::with_images(ordinal, MCML_MODULE, &kernels),
+    }
 }
 
 /// A CUDA backend on device `ordinal` with MCML's kernels alone ([`mcml_context`]).

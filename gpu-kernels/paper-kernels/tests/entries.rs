@@ -270,3 +270,49 @@ fn both_modules_keep_the_tally_copies_kernel() {
         [ADD_UP_TALLY_COPIES].as_slice()
     );
 }
+
+/// Every shipped cubin is a CUDA ELF for the architecture it is listed under, with every kernel
+/// of its module: the runtime loads it instead of the PTX on a GPU of that architecture, so a
+/// cubin of another module or architecture would fail there (or, worse, run other code). With
+/// no `ptxas` on the build machine none is shipped, and there is nothing to check.
+#[cfg(feature = "cuda")]
+#[test]
+fn shipped_cubins_hold_their_modules_kernels_for_their_architecture() {
+    let modules = [
+        (reconverge_paper_kernels::MODULE, KERNELS.to_vec()),
+        (
+            reconverge_paper_kernels::MCML_MODULE,
+            reconverge_paper_kernels::mcml_kernels(),
+        ),
+    ];
+    for (module, kernels) in modules {
+        if module.cubins.is_empty() {
+            eprintln!(
+                "{}: no SASS shipped (no ptxas where this was built)",
+                module.name
+            );
+        }
+        for (arch, image) in module.cubins {
+            let what = format!("{} {arch}", module.name);
+            assert_eq!(image.get(..4), Some(&b"\x7fELF"[..]), "{what}: not an ELF");
+            // ELFOSABI_CUDA (0x33); in its ABI version 7 (ptxas 12.x) the low byte of e_flags
+            // is the SM number.
+            assert_eq!(image.get(7), Some(&0x33), "{what}: not a CUDA ELF");
+            let sm: u32 = arch
+                .trim_start_matches("sm_")
+                .trim_end_matches(char::is_alphabetic)
+                .parse()
+                .expect("an sm_XX name");
+            if image.get(8) == Some(&7) {
+                assert_eq!(u32::from(image[48]), sm, "{what}: e_flags of another SM");
+            }
+            for k in &kernels {
+                let name = format!("{k}\0");
+                assert!(
+                    image.windows(name.len()).any(|w| w == name.as_bytes()),
+                    "{what} lacks kernel {k}"
+                );
+            }
+        }
+    }
+}

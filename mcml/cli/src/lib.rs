@@ -509,12 +509,27 @@ where
         strategy
     };
     let ordinals = args.device_ordinals(GpuContext::device_count()?)?;
+    // Modules load on first use; the entry point that will run loads here, beside its
+    // context, so that "load" below is the whole cost of opening the GPU (`--strategy tune`
+    // loads each candidate as it times it).
+    let preload = match args.strategy {
+        StrategyArg::Tune => None,
+        _ => <McmlKernel<F>>::entry_point(&strategy, 0),
+    };
     // Each batch of photons is one launch: warm up each entry point once, not every batch.
     // The GPUs' contexts and modules load in parallel.
     let gpus = std::thread::scope(|scope| {
         let loading: Vec<_> = ordinals
             .iter()
-            .map(|&o| scope.spawn(move || reconverge_paper_kernels::mcml_backend(o)))
+            .map(|&o| {
+                scope.spawn(move || {
+                    let gpu = reconverge_paper_kernels::mcml_backend(o)?;
+                    if let Some(entry) = preload {
+                        gpu.gpu().preload(&[entry])?;
+                    }
+                    Ok::<_, reconverge_gpu::GpuError>(gpu)
+                })
+            })
             .collect();
         loading
             .into_iter()
@@ -578,7 +593,26 @@ where
                 .join(", ")
         )
     })?;
-    clock.lap(format!("load {} GPU(s): contexts, modules", gpus.len()));
+    // What each module was loaded from (SASS, or PTX and why): what the first process on a
+    // machine waits for, and what scripts/first-process.sh checks.
+    let mut images: Vec<String> = Vec::new();
+    for gpu in &gpus {
+        for (module, image) in gpu.gpu().loaded_images() {
+            let said = format!("{module}: {image}");
+            if !images.contains(&said) {
+                images.push(said);
+            }
+        }
+    }
+    clock.lap(format!(
+        "load {} GPU(s): contexts, modules ({})",
+        gpus.len(),
+        if images.is_empty() {
+            "none loaded yet".to_string()
+        } else {
+            images.join("; ")
+        }
+    ));
     let n = u32::try_from(gpus.len()).unwrap_or(u32::MAX);
     let done: Vec<AtomicU64> = gpus.iter().map(|_| AtomicU64::new(0)).collect();
     let started = std::time::Instant::now();

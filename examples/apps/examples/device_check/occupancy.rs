@@ -35,7 +35,13 @@ pub fn run(rep: &mut Report, gpu: &GpuContext) {
     );
     let (mut compared, mut differ) = (0u32, 0u32);
     let mut rows = Vec::new();
-    let kernels: Vec<_> = gpu.kernels().cloned().collect();
+    let kernels: Vec<_> = match gpu.kernels() {
+        Ok(k) => k.into_iter().cloned().collect(),
+        Err(e) => {
+            rep.check("occupancy: every kernel loads", false, &e.to_string());
+            return;
+        }
+    };
     for k in &kernels {
         let mut line = format!(
             "{:<22} {:>4} {:>5} {:>5} ",
