@@ -122,6 +122,29 @@ pub enum PathSchedule {
 }
 
 impl PathSchedule {
+    /// Every kind of schedule once, with the papers' numbers (seed 002's majority vote where a
+    /// decision picks the path, seed 004's 16 items per thread, 8 iterations per pass): for
+    /// lists, command lines and tests that must cover every kind.
+    pub const EVERY_KIND: [PathSchedule; 11] = [
+        PathSchedule::AsWritten,
+        PathSchedule::Predication,
+        PathSchedule::StaticBranchResolution,
+        PathSchedule::BranchSplitting,
+        PathSchedule::ZCullMasking,
+        PathSchedule::LoopSplitting,
+        PathSchedule::IterationDelaying(crate::PAPER_MAJORITY_VOTE),
+        PathSchedule::BranchDistribution { delaying: None },
+        PathSchedule::BranchDistribution {
+            delaying: Some(crate::PAPER_MAJORITY_VOTE),
+        },
+        PathSchedule::OcclusionQueryLoop {
+            iterations_per_pass: 8,
+        },
+        PathSchedule::BranchPathUnification {
+            items_per_thread: 16,
+        },
+    ];
+
     /// Whether `self` and `other` are the same schedule, whatever their numbers and decisions
     /// (a majority vote of 8 and a round robin are both iteration delaying; branch
     /// distribution with and without delaying are not the same schedule).
@@ -170,7 +193,7 @@ impl PathSchedule {
         match self {
             PathSchedule::AsWritten
             | PathSchedule::IterationDelaying(_)
-            | PathSchedule::BranchDistribution { .. } => &ANY_ASSIGNMENT,
+            | PathSchedule::BranchDistribution { .. } => &Assignment::ALL,
             PathSchedule::Predication
             | PathSchedule::StaticBranchResolution
             | PathSchedule::BranchSplitting

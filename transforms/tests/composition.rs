@@ -9,29 +9,17 @@ use std::collections::HashSet;
 
 use reconverge_transforms::{Assignment, Decision, PathSchedule, Strategy, StrategyError};
 
+/// Decisions beside [`PathSchedule::EVERY_KIND`]'s (seed 002's majority vote of 8 with its stop
+/// rule).
 const DECISIONS: [Decision; 4] = [
-    Decision::majority_vote(8, true),
+    Decision::majority_vote(4, true),
     Decision::majority_vote(16, false),
     Decision::round_robin(3, 1, true),
     Decision::CostBalanced,
 ];
 
 fn schedules() -> Vec<PathSchedule> {
-    let mut out = vec![
-        PathSchedule::AsWritten,
-        PathSchedule::BranchDistribution { delaying: None },
-        PathSchedule::Predication,
-        PathSchedule::StaticBranchResolution,
-        PathSchedule::BranchSplitting,
-        PathSchedule::ZCullMasking,
-        PathSchedule::LoopSplitting,
-        PathSchedule::OcclusionQueryLoop {
-            iterations_per_pass: 4,
-        },
-        PathSchedule::BranchPathUnification {
-            items_per_thread: 16,
-        },
-    ];
+    let mut out = PathSchedule::EVERY_KIND.to_vec();
     for d in DECISIONS {
         out.push(PathSchedule::IterationDelaying(d));
         out.push(PathSchedule::BranchDistribution { delaying: Some(d) });
@@ -39,11 +27,7 @@ fn schedules() -> Vec<PathSchedule> {
     out
 }
 
-const ASSIGNMENTS: [Assignment; 3] = [
-    Assignment::Static,
-    Assignment::Dynamic,
-    Assignment::GridWide,
-];
+const ASSIGNMENTS: [Assignment; 3] = Assignment::ALL;
 
 #[test]
 fn every_pairing_is_paired_or_refused_naming_what_pairs_instead() {
@@ -73,9 +57,10 @@ fn every_pairing_is_paired_or_refused_naming_what_pairs_instead() {
             }
         }
     }
-    // A loop's schedules (as written, 4 delaying, distribution with and without 4 delaying)
-    // pair with all three assignments; the 7 per-item and multi-pass ones with static only.
-    assert_eq!(paired, 3 * (1 + 4 + 1 + 4) + 7);
+    // A loop's schedules (as written, 5 delaying, distribution without and with 5 delaying
+    // decisions) pair with all three assignments; the 7 per-item and multi-pass ones with
+    // static only.
+    assert_eq!(paired, 3 * (1 + 5 + 1 + 5) + 7);
 }
 
 #[test]

@@ -40,6 +40,15 @@ pub enum Assignment {
     GridWide,
 }
 
+impl Assignment {
+    /// Every assignment, static first.
+    pub const ALL: [Assignment; 3] = [
+        Assignment::Static,
+        Assignment::Dynamic,
+        Assignment::GridWide,
+    ];
+}
+
 /// What one lane carries: its item, the item's state, and the branch condition it computed
 /// but has not yet acted on (iteration delaying keeps it across delayed iterations; which lanes
 /// hold one the program knows from its masks, without a vote).
