@@ -205,12 +205,6 @@ impl PathSchedule {
     }
 }
 
-const ANY_ASSIGNMENT: [Assignment; 3] = [
-    Assignment::Static,
-    Assignment::Dynamic,
-    Assignment::GridWide,
-];
-
 /// A pairing of an assignment and a path schedule that no program implements, with the
 /// assignments that schedule does pair with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
