@@ -217,6 +217,12 @@ pub fn plan<F: McmlFloat>(
         .map(|r| {
             let mut r = r.clone();
             r.photons = options.photons.unwrap_or(r.photons);
+            // The `.mco`'s InParm, the pictures' names and the console's label all read the
+            // run's output name: `--output` must be it, or a second run's pictures would
+            // overwrite the first's under the input's own name.
+            if let Some(path) = &options.output {
+                r.output_file = path.to_string_lossy().into_owned();
+            }
             r
         })
         .collect();

@@ -4,12 +4,13 @@
 //! below); in a checkout, `cargo run --release --example mcml` runs the same code (the apps
 //! crate's example calls [`main`]).
 //!
-//! With no arguments, runs the built-in 7-layer skin model in f32 on the CPU backend (warps
-//! emulated in lockstep) under the baseline strategy; `--f64` runs it in f64. `--backend
-//! cuda` (built with feature `cuda`) runs it on GPU 0 instead (f32 only), for the strategies
-//! that have compiled entry points. `--strategy` picks another divergence strategy,
-//! `--strategy scalar` the plain per-photon loop. Prints Rsp, Rd, A, Tt, photons per second
-//! and the warps' SIMD efficiency; exits non-zero with the error message on bad input.
+//! With no arguments, runs the built-in 7-layer skin model in f32 on the CPU with MCML's own
+//! per-photon loop on every core (`--strategy scalar`, the default: the fastest on the CPU);
+//! `--f64` runs it in f64. `--strategy` picks a divergence strategy instead, whose warps of 32
+//! lanes are emulated in lockstep on the CPU, and `--backend cuda` (built with feature `cuda`)
+//! runs one on GPU 0 (f32 only), for the strategies that have compiled entry points. Prints
+//! Rsp, Rd, A, Tt and photons per second (and, under a warp strategy, the share of the lanes'
+//! steps that did photon work); exits non-zero with the error message on bad input.
 //!
 //! Every run of an input is checked (values, grid, output files) before the first photon;
 //! each run's `.mco` is written as soon as it is done. Runs of one `.mci` file continue one
@@ -229,8 +230,14 @@ struct Args {
     /// apart from f32's.
     #[arg(long, conflicts_with = "f64")]
     fast_math: bool,
-    /// How warps run the photon loop.
-    #[arg(long, value_enum, default_value = "baseline")]
+    /// How the photon loop runs. Default: `scalar` on the CPU, MCML's own loop (one photon
+    /// after another on each core), the fastest there; `baseline` on `--backend cuda`. The
+    /// others run it in warps of 32 lanes (emulated in lockstep on the CPU), to study the
+    /// divergence strategies.
+    #[arg(long = "strategy", value_enum)]
+    strategy_given: Option<StrategyArg>,
+    /// `--strategy`, or the backend's default (set by [`Args::resolved`]).
+    #[arg(skip = StrategyArg::Scalar)]
     strategy: StrategyArg,
     /// Feed the lanes by dynamic work assignment under a branch strategy (majority-vote,
     /// round-robin*, cost-balanced, branch-distribution): seed 002's MCML setting.
@@ -308,6 +315,17 @@ struct Args {
 }
 
 impl Args {
+    /// The arguments with the backend's default strategy where `--strategy` is not given: the
+    /// plain loop on the CPU (the fastest there), the baseline on the GPU (which has no plain
+    /// loop of its own).
+    fn resolved(mut self) -> Self {
+        self.strategy = self.strategy_given.unwrap_or(match self.backend {
+            BackendArg::Cpu => StrategyArg::Scalar,
+            BackendArg::Cuda => StrategyArg::Baseline,
+        });
+        self
+    }
+
     /// Threads per block: `--threads-per-block`, or the backend's default.
     fn threads_per_block(&self) -> u32 {
         self.threads_per_block.unwrap_or(match self.backend {
@@ -715,14 +733,22 @@ where
     ))
 }
 
-/// A run's name in the header: its `.mco` for a file's run, which is written; the built-in's
-/// name otherwise, since nothing is written for it.
-fn run_label(from_file: bool, run: &RunInput, builtin: &str) -> String {
-    if from_file {
-        run.output_file.clone()
-    } else {
-        format!("{builtin} (built-in)")
+/// A run's name in the header: its `.mco` where one is written (a file's run, or `--output`),
+/// with the built-in's name beside it; the built-in's name alone when nothing is written.
+fn run_label(from_file: bool, run: &RunInput, builtin: &str, output: bool) -> String {
+    match (from_file, output) {
+        (true, _) => run.output_file.clone(),
+        (false, true) => format!("{} ({builtin}, built-in)", run.output_file),
+        (false, false) => format!("{builtin} (built-in)"),
     }
+}
+
+/// What a warp strategy's SIMD efficiency means, for a reader who knows MCML and not GPUs.
+fn warp_note(efficiency: f64, strategy: StrategyArg) -> String {
+    format!(
+        "warps ({strategy:?}, emulated on the CPU): {:.1} % of the lanes' steps did photon work (SIMD efficiency; the rest waited for other photons of their warp of 32)",
+        100.0 * efficiency
+    )
 }
 
 fn threads_label(n: usize) -> String {
@@ -780,7 +806,7 @@ impl PhaseClock {
 /// The `mcml` program: parses the process's arguments, runs, and returns the exit status
 /// (failure, with the error on stderr, on bad input or a failed run).
 pub fn main() -> ExitCode {
-    match real_main(Args::parse()) {
+    match real_main(Args::parse().resolved()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -818,6 +844,13 @@ fn real_main(args: Args) -> Result<(), DynError> {
             (vec![run], format!("built-in {}", args.builtin), false)
         }
     };
+    if root {
+        for (k, run) in runs.iter().enumerate() {
+            for w in run.warnings() {
+                eprintln!("warning: {source}, run {}: {w}", k + 1);
+            }
+        }
+    }
     let f64 = args.f64;
     if args.backend == BackendArg::Cuda && f64 {
         return Err("--backend cuda runs MCML in f32 only: drop --f64".into());
@@ -885,7 +918,12 @@ fn real_main(args: Args) -> Result<(), DynError> {
             output: None,
         };
         let run = &share;
-        let name = run_label(from_file, &whole.input, &args.builtin);
+        let name = run_label(
+            from_file,
+            &whole.input,
+            &args.builtin,
+            args.output.is_some(),
+        );
         if ranks > 1 && root {
             println!(
                 "{name}: {} photons over {ranks} processes (mpirun); rank 0's share:",
@@ -992,11 +1030,7 @@ fn real_main(args: Args) -> Result<(), DynError> {
             ),
         }
         if let Some(eff) = simd_of_last.get() {
-            println!(
-                "  SIMD efficiency {:.1}% ({:?})",
-                100.0 * eff,
-                args.strategy
-            );
+            println!("  {}", warp_note(eff, args.strategy));
         }
         if let Some(path) = written {
             println!("  wrote {}", path.display());
@@ -1118,6 +1152,52 @@ mod tests {
         );
     }
 
+    /// `--output` names everything of the run: the `.mco`, its InParm output name (read back
+    /// with the `.mco` reader) and the pictures; a second run drawn into the same folder under
+    /// another `--output` keeps the first run's pictures.
+    #[test]
+    fn output_names_the_mco_its_inparm_and_the_pictures() {
+        let dir = tempfile::tempdir().unwrap();
+        let pics = dir.path().join("pics");
+        let mco = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+        for (name, beam) in [("pencil.mco", "pencil"), ("flat.mco", "flat:0.1")] {
+            let args = parse(&[
+                "--builtin",
+                "vandehulst",
+                "--photons",
+                "300",
+                "--beam",
+                beam,
+                "--output",
+                &mco(name),
+                "--plot",
+                pics.to_str().unwrap(),
+            ])
+            .unwrap();
+            real_main(args).unwrap();
+        }
+        let read = reconverge_mcml::mco_file::read_mco(std::path::Path::new(&mco("flat.mco")))
+            .unwrap();
+        assert_eq!(read.input.output_file, mco("flat.mco"));
+        let mut drawn: Vec<String> = std::fs::read_dir(&pics)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        drawn.sort();
+        for stem in ["pencil", "flat"] {
+            for p in reconverge_mcml::plot::PICTURES {
+                for ext in ["svg", "png"] {
+                    let f = format!("{stem}-{p}.{ext}");
+                    assert!(drawn.contains(&f), "{f} missing from {drawn:?}");
+                }
+            }
+        }
+        assert!(
+            drawn.iter().all(|f| !f.starts_with("vandehulst")),
+            "{drawn:?}"
+        );
+    }
+
     /// `--timings`: the phases follow one another (their sum is the time since the clock
     /// started, to the rounding of `Instant`), and a phase's parts are listed under it.
     #[test]
@@ -1146,7 +1226,7 @@ mod tests {
     }
 
     fn parse(args: &[&str]) -> Result<Args, clap::Error> {
-        Args::try_parse_from(std::iter::once("mcml").chain(args.iter().copied()))
+        Args::try_parse_from(std::iter::once("mcml").chain(args.iter().copied())).map(Args::resolved)
     }
 
     #[test]
@@ -1156,6 +1236,18 @@ mod tests {
         assert!(!parse(&["--f32"]).unwrap().f64, "--f32 is still accepted");
         assert!(parse(&["--f64"]).unwrap().f64);
         assert!(parse(&["--f32", "--f64"]).is_err());
+    }
+
+    /// The CPU's default is the plain loop (measured the fastest there, scripts/main-job-timing.sh)
+    /// and the same as the Python package's; the GPU's is the baseline, as in Python.
+    #[test]
+    fn the_default_strategy_is_the_plain_loop_on_the_cpu_and_the_baseline_on_the_gpu() {
+        assert_eq!(parse(&[]).unwrap().strategy, StrategyArg::Scalar);
+        assert_eq!(parse(&[]).unwrap().strategy().unwrap(), None);
+        let gpu = parse(&["--backend", "cuda"]).unwrap();
+        assert_eq!(gpu.strategy, StrategyArg::Baseline);
+        let given = parse(&["--strategy", "dynamic"]).unwrap();
+        assert_eq!(given.strategy, StrategyArg::Dynamic);
     }
 
     #[test]
@@ -1168,8 +1260,8 @@ mod tests {
     #[test]
     fn header_names_no_file_for_a_built_in_and_counts_threads_in_english() {
         let skin = reconverge_mcml::builtin::skin();
-        assert_eq!(run_label(false, &skin, "skin"), "skin (built-in)");
-        assert_eq!(run_label(true, &skin, "skin"), "skin.mco");
+        assert_eq!(run_label(false, &skin, "skin", false), "skin (built-in)");
+        assert_eq!(run_label(true, &skin, "skin", false), "skin.mco");
         assert_eq!(threads_label(1), "1 thread");
         assert_eq!(threads_label(2), "2 threads");
     }
