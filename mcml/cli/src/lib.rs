@@ -44,7 +44,7 @@ use reconverge_mcml::finite_beam::{
 use reconverge_mcml::limits::check_launch;
 use reconverge_mcml::mci::read_mci;
 use reconverge_mcml::mco_file::McoFile;
-use reconverge_mcml::plot::{RunPlots, check_plot_files, plot_stem, write_plots};
+use reconverge_mcml::plot::{RunPlots, Scale, check_plot_files, plot_stem, write_plots};
 use reconverge_mcml::{
     Batching, RunInput, RunOptions, RunResult, run_on_backend_streams, run_streams,
 };
@@ -68,6 +68,15 @@ enum InterpolationArg {
     Conv,
     /// Each bin's value over its annulus: keeps every bin's weight.
     Bins,
+}
+
+/// The pictures' scale (`--plot-scale`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ScaleArg {
+    /// Log y axis and log colour scale.
+    Log,
+    /// Linear, from 0.
+    Linear,
 }
 
 /// The ways to run the photon loop.
@@ -301,12 +310,18 @@ struct Args {
     /// How --convolve takes the pencil-beam response between bin centres.
     #[arg(long, value_enum, default_value = "conv")]
     convolve_interpolation: InterpolationArg,
-    /// Draw each run's Rd(r), Tt(r), A(z) and fluence map Φ(r, z) (log colour scale, contours)
-    /// into DIR as SVG and PNG: DIR/STEM-rd_r.svg, -rd_r.png, -tt_r, -a_z, -fluence, STEM the
-    /// run's .mco name without `.mco`. DIR is created if missing and every file checked before
-    /// the first photon; the pictures of a run are drawn as soon as it is done.
+    /// Draw each run's Rd(r), Tt(r), A(z) and fluence map Φ(r, z) (contours; the beam named
+    /// in the caption) into DIR as SVG and PNG: DIR/STEM-rd_r.svg, -rd_r.png, -tt_r, -a_z,
+    /// -fluence, STEM the run's .mco name without `.mco` (`--output`'s, where given). Each
+    /// `--convolve` beam's responses are drawn too, as STEM.<beam>-*. DIR is created if
+    /// missing and every file checked before the first photon; the pictures of a run are drawn
+    /// as soon as it is done.
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
+    /// The pictures' y axis and colour scale: log (the default; every tick labelled) or linear
+    /// (from 0).
+    #[arg(long, value_enum, default_value = "log", requires = "plot")]
+    plot_scale: ScaleArg,
     /// Print where the process's time went when it ends: reading and checking, loading the
     /// GPUs (contexts, modules), each run's simulation (its kernels, and the rest of its
     /// backend calls: buffers, copies), writing the outputs.
@@ -899,7 +914,15 @@ fn real_main(args: Args) -> Result<(), DynError> {
     if let Some(dir) = plot_dir {
         let stems: Vec<String> = planned
             .iter()
-            .map(|p| plot_stem(&p.input.output_file))
+            .flat_map(|p| {
+                let stem = plot_stem(&p.input.output_file);
+                let convolved: Vec<String> = args
+                    .convolve
+                    .iter()
+                    .map(|&b| convolved_stem(&stem, b))
+                    .collect();
+                std::iter::once(stem).chain(convolved)
+            })
             .collect();
         check_plot_files(dir, &stems)?;
     }
@@ -1032,23 +1055,38 @@ fn real_main(args: Args) -> Result<(), DynError> {
         if let Some(eff) = simd_of_last.get() {
             println!("  {}", warp_note(eff, args.strategy));
         }
+        let mut convolved = Vec::new();
         if let Some(path) = written {
             println!("  wrote {}", path.display());
-            if let Err(e) = write_convolutions(&args, result, path) {
-                convolve_failed.borrow_mut().get_or_insert(e);
+            match write_convolutions(&args, result, path) {
+                Ok(c) => convolved = c,
+                Err(e) => {
+                    convolve_failed.borrow_mut().get_or_insert(e);
+                }
             }
         }
         if let Some(dir) = plot_dir {
             let stem = plot_stem(&result.input.output_file);
-            let plots = RunPlots::new(&McoFile::from_result(result), &source);
-            match write_plots(&plots, dir, &stem) {
-                Ok(_) => println!(
-                    "  drew {}: Rd(r), Tt(r), A(z), fluence (SVG and PNG)",
-                    dir.join(format!("{stem}-*")).display()
-                ),
-                Err(e) => {
-                    eprintln!("  error: {e}");
-                    plot_failed.borrow_mut().get_or_insert(e.to_string());
+            let mco = McoFile::from_result(result);
+            let scale = match args.plot_scale {
+                ScaleArg::Log => Scale::Log,
+                ScaleArg::Linear => Scale::Linear,
+            };
+            let mut pictures = vec![(stem.clone(), RunPlots::new(&mco, &source))];
+            for response in &convolved {
+                let plots = RunPlots::convolved(&mco, response, &source, interpolation(&args));
+                pictures.push((convolved_stem(&stem, response.beam), plots));
+            }
+            for (stem, plots) in pictures {
+                match write_plots(&plots.with_scale(scale), dir, &stem) {
+                    Ok(_) => println!(
+                        "  drew {}: Rd(r), Tt(r), A(z), fluence (SVG and PNG)",
+                        dir.join(format!("{stem}-*")).display()
+                    ),
+                    Err(e) => {
+                        eprintln!("  error: {e}");
+                        plot_failed.borrow_mut().get_or_insert(e.to_string());
+                    }
                 }
             }
         }
@@ -1092,27 +1130,42 @@ fn check_beams(args: &Args, from_file: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// A `--convolve` beam's tag in file names: `flat_0.1cm`.
+fn beam_tag(beam: Beam) -> String {
+    beam_label(beam).replace(':', "_") + "cm"
+}
+
+/// The stem of a `--convolve` beam's pictures beside the run's: `STEM.flat_0.1cm`.
+fn convolved_stem(stem: &str, beam: Beam) -> String {
+    format!("{stem}.{}", beam_tag(beam))
+}
+
+fn interpolation(args: &Args) -> Interpolation {
+    match args.convolve_interpolation {
+        InterpolationArg::Conv => Interpolation::Conv,
+        InterpolationArg::Bins => Interpolation::Bins,
+    }
+}
+
 /// `--convolve`: each beam's responses from `result`, written next to its `.mco` at `mco`
-/// (`<stem>.<kind>_<R>cm.Rrc` etc.); says what it wrote.
+/// (`<stem>.<kind>_<R>cm.Rrc` etc.); says what it wrote and returns the responses.
 fn write_convolutions(
     args: &Args,
     result: &RunResult,
     mco: &std::path::Path,
-) -> Result<(), String> {
+) -> Result<Vec<reconverge_mcml::finite_beam::BeamResponse>, String> {
     let options = ConvolveOptions {
-        interpolation: match args.convolve_interpolation {
-            InterpolationArg::Conv => Interpolation::Conv,
-            InterpolationArg::Bins => Interpolation::Bins,
-        },
+        interpolation: interpolation(args),
         ..ConvolveOptions::default()
     };
+    let mut responses = Vec::new();
     let dir = mco.parent().unwrap_or(std::path::Path::new("."));
     let stem = mco
         .file_stem()
         .map_or_else(|| "mcml".into(), |s| s.to_string_lossy().into_owned());
     for &beam in &args.convolve {
         let response = convolve_result(result, beam, &options).map_err(|e| e.to_string())?;
-        let tag = beam_label(beam).replace(':', "_") + "cm";
+        let tag = beam_tag(beam);
         let how = format!(
             "convolved from the pencil-beam responses of {} ({} photons), {:?} interpolation",
             mco.display(),
@@ -1127,8 +1180,9 @@ fn write_convolutions(
             beam_label(beam),
             names.join(", ")
         );
+        responses.push(response);
     }
-    Ok(())
+    Ok(responses)
 }
 
 #[cfg(test)]
@@ -1161,7 +1215,8 @@ mod tests {
         let pics = dir.path().join("pics");
         let mco = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
         for (name, beam) in [("pencil.mco", "pencil"), ("flat.mco", "flat:0.1")] {
-            let args = parse(&[
+            let out = mco(name);
+            let mut argv = vec![
                 "--builtin",
                 "vandehulst",
                 "--photons",
@@ -1169,12 +1224,14 @@ mod tests {
                 "--beam",
                 beam,
                 "--output",
-                &mco(name),
+                &out,
                 "--plot",
                 pics.to_str().unwrap(),
-            ])
-            .unwrap();
-            real_main(args).unwrap();
+            ];
+            if beam == "pencil" {
+                argv.extend(["--convolve", "flat:0.1"]);
+            }
+            real_main(parse(&argv).unwrap()).unwrap();
         }
         let read = reconverge_mcml::mco_file::read_mco(std::path::Path::new(&mco("flat.mco")))
             .unwrap();
@@ -1184,7 +1241,7 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         drawn.sort();
-        for stem in ["pencil", "flat"] {
+        for stem in ["pencil", "flat", "pencil.flat_0.1cm"] {
             for p in reconverge_mcml::plot::PICTURES {
                 for ext in ["svg", "png"] {
                     let f = format!("{stem}-{p}.{ext}");
@@ -1196,6 +1253,17 @@ mod tests {
             drawn.iter().all(|f| !f.starts_with("vandehulst")),
             "{drawn:?}"
         );
+        // Each picture's caption names its beam and how its responses were made.
+        for (stem, words) in [
+            ("pencil", "pencil beam"),
+            ("flat", "flat beam, radius 0.1 cm (flat:0.1), sampled"),
+            ("pencil.flat_0.1cm", "flat beam, radius 0.1 cm (flat:0.1), convolved"),
+        ] {
+            for p in reconverge_mcml::plot::PICTURES {
+                let svg = std::fs::read_to_string(pics.join(format!("{stem}-{p}.svg"))).unwrap();
+                assert!(svg.contains(words), "{stem}-{p}.svg does not say {words:?}");
+            }
+        }
     }
 
     /// `--timings`: the phases follow one another (their sum is the time since the clock
