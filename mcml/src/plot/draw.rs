@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use plotters::coord::Shift;
+use plotters::coord::combinators::BindKeyPoints;
 use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -110,6 +111,31 @@ pub(super) fn log_bounds(y: &[f64]) -> Option<Range<f64>> {
     })
 }
 
+/// The ticks of a log axis over `range`: each whole decade, and where the axis spans at most
+/// a decade and a half, the 1-9 (or, over more than nine, 1-2-5) multiples between, so that an
+/// axis inside one decade still has ticks.
+pub(super) fn log_ticks(range: &Range<f64>) -> Vec<f64> {
+    let (lo, hi) = (range.start, range.end);
+    let first = lo.log10().floor() as i32;
+    let last = hi.log10().ceil() as i32;
+    let within = |v: &f64| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9);
+    let multiples = |steps: &[f64]| -> Vec<f64> {
+        (first..=last)
+            .flat_map(|k| steps.iter().map(move |m| m * 10f64.powi(k)))
+            .filter(within)
+            .collect()
+    };
+    if hi / lo > 10f64.powf(1.5) {
+        return multiples(&[1.0]);
+    }
+    let all = multiples(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    if all.len() > 9 {
+        multiples(&[1.0, 2.0, 5.0])
+    } else {
+        all
+    }
+}
+
 /// A log axis's tick label: `10ᵏ` at a whole decade, the number itself between decades (`2`,
 /// `0.05`, `3×10⁻⁴`), so that no two ticks read the same.
 pub(super) fn log_tick_label(v: f64) -> String {
@@ -175,7 +201,13 @@ fn draw_curve<DB: DrawingBackend>(
     match scale {
         Scale::Log => {
             let mut chart = builder()
-                .build_cartesian_2d(0.0..x_hi, y_range.clone().log_scale())
+                .build_cartesian_2d(
+                    0.0..x_hi,
+                    y_range
+                        .clone()
+                        .log_scale()
+                        .with_key_points(log_ticks(&y_range)),
+                )
                 .map_err(e)?;
             chart
                 .configure_mesh()
