@@ -282,8 +282,17 @@ pub fn convolve(
     }
     let r = bin_centres(nrc, drc);
     let z = bin_centres(g.nz, g.dz);
-    let Some(conv) = RadialConvolution::new(g.dr, g.nr, beam, power, &r, tolerance, interpolation)
-    else {
+    // CONV's numbers are point values at the bin centres; the bins' interpolation gives bin
+    // averages, as the tallies it is compared with (a sampled beam's) are.
+    let conv = match interpolation {
+        Interpolation::Conv => {
+            RadialConvolution::new(g.dr, g.nr, beam, power, &r, tolerance, interpolation)
+        }
+        Interpolation::Bins => {
+            RadialConvolution::over_bins(g.dr, g.nr, beam, power, drc, nrc, tolerance)
+        }
+    };
+    let Some(conv) = conv else {
         return Err(ConvolutionError::PencilBeam);
     };
     let rd_r = conv.apply(&checked.rd_r);
