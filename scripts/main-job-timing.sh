@@ -125,7 +125,7 @@ pn="$(awk -F'\t' 'NR == 2 { print $3 }' "$tsv")"
     echo "The project: \`$bin\` with no arguments (the README's \`cargo run --release --example mcml\`:"
     echo "skin, $pn photons, f32, the default strategy), $cores cores. MCML 1.2: $mcml12_version,"
     echo "\`$cc ${cflags[*]}\` ($cc_version), the same skin model, $photons photons, one core."
-    echo "$runs pairs, the project then MCML 1.2, after one warm-up run of each; whole processes' wall time."
+    echo "$runs pairs, the project then MCML 1.2, after one warm-up run of each; whole processes' wall and CPU (user + system) seconds from bash's \`time\`."
     echo
     echo "| | median | min - max | middle half |"
     echo "|---|---|---|---|"

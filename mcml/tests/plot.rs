@@ -184,6 +184,35 @@ fn pictures_are_valid_files_that_draw_the_mco_values() {
         "the map's colours are embedded"
     );
     assert!(fluence_svg.contains("cm\u{207b}\u{b2}"));
+    // No contour runs along the map's edge (marching squares closes its rings there: issue 43
+    // saw a white line along the tissue's bottom): no white line stays level for 100 pixels.
+    for tag in fluence_svg.split("<polyline").skip(1) {
+        let tag = tag.split("/>").next().unwrap();
+        if !tag.contains("#FFFFFF") {
+            continue;
+        }
+        let points: Vec<(i64, i64)> = tag
+            .split("points=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .map(|p| {
+                let (x, y) = p.split_once(',').unwrap();
+                (x.parse().unwrap(), y.parse().unwrap())
+            })
+            .collect();
+        let mut start = 0;
+        for k in 1..=points.len() {
+            if k == points.len() || points[k].1 != points[start].1 {
+                let run = (points[k - 1].0 - points[start].0).abs();
+                assert!(run < 100, "a level white line of {run} px at y = {}", points[start].1);
+                start = k;
+            }
+        }
+    }
     let a_z_svg = std::fs::read_to_string(&files[4]).unwrap();
     assert!(a_z_svg.contains("cm\u{207b}\u{b9}"));
     // Grey glass: the top rows of the map's plotting area are grey (190, 190, 190).

@@ -152,7 +152,12 @@ pub(super) fn log_tick_label(v: f64) -> String {
     let m = format!("{:.1}", mantissa);
     let m = m.trim_end_matches('0').trim_end_matches('.');
     if (-3.0..=3.0).contains(&e) {
-        let decimals = if e < 0.0 { (-e) as usize + 1 } else { 1 };
+        // Three significant digits: enough for the 1-9 multiples and for a scale's floor.
+        let decimals = if e < 0.0 {
+            (-e) as usize + 2
+        } else {
+            (2 - e as i64).max(0) as usize
+        };
         let s = format!("{v:.decimals$}");
         let s = if s.contains('.') {
             s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -162,6 +167,28 @@ pub(super) fn log_tick_label(v: f64) -> String {
         s
     } else {
         format!("{m}\u{d7}{}", decade_label(e))
+    }
+}
+
+/// A linear axis's tick label: `0`, `0.25`, `5000`, `2.5×10⁵`, with no trailing zeros.
+pub(super) fn linear_tick_label(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return "0".into();
+    }
+    let e = v.abs().log10().floor();
+    if !(-3.0..=4.0).contains(&e) {
+        return format!("{}\u{d7}{}", trim(&format!("{:.2}", v / 10f64.powf(e))), decade_label(e));
+    }
+    let decimals = if e < 0.0 { (-e) as usize + 2 } else { 2 };
+    trim(&format!("{v:.decimals$}"))
+}
+
+/// A decimal number without trailing zeros after its point.
+fn trim(s: &str) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s.to_string()
     }
 }
 
@@ -232,6 +259,7 @@ fn draw_curve<DB: DrawingBackend>(
                 .axis_desc_style((FAMILY, 16))
                 .label_style((FAMILY, 13))
                 .light_line_style(BLACK.mix(0.05))
+                .y_label_formatter(&|v| linear_tick_label(*v))
                 .draw()
                 .map_err(e)?;
             fill_curve(&mut chart, s, scale, y_range, x_hi, boundaries)
@@ -439,9 +467,12 @@ fn draw_contours<DB: DrawingBackend>(
         .flat_map(|iz| (0..nr).map(move |ir| (ir, iz)))
         .map(|(ir, iz)| value(ir, iz).unwrap_or(lo))
         .collect();
+    // The values sit at the bins' centres.
     let lines = contour::ContourBuilder::new(nr, nz, true)
         .x_step(dr)
         .y_step(dz)
+        .x_origin(0.5 * dr)
+        .y_origin(0.5 * dz)
         .lines(&values, levels)
         .map_err(|err| format!("contours: {err:?}"))?;
     let in_absorbing = |x: f64, y: f64| {
@@ -449,13 +480,28 @@ fn draw_contours<DB: DrawingBackend>(
         let iz = ((y / dz) as usize).min(nz - 1);
         value(ir, iz).is_some()
     };
+    // Marching squares closes each level's rings along the grid's edge: those segments are
+    // no line of equal fluence (they drew a white line along the tissue's top and bottom).
+    let (x0, x1, y0, y1) = (
+        0.5 * dr,
+        (nr as f64 - 0.5) * dr,
+        0.5 * dz,
+        (nz as f64 - 0.5) * dz,
+    );
+    let on = |a: f64, b: f64, edge: f64, step: f64| {
+        (a - edge).abs() < 1e-6 * step && (b - edge).abs() < 1e-6 * step
+    };
+    let on_edge = |ax: f64, ay: f64, bx: f64, by: f64| {
+        on(ax, bx, x0, dr) || on(ax, bx, x1, dr) || on(ay, by, y0, dz) || on(ay, by, y1, dz)
+    };
     let mut paths: Vec<Vec<(f64, f64)>> = Vec::new();
     for line in &lines {
         for ls in &line.geometry().0 {
             let mut path: Vec<(f64, f64)> = Vec::new();
             for seg in ls.0.windows(2) {
                 let (a, b) = (seg[0], seg[1]);
-                if in_absorbing(0.5 * (a.x + b.x), 0.5 * (a.y + b.y)) {
+                if in_absorbing(0.5 * (a.x + b.x), 0.5 * (a.y + b.y)) && !on_edge(a.x, a.y, b.x, b.y)
+                {
                     if path.is_empty() {
                         path.push((a.x, a.y));
                     }
@@ -487,48 +533,48 @@ fn draw_colour_bar<DB: DrawingBackend>(
     levels: &[f64],
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let mut chart = ChartBuilder::on(bar)
+    let mut builder = ChartBuilder::on(bar);
+    builder
         .margin_top(16)
         .margin_bottom(78)
         .margin_right(8)
-        .y_label_area_size(78)
-        .build_cartesian_2d(0.0..1.0, lo..hi)
-        .map_err(e)?;
-    let log_label = |v: &f64| decade_label(*v);
-    let linear_label = |v: &f64| format!("{v}");
-    let mut mesh = chart.configure_mesh();
-    mesh.disable_mesh()
-        .disable_x_axis()
-        .y_desc(format!("\u{3a6} [{}cm\u{207b}\u{b2}]", map.unit))
-        .axis_desc_style((FAMILY, 16))
-        .label_style((FAMILY, 13));
+        .y_label_area_size(78);
+    let desc = format!("\u{3a6} [{}cm\u{207b}\u{b2}]", map.unit);
+    // The bar's axis is Φ, on a log axis for the log scale: the same ticks and labels as a
+    // curve's log axis over that range. Scale values (log10 Φ or Φ) map to it by `to_axis`.
     match scale {
-        Scale::Log => mesh
-            .y_label_formatter(&log_label)
-            .y_labels((hi - lo).round() as usize + 1),
-        Scale::Linear => mesh.y_label_formatter(&linear_label),
-    };
-    mesh.draw().map_err(e)?;
-    let steps = 128;
-    chart
-        .draw_series((0..steps).map(|k| {
-            let a = lo + (hi - lo) * k as f64 / steps as f64;
-            let b = lo + (hi - lo) * (k + 1) as f64 / steps as f64;
-            Rectangle::new(
-                [(0.0, a), (1.0, b)],
-                ViridisRGB
-                    .get_color_normalized(0.5 * (a + b), lo, hi)
-                    .filled(),
-            )
-        }))
-        .map_err(e)?;
-    for &level in levels {
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                [(0.0, level), (1.0, level)],
-                WHITE.stroke_width(1),
-            )))
-            .map_err(e)?;
+        Scale::Log => {
+            let range = 10f64.powf(lo)..10f64.powf(hi);
+            let ticks = log_ticks(&range);
+            let mut chart = builder
+                .build_cartesian_2d(0.0..1.0, range.log_scale().with_key_points(ticks))
+                .map_err(e)?;
+            chart
+                .configure_mesh()
+                .disable_mesh()
+                .disable_x_axis()
+                .y_desc(desc)
+                .axis_desc_style((FAMILY, 16))
+                .label_style((FAMILY, 13))
+                .y_label_formatter(&|v| log_tick_label(*v))
+                .draw()
+                .map_err(e)?;
+            fill_colour_bar(&mut chart, (lo, hi), levels, |v| 10f64.powf(v))?;
+        }
+        Scale::Linear => {
+            let mut chart = builder.build_cartesian_2d(0.0..1.0, lo..hi).map_err(e)?;
+            chart
+                .configure_mesh()
+                .disable_mesh()
+                .disable_x_axis()
+                .y_desc(desc)
+                .axis_desc_style((FAMILY, 16))
+                .label_style((FAMILY, 13))
+                .y_label_formatter(&|v| linear_tick_label(*v))
+                .draw()
+                .map_err(e)?;
+            fill_colour_bar(&mut chart, (lo, hi), levels, |v| v)?;
+        }
     }
     let (_, h) = bar.dim_in_pixel();
     let mut notes = vec![match scale {
@@ -536,7 +582,7 @@ fn draw_colour_bar<DB: DrawingBackend>(
         Scale::Linear => "white: none".to_string(),
     }];
     if scale == Scale::Log {
-        notes.push(format!("{} or none", decade_label(lo)));
+        notes.push(format!("{} or none", log_tick_label(10f64.powf(lo))));
     }
     if map.phi.iter().any(|v| v.is_nan()) {
         notes.push("grey: \u{b5}a = 0".to_string());
@@ -548,6 +594,38 @@ fn draw_colour_bar<DB: DrawingBackend>(
             (FAMILY, 12).into_font(),
         ))
         .map_err(e)?;
+    }
+    Ok(())
+}
+
+/// The colours and the contour levels' marks of the bar, on its chart.
+fn fill_colour_bar<DB: DrawingBackend, Y: Ranged<ValueType = f64>>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, Y>>,
+    (lo, hi): (f64, f64),
+    levels: &[f64],
+    to_axis: impl Fn(f64) -> f64,
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let steps = 128;
+    chart
+        .draw_series((0..steps).map(|k| {
+            let a = lo + (hi - lo) * k as f64 / steps as f64;
+            let b = lo + (hi - lo) * (k + 1) as f64 / steps as f64;
+            Rectangle::new(
+                [(0.0, to_axis(a)), (1.0, to_axis(b))],
+                ViridisRGB
+                    .get_color_normalized(0.5 * (a + b), lo, hi)
+                    .filled(),
+            )
+        }))
+        .map_err(e)?;
+    for &level in levels {
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                [(0.0, to_axis(level)), (1.0, to_axis(level))],
+                WHITE.stroke_width(1),
+            )))
+            .map_err(e)?;
     }
     Ok(())
 }
