@@ -13,14 +13,16 @@
 # skin model (scripts/mcml12-inputs/skin.mci) with the same photons, on one core: it is
 # single-threaded.
 #
-# The two run in turn, project then MCML 1.2, RUNS times, so a machine that slows down slows
-# both. Every figure is a whole process's, from bash's `time`: start-up, input, the photons
+# They run in turn, RUNS times: the project, MCML 1.2, and the project under `--strategy
+# baseline` (the GPU strategies' reference, in warps of 32 emulated on the CPU: the default
+# before issue 43), so a machine that slows down slows all three. Every figure is a whole process's, from bash's `time`: start-up, input, the photons
 # and, for MCML 1.2, writing its .mco. Reported:
 #   - the project's wall time per run: median, min-max and the middle half (quartiles);
 #   - photons per second per core: photons / CPU seconds (user + system) of the process, the
 #     project's over the cores it used and MCML 1.2's on its one, and their ratio pair by pair,
 #     median and min-max: CPU seconds do not count the time another program held a core, so
-#     this figure drifts far less with a shared machine's load than the wall time does.
+#     this figure drifts far less with a shared machine's load than the wall time does;
+#   - the baseline's photons per CPU second and the default's ratio to it, pair by pair.
 #
 # Writes OUTDIR (default target/main-job-timing): main-job-timing.md (the report), runs.tsv and
 # logs/. Touches no tracked file.
@@ -78,9 +80,10 @@ fi
 mkdir -p "$work/m12"
 sed "s/@PHOTONS@/$photons/" "$root/scripts/mcml12-inputs/skin.mci" > "$work/m12/skin.mci"
 tsv="$out/runs.tsv"
-printf 'pair\tproject_s\tproject_photons\tproject_cores\tproject_pps_per_core\tmcml12_s\tmcml12_pps\tratio\tproject_cpu_s\tmcml12_cpu_s\n' > "$tsv"
+printf 'pair\tproject_s\tproject_photons\tproject_cores\tproject_pps_per_core\tmcml12_s\tmcml12_pps\tratio\tproject_cpu_s\tmcml12_cpu_s\tbaseline_s\tbaseline_cpu_s\tbaseline_pps_per_core\tdefault_over_baseline\n' > "$tsv"
 log "warm-up: one run of each"
 "$bin" > "$logs/warm-up-project.log" 2>&1
+"$bin" --strategy baseline > "$logs/warm-up-baseline.log" 2>&1
 (cd "$work/m12" && "$mcml12" skin.mci > "$logs/warm-up-mcml12.log" 2>&1)
 # Wall, user and system seconds of a command, its output to $1.
 timed() { # log command...
@@ -94,11 +97,14 @@ for ((i = 1; i <= runs; i++)); do
     p_n="$(grep -o '[0-9]* photons,' "$logs/project-$i.log" | head -1 | grep -o '[0-9]*')"
     p_c="$(grep -o '[0-9]* threads\?)' "$logs/project-$i.log" | head -1 | grep -o '[0-9]*')"
     read -r m_s m_u m_sys <<<"$(cd "$work/m12" && timed "$logs/mcml12-$i.log" "$mcml12" skin.mci)"
+    read -r b_s b_u b_sys <<<"$(timed "$logs/baseline-$i.log" "$bin" --strategy baseline)"
     awk -v i="$i" -v ps="$p_s" -v pn="$p_n" -v pc="$p_c" -v pcpu="$(awk -v a="$p_u" -v b="$p_sys" 'BEGIN { print a + b }')" \
-        -v ms="$m_s" -v mn="$photons" -v mcpu="$(awk -v a="$m_u" -v b="$m_sys" 'BEGIN { print a + b }')" 'BEGIN {
-        ppc = pn / pcpu; mp = mn / mcpu
-        printf "%d\t%.3f\t%d\t%d\t%.0f\t%.3f\t%.0f\t%.3f\t%.3f\t%.3f\n", i, ps, pn, pc, ppc, ms, mp, ppc / mp, pcpu, mcpu }' >> "$tsv"
-    log "pair $i: project $p_s s ($p_n photons, $p_c cores), MCML 1.2 $m_s s"
+        -v ms="$m_s" -v mn="$photons" -v mcpu="$(awk -v a="$m_u" -v b="$m_sys" 'BEGIN { print a + b }')" \
+        -v bs="$b_s" -v bcpu="$(awk -v a="$b_u" -v b="$b_sys" 'BEGIN { print a + b }')" 'BEGIN {
+        ppc = pn / pcpu; mp = mn / mcpu; bp = pn / bcpu
+        printf "%d\t%.3f\t%d\t%d\t%.0f\t%.3f\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.0f\t%.3f\n",
+            i, ps, pn, pc, ppc, ms, mp, ppc / mp, pcpu, mcpu, bs, bcpu, bp, ppc / bp }' >> "$tsv"
+    log "pair $i: project $p_s s ($p_n photons, $p_c cores), MCML 1.2 $m_s s, baseline $b_s s"
 done
 
 # Median, quartiles (by the order statistics nearest to them) and extremes of a column.
@@ -115,6 +121,8 @@ read -r p_med p_min p_max _ _ <<<"$(stats 5)"
 read -r m_med m_min m_max _ _ <<<"$(stats 7)"
 read -r r_med r_min r_max _ _ <<<"$(stats 8)"
 read -r ms_med ms_min ms_max _ _ <<<"$(stats 6)"
+read -r bp_med bp_min bp_max _ _ <<<"$(stats 13)"
+read -r db_med db_min db_max _ _ <<<"$(stats 14)"
 cores="$(awk -F'\t' 'NR == 2 { print $4 }' "$tsv")"
 pn="$(awk -F'\t' 'NR == 2 { print $3 }' "$tsv")"
 {
@@ -125,7 +133,7 @@ pn="$(awk -F'\t' 'NR == 2 { print $3 }' "$tsv")"
     echo "The project: \`$bin\` with no arguments (the README's \`cargo run --release --example mcml\`:"
     echo "skin, $pn photons, f32, the default strategy), $cores cores. MCML 1.2: $mcml12_version,"
     echo "\`$cc ${cflags[*]}\` ($cc_version), the same skin model, $photons photons, one core."
-    echo "$runs pairs, the project then MCML 1.2, after one warm-up run of each; whole processes' wall and CPU (user + system) seconds from bash's \`time\`."
+    echo "$runs rounds of the project, MCML 1.2 and the project under \`--strategy baseline\`, after one warm-up run of each; whole processes' wall and CPU (user + system) seconds from bash's \`time\`."
     echo
     echo "| | median | min - max | middle half |"
     echo "|---|---|---|---|"
@@ -134,6 +142,8 @@ pn="$(awk -F'\t' 'NR == 2 { print $3 }' "$tsv")"
     echo "| MCML 1.2, wall time (s) | $ms_med | $ms_min - $ms_max | |"
     echo "| MCML 1.2, photons per CPU second (one core) | $m_med | $m_min - $m_max | |"
     echo "| project / MCML 1.2, per core, pair by pair | $r_med | $r_min - $r_max | |"
+    echo "| project \`--strategy baseline\`, photons per CPU second (per core) | $bp_med | $bp_min - $bp_max | |"
+    echo "| default / baseline, per core, pair by pair | $db_med | $db_min - $db_max | |"
     echo
     echo "Each pair's figures: \`runs.tsv\`; each process's output: \`logs/\`."
 } > "$out/main-job-timing.md"
