@@ -570,7 +570,11 @@ fn edge_bins(pencil_grid: &RunInput, photons: u64) -> Vec<(usize, usize, f64, f6
     };
     let convolved: Vec<Vec<f64>> = pencil
         .iter()
-        .map(|p| convolve_result(p, beam, &options).expect("convolve").fluence_rz)
+        .map(|p| {
+            convolve_result(p, beam, &options)
+                .expect("convolve")
+                .fluence_rz
+        })
         .collect();
     let (ms, ss) = mean_se(&sampled);
     let (mc, sc) = mean_se(&convolved);
@@ -583,7 +587,11 @@ fn edge_bins(pencil_grid: &RunInput, photons: u64) -> Vec<(usize, usize, f64, f6
             let rel = mc[i] / ms[i] - 1.0;
             eprintln!(
                 "r bin {ir}, z bin {iz}: sampled {:.4} ± {:.4}, convolved {:.4} ± {:.4}: {:+.1} %, d = {d:+.2}",
-                ms[i], ss[i], mc[i], sc[i], 100.0 * rel
+                ms[i],
+                ss[i],
+                mc[i],
+                sc[i],
+                100.0 * rel
             );
             out.push((ir, iz, d, rel));
         }
@@ -602,7 +610,11 @@ fn a_flat_beams_edge_bins_agree_bin_by_bin_with_the_sampled_beam() {
     // bins of Student-t with 11 degrees of freedom: beyond 4 in about 1 of 400 such tests).
     eprintln!("pencil grid 4x finer:");
     for (ir, iz, d, rel) in edge_bins(&fine(&slab()), 4_000) {
-        assert!(d.abs() < 4.0, "r bin {ir}, z bin {iz}: d = {d:.2} ({:+.1} %)", 100.0 * rel);
+        assert!(
+            d.abs() < 4.0,
+            "r bin {ir}, z bin {iz}: d = {d:.2} ({:+.1} %)",
+            100.0 * rel
+        );
     }
     // The output's own grid: the blur of one pencil bin remains, within the documented bound.
     eprintln!("pencil grid the same:");

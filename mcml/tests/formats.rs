@@ -82,7 +82,11 @@ type KindCheck = fn(&MciErrorKind) -> bool;
 /// line it is on; the good input and every built-in have none.
 #[test]
 fn an_index_below_one_is_warned_about_at_its_line() {
-    assert!(parse_mci(GOOD, "good.mci").unwrap().runs[0].warnings().is_empty());
+    assert!(
+        parse_mci(GOOD, "good.mci").unwrap().runs[0]
+            .warnings()
+            .is_empty()
+    );
     for name in BUILTIN_NAMES {
         assert!(builtin(name).unwrap().warnings().is_empty(), "{name}");
     }
@@ -90,7 +94,11 @@ fn an_index_below_one_is_warned_about_at_its_line() {
     let input = parse_mci(&typo, "typo.mci").expect("n < 1 is accepted");
     let warnings = input.runs[0].warnings();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].starts_with("line 12: layer 2 "), "{}", warnings[0]);
+    assert!(
+        warnings[0].starts_with("line 12: layer 2 "),
+        "{}",
+        warnings[0]
+    );
     assert!(warnings[0].contains("n = 0.37"), "{}", warnings[0]);
 }
 

@@ -208,7 +208,11 @@ fn pictures_are_valid_files_that_draw_the_mco_values() {
         for k in 1..=points.len() {
             if k == points.len() || points[k].1 != points[start].1 {
                 let run = (points[k - 1].0 - points[start].0).abs();
-                assert!(run < 100, "a level white line of {run} px at y = {}", points[start].1);
+                assert!(
+                    run < 100,
+                    "a level white line of {run} px at y = {}",
+                    points[start].1
+                );
                 start = k;
             }
         }
@@ -302,7 +306,10 @@ fn tick_value(label: &str) -> Option<f64> {
     if let Some((m, p)) = label.split_once("\u{d7}10") {
         return Some(m.parse::<f64>().ok()? * power(p)?);
     }
-    if let Some(p) = label.strip_prefix("10").filter(|p| !p.is_empty() && !p.starts_with(|c: char| c.is_ascii_digit() || c == '.')) {
+    if let Some(p) = label
+        .strip_prefix("10")
+        .filter(|p| !p.is_empty() && !p.starts_with(|c: char| c.is_ascii_digit() || c == '.'))
+    {
         return power(p);
     }
     label.parse().ok()
@@ -330,14 +337,25 @@ fn log_ticks_within_one_decade_are_labelled_each_by_its_value() {
         .filter(|(_, v)| *v > x_hi)
         .collect();
     let labels: Vec<&String> = values.iter().map(|(t, _)| t).collect();
-    assert!(values.len() >= 2, "too few y ticks: {labels:?} of {:?}", svg_texts(&svg));
+    assert!(
+        values.len() >= 2,
+        "too few y ticks: {labels:?} of {:?}",
+        svg_texts(&svg)
+    );
     let mut distinct = labels.clone();
     distinct.sort();
     distinct.dedup();
-    assert_eq!(distinct.len(), labels.len(), "repeated tick labels: {labels:?}");
+    assert_eq!(
+        distinct.len(),
+        labels.len(),
+        "repeated tick labels: {labels:?}"
+    );
     let (lo, hi) = (2.9 - 0.01 * (plots.a_z.y.len() - 1) as f64, 2.9);
     for (t, v) in &values {
-        assert!(*v >= 1.0 && *v <= 5.0, "{t} lies far outside the data ({lo}..{hi})");
+        assert!(
+            *v >= 1.0 && *v <= 5.0,
+            "{t} lies far outside the data ({lo}..{hi})"
+        );
     }
 }
 
@@ -350,7 +368,10 @@ fn linear_pictures_read_in_plain_numbers_from_zero() {
     let files = write_plots(&plots, dir.path(), "lin").unwrap();
     let texts = svg_texts(&std::fs::read_to_string(&files[0]).unwrap());
     assert!(texts.iter().any(|t| t == "0" || t == "0.0"), "{texts:?}");
-    assert!(!texts.iter().any(|t| t.starts_with("10\u{207b}")), "{texts:?}");
+    assert!(
+        !texts.iter().any(|t| t.starts_with("10\u{207b}")),
+        "{texts:?}"
+    );
 }
 
 /// A grid of one bin draws: its curves as a level line across the bin, its map without the

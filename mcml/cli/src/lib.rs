@@ -1233,8 +1233,8 @@ mod tests {
             }
             real_main(parse(&argv).unwrap()).unwrap();
         }
-        let read = reconverge_mcml::mco_file::read_mco(std::path::Path::new(&mco("flat.mco")))
-            .unwrap();
+        let read =
+            reconverge_mcml::mco_file::read_mco(std::path::Path::new(&mco("flat.mco"))).unwrap();
         assert_eq!(read.input.output_file, mco("flat.mco"));
         let mut drawn: Vec<String> = std::fs::read_dir(&pics)
             .unwrap()
@@ -1257,7 +1257,10 @@ mod tests {
         for (stem, words) in [
             ("pencil", "pencil beam"),
             ("flat", "flat beam, radius 0.1 cm (flat:0.1), sampled"),
-            ("pencil.flat_0.1cm", "flat beam, radius 0.1 cm (flat:0.1), convolved"),
+            (
+                "pencil.flat_0.1cm",
+                "flat beam, radius 0.1 cm (flat:0.1), convolved",
+            ),
         ] {
             for p in reconverge_mcml::plot::PICTURES {
                 let svg = std::fs::read_to_string(pics.join(format!("{stem}-{p}.svg"))).unwrap();
@@ -1294,7 +1297,8 @@ mod tests {
     }
 
     fn parse(args: &[&str]) -> Result<Args, clap::Error> {
-        Args::try_parse_from(std::iter::once("mcml").chain(args.iter().copied())).map(Args::resolved)
+        Args::try_parse_from(std::iter::once("mcml").chain(args.iter().copied()))
+            .map(Args::resolved)
     }
 
     #[test]

@@ -485,8 +485,16 @@ mod tests {
         let (a, b) = (0.10f64, 0.12f64);
         let inside = (radius * radius - a * a) / (b * b - a * a);
         // The delta spread over its first bin (radius dr) blurs the edge by dr: 0.5 %.
-        assert!((c[5] / irradiance - inside).abs() < 5e-3, "{} vs {inside}", c[5] / irradiance);
-        assert!((c[2] / irradiance - 1.0).abs() < 1e-6, "{}", c[2] / irradiance);
+        assert!(
+            (c[5] / irradiance - inside).abs() < 5e-3,
+            "{} vs {inside}",
+            c[5] / irradiance
+        );
+        assert!(
+            (c[2] / irradiance - 1.0).abs() < 1e-6,
+            "{}",
+            c[2] / irradiance
+        );
         assert!(c[7].abs() < 1e-9, "{}", c[7]);
         let centre = RadialConvolution::new(dr, 400, beam, 1.0, &[0.11], 1e-9, Interpolation::Bins)
             .unwrap()

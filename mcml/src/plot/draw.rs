@@ -177,7 +177,11 @@ pub(super) fn linear_tick_label(v: f64) -> String {
     }
     let e = v.abs().log10().floor();
     if !(-3.0..=4.0).contains(&e) {
-        return format!("{}\u{d7}{}", trim(&format!("{:.2}", v / 10f64.powf(e))), decade_label(e));
+        return format!(
+            "{}\u{d7}{}",
+            trim(&format!("{:.2}", v / 10f64.powf(e))),
+            decade_label(e)
+        );
     }
     let decimals = if e < 0.0 { (-e) as usize + 2 } else { 2 };
     trim(&format!("{v:.decimals$}"))
@@ -213,7 +217,11 @@ fn draw_curve<DB: DrawingBackend>(
         .map_err(e)?;
         return Ok(());
     };
-    let top = s.y.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+    let top =
+        s.y.iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max);
     let y_range = match scale {
         Scale::Log => log_range,
         Scale::Linear => 0.0..nice(top, true),
@@ -356,7 +364,11 @@ fn shade(map: &FluenceMap, scale: Scale, ir: usize, iz: usize, lo: f64) -> Shade
         Scale::Log => return Shade::Below,
         Scale::Linear => v,
     };
-    if v < lo { Shade::Below } else { Shade::Value(v) }
+    if v < lo {
+        Shade::Below
+    } else {
+        Shade::Value(v)
+    }
 }
 
 fn draw_fluence<DB: DrawingBackend>(
@@ -500,7 +512,8 @@ fn draw_contours<DB: DrawingBackend>(
             let mut path: Vec<(f64, f64)> = Vec::new();
             for seg in ls.0.windows(2) {
                 let (a, b) = (seg[0], seg[1]);
-                if in_absorbing(0.5 * (a.x + b.x), 0.5 * (a.y + b.y)) && !on_edge(a.x, a.y, b.x, b.y)
+                if in_absorbing(0.5 * (a.x + b.x), 0.5 * (a.y + b.y))
+                    && !on_edge(a.x, a.y, b.x, b.y)
                 {
                     if path.is_empty() {
                         path.push((a.x, a.y));

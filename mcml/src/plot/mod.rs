@@ -320,7 +320,12 @@ impl RunPlots {
         source: &str,
         interpolation: Interpolation,
     ) -> Self {
-        let nr = response.r.len().saturating_sub(1).max(1).min(response.r.len());
+        let nr = response
+            .r
+            .len()
+            .saturating_sub(1)
+            .max(1)
+            .min(response.r.len());
         let nz = drawn_depths(mco).min(response.z.len());
         let nz_all = response.z.len();
         // `BeamResponse` writes 0 where µa = 0, as CONV does; the map greys those layers.
@@ -534,4 +539,3 @@ pub fn write_plots(plots: &RunPlots, dir: &Path, stem: &str) -> Result<Vec<PathB
     }
     Ok(files)
 }
-
