@@ -66,7 +66,10 @@ enum InterpolationArg {
     /// CONV's: linear between bin centres (CONV's numbers; overweights light peaked on the
     /// axis within the first bin, up to 12.5 %).
     Conv,
-    /// Each bin's value over its annulus: keeps every bin's weight.
+    /// Each bin's value over its annulus: keeps every bin's weight, and writes each output
+    /// bin's average over its annulus, as a sampled beam's tallies are (at a flat beam's edge
+    /// the pencil grid's bins still blur it by one bin: run the pencil beam on a finer grid, or
+    /// sample the beam).
     Bins,
 }
 

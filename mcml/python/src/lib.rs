@@ -983,7 +983,9 @@ impl PyBeamResponse {
 /// radius `radius`) or flat (radius `radius`) beam of total energy `power`, by convolution as
 /// MCML's companion program CONV computes it. `dr` and `nr` set the output's radial grid (the
 /// result's by default); `interpolation` is "conv" (CONV's linear interpolation between bin
-/// centres) or "bins" (each bin's value over its annulus, keeping every bin's weight).
+/// centres: point values there) or "bins" (each bin's value over its annulus, keeping every
+/// bin's weight; its values are each output bin's average over its annulus, as a sampled
+/// beam's tallies are).
 #[pyfunction]
 #[pyo3(signature = (result, beam="gaussian", radius=None, *, power=1.0, dr=None, nr=None, interpolation="conv"))]
 #[allow(clippy::too_many_arguments)]

@@ -68,7 +68,9 @@ pub enum Interpolation {
     /// surface, a centre's value is not the bin's. What remains is the input bins' blur: the
     /// pencil beam's response spread evenly over each of its annuli moves the flat beam's
     /// edge by up to one input bin, felt in the two output bins either side of `r = R` at the
-    /// depths where the pencil response is narrower than a bin (see [`super`]).
+    /// depths where the pencil response is narrower than a bin (`tests/finite_beam.rs`: -8 % /
+    /// +15 % near the surface of a slab on the output's grid, within Monte Carlo noise from a
+    /// pencil grid 4x finer).
     Bins,
 }
 
