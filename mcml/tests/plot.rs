@@ -210,7 +210,7 @@ fn pictures_are_valid_files_that_draw_the_mco_values() {
                 let run = (points[k - 1].0 - points[start].0).abs();
                 assert!(
                     run < 100,
-                    "a level white line of {run} px at y = {}",
+                    "a level white line of {run} px at y = {}: {tag}",
                     points[start].1
                 );
                 start = k;
@@ -406,4 +406,31 @@ fn a_one_bin_grid_draws_without_contours() {
     assert_eq!(diamonds, 0, "a contour was drawn on a one-bin map");
     let rd = std::fs::read_to_string(&files[0]).unwrap();
     assert!(!rd.contains("<circle"), "the one bin is a line, not a dot");
+}
+
+/// Bins where nothing was absorbed are left white on the map, not painted in the scale's lowest
+/// colour: a map whose outer half absorbed nothing is white there.
+#[test]
+fn bins_with_nothing_absorbed_are_left_white() {
+    let result = simulate(&van_de_hulst(), 2_000);
+    let mut mco = McoFile::from_result(&result);
+    let (nr, nz) = (mco.input.grid.nr as usize, mco.input.grid.nz as usize);
+    for ir in nr / 2..nr {
+        for iz in 0..nz {
+            mco.a_rz[ir * nz + iz] = 0.0;
+        }
+    }
+    let plots = RunPlots::new(&mco, "test");
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_plots(&plots, dir.path(), "half").unwrap();
+    let (w, _, pixels) = png_size(&files[7]);
+    // The map's plotting area spans about x 88-752, y 92-555 of the 900 x 620 picture: a pixel
+    // at three quarters of its width, halfway down, lies in the outer half.
+    let at = |x: usize, y: usize| &pixels[3 * (y * w as usize + x)..3 * (y * w as usize + x) + 3];
+    assert_eq!(at(600, 320), [255, 255, 255], "the empty half is white");
+    assert_ne!(
+        at(120, 320),
+        [255, 255, 255],
+        "the absorbing half is coloured"
+    );
 }

@@ -479,12 +479,11 @@ fn draw_contours<DB: DrawingBackend>(
         .flat_map(|iz| (0..nr).map(move |ir| (ir, iz)))
         .map(|(ir, iz)| value(ir, iz).unwrap_or(lo))
         .collect();
-    // The values sit at the bins' centres.
+    // The builder takes value (i, j) as the cell [i, i + 1] x [j, j + 1] of steps: each bin's
+    // value at its centre, the grid's edge at 0 and n steps.
     let lines = contour::ContourBuilder::new(nr, nz, true)
         .x_step(dr)
         .y_step(dz)
-        .x_origin(0.5 * dr)
-        .y_origin(0.5 * dz)
         .lines(&values, levels)
         .map_err(|err| format!("contours: {err:?}"))?;
     let in_absorbing = |x: f64, y: f64| {
@@ -494,12 +493,7 @@ fn draw_contours<DB: DrawingBackend>(
     };
     // Marching squares closes each level's rings along the grid's edge: those segments are
     // no line of equal fluence (they drew a white line along the tissue's top and bottom).
-    let (x0, x1, y0, y1) = (
-        0.5 * dr,
-        (nr as f64 - 0.5) * dr,
-        0.5 * dz,
-        (nz as f64 - 0.5) * dz,
-    );
+    let (x0, x1, y0, y1) = (0.0, nr as f64 * dr, 0.0, nz as f64 * dz);
     let on = |a: f64, b: f64, edge: f64, step: f64| {
         (a - edge).abs() < 1e-6 * step && (b - edge).abs() < 1e-6 * step
     };
