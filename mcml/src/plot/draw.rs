@@ -147,10 +147,6 @@ pub(super) fn log_tick_label(v: f64) -> String {
         return decade_label(k);
     }
     let e = k.floor();
-    let mantissa = v / 10f64.powf(e);
-    // Two significant digits are what 1-2-5 and plotters' intermediate ticks need.
-    let m = format!("{:.1}", mantissa);
-    let m = m.trim_end_matches('0').trim_end_matches('.');
     if (-3.0..=3.0).contains(&e) {
         // Three significant digits: enough for the 1-9 multiples and for a scale's floor.
         let decimals = if e < 0.0 {
@@ -158,14 +154,10 @@ pub(super) fn log_tick_label(v: f64) -> String {
         } else {
             (2 - e as i64).max(0) as usize
         };
-        let s = format!("{v:.decimals$}");
-        let s = if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s
-        };
-        s
+        trim(&format!("{v:.decimals$}"))
     } else {
+        // Two significant digits are what 1-2-5 and the 1-9 multiples need.
+        let m = trim(&format!("{:.1}", v / 10f64.powf(e)));
         format!("{m}\u{d7}{}", decade_label(e))
     }
 }
