@@ -85,7 +85,7 @@ enum ScaleArg {
 /// The ways to run the photon loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum StrategyArg {
-    /// Plain per-photon loop on rayon (no warps).
+    /// MCML's own loop, one photon after another on each core (no warps): the CPU's default.
     Scalar,
     /// Warps run the branch as written.
     Baseline,
@@ -246,7 +246,7 @@ struct Args {
     /// after another on each core), the fastest there; `baseline` on `--backend cuda`. The
     /// others run it in warps of 32 lanes (emulated in lockstep on the CPU), to study the
     /// divergence strategies.
-    #[arg(long = "strategy", value_enum)]
+    #[arg(long = "strategy", value_enum, value_name = "STRATEGY")]
     strategy_given: Option<StrategyArg>,
     /// `--strategy`, or the backend's default (set by [`Args::resolved`]).
     #[arg(skip = StrategyArg::Scalar)]
