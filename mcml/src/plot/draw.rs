@@ -4,11 +4,16 @@ use std::ops::Range;
 
 use plotters::coord::Shift;
 use plotters::coord::combinators::BindKeyPoints;
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{FAMILY, FluenceMap, RunPlots, Scale, Series};
+
+/// A tick's label from its value on the axis.
+type TickLabel<'a> = dyn Fn(&f64) -> String + 'a;
 
 /// Height of the title and the two caption lines above each picture.
 const HEADER: u32 = 76;
@@ -236,47 +241,57 @@ fn draw_curve<DB: DrawingBackend>(
                         .with_key_points(log_ticks(&y_range)),
                 )
                 .map_err(e)?;
-            chart
-                .configure_mesh()
-                .x_desc(x_label)
-                .y_desc(y_label)
-                .axis_desc_style((FAMILY, 16))
-                .label_style((FAMILY, 13))
-                .light_line_style(BLACK.mix(0.05))
-                .y_label_formatter(&|v| log_tick_label(*v))
-                .draw()
-                .map_err(e)?;
-            fill_curve(&mut chart, s, scale, y_range, x_hi, boundaries)
+            let tick = |v: &f64| log_tick_label(*v);
+            fill_curve(
+                &mut chart,
+                s,
+                scale,
+                y_range,
+                x_hi,
+                boundaries,
+                (x_label, y_label, &tick),
+            )
         }
         Scale::Linear => {
             let mut chart = builder()
                 .build_cartesian_2d(0.0..x_hi, y_range.clone())
                 .map_err(e)?;
-            chart
-                .configure_mesh()
-                .x_desc(x_label)
-                .y_desc(y_label)
-                .axis_desc_style((FAMILY, 16))
-                .label_style((FAMILY, 13))
-                .light_line_style(BLACK.mix(0.05))
-                .y_label_formatter(&|v| linear_tick_label(*v))
-                .draw()
-                .map_err(e)?;
-            fill_curve(&mut chart, s, scale, y_range, x_hi, boundaries)
+            let tick = |v: &f64| linear_tick_label(*v);
+            fill_curve(
+                &mut chart,
+                s,
+                scale,
+                y_range,
+                x_hi,
+                boundaries,
+                (x_label, y_label, &tick),
+            )
         }
     }
 }
 
-/// The boundaries and the curve of [`draw_curve`] on its chart.
-fn fill_curve<DB: DrawingBackend, Y: Ranged<ValueType = f64>>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, Y>>,
+/// The axes (x label, y label, y ticks' labels), the boundaries and the curve of
+/// [`draw_curve`] on its chart.
+fn fill_curve<DB: DrawingBackend, Y: Ranged<ValueType = f64> + ValueFormatter<f64>>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, Y>>,
     s: &Series,
     scale: Scale,
     y_range: Range<f64>,
     x_hi: f64,
     boundaries: &[f64],
+    (x_label, y_label, tick): (&str, &str, &TickLabel<'_>),
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .axis_desc_style((FAMILY, 16))
+        .label_style((FAMILY, 13))
+        .light_line_style(BLACK.mix(0.05))
+        .y_label_formatter(tick)
+        .draw()
+        .map_err(e)?;
     for &b in boundaries.iter().filter(|&&b| b < x_hi) {
         chart
             .draw_series(DashedLineSeries::new(
@@ -448,11 +463,7 @@ fn draw_fluence<DB: DrawingBackend>(
 /// Lines of equal fluence at `levels`, on the scale's values with the floor where nothing was
 /// absorbed; segments in layers without absorption are left out.
 fn draw_contours<DB: DrawingBackend>(
-    chart: &mut ChartContext<
-        '_,
-        DB,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
     map: &FluenceMap,
     scale: Scale,
     lo: f64,
@@ -548,31 +559,19 @@ fn draw_colour_bar<DB: DrawingBackend>(
             let mut chart = builder
                 .build_cartesian_2d(0.0..1.0, range.log_scale().with_key_points(ticks))
                 .map_err(e)?;
-            chart
-                .configure_mesh()
-                .disable_mesh()
-                .disable_x_axis()
-                .y_desc(desc)
-                .axis_desc_style((FAMILY, 16))
-                .label_style((FAMILY, 13))
-                .y_label_formatter(&|v| log_tick_label(*v))
-                .draw()
-                .map_err(e)?;
-            fill_colour_bar(&mut chart, (lo, hi), levels, |v| 10f64.powf(v))?;
+            let tick = |v: &f64| log_tick_label(*v);
+            fill_colour_bar(
+                &mut chart,
+                (lo, hi),
+                levels,
+                |v| 10f64.powf(v),
+                (&desc, &tick),
+            )?;
         }
         Scale::Linear => {
             let mut chart = builder.build_cartesian_2d(0.0..1.0, lo..hi).map_err(e)?;
-            chart
-                .configure_mesh()
-                .disable_mesh()
-                .disable_x_axis()
-                .y_desc(desc)
-                .axis_desc_style((FAMILY, 16))
-                .label_style((FAMILY, 13))
-                .y_label_formatter(&|v| linear_tick_label(*v))
-                .draw()
-                .map_err(e)?;
-            fill_colour_bar(&mut chart, (lo, hi), levels, |v| v)?;
+            let tick = |v: &f64| linear_tick_label(*v);
+            fill_colour_bar(&mut chart, (lo, hi), levels, |v| v, (&desc, &tick))?;
         }
     }
     let (_, h) = bar.dim_in_pixel();
@@ -597,14 +596,26 @@ fn draw_colour_bar<DB: DrawingBackend>(
     Ok(())
 }
 
-/// The colours and the contour levels' marks of the bar, on its chart.
-fn fill_colour_bar<DB: DrawingBackend, Y: Ranged<ValueType = f64>>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, Y>>,
+/// The axis (its label, its ticks' labels), the colours and the contour levels' marks of the
+/// bar, on its chart.
+fn fill_colour_bar<DB: DrawingBackend, Y: Ranged<ValueType = f64> + ValueFormatter<f64>>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, Y>>,
     (lo, hi): (f64, f64),
     levels: &[f64],
     to_axis: impl Fn(f64) -> f64,
+    (desc, tick): (&str, &TickLabel<'_>),
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .disable_x_axis()
+        .y_desc(desc)
+        .axis_desc_style((FAMILY, 16))
+        .label_style((FAMILY, 13))
+        .y_label_formatter(tick)
+        .draw()
+        .map_err(e)?;
     let steps = 128;
     chart
         .draw_series((0..steps).map(|k| {
