@@ -313,6 +313,15 @@ struct Args {
     /// How --convolve takes the pencil-beam response between bin centres.
     #[arg(long, value_enum, default_value = "conv")]
     convolve_interpolation: InterpolationArg,
+    /// The radial bin width (cm) of --convolve's output: by default the run's dr. A pencil run
+    /// on a grid finer than the output resolves a flat beam's edge, which the pencil grid's
+    /// bins otherwise blur by one bin.
+    #[arg(long, value_name = "CM", requires = "convolve", value_parser = parse_width)]
+    convolve_dr: Option<f64>,
+    /// The radial bins of --convolve's output: by default as many as cover the run's grid
+    /// (nr x dr) at --convolve-dr.
+    #[arg(long, value_name = "N", requires = "convolve", value_parser = clap::value_parser!(u32).range(1..))]
+    convolve_nr: Option<u32>,
     /// Draw each run's Rd(r), Tt(r), A(z) and fluence map Φ(r, z) (contours; the beam named
     /// in the caption) into DIR as SVG and PNG: DIR/STEM-rd_r.svg, -rd_r.png, -tt_r, -a_z,
     /// -fluence, STEM the run's .mco name without `.mco` (`--output`'s, where given). Each
@@ -1133,6 +1142,15 @@ fn check_beams(args: &Args, from_file: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// A bin width in cm: finite and > 0.
+fn parse_width(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(w) if w.is_finite() && w > 0.0 => Ok(w),
+        Ok(w) => Err(format!("{w} cm: a bin width must be finite and > 0")),
+        Err(_) => Err(format!("{text:?} is not a number of cm")),
+    }
+}
+
 /// A `--convolve` beam's tag in file names: `flat_0.1cm`.
 fn beam_tag(beam: Beam) -> String {
     beam_label(beam).replace(':', "_") + "cm"
@@ -1157,8 +1175,24 @@ fn write_convolutions(
     result: &RunResult,
     mco: &std::path::Path,
 ) -> Result<Vec<reconverge_mcml::finite_beam::BeamResponse>, String> {
+    let g = result.input.grid;
+    let output_grid = match (args.convolve_dr, args.convolve_nr) {
+        (None, None) => None,
+        (dr, nr) => {
+            let dr = dr.unwrap_or(g.dr);
+            // The run's extent at the new width; a refused width is the convolution's to say.
+            let cover = (f64::from(g.nr) * g.dr / dr).round();
+            let nr = nr.unwrap_or(if cover.is_finite() && cover >= 1.0 {
+                cover.min(f64::from(u32::MAX)) as u32
+            } else {
+                1
+            });
+            Some((dr, nr))
+        }
+    };
     let options = ConvolveOptions {
         interpolation: interpolation(args),
+        output_grid,
         ..ConvolveOptions::default()
     };
     let mut responses = Vec::new();
@@ -1270,6 +1304,55 @@ mod tests {
                 assert!(svg.contains(words), "{stem}-{p}.svg does not say {words:?}");
             }
         }
+    }
+
+    /// `--convolve-dr` sets the convolution's output grid: a pencil run on 50 bins of 0.01 cm
+    /// convolved onto bins of 0.02 cm writes 25 radii, at 0.01, 0.03, ... cm; a width that is
+    /// not finite and > 0, or no bins, is refused while parsing.
+    #[test]
+    fn convolve_dr_sets_the_output_grid() {
+        let dir = tempfile::tempdir().unwrap();
+        let mco = dir.path().join("p.mco");
+        let run = |dr: &str| {
+            real_main(
+                parse(&[
+                    "--builtin",
+                    "vandehulst",
+                    "--photons",
+                    "200",
+                    "--output",
+                    mco.to_str().unwrap(),
+                    "--convolve",
+                    "flat:0.1",
+                    "--convolve-dr",
+                    dr,
+                ])
+                .unwrap(),
+            )
+        };
+        run("0.02").unwrap();
+        let text = std::fs::read_to_string(dir.path().join("p.flat_0.1cm.Rrc")).unwrap();
+        let radii: Vec<f64> = text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+            .collect();
+        let input = reconverge_mcml::builtin::van_de_hulst().grid;
+        assert_eq!((input.dr, input.nr), (0.01, 50));
+        assert_eq!(radii.len(), 25);
+        assert!((radii[1] - 0.03).abs() < 1e-9, "{radii:?}");
+        for bad in [
+            "--convolve-dr=0",
+            "--convolve-dr=-1",
+            "--convolve-dr=inf",
+            "--convolve-nr=0",
+        ] {
+            assert!(parse(&["--convolve", "flat:0.1", bad]).is_err(), "{bad}");
+        }
+        assert!(
+            parse(&["--convolve-dr", "0.02"]).is_err(),
+            "needs --convolve"
+        );
     }
 
     /// `--timings`: the phases follow one another (their sum is the time since the clock
