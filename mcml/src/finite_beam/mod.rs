@@ -135,7 +135,9 @@ impl Default for ConvolveOptions {
     }
 }
 
-/// A finite beam's responses on a grid: point values at the bin centres.
+/// A finite beam's responses on a grid: values at the bin centres ([`Interpolation::Conv`],
+/// as CONV writes them) or each bin's average over its annulus ([`Interpolation::Bins`], and a
+/// sampled run's [`sampled_response`]), listed at the centres.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BeamResponse {
     /// The beam.
