@@ -220,8 +220,12 @@ pub fn plan<F: McmlFloat>(
             // The `.mco`'s InParm, the pictures' names and the console's label all read the
             // run's output name: `--output` must be it, or a second run's pictures would
             // overwrite the first's under the input's own name.
+            // MCML's readers take the name as one word before the format letter and a comment
+            // after it: a blank or a `#` in the path would break the file for them.
             if let Some(path) = &options.output {
-                r.output_file = path.to_string_lossy().into_owned();
+                r.output_file = path
+                    .to_string_lossy()
+                    .replace(|c: char| c.is_whitespace() || c == '#', "_");
             }
             r
         })

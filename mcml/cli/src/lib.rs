@@ -971,8 +971,9 @@ fn real_main(args: Args) -> Result<(), DynError> {
                 b => format!(", {} beam sampled", beam_label(b)),
             };
             println!(
-                "{name}: {} layers, {} photons, {}, seed {} (first stream {}){beam}",
+                "{name}: {} layer{}, {} photons, {}, seed {} (first stream {}){beam}",
                 run.input.layers.len(),
+                if run.input.layers.len() == 1 { "" } else { "s" },
                 run.input.photons,
                 if f64 {
                     "f64"
@@ -1273,12 +1274,31 @@ mod tests {
         let read =
             reconverge_mcml::mco_file::read_mco(std::path::Path::new(&mco("flat.mco"))).unwrap();
         assert_eq!(read.input.output_file, mco("flat.mco"));
+        // A blank in the name would split MCML's InParm line: it is written as `_` there and
+        // in the pictures' names, the file keeps its name.
+        let spaced = mco("two words.mco");
+        real_main(
+            parse(&[
+                "--builtin",
+                "vandehulst",
+                "--photons",
+                "100",
+                "--output",
+                &spaced,
+                "--plot",
+                pics.to_str().unwrap(),
+            ])
+            .unwrap(),
+        )
+        .unwrap();
+        let read = reconverge_mcml::mco_file::read_mco(std::path::Path::new(&spaced)).unwrap();
+        assert_eq!(read.input.output_file, mco("two_words.mco"));
         let mut drawn: Vec<String> = std::fs::read_dir(&pics)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         drawn.sort();
-        for stem in ["pencil", "flat", "pencil.flat_0.1cm"] {
+        for stem in ["pencil", "flat", "pencil.flat_0.1cm", "two_words"] {
             for p in reconverge_mcml::plot::PICTURES {
                 for ext in ["svg", "png"] {
                     let f = format!("{stem}-{p}.{ext}");
