@@ -157,7 +157,7 @@ fn pictures_are_valid_files_that_draw_the_mco_values() {
         let svg = std::fs::read_to_string(&files[2 * k]).unwrap();
         assert!(svg.trim_start().starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
         assert!(
-            svg.contains("test glass_on_tissue, run glass.mco: 4000 photons, 2 layers"),
+            svg.contains("test glass_on_tissue, run glass.mco: 4,000 photons, 2 layers"),
             "{picture}: the caption"
         );
         assert!(svg.contains("pencil beam"), "{picture}: the beam");

@@ -393,6 +393,19 @@ fn layer_boundaries(mco: &McoFile) -> Vec<f64> {
     boundaries
 }
 
+/// `n` with a comma between thousands, as a caption reads it: `100,000`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, d) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
 /// The caption's first line: input, run, photons, layers and grid.
 fn run_caption(mco: &McoFile, source: &str) -> String {
     let g = mco.input.grid;
@@ -400,7 +413,7 @@ fn run_caption(mco: &McoFile, source: &str) -> String {
     format!(
         "{source}, run {}: {} photons, {layers} layer{}, grid dz = {} cm \u{d7} {}, dr = {} cm \u{d7} {}, na = {}",
         mco.input.output_file,
-        mco.input.photons,
+        thousands(mco.input.photons),
         if layers == 1 { "" } else { "s" },
         g.dz,
         g.nz,
