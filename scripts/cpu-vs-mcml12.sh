@@ -76,39 +76,11 @@ mkdir -p "$logs"
 log() { echo "[$(date +%T)] $*" >&2; }
 
 # ---------------------------------------------------------------------------------------------
-# MCML 1.2: copy, fix, build.
-#
-# The fix (MCML 1.2.2, "LW 1/11/2000. Added static."): FindDataLine() in mcmlio.c returns the
-# address of its local `char buf[STRLEN]`. Current gcc (-Wreturn-local-addr) compiles that
-# `return` as a null pointer, so MCML 1.2 dies with SIGSEGV in ReadNumRuns' strcpy before it
-# reads anything, at every optimisation level. 1.2.2 made the buffer `static`; so does this.
-# For gcc >= 14, where an implicit function declaration is an error, the ShowVersion()
-# prototype that 1.2.2 added to mcmlmain.c is added too (a no-op where it is already declared).
-# The other 1.2.2 changes (short-index clamping in the tallies, the Tt_a angle sign, the banner)
-# do not affect Rd, A, Tt or the speed and are not applied: this is MCML 1.2 as published.
-patch_mcml12() {
-    local d="$1"
-    sed -i '/^char \*[[:space:]]*FindDataLine/,/^}/ s/^\([[:space:]]*\)char buf\[STRLEN\];/\1static char buf[STRLEN];/' "$d/mcmlio.c"
-    if ! grep -q 'static char buf\[STRLEN\]' <<<"$(sed -n '/^char \*[[:space:]]*FindDataLine/,/^}/p' "$d/mcmlio.c")"; then
-        echo "error: could not apply the FindDataLine fix to $d/mcmlio.c (not MCML 1.2?)" >&2
-        exit 1
-    fi
-    grep -q 'void[[:space:]]*ShowVersion' "$d/mcmlmain.c" ||
-        sed -i '/#include "mcml.h"/a void ShowVersion(char *);' "$d/mcmlmain.c"
-}
-
+# MCML 1.2: copy, fix, build (scripts/mcml12-build.sh: the one fix and why).
+# shellcheck source=scripts/mcml12-build.sh
+source "$root/scripts/mcml12-build.sh"
 log "building MCML 1.2 from $src"
-mkdir -p "$work/mcml12"
-cp "$src"/mcml.h "$src"/mcml*.c "$work/mcml12/"
-patch_mcml12 "$work/mcml12"
-mcml12_version="$(grep -o 'Version [0-9.]*[^"]*' "$work/mcml12/mcmlmain.c" | head -1 || true)"
-cflags=(-O3)
-gcc_major="$("$cc" -dumpversion 2>/dev/null | cut -d. -f1 || echo 0)"
-[[ "$gcc_major" =~ ^[0-9]+$ && "$gcc_major" -ge 14 ]] && cflags+=(-fpermissive)
-(cd "$work/mcml12" && "$cc" "${cflags[@]}" -o mcml12 mcmlmain.c mcmlgo.c mcmlio.c mcmlnr.c -lm) \
-    > "$logs/mcml12-build.log" 2>&1 || { cat "$logs/mcml12-build.log" >&2; exit 1; }
-mcml12="$work/mcml12/mcml12"
-cc_version="$("$cc" --version | head -1)"
+build_mcml12 "$src" "$work/mcml12" "$cc" "$logs/mcml12-build.log"
 
 # ---------------------------------------------------------------------------------------------
 # The project's mcml program (the installable binary; `--example mcml` runs the same code).

@@ -217,6 +217,16 @@ pub fn plan<F: McmlFloat>(
         .map(|r| {
             let mut r = r.clone();
             r.photons = options.photons.unwrap_or(r.photons);
+            // The `.mco`'s InParm, the pictures' names and the console's label all read the
+            // run's output name: `--output` must be it, or a second run's pictures would
+            // overwrite the first's under the input's own name.
+            // MCML's readers take the name as one word before the format letter and a comment
+            // after it: a blank or a `#` in the path would break the file for them.
+            if let Some(path) = &options.output {
+                r.output_file = path
+                    .to_string_lossy()
+                    .replace(|c: char| c.is_whitespace() || c == '#', "_");
+            }
             r
         })
         .collect();

@@ -501,6 +501,35 @@ impl McInput {
 }
 
 impl RunInput {
+    /// What is allowed but almost certainly a mistake, one sentence each with its place (the
+    /// line in the `.mci` file where it came from one): a refractive index below 1. MCML 1.2
+    /// runs such an input without a word, and so does this crate (an index below 1 is real
+    /// physics for X-rays, not for tissue); the `mcml` program prints these on stderr and the
+    /// Python package raises them as `UserWarning`s.
+    pub fn warnings(&self) -> Vec<String> {
+        use crate::limits::Field;
+        let mut media = vec![(Field::NAbove, "the medium above".to_string(), self.n_above)];
+        for (i, l) in self.layers.iter().enumerate() {
+            media.push((Field::Layer(i + 1), format!("layer {}", i + 1), l.n));
+        }
+        media.push((Field::NBelow, "the medium below".to_string(), self.n_below));
+        media
+            .into_iter()
+            .filter(|&(_, _, n)| n < 1.0)
+            .map(|(field, what, n)| {
+                let line = self.lines.line(field);
+                let place = if line > 0 {
+                    format!("line {line}: ")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{place}{what} has refractive index n = {n}, below vacuum's 1: allowed (MCML accepts it too) but almost always a typo"
+                )
+            })
+            .collect()
+    }
+
     /// This run's lines (3–10 of the format), as written inside an `.mci` file.
     pub fn to_mci_run(&self) -> String {
         let mut s = String::new();

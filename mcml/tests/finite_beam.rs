@@ -12,8 +12,10 @@
 //! `Var[d²] = 2ν²(ν − 1)/((ν − 2)²(ν − 4))`. The check passes when the mean of `d²` over the
 //! compared bins stays below `E + 6·√(Var/n)`: the chi-square over bins, its limit set by the
 //! photon count through the measured standard errors, with a margin of six standard deviations
-//! for the bins' correlation and the residual bias of comparing bin averages (the sampled run's
-//! tallies) with the convolution's point values at the bin centres. Bins are compared where
+//! for the bins' correlation and the residual blur of the pencil grid's bins; and every bin on
+//! its own has `|d| ≤ 6` (`BIN_LIMIT`), so that a few bad bins cannot hide in the pool. A flat
+//! beam's edge bins near the surface are also compared each with its own errors and a
+//! tighter limit (`a_flat_beams_edge_bins_agree_bin_by_bin_with_the_sampled_beam`). Bins are compared where
 //! both ways have a relative standard error below 0.1 (too few photons otherwise for the
 //! normal approximation) and the beam lies inside the grid (`r + 3R` below the last bins).
 //! A convolution with the radius doubled fails this check (tested), so it can fail.
@@ -121,9 +123,15 @@ struct Agreement {
     worst: f64,
 }
 
+/// The largest `|d|` any one bin may have: with 11 degrees of freedom a bin is beyond 6 once
+/// in about 11,000, so among the 250-370 bins of a fluence map about once in 30-45 maps by
+/// chance; a bin the convolution gets wrong, as point values at a flat beam's edge did (issue
+/// 43: `d` of 8-10), is beyond it.
+const BIN_LIMIT: f64 = 6.0;
+
 impl Agreement {
     fn ok(&self) -> bool {
-        self.bins >= 5 && self.mean_d2 <= self.limit
+        self.bins >= 5 && self.mean_d2 <= self.limit && self.worst <= BIN_LIMIT
     }
 }
 
@@ -538,4 +546,83 @@ fn checkpoints_tell_beams_apart() {
     }
     h.update(&(input.layers.len() as u64).to_le_bytes());
     assert_eq!(pencil.input_crc, h.finalize());
+}
+
+/// Issue 43, point 3: at a flat beam's edge near the surface the fluence falls by a factor of
+/// several within one bin, and a pooled chi-square over all bins hides a few bad ones. Here each
+/// bin either side of `r = R` (R = 0.105 cm inside the bin [0.10, 0.12) cm of dr = 0.02 cm) in
+/// the top 0.04 cm is compared on its own: the bins' convolution of the pencil-beam batches
+/// against the sampled beam's, `d` from both estimates' standard errors, and their relative
+/// difference against `EDGE_RESIDUAL` for the blur the pencil grid's bins leave (see
+/// `Interpolation::Bins`).
+fn edge_bins(pencil_grid: &RunInput, photons: u64) -> Vec<(usize, usize, f64, f64)> {
+    let input = slab();
+    let beam = Beam::Flat { radius: 0.105 };
+    let pencil = batches(pencil_grid, Beam::Pencil, photons, 11);
+    let sampled: Vec<Vec<f64>> = batches(&input, beam, photons, 100)
+        .iter()
+        .map(|r| sampled_response(r, 1.0).fluence_rz)
+        .collect();
+    let options = ConvolveOptions {
+        output_grid: Some((input.grid.dr, input.grid.nr)),
+        interpolation: Interpolation::Bins,
+        ..Default::default()
+    };
+    let convolved: Vec<Vec<f64>> = pencil
+        .iter()
+        .map(|p| {
+            convolve_result(p, beam, &options)
+                .expect("convolve")
+                .fluence_rz
+        })
+        .collect();
+    let (ms, ss) = mean_se(&sampled);
+    let (mc, sc) = mean_se(&convolved);
+    let nz = input.grid.nz as usize;
+    let mut out = Vec::new();
+    for ir in 4..=6 {
+        for iz in 0..4 {
+            let i = ir * nz + iz;
+            let d = (ms[i] - mc[i]) / (ss[i] * ss[i] + sc[i] * sc[i]).sqrt();
+            let rel = mc[i] / ms[i] - 1.0;
+            eprintln!(
+                "r bin {ir}, z bin {iz}: sampled {:.4} ± {:.4}, convolved {:.4} ± {:.4}: {:+.1} %, d = {d:+.2}",
+                ms[i],
+                ss[i],
+                mc[i],
+                sc[i],
+                100.0 * rel
+            );
+            out.push((ir, iz, d, rel));
+        }
+    }
+    out
+}
+
+/// What the pencil grid's bins leave at the edge when the pencil run has the output's grid:
+/// the two bins either side of `r = R` near the surface (`Interpolation::Bins`' docs quote this
+/// test's figures).
+const EDGE_RESIDUAL: f64 = 0.2;
+
+#[test]
+fn a_flat_beams_edge_bins_agree_bin_by_bin_with_the_sampled_beam() {
+    // A pencil grid 4x finer than the output's: every edge bin within Monte Carlo noise (12
+    // bins of Student-t with 11 degrees of freedom: beyond 4 in about 1 of 400 such tests).
+    eprintln!("pencil grid 4x finer:");
+    for (ir, iz, d, rel) in edge_bins(&fine(&slab()), 4_000) {
+        assert!(
+            d.abs() < 4.0,
+            "r bin {ir}, z bin {iz}: d = {d:.2} ({:+.1} %)",
+            100.0 * rel
+        );
+    }
+    // The output's own grid: the blur of one pencil bin remains, within the documented bound.
+    eprintln!("pencil grid the same:");
+    for (ir, iz, d, rel) in edge_bins(&slab(), 4_000) {
+        assert!(
+            rel.abs() < EDGE_RESIDUAL,
+            "r bin {ir}, z bin {iz}: {:+.1} % (d = {d:.2})",
+            100.0 * rel
+        );
+    }
 }

@@ -78,6 +78,30 @@ fn good_input_parses() {
 /// Whether an error is of the kind a case expects.
 type KindCheck = fn(&MciErrorKind) -> bool;
 
+/// A refractive index below 1 runs (as in MCML 1.2) but is named as a likely typo, with the
+/// line it is on; the good input and every built-in have none.
+#[test]
+fn an_index_below_one_is_warned_about_at_its_line() {
+    assert!(
+        parse_mci(GOOD, "good.mci").unwrap().runs[0]
+            .warnings()
+            .is_empty()
+    );
+    for name in BUILTIN_NAMES {
+        assert!(builtin(name).unwrap().warnings().is_empty(), "{name}");
+    }
+    let typo = GOOD.replace("1.37 1 10 0.0 0.2", "0.37 1 10 0.0 0.2");
+    let input = parse_mci(&typo, "typo.mci").expect("n < 1 is accepted");
+    let warnings = input.runs[0].warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("line 12: layer 2 "),
+        "{}",
+        warnings[0]
+    );
+    assert!(warnings[0].contains("n = 0.37"), "{}", warnings[0]);
+}
+
 #[test]
 fn each_malformed_line_is_named() {
     let expected = |k: &MciErrorKind| matches!(k, MciErrorKind::Expected { .. });

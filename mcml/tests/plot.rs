@@ -7,7 +7,8 @@ use reconverge_mcml::builtin::van_de_hulst;
 use reconverge_mcml::mco::write_mco;
 use reconverge_mcml::mco_file::{McoFile, read_mco};
 use reconverge_mcml::plot::{
-    PICTURES, PlotError, RunPlots, Series, check_plot_files, plot_files, plot_stem, write_plots,
+    PICTURES, PlotError, RunPlots, Scale, Series, check_plot_files, plot_files, plot_stem,
+    write_plots,
 };
 use reconverge_mcml::{RunInput, RunResult};
 use reconverge_workloads::mcml::{GridSpec, LayerSpec};
@@ -113,7 +114,8 @@ fn pictures_are_valid_files_that_draw_the_mco_values() {
     same_as_file(&plots.tt_r, &r, &file.tt_r).unwrap();
     same_as_file(&plots.a_z, &z, &file.a_z).unwrap();
     assert_eq!(plots.rd_r.y.len(), 39);
-    assert_eq!(plots.a_z.y.len(), 39);
+    // The grid is 0.2 cm deep, the tissue 0.12 cm: the 24 bins whose centre is inside it.
+    assert_eq!(plots.a_z.y.len(), 24);
     assert!(
         plots.rd_r.y.iter().any(|&v| v > 0.0),
         "photons were reflected"
@@ -127,10 +129,10 @@ fn pictures_are_valid_files_that_draw_the_mco_values() {
         .map(|(i, a)| if i % 40 < 4 { f64::NAN } else { a / 2.0 })
         .collect();
     let map = &plots.fluence;
-    assert_eq!((map.r.len(), map.z.len()), (39, 39));
+    assert_eq!((map.r.len(), map.z.len()), (39, 24));
     for ir in 0..39 {
-        for iz in 0..39 {
-            let (drawn, read) = (map.phi[ir * 39 + iz], phi[ir * 40 + iz]);
+        for iz in 0..24 {
+            let (drawn, read) = (map.phi[ir * 24 + iz], phi[ir * 40 + iz]);
             if iz < 4 {
                 assert!(drawn.is_nan() && read.is_nan(), "glass bin ({ir}, {iz})");
             } else {
@@ -155,9 +157,10 @@ fn pictures_are_valid_files_that_draw_the_mco_values() {
         let svg = std::fs::read_to_string(&files[2 * k]).unwrap();
         assert!(svg.trim_start().starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
         assert!(
-            svg.contains("test glass_on_tissue, run glass.mco: 4000 photons, 2 layers"),
+            svg.contains("test glass_on_tissue, run glass.mco: 4,000 photons, 2 layers"),
             "{picture}: the caption"
         );
+        assert!(svg.contains("pencil beam"), "{picture}: the beam");
         assert!(svg.contains("[cm]"), "{picture}: an axis in cm");
         let (w, h, pixels) = png_size(&files[2 * k + 1]);
         let expected = if *picture == "fluence" {
@@ -181,6 +184,39 @@ fn pictures_are_valid_files_that_draw_the_mco_values() {
         "the map's colours are embedded"
     );
     assert!(fluence_svg.contains("cm\u{207b}\u{b2}"));
+    // No contour runs along the map's edge (marching squares closes its rings there: issue 43
+    // saw a white line along the tissue's bottom): no white line stays level for 100 pixels.
+    for tag in fluence_svg.split("<polyline").skip(1) {
+        let tag = tag.split("/>").next().unwrap();
+        if !tag.contains("#FFFFFF") {
+            continue;
+        }
+        let points: Vec<(i64, i64)> = tag
+            .split("points=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .map(|p| {
+                let (x, y) = p.split_once(',').unwrap();
+                (x.parse().unwrap(), y.parse().unwrap())
+            })
+            .collect();
+        let mut start = 0;
+        for k in 1..=points.len() {
+            if k == points.len() || points[k].1 != points[start].1 {
+                let run = (points[k - 1].0 - points[start].0).abs();
+                assert!(
+                    run < 100,
+                    "a level white line of {run} px at y = {}: {tag}",
+                    points[start].1
+                );
+                start = k;
+            }
+        }
+    }
     let a_z_svg = std::fs::read_to_string(&files[4]).unwrap();
     assert!(a_z_svg.contains("cm\u{207b}\u{b9}"));
     // Grey glass: the top rows of the map's plotting area are grey (190, 190, 190).
@@ -237,4 +273,164 @@ fn plot_folders_are_checked_before_drawing() {
     assert_eq!(std::fs::read_dir(&fresh).unwrap().count(), 0);
     assert_eq!(plot_stem("dir/skin.mco"), "skin");
     assert_eq!(plot_stem("noext"), "noext");
+}
+
+/// The texts of an SVG's `<text>` elements, trimmed.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let body = &t[t.find('>')? + 1..];
+            Some(body[..body.find("</text>")?].trim().to_string())
+        })
+        .collect()
+}
+
+/// A tick label's value: `10⁻²`, `2`, `0.05` or `3×10⁻⁴`.
+fn tick_value(label: &str) -> Option<f64> {
+    let power = |p: &str| -> Option<f64> {
+        let digits: String = p
+            .chars()
+            .map(|c| match c {
+                '\u{207b}' => Some('-'),
+                '⁰' => Some('0'),
+                '¹' => Some('1'),
+                '²' => Some('2'),
+                '³' => Some('3'),
+                c @ ('⁴'..='⁹') => char::from_digit(c as u32 - '⁴' as u32 + 4, 10),
+                _ => None,
+            })
+            .collect::<Option<String>>()?;
+        Some(10f64.powi(digits.parse().ok()?))
+    };
+    if let Some((m, p)) = label.split_once("\u{d7}10") {
+        return Some(m.parse::<f64>().ok()? * power(p)?);
+    }
+    if let Some(p) = label
+        .strip_prefix("10")
+        .filter(|p| !p.is_empty() && !p.starts_with(|c: char| c.is_ascii_digit() || c == '.'))
+    {
+        return power(p);
+    }
+    label.parse().ok()
+}
+
+/// A(z) within one decade (MCML's `sample.mci` near 2.7 cm⁻¹): every y tick of the picture, read
+/// back from the SVG, has its own value, and each lies on the drawn data's scale (1-2-5 bounds
+/// around the data, not a bare decade).
+#[test]
+fn log_ticks_within_one_decade_are_labelled_each_by_its_value() {
+    let result = simulate(&van_de_hulst(), 500);
+    let mut mco = McoFile::from_result(&result);
+    for (k, a) in mco.a_z.iter_mut().enumerate() {
+        *a = 2.9 - 0.01 * k as f64;
+    }
+    let plots = RunPlots::new(&mco, "test");
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_plots(&plots, dir.path(), "near").unwrap();
+    let svg = std::fs::read_to_string(&files[4]).unwrap();
+    // The y axis's labels: the ticks beyond the x axis's depths (0 to 0.02 cm here).
+    let x_hi = plots.a_z.x.last().unwrap() + plots.a_z.x[0];
+    let values: Vec<(String, f64)> = svg_texts(&svg)
+        .into_iter()
+        .filter_map(|t| tick_value(&t).map(|v| (t, v)))
+        .filter(|(_, v)| *v > x_hi)
+        .collect();
+    let labels: Vec<&String> = values.iter().map(|(t, _)| t).collect();
+    assert!(
+        values.len() >= 2,
+        "too few y ticks: {labels:?} of {:?}",
+        svg_texts(&svg)
+    );
+    let mut distinct = labels.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        labels.len(),
+        "repeated tick labels: {labels:?}"
+    );
+    let (lo, hi) = (2.9 - 0.01 * (plots.a_z.y.len() - 1) as f64, 2.9);
+    for (t, v) in &values {
+        assert!(
+            *v >= 1.0 && *v <= 5.0,
+            "{t} lies far outside the data ({lo}..{hi})"
+        );
+    }
+}
+
+/// `Scale::Linear`: the curves' axes start at 0 and read in plain numbers, with no power of ten.
+#[test]
+fn linear_pictures_read_in_plain_numbers_from_zero() {
+    let result = simulate(&van_de_hulst(), 1_000);
+    let plots = RunPlots::new(&McoFile::from_result(&result), "test").with_scale(Scale::Linear);
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_plots(&plots, dir.path(), "lin").unwrap();
+    let texts = svg_texts(&std::fs::read_to_string(&files[0]).unwrap());
+    assert!(texts.iter().any(|t| t == "0" || t == "0.0"), "{texts:?}");
+    assert!(
+        !texts.iter().any(|t| t.starts_with("10\u{207b}")),
+        "{texts:?}"
+    );
+}
+
+/// A grid of one bin draws: its curves as a level line across the bin, its map without the
+/// contour diamond marching squares would draw around one cell.
+#[test]
+fn a_one_bin_grid_draws_without_contours() {
+    let mut input = van_de_hulst();
+    input.grid = GridSpec {
+        dz: 2.0,
+        dr: 2.0,
+        nz: 1,
+        nr: 1,
+        na: 1,
+    };
+    let plots = RunPlots::new(&McoFile::from_result(&simulate(&input, 500)), "test");
+    assert_eq!((plots.fluence.r.len(), plots.fluence.z.len()), (1, 1));
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_plots(&plots, dir.path(), "one").unwrap();
+    let map = std::fs::read_to_string(&files[6]).unwrap();
+    // White lines are contours (on the map) and their marks on the colour bar: none here but
+    // the bar's own marks, which are straight two-point lines.
+    let diamonds = map
+        .split("<polyline")
+        .skip(1)
+        .filter_map(|p| p.split_once("/>").map(|(tag, _)| tag))
+        .filter(|tag| {
+            let points = tag.split("points=\"").nth(1).unwrap_or("");
+            let points = points.split('"').next().unwrap_or("");
+            tag.contains("#FFFFFF") && points.split_whitespace().count() > 2
+        })
+        .count();
+    assert_eq!(diamonds, 0, "a contour was drawn on a one-bin map");
+    let rd = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(!rd.contains("<circle"), "the one bin is a line, not a dot");
+}
+
+/// Bins where nothing was absorbed are left white on the map, not painted in the scale's lowest
+/// colour: a map whose outer half absorbed nothing is white there.
+#[test]
+fn bins_with_nothing_absorbed_are_left_white() {
+    let result = simulate(&van_de_hulst(), 2_000);
+    let mut mco = McoFile::from_result(&result);
+    let (nr, nz) = (mco.input.grid.nr as usize, mco.input.grid.nz as usize);
+    for ir in nr / 2..nr {
+        for iz in 0..nz {
+            mco.a_rz[ir * nz + iz] = 0.0;
+        }
+    }
+    let plots = RunPlots::new(&mco, "test");
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_plots(&plots, dir.path(), "half").unwrap();
+    let (w, _, pixels) = png_size(&files[7]);
+    // The map's plotting area spans about x 88-752, y 92-555 of the 900 x 620 picture: a pixel
+    // at three quarters of its width, halfway down, lies in the outer half.
+    let at = |x: usize, y: usize| &pixels[3 * (y * w as usize + x)..3 * (y * w as usize + x) + 3];
+    assert_eq!(at(600, 320), [255, 255, 255], "the empty half is white");
+    assert_ne!(
+        at(120, 320),
+        [255, 255, 255],
+        "the absorbing half is coloured"
+    );
 }

@@ -4,12 +4,13 @@
 //! below); in a checkout, `cargo run --release --example mcml` runs the same code (the apps
 //! crate's example calls [`main`]).
 //!
-//! With no arguments, runs the built-in 7-layer skin model in f32 on the CPU backend (warps
-//! emulated in lockstep) under the baseline strategy; `--f64` runs it in f64. `--backend
-//! cuda` (built with feature `cuda`) runs it on GPU 0 instead (f32 only), for the strategies
-//! that have compiled entry points. `--strategy` picks another divergence strategy,
-//! `--strategy scalar` the plain per-photon loop. Prints Rsp, Rd, A, Tt, photons per second
-//! and the warps' SIMD efficiency; exits non-zero with the error message on bad input.
+//! With no arguments, runs the built-in 7-layer skin model in f32 on the CPU with MCML's own
+//! per-photon loop on every core (`--strategy scalar`, the default: the fastest on the CPU);
+//! `--f64` runs it in f64. `--strategy` picks a divergence strategy instead, whose warps of 32
+//! lanes are emulated in lockstep on the CPU, and `--backend cuda` (built with feature `cuda`)
+//! runs one on GPU 0 (f32 only), for the strategies that have compiled entry points. Prints
+//! Rsp, Rd, A, Tt and photons per second (and, under a warp strategy, the share of the lanes'
+//! steps that did photon work); exits non-zero with the error message on bad input.
 //!
 //! Every run of an input is checked (values, grid, output files) before the first photon;
 //! each run's `.mco` is written as soon as it is done. Runs of one `.mci` file continue one
@@ -43,7 +44,7 @@ use reconverge_mcml::finite_beam::{
 use reconverge_mcml::limits::check_launch;
 use reconverge_mcml::mci::read_mci;
 use reconverge_mcml::mco_file::McoFile;
-use reconverge_mcml::plot::{RunPlots, check_plot_files, plot_stem, write_plots};
+use reconverge_mcml::plot::{RunPlots, Scale, check_plot_files, plot_stem, write_plots};
 use reconverge_mcml::{
     Batching, RunInput, RunOptions, RunResult, run_on_backend_streams, run_streams,
 };
@@ -65,14 +66,26 @@ enum InterpolationArg {
     /// CONV's: linear between bin centres (CONV's numbers; overweights light peaked on the
     /// axis within the first bin, up to 12.5 %).
     Conv,
-    /// Each bin's value over its annulus: keeps every bin's weight.
+    /// Each bin's value over its annulus: keeps every bin's weight, and writes each output
+    /// bin's average over its annulus, as a sampled beam's tallies are (at a flat beam's edge
+    /// the pencil grid's bins still blur it by one bin: run the pencil beam on a finer grid, or
+    /// sample the beam).
     Bins,
+}
+
+/// The pictures' scale (`--plot-scale`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ScaleArg {
+    /// Log y axis and log colour scale.
+    Log,
+    /// Linear, from 0.
+    Linear,
 }
 
 /// The ways to run the photon loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum StrategyArg {
-    /// Plain per-photon loop on rayon (no warps).
+    /// MCML's own loop, one photon after another on each core (no warps): the CPU's default.
     Scalar,
     /// Warps run the branch as written.
     Baseline,
@@ -229,8 +242,14 @@ struct Args {
     /// apart from f32's.
     #[arg(long, conflicts_with = "f64")]
     fast_math: bool,
-    /// How warps run the photon loop.
-    #[arg(long, value_enum, default_value = "baseline")]
+    /// How the photon loop runs. Default: `scalar` on the CPU, MCML's own loop (one photon
+    /// after another on each core), the fastest there; `baseline` on `--backend cuda`. The
+    /// others run it in warps of 32 lanes (emulated in lockstep on the CPU), to study the
+    /// divergence strategies.
+    #[arg(long = "strategy", value_enum, value_name = "STRATEGY")]
+    strategy_given: Option<StrategyArg>,
+    /// `--strategy`, or the backend's default (set by [`Args::resolved`]).
+    #[arg(skip = StrategyArg::Scalar)]
     strategy: StrategyArg,
     /// Feed the lanes by dynamic work assignment under a branch strategy (majority-vote,
     /// round-robin*, cost-balanced, branch-distribution): seed 002's MCML setting.
@@ -294,12 +313,27 @@ struct Args {
     /// How --convolve takes the pencil-beam response between bin centres.
     #[arg(long, value_enum, default_value = "conv")]
     convolve_interpolation: InterpolationArg,
-    /// Draw each run's Rd(r), Tt(r), A(z) and fluence map Φ(r, z) (log colour scale, contours)
-    /// into DIR as SVG and PNG: DIR/STEM-rd_r.svg, -rd_r.png, -tt_r, -a_z, -fluence, STEM the
-    /// run's .mco name without `.mco`. DIR is created if missing and every file checked before
-    /// the first photon; the pictures of a run are drawn as soon as it is done.
+    /// The radial bin width (cm) of --convolve's output: by default the run's dr. A pencil run
+    /// on a grid finer than the output resolves a flat beam's edge, which the pencil grid's
+    /// bins otherwise blur by one bin.
+    #[arg(long, value_name = "CM", requires = "convolve", value_parser = parse_width)]
+    convolve_dr: Option<f64>,
+    /// The radial bins of --convolve's output: by default as many as cover the run's grid
+    /// (nr x dr) at --convolve-dr.
+    #[arg(long, value_name = "N", requires = "convolve", value_parser = clap::value_parser!(u32).range(1..))]
+    convolve_nr: Option<u32>,
+    /// Draw each run's Rd(r), Tt(r), A(z) and fluence map Φ(r, z) (contours; the beam named
+    /// in the caption) into DIR as SVG and PNG: DIR/STEM-rd_r.svg, -rd_r.png, -tt_r, -a_z,
+    /// -fluence, STEM the run's .mco name without `.mco` (`--output`'s, where given). Each
+    /// `--convolve` beam's responses are drawn too, as STEM.<beam>-*. DIR is created if
+    /// missing and every file checked before the first photon; the pictures of a run are drawn
+    /// as soon as it is done.
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
+    /// The pictures' y axis and colour scale: log (the default; every tick labelled) or linear
+    /// (from 0).
+    #[arg(long, value_enum, default_value = "log", requires = "plot")]
+    plot_scale: ScaleArg,
     /// Print where the process's time went when it ends: reading and checking, loading the
     /// GPUs (contexts, modules), each run's simulation (its kernels, and the rest of its
     /// backend calls: buffers, copies), writing the outputs.
@@ -308,6 +342,17 @@ struct Args {
 }
 
 impl Args {
+    /// The arguments with the backend's default strategy where `--strategy` is not given: the
+    /// plain loop on the CPU (the fastest there), the baseline on the GPU (which has no plain
+    /// loop of its own).
+    fn resolved(mut self) -> Self {
+        self.strategy = self.strategy_given.unwrap_or(match self.backend {
+            BackendArg::Cpu => StrategyArg::Scalar,
+            BackendArg::Cuda => StrategyArg::Baseline,
+        });
+        self
+    }
+
     /// Threads per block: `--threads-per-block`, or the backend's default.
     fn threads_per_block(&self) -> u32 {
         self.threads_per_block.unwrap_or(match self.backend {
@@ -750,14 +795,22 @@ where
     ))
 }
 
-/// A run's name in the header: its `.mco` for a file's run, which is written; the built-in's
-/// name otherwise, since nothing is written for it.
-fn run_label(from_file: bool, run: &RunInput, builtin: &str) -> String {
-    if from_file {
-        run.output_file.clone()
-    } else {
-        format!("{builtin} (built-in)")
+/// A run's name in the header: its `.mco` where one is written (a file's run, or `--output`),
+/// with the built-in's name beside it; the built-in's name alone when nothing is written.
+fn run_label(from_file: bool, run: &RunInput, builtin: &str, output: bool) -> String {
+    match (from_file, output) {
+        (true, _) => run.output_file.clone(),
+        (false, true) => format!("{} ({builtin}, built-in)", run.output_file),
+        (false, false) => format!("{builtin} (built-in)"),
     }
+}
+
+/// What a warp strategy's SIMD efficiency means, for a reader who knows MCML and not GPUs.
+fn warp_note(efficiency: f64, strategy: StrategyArg) -> String {
+    format!(
+        "warps ({strategy:?}, emulated on the CPU): {:.1} % of the lanes' steps did photon work (SIMD efficiency; the rest waited for other photons of their warp of 32)",
+        100.0 * efficiency
+    )
 }
 
 fn threads_label(n: usize) -> String {
@@ -815,7 +868,7 @@ impl PhaseClock {
 /// The `mcml` program: parses the process's arguments, runs, and returns the exit status
 /// (failure, with the error on stderr, on bad input or a failed run).
 pub fn main() -> ExitCode {
-    match real_main(Args::parse()) {
+    match real_main(Args::parse().resolved()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -853,6 +906,13 @@ fn real_main(args: Args) -> Result<(), DynError> {
             (vec![run], format!("built-in {}", args.builtin), false)
         }
     };
+    if root {
+        for (k, run) in runs.iter().enumerate() {
+            for w in run.warnings() {
+                eprintln!("warning: {source}, run {}: {w}", k + 1);
+            }
+        }
+    }
     let f64 = args.f64;
     if args.backend == BackendArg::Cuda && f64 {
         return Err("--backend cuda runs MCML in f32 only: drop --f64".into());
@@ -901,7 +961,15 @@ fn real_main(args: Args) -> Result<(), DynError> {
     if let Some(dir) = plot_dir {
         let stems: Vec<String> = planned
             .iter()
-            .map(|p| plot_stem(&p.input.output_file))
+            .flat_map(|p| {
+                let stem = plot_stem(&p.input.output_file);
+                let convolved: Vec<String> = args
+                    .convolve
+                    .iter()
+                    .map(|&b| convolved_stem(&stem, b))
+                    .collect();
+                std::iter::once(stem).chain(convolved)
+            })
             .collect();
         check_plot_files(dir, &stems)?;
     }
@@ -920,7 +988,12 @@ fn real_main(args: Args) -> Result<(), DynError> {
             output: None,
         };
         let run = &share;
-        let name = run_label(from_file, &whole.input, &args.builtin);
+        let name = run_label(
+            from_file,
+            &whole.input,
+            &args.builtin,
+            args.output.is_some(),
+        );
         if ranks > 1 && root {
             println!(
                 "{name}: {} photons over {ranks} processes (mpirun); rank 0's share:",
@@ -933,8 +1006,9 @@ fn real_main(args: Args) -> Result<(), DynError> {
                 b => format!(", {} beam sampled", beam_label(b)),
             };
             println!(
-                "{name}: {} layers, {} photons, {}, seed {} (first stream {}){beam}",
+                "{name}: {} layer{}, {} photons, {}, seed {} (first stream {}){beam}",
                 run.input.layers.len(),
+                if run.input.layers.len() == 1 { "" } else { "s" },
                 run.input.photons,
                 if f64 {
                     "f64"
@@ -1027,29 +1101,40 @@ fn real_main(args: Args) -> Result<(), DynError> {
             ),
         }
         if let Some(eff) = simd_of_last.get() {
-            println!(
-                "  SIMD efficiency {:.1}% ({:?})",
-                100.0 * eff,
-                args.strategy
-            );
+            println!("  {}", warp_note(eff, args.strategy));
         }
+        let mut convolved = Vec::new();
         if let Some(path) = written {
             println!("  wrote {}", path.display());
-            if let Err(e) = write_convolutions(&args, result, path) {
-                convolve_failed.borrow_mut().get_or_insert(e);
+            match write_convolutions(&args, result, path) {
+                Ok(c) => convolved = c,
+                Err(e) => {
+                    convolve_failed.borrow_mut().get_or_insert(e);
+                }
             }
         }
         if let Some(dir) = plot_dir {
             let stem = plot_stem(&result.input.output_file);
-            let plots = RunPlots::new(&McoFile::from_result(result), &source);
-            match write_plots(&plots, dir, &stem) {
-                Ok(_) => println!(
-                    "  drew {}: Rd(r), Tt(r), A(z), fluence (SVG and PNG)",
-                    dir.join(format!("{stem}-*")).display()
-                ),
-                Err(e) => {
-                    eprintln!("  error: {e}");
-                    plot_failed.borrow_mut().get_or_insert(e.to_string());
+            let mco = McoFile::from_result(result);
+            let scale = match args.plot_scale {
+                ScaleArg::Log => Scale::Log,
+                ScaleArg::Linear => Scale::Linear,
+            };
+            let mut pictures = vec![(stem.clone(), RunPlots::new(&mco, &source))];
+            for response in &convolved {
+                let plots = RunPlots::convolved(&mco, response, &source, interpolation(&args));
+                pictures.push((convolved_stem(&stem, response.beam), plots));
+            }
+            for (stem, plots) in pictures {
+                match write_plots(&plots.with_scale(scale), dir, &stem) {
+                    Ok(_) => println!(
+                        "  drew {}: Rd(r), Tt(r), A(z), fluence (SVG and PNG)",
+                        dir.join(format!("{stem}-*")).display()
+                    ),
+                    Err(e) => {
+                        eprintln!("  error: {e}");
+                        plot_failed.borrow_mut().get_or_insert(e.to_string());
+                    }
                 }
             }
         }
@@ -1093,27 +1178,67 @@ fn check_beams(args: &Args, from_file: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// A bin width in cm: finite and > 0.
+fn parse_width(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(w) if w.is_finite() && w > 0.0 => Ok(w),
+        Ok(w) => Err(format!("{w} cm: a bin width must be finite and > 0")),
+        Err(_) => Err(format!("{text:?} is not a number of cm")),
+    }
+}
+
+/// A `--convolve` beam's tag in file names: `flat_0.1cm`.
+fn beam_tag(beam: Beam) -> String {
+    beam_label(beam).replace(':', "_") + "cm"
+}
+
+/// The stem of a `--convolve` beam's pictures beside the run's: `STEM.flat_0.1cm`.
+fn convolved_stem(stem: &str, beam: Beam) -> String {
+    format!("{stem}.{}", beam_tag(beam))
+}
+
+fn interpolation(args: &Args) -> Interpolation {
+    match args.convolve_interpolation {
+        InterpolationArg::Conv => Interpolation::Conv,
+        InterpolationArg::Bins => Interpolation::Bins,
+    }
+}
+
 /// `--convolve`: each beam's responses from `result`, written next to its `.mco` at `mco`
-/// (`<stem>.<kind>_<R>cm.Rrc` etc.); says what it wrote.
+/// (`<stem>.<kind>_<R>cm.Rrc` etc.); says what it wrote and returns the responses.
 fn write_convolutions(
     args: &Args,
     result: &RunResult,
     mco: &std::path::Path,
-) -> Result<(), String> {
+) -> Result<Vec<reconverge_mcml::finite_beam::BeamResponse>, String> {
+    let g = result.input.grid;
+    let output_grid = match (args.convolve_dr, args.convolve_nr) {
+        (None, None) => None,
+        (dr, nr) => {
+            let dr = dr.unwrap_or(g.dr);
+            // The run's extent at the new width; a refused width is the convolution's to say.
+            let cover = (f64::from(g.nr) * g.dr / dr).round();
+            let nr = nr.unwrap_or(if cover.is_finite() && cover >= 1.0 {
+                cover.min(f64::from(u32::MAX)) as u32
+            } else {
+                1
+            });
+            Some((dr, nr))
+        }
+    };
     let options = ConvolveOptions {
-        interpolation: match args.convolve_interpolation {
-            InterpolationArg::Conv => Interpolation::Conv,
-            InterpolationArg::Bins => Interpolation::Bins,
-        },
+        interpolation: interpolation(args),
+        output_grid,
         ..ConvolveOptions::default()
     };
+    let mut responses = Vec::new();
     let dir = mco.parent().unwrap_or(std::path::Path::new("."));
     let stem = mco
         .file_stem()
         .map_or_else(|| "mcml".into(), |s| s.to_string_lossy().into_owned());
     for &beam in &args.convolve {
         let response = convolve_result(result, beam, &options).map_err(|e| e.to_string())?;
-        let tag = beam_label(beam).replace(':', "_") + "cm";
+        let tag = beam_tag(beam);
         let how = format!(
             "convolved from the pencil-beam responses of {} ({} photons), {:?} interpolation",
             mco.display(),
@@ -1128,8 +1253,9 @@ fn write_convolutions(
             beam_label(beam),
             names.join(", ")
         );
+        responses.push(response);
     }
-    Ok(())
+    Ok(responses)
 }
 
 #[cfg(test)]
@@ -1150,6 +1276,137 @@ mod tests {
         assert_eq!(
             parse(&["--plot", "pics"]).unwrap().plot,
             Some(PathBuf::from("pics"))
+        );
+    }
+
+    /// `--output` names everything of the run: the `.mco`, its InParm output name (read back
+    /// with the `.mco` reader) and the pictures; a second run drawn into the same folder under
+    /// another `--output` keeps the first run's pictures.
+    #[test]
+    fn output_names_the_mco_its_inparm_and_the_pictures() {
+        let dir = tempfile::tempdir().unwrap();
+        let pics = dir.path().join("pics");
+        let mco = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+        for (name, beam) in [("pencil.mco", "pencil"), ("flat.mco", "flat:0.1")] {
+            let out = mco(name);
+            let mut argv = vec![
+                "--builtin",
+                "vandehulst",
+                "--photons",
+                "300",
+                "--beam",
+                beam,
+                "--output",
+                &out,
+                "--plot",
+                pics.to_str().unwrap(),
+            ];
+            if beam == "pencil" {
+                argv.extend(["--convolve", "flat:0.1"]);
+            }
+            real_main(parse(&argv).unwrap()).unwrap();
+        }
+        let read =
+            reconverge_mcml::mco_file::read_mco(std::path::Path::new(&mco("flat.mco"))).unwrap();
+        assert_eq!(read.input.output_file, mco("flat.mco"));
+        // A blank in the name would split MCML's InParm line: it is written as `_` there and
+        // in the pictures' names, the file keeps its name.
+        let spaced = mco("two words.mco");
+        real_main(
+            parse(&[
+                "--builtin",
+                "vandehulst",
+                "--photons",
+                "100",
+                "--output",
+                &spaced,
+                "--plot",
+                pics.to_str().unwrap(),
+            ])
+            .unwrap(),
+        )
+        .unwrap();
+        let read = reconverge_mcml::mco_file::read_mco(std::path::Path::new(&spaced)).unwrap();
+        assert_eq!(read.input.output_file, mco("two_words.mco"));
+        let mut drawn: Vec<String> = std::fs::read_dir(&pics)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        drawn.sort();
+        for stem in ["pencil", "flat", "pencil.flat_0.1cm", "two_words"] {
+            for p in reconverge_mcml::plot::PICTURES {
+                for ext in ["svg", "png"] {
+                    let f = format!("{stem}-{p}.{ext}");
+                    assert!(drawn.contains(&f), "{f} missing from {drawn:?}");
+                }
+            }
+        }
+        assert!(
+            drawn.iter().all(|f| !f.starts_with("vandehulst")),
+            "{drawn:?}"
+        );
+        // Each picture's caption names its beam and how its responses were made.
+        for (stem, words) in [
+            ("pencil", "pencil beam"),
+            ("flat", "flat beam, radius 0.1 cm (flat:0.1), sampled"),
+            (
+                "pencil.flat_0.1cm",
+                "flat beam, radius 0.1 cm (flat:0.1), convolved",
+            ),
+        ] {
+            for p in reconverge_mcml::plot::PICTURES {
+                let svg = std::fs::read_to_string(pics.join(format!("{stem}-{p}.svg"))).unwrap();
+                assert!(svg.contains(words), "{stem}-{p}.svg does not say {words:?}");
+            }
+        }
+    }
+
+    /// `--convolve-dr` sets the convolution's output grid: a pencil run on 50 bins of 0.01 cm
+    /// convolved onto bins of 0.02 cm writes 25 radii, at 0.01, 0.03, ... cm; a width that is
+    /// not finite and > 0, or no bins, is refused while parsing.
+    #[test]
+    fn convolve_dr_sets_the_output_grid() {
+        let dir = tempfile::tempdir().unwrap();
+        let mco = dir.path().join("p.mco");
+        let run = |dr: &str| {
+            real_main(
+                parse(&[
+                    "--builtin",
+                    "vandehulst",
+                    "--photons",
+                    "200",
+                    "--output",
+                    mco.to_str().unwrap(),
+                    "--convolve",
+                    "flat:0.1",
+                    "--convolve-dr",
+                    dr,
+                ])
+                .unwrap(),
+            )
+        };
+        run("0.02").unwrap();
+        let text = std::fs::read_to_string(dir.path().join("p.flat_0.1cm.Rrc")).unwrap();
+        let radii: Vec<f64> = text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+            .collect();
+        let input = reconverge_mcml::builtin::van_de_hulst().grid;
+        assert_eq!((input.dr, input.nr), (0.01, 50));
+        assert_eq!(radii.len(), 25);
+        assert!((radii[1] - 0.03).abs() < 1e-9, "{radii:?}");
+        for bad in [
+            "--convolve-dr=0",
+            "--convolve-dr=-1",
+            "--convolve-dr=inf",
+            "--convolve-nr=0",
+        ] {
+            assert!(parse(&["--convolve", "flat:0.1", bad]).is_err(), "{bad}");
+        }
+        assert!(
+            parse(&["--convolve-dr", "0.02"]).is_err(),
+            "needs --convolve"
         );
     }
 
@@ -1182,6 +1439,7 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<Args, clap::Error> {
         Args::try_parse_from(std::iter::once("mcml").chain(args.iter().copied()))
+            .map(Args::resolved)
     }
 
     #[test]
@@ -1191,6 +1449,18 @@ mod tests {
         assert!(!parse(&["--f32"]).unwrap().f64, "--f32 is still accepted");
         assert!(parse(&["--f64"]).unwrap().f64);
         assert!(parse(&["--f32", "--f64"]).is_err());
+    }
+
+    /// The CPU's default is the plain loop (measured the fastest there, scripts/main-job-timing.sh)
+    /// and the same as the Python package's; the GPU's is the baseline, as in Python.
+    #[test]
+    fn the_default_strategy_is_the_plain_loop_on_the_cpu_and_the_baseline_on_the_gpu() {
+        assert_eq!(parse(&[]).unwrap().strategy, StrategyArg::Scalar);
+        assert_eq!(parse(&[]).unwrap().strategy().unwrap(), None);
+        let gpu = parse(&["--backend", "cuda"]).unwrap();
+        assert_eq!(gpu.strategy, StrategyArg::Baseline);
+        let given = parse(&["--strategy", "dynamic"]).unwrap();
+        assert_eq!(given.strategy, StrategyArg::Dynamic);
     }
 
     #[test]
@@ -1203,8 +1473,8 @@ mod tests {
     #[test]
     fn header_names_no_file_for_a_built_in_and_counts_threads_in_english() {
         let skin = reconverge_mcml::builtin::skin();
-        assert_eq!(run_label(false, &skin, "skin"), "skin (built-in)");
-        assert_eq!(run_label(true, &skin, "skin"), "skin.mco");
+        assert_eq!(run_label(false, &skin, "skin", false), "skin (built-in)");
+        assert_eq!(run_label(true, &skin, "skin", false), "skin.mco");
         assert_eq!(threads_label(1), "1 thread");
         assert_eq!(threads_label(2), "2 threads");
     }

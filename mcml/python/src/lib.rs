@@ -230,6 +230,19 @@ fn grid_of(grid: Option<&Bound<'_, PyDict>>) -> PyResult<GridSpec> {
 
 /// The photon count argument: a whole number (`0` is refused later, by MCML's own check).
 fn photons_of(photons: &Bound<'_, PyAny>) -> PyResult<u64> {
+    // Python's convention: a value of the wrong type (a string, a float) is a TypeError; an
+    // integer out of range is a ValueError (MCML's McmlError).
+    if !photons.is_instance_of::<pyo3::types::PyInt>()
+        || photons.is_instance_of::<pyo3::types::PyBool>()
+    {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "photons must be an int (a whole number from 1 to 2^64 - 1), not {}",
+            photons
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".into(), |n| n.to_string())
+        )));
+    }
     photons.extract::<u64>().map_err(|_| {
         McmlError::new_err(format!(
             "photons = {}: must be a whole number from 1 to 2^64 - 1",
@@ -795,6 +808,12 @@ fn run(
         .into_iter()
         .nth(index)
         .ok_or_else(|| PyRuntimeError::new_err("internal: the planned run is missing"))?;
+    for warning in planned.input.warnings() {
+        let message = std::ffi::CString::new(format!("{}: {warning}", planned.input.output_file))
+            .unwrap_or_default();
+        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        PyErr::warn(py, category.as_any(), &message, 1)?;
+    }
     // Checked with the run's parameters (finite, > 0, within the grid's nr x dr).
     planned.input.beam = beam;
     if let Some(path) = &output {
@@ -965,7 +984,9 @@ impl PyBeamResponse {
 /// radius `radius`) or flat (radius `radius`) beam of total energy `power`, by convolution as
 /// MCML's companion program CONV computes it. `dr` and `nr` set the output's radial grid (the
 /// result's by default); `interpolation` is "conv" (CONV's linear interpolation between bin
-/// centres) or "bins" (each bin's value over its annulus, keeping every bin's weight).
+/// centres: point values there) or "bins" (each bin's value over its annulus, keeping every
+/// bin's weight; its values are each output bin's average over its annulus, as a sampled
+/// beam's tallies are).
 #[pyfunction]
 #[pyo3(signature = (result, beam="gaussian", radius=None, *, power=1.0, dr=None, nr=None, interpolation="conv"))]
 #[allow(clippy::too_many_arguments)]

@@ -51,6 +51,18 @@ def test_bad_run_arguments(kwargs, exception, message):
         mcml.run(**kwargs)
 
 
+@pytest.mark.parametrize("photons", ["many", 1.5, None.__class__, True])
+def test_photons_of_the_wrong_type_is_a_type_error(photons):
+    with pytest.raises(TypeError, match="photons must be an int"):
+        mcml.run(SLAB, photons=photons)
+
+
+def test_an_index_below_one_runs_with_a_warning_naming_the_layer():
+    with pytest.warns(UserWarning, match=r"layer 2 has refractive index n = 0\.4"):
+        r = mcml.run([SLAB[0], (0.4, 1.0, 10.0, 0.9, 0.1)], photons=50)
+    assert r.photons == 50
+
+
 def test_mcml_error_is_a_value_error():
     assert issubclass(mcml.McmlError, ValueError)
 

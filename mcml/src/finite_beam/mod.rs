@@ -135,7 +135,9 @@ impl Default for ConvolveOptions {
     }
 }
 
-/// A finite beam's responses on a grid: point values at the bin centres.
+/// A finite beam's responses on a grid: values at the bin centres ([`Interpolation::Conv`],
+/// as CONV writes them) or each bin's average over its annulus ([`Interpolation::Bins`], and a
+/// sampled run's [`sampled_response`]), listed at the centres.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BeamResponse {
     /// The beam.
@@ -282,8 +284,17 @@ pub fn convolve(
     }
     let r = bin_centres(nrc, drc);
     let z = bin_centres(g.nz, g.dz);
-    let Some(conv) = RadialConvolution::new(g.dr, g.nr, beam, power, &r, tolerance, interpolation)
-    else {
+    // CONV's numbers are point values at the bin centres; the bins' interpolation gives bin
+    // averages, as the tallies it is compared with (a sampled beam's) are.
+    let conv = match interpolation {
+        Interpolation::Conv => {
+            RadialConvolution::new(g.dr, g.nr, beam, power, &r, tolerance, interpolation)
+        }
+        Interpolation::Bins => {
+            RadialConvolution::over_bins(g.dr, g.nr, beam, power, drc, nrc, tolerance)
+        }
+    };
+    let Some(conv) = conv else {
         return Err(ConvolutionError::PencilBeam);
     };
     let rd_r = conv.apply(&checked.rd_r);
