@@ -83,10 +83,11 @@ const CPU_THREADS_PER_BLOCK: u32 = 128;
 const CPU_BLOCKS: u32 = 64;
 
 /// The strategies `run(strategy=...)` knows, by the `mcml` command line's names.
-const STRATEGY_NAMES: [&str; 11] = [
+const STRATEGY_NAMES: [&str; 12] = [
     "scalar",
     "baseline",
     "dynamic",
+    "grid-dynamic",
     "majority-vote",
     "round-robin",
     "round-robin-idle-removal",
@@ -105,6 +106,7 @@ fn strategy_of(name: &str) -> PyResult<Option<Strategy>> {
         "scalar" => return Ok(None),
         "baseline" => Strategy::BASELINE,
         "dynamic" => Strategy::DYNAMIC_WORK_ASSIGNMENT,
+        "grid-dynamic" => Strategy::GRID_WIDE_DYNAMIC_WORK,
         "majority-vote" => Strategy::iteration_delaying(Decision::majority_vote(16, true)),
         "round-robin" => Strategy::iteration_delaying(Decision::round_robin(1, 1, false)),
         "round-robin-idle-removal" => {
@@ -675,7 +677,8 @@ fn mci_runs(path: &Path) -> PyResult<Vec<RunInput>> {
 /// `photons` overrides the file's count (default 100,000 for a layer list). `backend` is
 /// "cpu" or "cuda" (GPU 0, f32 only; a wheel built with feature `cuda`). `strategy` is a
 /// name of the `mcml` command line's strategies ("scalar", the plain per-photon loop, by
-/// default on the CPU; "baseline" on the GPU); every strategy gives the same numbers, bit
+/// default on the CPU; "grid-dynamic", each thread's photon loop over one grid-wide counter,
+/// by default on the GPU: the fastest on each); every strategy gives the same numbers, bit
 /// for bit, in one precision. `precision` is "f32" (as on the GPU) or "f64". `output`, if
 /// given, is where the run's `.mco` is written. The photons' random streams are keyed by
 /// `seed`.
@@ -727,9 +730,11 @@ fn run(
             "backend=\"cuda\" runs in f32 only (precision=\"f32\")",
         ));
     }
+    // The fastest on each (`mcml`'s defaults): the plain loop on the CPU, each thread's photon
+    // loop over one grid-wide counter on the GPU.
     let strategy_name = strategy.unwrap_or(match backend {
         Backend::Cpu => "scalar",
-        Backend::Cuda => "baseline",
+        Backend::Cuda => "grid-dynamic",
     });
     let strategy = strategy_of(strategy_name)?;
     if backend == Backend::Cuda && strategy.is_none() {
