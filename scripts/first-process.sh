@@ -54,7 +54,8 @@ for image in sass ptx; do
 done
 echo "== first process against later ones: mcml --backend cuda --builtin skin --photons $photons" \
     "${MCML_FLAGS:-}, $(cat "$out/device.txt")"
-column -t -s $'\t' "$tsv"
+# `column` is not on every GPU machine (the lent H200 lacks it): the TSV as it is there.
+if command -v column > /dev/null; then column -t -s $'\t' "$tsv"; else cat "$tsv"; fi
 python3 - "$tsv" <<'EOF'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
