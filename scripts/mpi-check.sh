@@ -18,11 +18,15 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 mpirun_() { mpirun --allow-run-as-root --oversubscribe "$@"; }
-"$mcml" --builtin skin --photons 30000 --output one.mco > one.log
-mpirun_ -np 2 "$mcml" --builtin skin --photons 30000 --output two.mco > two.log
-mpirun_ -np 3 "$mcml" --builtin skin --photons 30000 --strategy dynamic --output three.mco > three.log
+# Each run writes run.mco in its own folder: `--output` names the run inside the .mco too
+# (InParm's output file), so the three files compare only under one name.
+mkdir one two three
+(cd one && "$mcml" --builtin skin --photons 30000 --output run.mco > run.log)
+(cd two && mpirun_ -np 2 "$mcml" --builtin skin --photons 30000 --output run.mco > run.log)
+(cd three && mpirun_ -np 3 "$mcml" --builtin skin --photons 30000 --strategy dynamic \
+    --output run.mco > run.log)
 same() { cmp <(grep -v "User time" "$1") <(grep -v "User time" "$2"); }
-same one.mco two.mco
-same one.mco three.mco
-grep -q "over 2 processes" two.log
+same one/run.mco two/run.mco
+same one/run.mco three/run.mco
+grep -q "over 2 processes" two/run.log
 echo "mpi check: 2 and 3 processes write the 1-process .mco bit for bit"

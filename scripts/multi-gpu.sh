@@ -41,8 +41,11 @@ for input in skin slab; do
     for devices in 0 all; do
         log="$out/$mode-$input-$devices.log"
         t0=$(date +%s.%N)
+        # Each run's .mco is run.mco in a folder of its own: `--output` names the run inside the
+        # .mco too (InParm's output file), so the two compare only under one name.
+        mkdir -p "$out/$mode-$input-$devices"
         "$dev/mcml" --backend cuda --f32 "${flags[@]}" --builtin "$input" \
-            --photons "$photons" --devices "$devices" --output "$out/$mode-$input-$devices.mco" > "$log" 2>&1
+            --photons "$photons" --devices "$devices" --output "$out/$mode-$input-$devices/run.mco" > "$log" 2>&1
         rc=$?
         t1=$(date +%s.%N)
         secs=$(python3 -c "print(f'{$t1 - $t0:.3f}')")
@@ -51,7 +54,7 @@ for input in skin slab; do
         per="$(grep -o '[^:;(]*#[0-9] ([^)]*)' "$log" | sed 's/^ *//' | paste -sd ';' -)"
         same="-"
         if [[ $devices == all ]]; then
-            if cmp -s <(grep -v "User time" "$out/$mode-$input-0.mco") <(grep -v "User time" "$out/$mode-$input-all.mco"); then
+            if cmp -s <(grep -v "User time" "$out/$mode-$input-0/run.mco") <(grep -v "User time" "$out/$mode-$input-all/run.mco"); then
                 same="yes"
             else
                 same="NO"; status=1
@@ -81,6 +84,6 @@ if one_k and all_k:
 PY
 done
 done
-rm -f "$out"/*.mco
+rm -rf "$out"/*-0 "$out"/*-all
 cat "$md"
 exit $status
