@@ -8,13 +8,17 @@
 //!
 //! # Shapes and their strategies
 //!
-//! | shape | kernel | strategies |
+//! | shape | kernel | path schedules (each over the assignments it pairs with) |
 //! |---|---|---|
-//! | [`BranchLoop`] (seed 002 fig. 4) | [`BranchLoopKernel`] | baseline, iteration delaying, dynamic work assignment |
-//! | [`TwoPath`] (seed 004 fig. 6/9, seed 001 fig. 6, Gems 34) | [`TwoPathKernel`] | baseline, predication, branch splitting (2 passes), z-cull masking (3 passes, a decision mask in [`Scratch`]), static branch resolution (warp compaction), branch path unification |
-//! | [`ItemLoop`] (seed 004 fig. 1/4, seed 002 fig. 1c) | [`ItemLoopKernel`] | baseline, dynamic work assignment, occlusion-query loop (passes repeated until a query word reads 0, state in [`Scratch`]) |
-//! | [`FactoredBranchLoop`] (seed 002 fig. 7) | [`FactoredBranchLoopKernel`] | baseline, branch distribution, dynamic work assignment, iteration delaying (via [`Unfactored`]) |
-//! | [`SplitLoop`] (seed 001 fig. 5) | [`SplitLoopKernel`] | baseline, loop splitting |
+//! | [`BranchLoop`] (seed 002 fig. 4) | [`BranchLoopKernel`] | as written, iteration delaying; static, block-counter or grid-wide dealing |
+//! | [`TwoPath`] (seed 004 fig. 6/9, seed 001 fig. 6, Gems 34) | [`TwoPathKernel`] | as written, predication, branch splitting (2 passes), z-cull masking (3 passes, a decision mask in [`Scratch`]), static branch resolution (warp compaction), branch path unification; static dealing |
+//! | [`ItemLoop`] (seed 004 fig. 1/4, seed 002 fig. 1c) | [`ItemLoopKernel`] | as written over any dealing; occlusion-query loop (passes repeated until a query word reads 0, state in [`Scratch`]) over static dealing |
+//! | [`FactoredBranchLoop`] (seed 002 fig. 7) | [`FactoredBranchLoopKernel`] | as written, branch distribution, iteration delaying (via [`Unfactored`]); any dealing |
+//! | [`SplitLoop`] (seed 001 fig. 5) | [`SplitLoopKernel`] | as written, loop splitting; static dealing |
+//!
+//! A [`Strategy`] is one [`Assignment`] (how lanes get items) times one [`PathSchedule`] (how
+//! a warp schedules the divergent paths): [`Strategy::pairing`] says whether a program pairs
+//! them, [`Kernel::passes`] whether a shape runs the result.
 //!
 //! Each technique's code lives in one module of [`strategies`], named as its paper names it
 //! and opening with the paper, the mechanism and the effect measured on an H100 (the README's
