@@ -49,18 +49,21 @@ fn every_listed_entry_point_is_an_entry_of_the_ptx() {
 #[test]
 fn missing_entry_point_is_a_typed_error() {
     use reconverge_gpu::{CudaBackend, GpuError};
-    use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
+    use reconverge_transforms::{Assignment, BranchLoopKernel, Decision, Strategy};
     use reconverge_workloads::synthetic::SynItDelay;
     let k = BranchLoopKernel(SynItDelay::new(2, 8, 0.5, 1));
+    // A strategy the shape runs (delaying over the grid-wide counter) that SYN-ITDELAY's list
+    // compiles no entry point for: any threshold has one (`itdelay_mv1_any`), this dealing none.
     let odd = Strategy::iteration_delaying(Decision::MajorityVote {
         threshold: 3,
         stop_when_a_lane_finishes: true,
-    });
+    })
+    .over(Assignment::GridWide);
     match CudaBackend::entry_points(&k, &odd) {
         Err(e @ GpuError::NoEntryPoint { .. }) => {
             let s = e.to_string();
             assert!(
-                s.contains("BranchLoopKernel<SynItDelay>") && s.contains("threshold: 3"),
+                s.contains("BranchLoopKernel<SynItDelay>") && s.contains("GridWide"),
                 "{s}"
             );
         }
@@ -82,7 +85,7 @@ fn missing_entry_point_is_a_typed_error() {
 #[test]
 fn backend_errors_keep_their_kind() {
     use reconverge_backend::BackendError;
-    use reconverge_transforms::{BranchLoopKernel, Decision, Strategy};
+    use reconverge_transforms::{Assignment, BranchLoopKernel, Decision, Strategy};
     use reconverge_workloads::synthetic::SynItDelay;
 
     let e = BackendError::from(reconverge_gpu::GpuError::NoDriver);
@@ -96,14 +99,16 @@ fn backend_errors_keep_their_kind() {
         ),
         "{e:?}"
     );
-    // Threshold 3 is a valid strategy that the kernel list does not compile.
+    // Delaying over the grid-wide counter is a valid strategy that the kernel list does not
+    // compile.
     let kernel = BranchLoopKernel(SynItDelay::new(8, 100, 0.1, 1));
     let strategy = Strategy::iteration_delaying(Decision::MajorityVote {
         threshold: 3,
         stop_when_a_lane_finishes: true,
-    });
+    })
+    .over(Assignment::GridWide);
     let missing = reconverge_gpu::CudaBackend::entry_points(&kernel, &strategy)
-        .expect_err("threshold 3 has no entry point");
+        .expect_err("grid-wide delaying has no entry point");
     let e = BackendError::from(missing);
     assert!(
         matches!(&e, BackendError::NotCompiled { message, .. } if message.contains("itdelay_mv8")),
