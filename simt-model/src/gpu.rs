@@ -8,6 +8,17 @@ use crate::{LaneMask, Region, Warp};
 // way to place a static in the `.shared` state space.
 core::arch::global_asm!(".shared .align 4 .b32 reconverge_block_counters[4];");
 
+unsafe extern "C" {
+    /// `vote.sync.ballot.b32` as LLVM's own intrinsic, which LLVM knows to be convergent: no
+    /// transformation makes a vote depend on a condition that differs between the lanes. As
+    /// an `asm!` block (opaque, not convergent) the vote of iteration delaying's per-thread
+    /// loop was moved into a loop of its own for the lanes that wait, which ptxas could only
+    /// compile with a divergent-warp slow path (`BRA.DIV`, `WARPSYNC.COLLECTIVE`) around every
+    /// vote.
+    #[link_name = "llvm.nvvm.vote.ballot.sync"]
+    fn nvvm_vote_ballot_sync(member_mask: u32, predicate: bool) -> u32;
+}
+
 /// The per-lane value operations of a warp whose `V<T>` is `T`, the calling thread's own value
 /// (both GPU warps): each applies its function to that one value.
 macro_rules! own_lane_values {
@@ -144,19 +155,11 @@ impl Warp for GpuWarp {
 
     #[inline(always)]
     fn ballot(&mut self, mask: LaneMask, p: bool) -> LaneMask {
-        let r: u32;
         // The whole warp votes and the mask is applied afterwards: `vote.sync` is undefined
         // for a thread outside its member mask, and every lane runs strategy code (the
         // strategies' contract), including lanes that have no work left.
         // SAFETY: all 32 lanes execute this vote.
-        unsafe {
-            asm!(
-                "{{ .reg .pred %p; setp.ne.u32 %p, {x}, 0; vote.sync.ballot.b32 {r}, %p, 0xffffffff; }}",
-                x = in(reg32) u32::from(p),
-                r = out(reg32) r,
-                options(nomem, nostack)
-            )
-        };
+        let r = unsafe { nvvm_vote_ballot_sync(u32::MAX, p) };
         r & mask
     }
 

@@ -47,7 +47,12 @@
 //! assert_eq!(warp.counters().simd_efficiency_of(&[THEN, ELSE]), 0.5);
 //! ```
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(asm_experimental_arch, stdarch_nvptx, link_llvm_intrinsics),
+    // `link_llvm_intrinsics`: the warp vote as LLVM's convergent intrinsic (see `gpu.rs`).
+    allow(internal_features)
+)]
 
 /// This package's source folder (the one with its `Cargo.toml`), for a build script that
 /// compiles the package for the GPU in a device crate of its own

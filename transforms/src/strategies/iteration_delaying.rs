@@ -23,14 +23,14 @@
 //! Measured against the best plain kernel (`docs/results/techniques/`, an H200, 2^20 items of
 //! SYN-ITDELAY with paths of distinct shape, which really diverge): round robin 3:1 runs 1.19x
 //! faster at f = 0.1, r = 32 and 1.06x at r = 8, round robin 1:1 1.14x at f = 0.5, r = 32; at
-//! r = 4 every decision loses (0.91x at best, the hand-written twins too), the votes and waiting
+//! r = 4 every decision loses (0.92x at best, the hand-written twins too), the votes and waiting
 //! iterations costing more than the divergence they save. Seed 002's decisions run in
-//! 0.97-1.06x their hand-written CUDA C++ twin's time at the same launch (52 of 54 pairs within
-//! 1.05x), cost-balanced delaying in 1.01-1.04x. On short paths (Collatz, escape time:
-//! `docs/results/plain/`) this form runs 1.3-1.6x slower than the warp program did, where no
+//! 0.98-1.05x their hand-written CUDA C++ twin's time at the same launch (all 54 pairs),
+//! cost-balanced delaying in 1.03-1.05x. On short paths (Collatz, escape time, the walk:
+//! `docs/results/plain/`) this form runs in 0.81-1.11x the former warp program's time, where no
 //! delaying comes near the plain kernel either way. On the
 //! papers' original SYN-ITDELAY (paths of one shape with other constants, which this build
-//! compiles as two loops, so its plain kernel diverges too) majority vote 8 runs 1.08x at
+//! compiles as two loops, so its plain kernel diverges too) majority vote 8 runs 1.07x at
 //! f = 0.1, r = 8 and 1.22x at r = 32. On MCML (a warp program, `docs/results/mcml/`)
 //! cost-balanced delaying with branch distribution over dynamic work is the fastest exact
 //! strategy on skin.
