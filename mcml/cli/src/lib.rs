@@ -249,6 +249,12 @@ struct Args {
     /// CPU), to study the divergence strategies.
     #[arg(long = "strategy", value_enum, value_name = "STRATEGY")]
     strategy_given: Option<StrategyArg>,
+    /// Any strategy by its id, with its numbers (`delaying-majority-vote-8-stop-dynamic`,
+    /// `branch-distribution-grid-wide`: the ids the advisor's tables print and
+    /// `reconverge_transforms::Strategy` parses), instead of `--strategy`. On the GPU it runs
+    /// where the MCML kernels have an entry point for it; elsewhere the run says none does.
+    #[arg(long, value_name = "ID", value_parser = parse_strategy_id, conflicts_with_all = ["strategy_given", "dynamic_work"])]
+    strategy_id: Option<Strategy>,
     /// `--strategy`, or the backend's default (set by [`Args::resolved`]).
     #[arg(skip = StrategyArg::Scalar)]
     strategy: StrategyArg,
@@ -342,6 +348,11 @@ struct Args {
     timings: bool,
 }
 
+/// `--strategy-id`: a strategy id, or what the text lacked.
+fn parse_strategy_id(text: &str) -> Result<Strategy, String> {
+    text.parse::<Strategy>().map_err(|e| e.to_string())
+}
+
 impl Args {
     /// The arguments with the backend's default strategy where `--strategy` is not given, the
     /// fastest on each: the plain loop on the CPU (1.21x the emulated-warp baseline,
@@ -426,12 +437,15 @@ impl Args {
                     .into(),
             );
         }
-        let delaying = |decision| {
-            if self.dynamic_work {
-                Strategy::iteration_delaying(decision).over(Assignment::Dynamic)
-            } else {
-                Strategy::iteration_delaying(decision)
-            }
+        if let Some(id) = self.strategy_id {
+            return Ok(Some(id));
+        }
+        // `--dynamic-work` deals the lanes' photons from the block's counter under any of the
+        // loop's schedules: the strategy's assignment, composed with its path schedule.
+        let items = if self.dynamic_work {
+            Assignment::Dynamic
+        } else {
+            Assignment::Static
         };
         if self.dynamic_work && self.strategy == StrategyArg::Scalar {
             return Err("--dynamic-work needs a warp strategy, not --strategy scalar".into());
@@ -441,30 +455,32 @@ impl Args {
             // Resolved per run by `auto_strategy` / `tuned_strategy`; the baseline stands in
             // for the checks.
             StrategyArg::Auto | StrategyArg::Tune => Some(Strategy::BASELINE),
-            StrategyArg::Baseline if self.dynamic_work => Some(Strategy::DYNAMIC_WORK_ASSIGNMENT),
-            StrategyArg::Baseline => Some(Strategy::BASELINE),
+            StrategyArg::Baseline => Some(Strategy::BASELINE.over(items)),
             StrategyArg::Dynamic => Some(Strategy::DYNAMIC_WORK_ASSIGNMENT),
             StrategyArg::GridDynamic => Some(Strategy::GRID_WIDE_DYNAMIC_WORK),
-            StrategyArg::BranchDistribution if self.dynamic_work => {
-                Some(Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic))
+            StrategyArg::BranchDistribution => Some(Strategy::BRANCH_DISTRIBUTION.over(items)),
+            StrategyArg::CostBalanced => {
+                Some(Strategy::iteration_delaying(Decision::CostBalanced).over(items))
             }
-            StrategyArg::BranchDistribution => Some(Strategy::BRANCH_DISTRIBUTION),
-            StrategyArg::CostBalanced => Some(delaying(Decision::CostBalanced)),
             StrategyArg::BranchDistributionCostBalanced => Some(
                 Strategy::branch_distribution_with_delaying(Decision::CostBalanced)
                     .over(Assignment::Dynamic),
             ),
-            StrategyArg::MajorityVote => Some(delaying(Decision::MajorityVote {
-                threshold: self.threshold,
-                stop_when_a_lane_finishes: true,
-            })),
-            StrategyArg::RoundRobin | StrategyArg::RoundRobinIdleRemoval => {
-                Some(delaying(Decision::RoundRobin {
+            StrategyArg::MajorityVote => Some(
+                Strategy::iteration_delaying(Decision::MajorityVote {
+                    threshold: self.threshold,
+                    stop_when_a_lane_finishes: true,
+                })
+                .over(items),
+            ),
+            StrategyArg::RoundRobin | StrategyArg::RoundRobinIdleRemoval => Some(
+                Strategy::iteration_delaying(Decision::RoundRobin {
                     num_zeros,
                     num_ones,
                     remove_idle: self.strategy == StrategyArg::RoundRobinIdleRemoval,
-                }))
-            }
+                })
+                .over(items),
+            ),
         })
     }
 }
@@ -810,9 +826,9 @@ fn run_label(from_file: bool, run: &RunInput, builtin: &str, output: bool) -> St
 }
 
 /// What a warp strategy's SIMD efficiency means, for a reader who knows MCML and not GPUs.
-fn warp_note(efficiency: f64, strategy: StrategyArg) -> String {
+fn warp_note(efficiency: f64, strategy: &str) -> String {
     format!(
-        "warps ({strategy:?}, emulated on the CPU): {:.1} % of the lanes' steps did photon work (SIMD efficiency; the rest waited for other photons of their warp of 32)",
+        "warps ({strategy}, emulated on the CPU): {:.1} % of the lanes' steps did photon work (SIMD efficiency; the rest waited for other photons of their warp of 32)",
         100.0 * efficiency
     )
 }
@@ -1105,7 +1121,11 @@ fn real_main(args: Args) -> Result<(), DynError> {
             ),
         }
         if let Some(eff) = simd_of_last.get() {
-            println!("  {}", warp_note(eff, args.strategy));
+            let strategy = match args.strategy_id {
+                Some(id) => id.id().to_string(),
+                None => format!("{:?}", args.strategy),
+            };
+            println!("  {}", warp_note(eff, &strategy));
         }
         let mut convolved = Vec::new();
         if let Some(path) = written {
@@ -1453,6 +1473,26 @@ mod tests {
         assert!(!parse(&["--f32"]).unwrap().f64, "--f32 is still accepted");
         assert!(parse(&["--f64"]).unwrap().f64);
         assert!(parse(&["--f32", "--f64"]).is_err());
+    }
+
+    /// `--strategy-id` runs any strategy by the id the advisor prints, with its numbers; a text
+    /// that is no id is refused with what it lacked, and it cannot be given with `--strategy`.
+    #[test]
+    fn a_strategy_id_runs_the_strategy_it_names() {
+        use reconverge_transforms::{Assignment, Decision, Strategy};
+        let vote = Strategy::iteration_delaying(Decision::majority_vote(8, true));
+        for strategy in [
+            vote,
+            vote.over(Assignment::Dynamic),
+            Strategy::GRID_WIDE_DYNAMIC_WORK,
+        ] {
+            let id = strategy.id().to_string();
+            let args = parse(&["--strategy-id", &id]).unwrap();
+            assert_eq!(args.strategy().unwrap(), Some(strategy), "{id}");
+        }
+        let bad = parse(&["--strategy-id", "delaying-majority-vote"]).unwrap_err();
+        assert!(bad.to_string().contains("expected"), "{bad}");
+        assert!(parse(&["--strategy-id", "baseline", "--strategy", "dynamic"]).is_err());
     }
 
     /// The CPU's default is the plain loop (measured the fastest there, scripts/main-job-timing.sh)
