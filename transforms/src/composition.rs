@@ -184,23 +184,34 @@ impl PathSchedule {
         }
     }
 
-    /// The assignments some program pairs this schedule with. A loop's schedules take items
-    /// in any order (a lane's next item starts when its last one finishes, whoever deals it);
-    /// the per-item techniques fix which items a warp holds together (compaction, unification,
-    /// a pass's mask) and the multi-pass ones keep an item's state in its slot between passes,
-    /// so they take the static order their passes agree on.
-    pub const fn pairs_with(&self) -> &'static [Assignment] {
+    /// Whether some program pairs this schedule with every assignment: a loop's schedules take
+    /// items in any order (a lane's next item starts when its last one finishes, whoever deals
+    /// it); the per-item techniques fix which items a warp holds together (compaction,
+    /// unification, a pass's mask) and the multi-pass ones keep an item's state in its slot
+    /// between passes, so they take the static order their passes agree on. The one place of
+    /// the pairing rule: [`PathSchedule::pairs_with`] and [`Strategy::pairing`] read it.
+    pub const fn pairs_with_every_assignment(&self) -> bool {
         match self {
             PathSchedule::AsWritten
             | PathSchedule::IterationDelaying(_)
-            | PathSchedule::BranchDistribution { .. } => &Assignment::ALL,
+            | PathSchedule::BranchDistribution { .. } => true,
             PathSchedule::Predication
             | PathSchedule::StaticBranchResolution
             | PathSchedule::BranchSplitting
             | PathSchedule::ZCullMasking
             | PathSchedule::LoopSplitting
             | PathSchedule::OcclusionQueryLoop { .. }
-            | PathSchedule::BranchPathUnification { .. } => &[Assignment::Static],
+            | PathSchedule::BranchPathUnification { .. } => false,
+        }
+    }
+
+    /// The assignments some program pairs this schedule with: every one
+    /// ([`PathSchedule::pairs_with_every_assignment`]) or static assignment alone.
+    pub const fn pairs_with(&self) -> &'static [Assignment] {
+        if self.pairs_with_every_assignment() {
+            &Assignment::ALL
+        } else {
+            &[Assignment::Static]
         }
     }
 }
@@ -225,16 +236,8 @@ impl Strategy {
     /// # Errors
     /// [`CompositionError`] for a pairing no program implements.
     pub const fn pairing(&self) -> Result<(), CompositionError> {
-        // A match rather than a search of `pairs_with`: in a GPU entry point, where the
-        // strategy is a constant, the compiler folds it away (a loop over the slice it kept,
-        // and with it the error path: 55 more PTX instructions in MCML's delaying kernels).
-        let paired = match self.paths {
-            PathSchedule::AsWritten
-            | PathSchedule::IterationDelaying(_)
-            | PathSchedule::BranchDistribution { .. } => true,
-            _ => matches!(self.items, Assignment::Static),
-        };
-        if paired {
+        // Static assignment pairs with every schedule: no search of `pairs_with` is needed.
+        if self.paths.pairs_with_every_assignment() || matches!(self.items, Assignment::Static) {
             Ok(())
         } else {
             Err(CompositionError {

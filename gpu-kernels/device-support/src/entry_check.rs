@@ -331,8 +331,8 @@ mod tests {
 
     use super::*;
     use reconverge_transforms::{
-        BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Kernel,
-        SplitLoopKernel, TwoPathKernel,
+        BranchLoopKernel, FactoredBranchLoopKernel, ItemLoopKernel, Kernel, SplitLoopKernel,
+        TwoPathKernel,
     };
     use reconverge_workloads::reference::Collatz;
     use reconverge_workloads::synthetic::{DynamicWork, LoopSplitBench, PathUnification, SynBrDis};
@@ -435,34 +435,11 @@ mod tests {
         assert!(m.as_str().len() >= CAPACITY - 1);
     }
 
-    fn every_kind() -> [PathSchedule; 11] {
-        let vote = Decision::majority_vote(8, true);
-        [
-            PathSchedule::AsWritten,
-            PathSchedule::Predication,
-            PathSchedule::StaticBranchResolution,
-            PathSchedule::BranchSplitting,
-            PathSchedule::ZCullMasking,
-            PathSchedule::LoopSplitting,
-            PathSchedule::IterationDelaying(vote),
-            PathSchedule::BranchDistribution { delaying: None },
-            PathSchedule::BranchDistribution {
-                delaying: Some(vote),
-            },
-            PathSchedule::OcclusionQueryLoop {
-                iterations_per_pass: 8,
-            },
-            PathSchedule::BranchPathUnification {
-                items_per_thread: 16,
-            },
-        ]
-    }
-
     /// The names in the messages are the ones the user writes and reads: a renamed variant or
     /// a reworded `Display` fails here, not in a user's error message.
     #[test]
     fn names_follow_the_types_debug_and_display() {
-        for paths in every_kind() {
+        for paths in PathSchedule::EVERY_KIND {
             let code = schedule_code(&paths).trim_start_matches("PathSchedule::");
             let variant = code.split([' ', '(']).next().unwrap();
             assert!(
@@ -503,7 +480,7 @@ mod tests {
                 <ItemLoopKernel<DynamicWork> as Kernel>::STRATEGIES,
             ),
         ];
-        for paths in every_kind() {
+        for paths in PathSchedule::EVERY_KIND {
             let said = shapes_running(&paths);
             for (shape, strategies) in shapes {
                 let runs = strategies.iter().any(|s| s.paths.same_kind(&paths));
