@@ -84,18 +84,7 @@ build_mcml12 "$src" "$work/mcml12" "$cc" "$logs/mcml12-build.log"
 
 # ---------------------------------------------------------------------------------------------
 # The project's mcml program (the installable binary; `--example mcml` runs the same code).
-if [[ -n "${MCML_BIN:-}" ]]; then
-    bin="$MCML_BIN"
-    log "using $bin (MCML_BIN)"
-else
-    target_dir="${CARGO_TARGET_DIR:-$root/target}"
-    log "cargo build --release -p reconverge-mcml-cli --bin mcml (target dir $target_dir)"
-    (cd "$root" && CARGO_TARGET_DIR="$target_dir" cargo build --release --locked \
-        -p reconverge-mcml-cli --bin mcml) > "$logs/cargo-build.log" 2>&1 ||
-        { tail -30 "$logs/cargo-build.log" >&2; exit 1; }
-    bin="$target_dir/release/mcml"
-fi
-[[ -x "$bin" ]] || { echo "error: $bin is not an executable" >&2; exit 1; }
+build_project_mcml "$root" "$logs/cargo-build.log"
 help="$("$bin" --help)"
 # Precision flags: today f64 is the default and --f32 opts in; a --f64 flag (f32 default) works too.
 if grep -q -- '--f64' <<<"$help"; then f64_flag=(--f64); else f64_flag=(); fi

@@ -67,15 +67,7 @@ source "$root/scripts/mcml12-build.sh"
 log "building MCML 1.2 from $src"
 build_mcml12 "$src" "$work/mcml12" "$cc" "$logs/mcml12-build.log"
 
-if [[ -n "${MCML_BIN:-}" ]]; then
-    bin="$MCML_BIN"
-else
-    log "cargo build --release -p reconverge-mcml-cli --bin mcml"
-    (cd "$root" && cargo build --release --locked -p reconverge-mcml-cli --bin mcml) \
-        > "$logs/cargo-build.log" 2>&1 || { tail -30 "$logs/cargo-build.log" >&2; exit 1; }
-    bin="${CARGO_TARGET_DIR:-$root/target}/release/mcml"
-fi
-[[ -x "$bin" ]] || { echo "error: $bin is not an executable" >&2; exit 1; }
+build_project_mcml "$root" "$logs/cargo-build.log"
 
 mkdir -p "$work/m12"
 sed "s/@PHOTONS@/$photons/" "$root/scripts/mcml12-inputs/skin.mci" > "$work/m12/skin.mci"

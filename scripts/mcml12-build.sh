@@ -5,7 +5,12 @@
 #
 # copies SRC_DIR's mcml.h mcmlmain.c mcmlgo.c mcmlio.c mcmlnr.c into WORK_DIR, applies the one
 # fix below and builds WORK_DIR/mcml12 with CC -O3. Sets mcml12 (the binary), mcml12_version,
-# cflags (an array) and cc_version.
+# cflags (an array) and cc_version. And
+#
+#   build_project_mcml ROOT LOG
+#
+# sets bin to the project's `mcml` the scripts time against it: MCML_BIN where it is set, else
+# the release build of reconverge-mcml-cli (cargo's output to LOG; CARGO_TARGET_DIR honoured).
 #
 # The fix (MCML 1.2.2, "LW 1/11/2000. Added static."): FindDataLine() in mcmlio.c returns the
 # address of its local `char buf[STRLEN]`. Current gcc (-Wreturn-local-addr) compiles that
@@ -42,4 +47,20 @@ build_mcml12() { # src work cc log
         > "$log" 2>&1 || { cat "$log" >&2; exit 1; }
     mcml12="$work/mcml12"
     cc_version="$("$cc" --version | head -1)"
+}
+
+build_project_mcml() { # root log
+    local root="$1" log="$2" target_dir
+    if [[ -n "${MCML_BIN:-}" ]]; then
+        bin="$MCML_BIN"
+        echo "[$(date +%T)] using $bin (MCML_BIN)" >&2
+    else
+        target_dir="${CARGO_TARGET_DIR:-$root/target}"
+        echo "[$(date +%T)] cargo build --release -p reconverge-mcml-cli --bin mcml (target dir $target_dir)" >&2
+        (cd "$root" && CARGO_TARGET_DIR="$target_dir" cargo build --release --locked \
+            -p reconverge-mcml-cli --bin mcml) > "$log" 2>&1 ||
+            { tail -30 "$log" >&2; exit 1; }
+        bin="$target_dir/release/mcml"
+    fi
+    [[ -x "$bin" ]] || { echo "error: $bin is not an executable" >&2; exit 1; }
 }
