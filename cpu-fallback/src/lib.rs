@@ -54,6 +54,7 @@
 
 pub mod block;
 pub mod host;
+pub mod thread_warp;
 
 /// The conformance kit, which lives in its own crate now so that any backend can run it:
 /// [`reconverge_conformance`], re-exported here under its old path.

@@ -76,3 +76,37 @@ fn the_plain_per_thread_loop_reproduces_scalar_mcml_bit_for_bit() {
     assert_eq!(finished, photons);
     assert_eq!(tally, scalar.tally);
 }
+
+/// MCML's iteration delaying as each thread's photon loop with a warp vote (what the CUDA
+/// backend runs for the delaying strategies and branch distribution with delaying,
+/// `Kernel::delayed_items`), run by 32 threads as one warp: every decision, dealt by stride and
+/// from a counter, adds exactly the scalar MCML tallies, and every lane votes as often.
+#[test]
+fn the_per_thread_delayed_loop_reproduces_scalar_mcml_bit_for_bit() {
+    use reconverge_cpu::thread_warp::{Dealing, run_delayed_warp};
+    use reconverge_workloads::mcml::McmlLoop;
+    let input = builtin("skin").expect("built-in skin input");
+    let photons = 400u32;
+    let scalar = run_with::<f32>(&input, u64::from(photons), 11, None).expect("scalar run");
+    let kernel = McmlKernel(McmlLoop {
+        params: input.params::<f32>().expect("parameters"),
+        seed: 11,
+        first_photon: 0,
+    });
+    for (decision, dealing) in [
+        (Decision::majority_vote(16, true), Dealing::Stride),
+        (Decision::round_robin(3, 1, true), Dealing::Counter),
+        (Decision::CostBalanced, Dealing::Counter),
+    ] {
+        let run = run_delayed_warp(&kernel, decision, photons, dealing).expect("delayed form");
+        assert!(
+            run.outputs.iter().all(Option::is_some),
+            "{decision:?}: a photon never finished"
+        );
+        assert_eq!(run.tally, scalar.tally, "{decision:?} {dealing:?}");
+        assert!(
+            run.votes.iter().all(|&v| v == run.votes[0] && v > 0),
+            "{decision:?}"
+        );
+    }
+}

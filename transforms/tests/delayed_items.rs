@@ -5,46 +5,15 @@
 //! complete and the test would time out), and seed 002's decisions run one path per iteration.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Barrier, Mutex, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
+use reconverge_cpu::thread_warp::{Dealing, ThreadBallot};
 use reconverge_transforms::{BranchLoop, BranchLoopKernel, Decision, Kernel, NoTally};
 use reconverge_workloads::reference::Collatz;
 use reconverge_workloads::synthetic::{SynItDelay, SynItDelayDistinct};
 
 const LANES: u32 = 32;
-
-/// `__ballot_sync(0xffffffff, p)` among 32 threads: each vote sets its lane's bit in one of three
-/// words, waits for the others at a barrier and reads the word. Three words in turn, so that a
-/// thread already at the next vote never writes the word the others are still reading; lane 0
-/// clears the word of the vote before last, which every thread has read.
-struct Ballot {
-    barrier: Barrier,
-    words: [AtomicU32; 3],
-}
-
-impl Ballot {
-    fn vote(&self, round: &mut usize, lane: u32, p: bool) -> u32 {
-        let k = *round;
-        *round += 1;
-        if p {
-            self.words[k % 3].fetch_or(1 << lane, Ordering::SeqCst);
-        }
-        self.barrier.wait();
-        let word = self.words[k % 3].load(Ordering::SeqCst);
-        if lane == 0 {
-            self.words[(k + 2) % 3].store(0, Ordering::SeqCst);
-        }
-        word
-    }
-}
-
-/// How the threads get items: a stride of the warp, or one shared counter.
-#[derive(Clone, Copy, Debug)]
-enum Dealing {
-    Stride,
-    Counter,
-}
 
 /// Every item's output, and for each thread the vote rounds in which it ran a path, with the
 /// path (true: taken).
@@ -61,10 +30,7 @@ where
     L: BranchLoop + Copy + Send + Sync + 'static,
     L::Output: Send + Sync + Default,
 {
-    let ballot = Arc::new(Ballot {
-        barrier: Barrier::new(LANES as usize),
-        words: Default::default(),
-    });
+    let ballot = Arc::new(ThreadBallot::default());
     let counter = Arc::new(AtomicU32::new(LANES));
     let outputs = Arc::new(Mutex::new(vec![None; items as usize]));
     let (done, finished) = mpsc::channel();

@@ -133,10 +133,13 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
         // Iteration delaying first as each thread's plain loop with a warp vote at the
         // iteration point (`Kernel::delayed_items`), the form a programmer writes by hand; the
         // warp program where the kernel has no such form.
-        let delayed = match strategy.paths {
-            PathSchedule::IterationDelaying(decision)
-                if pass == 0 && kernel.passes(&strategy).is_ok() =>
-            {
+        // Branch distribution with delaying delays the same way: a kernel that implements
+        // `delayed_items` for it writes its shared code once in that loop (MCML's boundary).
+        let delayed = match (strategy.paths, strategy.paths.decision()) {
+            (
+                PathSchedule::IterationDelaying(_) | PathSchedule::BranchDistribution { .. },
+                Some(decision),
+            ) if pass == 0 && kernel.passes(&strategy).is_ok() => {
                 // SAFETY: as above.
                 let mut warp = unsafe { ThreadWarp::new(work_counter) };
                 let task = WarpTask::new(items, blocks, block, threads, tid);

@@ -303,5 +303,23 @@ reconverge_transforms::kernel_impl! {
         ) -> bool {
             self.plain_items(next, put, tally)
         }
+
+        /// Iteration delaying as each thread's photon loop with a warp vote at the step (seed
+        /// 002 fig. 5 as a programmer writes it), over the plain loop above: the boundary
+        /// written once for both faces, so branch distribution with delaying (§4.2.2's MCML
+        /// setting) runs it too. Same photons, same tallies as the warp programs.
+        #[inline(always)]
+        fn delayed_items<T: reconverge_transforms::Tally>(
+            &self,
+            decision: Decision,
+            lane: u32,
+            vote: impl FnMut(bool) -> reconverge_simt::LaneMask,
+            next: impl FnMut() -> Option<u32>,
+            put: impl FnMut(u32, ()),
+            tally: &mut T,
+        ) -> bool {
+            BranchLoopKernel(DistributedBoundary(self.0.steps()))
+                .delayed_items(decision, lane, vote, next, put, tally)
+        }
     }
 }

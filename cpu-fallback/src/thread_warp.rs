@@ -1,0 +1,174 @@
+//! One warp of the CUDA backend's per-thread delayed loop ([`Kernel::delayed_items`]) on the
+//! CPU: 32 OS threads, one per lane, that vote through a shared ballot as a warp's lanes do
+//! with `__ballot_sync(0xffffffff, p)`. The CPU backend itself runs iteration delaying as its
+//! warp program (the same outputs, and counters for the model); this runs the code the GPU
+//! runs, so that a kernel's `delayed_items` can be checked on a machine without one: every
+//! item's output and every tally add must be the baseline's, and every lane must make the same
+//! number of votes, or the ballot never completes.
+//!
+//! ```
+//! use reconverge_cpu::thread_warp::{Dealing, run_delayed_warp};
+//! use reconverge_transforms::{BranchLoopKernel, Decision};
+//! use reconverge_workloads::reference::Collatz;
+//!
+//! let collatz = Collatz { max_steps: 200 };
+//! let decision = Decision::majority_vote(16, true);
+//! let run = run_delayed_warp(&BranchLoopKernel(collatz), decision, 100, Dealing::Counter)?;
+//! for (item, out) in run.outputs.iter().enumerate() {
+//!     assert_eq!(*out, Some(collatz.reference(item as u32)));
+//! }
+//! assert!(run.votes.iter().all(|&v| v == run.votes[0]));
+//! # Ok::<(), reconverge_cpu::thread_warp::DelayedWarpError>(())
+//! ```
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Barrier, Mutex};
+
+use reconverge_simt::{LaneMask, WARP_SIZE};
+use reconverge_transforms::{Decision, Kernel};
+
+use crate::block::SliceTally;
+
+/// `__ballot_sync(0xffffffff, p)` among [`WARP_SIZE`] threads: each vote sets its lane's bit in
+/// one of three words, waits for the others at a barrier and reads the word. Three words in
+/// turn, so that a thread already at the next vote never writes the word the others are still
+/// reading; lane 0 clears the word of the vote before last, which every thread has read.
+pub struct ThreadBallot {
+    barrier: Barrier,
+    words: [AtomicU32; 3],
+}
+
+impl Default for ThreadBallot {
+    fn default() -> Self {
+        Self {
+            barrier: Barrier::new(WARP_SIZE as usize),
+            words: Default::default(),
+        }
+    }
+}
+
+impl ThreadBallot {
+    /// Lane `lane`'s vote `p` in its vote number `round` (which this advances): the warp's
+    /// ballot, once all 32 lanes have voted in that round.
+    pub fn vote(&self, round: &mut usize, lane: u32, p: bool) -> LaneMask {
+        let k = *round;
+        *round += 1;
+        if p {
+            self.words[k % 3].fetch_or(1 << lane, Ordering::SeqCst);
+        }
+        self.barrier.wait();
+        let word = self.words[k % 3].load(Ordering::SeqCst);
+        if lane == 0 {
+            self.words[(k + 2) % 3].store(0, Ordering::SeqCst);
+        }
+        word
+    }
+}
+
+/// How the warp's threads get items, as the backend's assignments deal them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dealing {
+    /// Lane `l` runs items `l`, `l + 32`, `l + 64`, ... (static assignment over one warp).
+    Stride,
+    /// Each lane's first item is its lane, the next ones come from one shared counter
+    /// (dynamic work assignment over one warp).
+    Counter,
+}
+
+/// What [`run_delayed_warp`] produced.
+#[derive(Clone, Debug)]
+pub struct DelayedWarpRun<O> {
+    /// Each item's output; `None` where no lane put one (a bug in `delayed_items`).
+    pub outputs: Vec<Option<O>>,
+    /// The sum over lanes of their tally adds ([`Kernel::tally_len`] accumulators).
+    pub tally: Vec<u64>,
+    /// How many votes each lane made (all equal when the lanes kept in step).
+    pub votes: Vec<usize>,
+}
+
+/// Why [`run_delayed_warp`] did not run.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DelayedWarpError {
+    /// The kernel has no per-thread delayed form for the decision (`delayed_items` answered
+    /// `false`): the backend runs its warp program instead.
+    #[error(
+        "the kernel has no per-thread delayed loop for {0:?} (`Kernel::delayed_items` refused it)"
+    )]
+    NoDelayedForm(Decision),
+}
+
+/// Runs `kernel.delayed_items(decision, ...)` on items `0..items` with 32 OS threads as one warp,
+/// dealing items as `dealing` says, each lane's tally adds summed at the end. A kernel whose
+/// lanes vote a different number of times waits forever here, as its warp would on a GPU.
+pub fn run_delayed_warp<K>(
+    kernel: &K,
+    decision: Decision,
+    items: u32,
+    dealing: Dealing,
+) -> Result<DelayedWarpRun<K::Output>, DelayedWarpError>
+where
+    K: Kernel + Sync,
+{
+    let ballot = ThreadBallot::default();
+    let counter = AtomicU32::new(WARP_SIZE);
+    let outputs = Mutex::new(vec![None; items as usize]);
+    let tally_len = kernel.tally_len();
+    let lanes: Vec<(bool, Vec<u64>, usize)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..WARP_SIZE)
+            .map(|lane| {
+                let (ballot, counter, outputs) = (&ballot, &counter, &outputs);
+                scope.spawn(move || {
+                    let mut dealt: Option<u32> = None;
+                    let next = || {
+                        let item = match (dealt, dealing) {
+                            (None, _) => lane,
+                            (Some(last), Dealing::Stride) => last.saturating_add(WARP_SIZE),
+                            (Some(_), Dealing::Counter) => counter.fetch_add(1, Ordering::SeqCst),
+                        };
+                        dealt = Some(item);
+                        (item < items).then_some(item)
+                    };
+                    let mut round = 0;
+                    let vote = |p: bool| ballot.vote(&mut round, lane, p);
+                    let put = |item: u32, out: K::Output| {
+                        if let Some(slot) = outputs
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .get_mut(item as usize)
+                        {
+                            *slot = Some(out);
+                        }
+                    };
+                    let mut tally = vec![0u64; tally_len];
+                    let ran = kernel.delayed_items(
+                        decision,
+                        lane,
+                        vote,
+                        next,
+                        put,
+                        &mut SliceTally(&mut tally),
+                    );
+                    (ran, tally, round)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    if lanes.iter().any(|(ran, _, _)| !ran) {
+        return Err(DelayedWarpError::NoDelayedForm(decision));
+    }
+    let mut tally = vec![0u64; tally_len];
+    for (_, lane_tally, _) in &lanes {
+        for (sum, add) in tally.iter_mut().zip(lane_tally) {
+            *sum = sum.wrapping_add(*add);
+        }
+    }
+    Ok(DelayedWarpRun {
+        outputs: outputs.into_inner().unwrap_or_else(|e| e.into_inner()),
+        tally,
+        votes: lanes.iter().map(|(_, _, v)| *v).collect(),
+    })
+}
