@@ -95,6 +95,10 @@ if want techniques && [[ -x "$dev/techniques" ]]; then
     nvcc -O3 -fmad=false -arch="sm_$cap" -o "$t/techniques_cuda" "$dev/techniques.cu" \
         && "$t/techniques_cuda" "$t" > "$t/cuda.tsv" 2> "$t/cuda.err"
     echo "CUDA C++ twins: exit $? ($(grep -c yes "$t/cuda.tsv") of $(wc -l < "$t/cuda.tsv") identical)"
+    # Branch path unification's twins (seed 004 with paths of distinct shape), the same way.
+    nvcc -O3 -fmad=false -arch="sm_$cap" -I"$dev" -o "$t/unification_cuda" "$dev/unification.cu" \
+        && "$t/unification_cuda" "$t" > "$t/unify-cuda.tsv" 2> "$t/unify-cuda.err"
+    echo "CUDA C++ unification twins: exit $? ($(grep -c yes "$t/unify-cuda.tsv") of $(wc -l < "$t/unify-cuda.tsv") identical)"
     # Where the time goes at f = 0.1, r = 8 (and r = 4): ncu on every kernel of those settings.
     if command -v ncu > /dev/null; then
         metrics=smsp__inst_executed.sum,smsp__thread_inst_executed.sum,smsp__average_thread_inst_executed_per_inst_executed.ratio,launch__registers_per_thread,gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio
@@ -107,10 +111,20 @@ if want techniques && [[ -x "$dev/techniques" ]]; then
             TECHNIQUES_REPEATS=1 timeout 100 ncu --csv --metrics "$metrics" "$t/techniques_cuda" "$t/ncu-run" \
                 > "$t/ncu-cuda-$s.csv" 2> "$t/ncu-cuda-$s.err"
         done
+        # Branch path unification at LOOP = 100: reconverge's strategies, the plain kernels and
+        # both twins.
+        rm -rf "$t/ncu-run" && mkdir -p "$t/ncu-run"
+        s=unify-loop100
+        timeout 150 ncu --csv --metrics "$metrics" "$dev/techniques" --backend cuda \
+            --out "$t/ncu-run" --repeats 1 --only "$s" > "$t/ncu-rust-$s.csv" 2> "$t/ncu-rust-$s.err"
+        grep "^$s" "$t/unify-settings.tsv" > "$t/ncu-run/unify-settings.tsv"
+        cp "$t/$s.out" "$t/ncu-run/" 2>/dev/null
+        TECHNIQUES_REPEATS=1 timeout 100 ncu --csv --metrics "$metrics" "$t/unification_cuda" "$t/ncu-run" \
+            > "$t/ncu-cuda-$s.csv" 2> "$t/ncu-cuda-$s.err"
         rm -rf "$t/ncu-run"
         gzip -f "$t"/ncu-*.csv
     fi
-    rm -f "$t"/*.out "$t/techniques_cuda"
+    rm -f "$t"/*.out "$t/techniques_cuda" "$t/unification_cuda"
     tar -czf "$out/techniques.tar.gz" -C "$out" techniques && rm -rf "$t"
 fi
 

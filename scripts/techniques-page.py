@@ -49,8 +49,67 @@ def settings_in(results):
 
 
 def fr(setting):
+    if setting.startswith("unify-loop"):
+        return f"unification, LOOP = {setting[len('unify-loop'):]}"
     f, r = setting.split("-f")[1].split("-r")
     return f"{f}, {r}"
+
+
+def unification_section(results, w):
+    """Seed 004's branch path unification with paths of distinct shape: the plain kernels (Rust
+    and CUDA C++), reconverge's strategies at their default launch, and unification's twins
+    (Rust `unification_twin!`, CUDA C++ `references/cuda/unification.cu`)."""
+    settings = [l.split() for l in open(os.path.join(results, "unify-settings.tsv")) if l.strip()]
+    if not settings:
+        return
+    cuda = collections.defaultdict(dict)
+    path = os.path.join(results, "unify-cuda.tsv")
+    if os.path.exists(path):
+        for r in csv.reader(open(path), delimiter="\t"):
+            cuda[r[0]][r[2]] = (float(r[5]), r[6] == "yes", r[7])
+    w("## Branch path unification where divergence is real (seed 004)\n")
+    w(f"Seed 004's kernel of fig. A-2 with paths of distinct shape "
+      f"(`reconverge_workloads::synthetic::PathUnificationDistinct`: path A a float chain of LOOP "
+      f"steps, path B the paper's integer functionB, which the compiler cannot merge; the paper's "
+      f"decision, a fair coin per item), {int(settings[0][3]):,} items. The twins are branch path "
+      f"unification as a programmer writes it from fig. 10 (each thread's groups of n items, two "
+      f"forward-scanning counters), in Rust (`reconverge_device::unification_twin!`, timed at the "
+      f"launch reconverge's strategy of the same n runs with) and CUDA C++ "
+      f"(`references/cuda/unification.cu`, 256 threads, a group per thread). reconverge runs "
+      f"unification as each thread's program on a warp of one lane "
+      f"(`Strategy::runs_as_thread_program`).\n")
+    w("| LOOP | best plain kernel (ms) | best reconverge strategy, default launch (x plain) | "
+      "unification 16 / 64 (x plain) | Rust twin 16 / 64 (x plain) | CUDA C++ twin 16 / 64 (x plain) | "
+      "reconverge / Rust twin, 4 / 16 / 64 | all identical |")
+    w("|---|---|---|---|---|---|---|---|")
+    details = []
+    for name, loop, _, _ in settings:
+        rows = read_tsv(os.path.join(results, name + ".tsv"))
+        rust = {r["code"]: r for r in rows if r["launch"] == "default"}
+        plain = [(float(r["median_ms"]), "Rust " + c) for c, r in rust.items() if c.startswith("plain")]
+        plain += [(ms, "CUDA C++ " + c) for c, (ms, _, _) in cuda[name].items() if c.startswith("plain")]
+        best_ms, best_name = min(plain)
+        strat = [(float(r["median_ms"]), c) for c, r in rust.items()
+                 if not c.startswith("plain") and not c.startswith("twin")]
+        sb_ms, sb = min(strat)
+        ms = lambda c: float(rust[c]["median_ms"]) if c in rust else float("nan")
+        uni = lambda n: f"branch path unification, {n} items per thread"
+        twin = lambda n: f"twin branch path unification, {n} items per thread"
+        cms = lambda n: cuda[name].get(twin(n), (float("nan"),))[0]
+        x = lambda t: f"{best_ms / t:.3f}x"
+        identical = all(r["identical"] == "yes" for r in rows) and all(v[1] for v in cuda[name].values())
+        w(f"| {loop} | {best_ms:.4f} ({best_name}) | {sb} ({x(sb_ms)}) | {x(ms(uni(16)))} / {x(ms(uni(64)))} | "
+          f"{x(ms(twin(16)))} / {x(ms(twin(64)))} | {x(cms(16))} / {x(cms(64))} | "
+          f"{' / '.join(f'{ms(uni(n)) / ms(twin(n)):.3f}' for n in (4, 16, 64))} | {'yes' if identical else 'NO'} |")
+        d = [f"### LOOP = {loop}\n", "| code | ms | x plain | registers | identical |", "|---|---:|---:|---:|---|"]
+        every = [(float(r["median_ms"]), ("Rust " if r["code"].startswith(("plain", "twin")) else "") + c,
+                  r["registers"], r["identical"]) for c, r in rust.items()]
+        every += [(t, "CUDA C++ " + c, regs, "yes" if ok else "no") for c, (t, ok, regs) in cuda[name].items()]
+        for t, c, regs, ok in sorted(every):
+            d.append(f"| {c} | {t:.4f} | {best_ms / t:.3f} | {regs} | {ok} |")
+        details.append("\n".join(d) + "\n")
+    w("")
+    return details
 
 
 def ncu_rows(path):
@@ -170,6 +229,13 @@ def main():
         w(f"| {fr(s)} | {pm:.4f} (Rust {pc}) | {sc} ({pm / sm:.3f}x) |")
     w("")
 
+    unify_details = []
+    if os.path.exists(os.path.join(results, "unify-settings.tsv")):
+        unify_details = unification_section(results, w) or []
+        for l in open(os.path.join(results, "unify-settings.tsv")):
+            name, _, _, count = l.split()
+            items[name] = (int(count), 0, 0)
+
     # Where the time goes.
     ncu = sorted(f for f in os.listdir(results) if f.startswith("ncu-") and f.endswith(".csv.gz"))
     if ncu:
@@ -201,6 +267,7 @@ def main():
             w("")
     w("## Per setting\n")
     out.extend(details)
+    out.extend(unify_details)
     with open(os.path.join(page, "README.md"), "w") as f:
         f.write("\n".join(out).rstrip() + "\n")
     for f in os.listdir(results):
@@ -213,7 +280,8 @@ def ncu_names(lang, setting, results, launches):
     kernels), Rust ones by entry-point name (`<prefix>-entries.tsv`, which the techniques
     example writes)."""
     if lang == "cuda":
-        codes = ["CUDA C++ " + r[2] for r in csv.reader(open(os.path.join(results, "cuda.tsv")), delimiter="\t")
+        table = "unify-cuda.tsv" if setting.startswith("unify") else "cuda.tsv"
+        codes = ["CUDA C++ " + r[2] for r in csv.reader(open(os.path.join(results, table)), delimiter="\t")
                  if r[0] == setting]
         return codes + [m["kernel"][:40] for m in launches[len(codes):]]
     names = {}

@@ -648,31 +648,50 @@ impl CudaBackend {
         launch: Launch,
     ) -> Result<Run<K::Output>, GpuError> {
         let name = format!("{prefix}_{}", schedule.name());
-        let shape = LaunchShape::new(launch.threads_per_block, launch.blocks);
         if schedule == PlainSchedule::OnePerItem && launch.threads() < u64::from(items) {
             return Err(GpuError::BadLaunch {
                 kernel: name,
-                shape,
+                shape: LaunchShape::new(launch.threads_per_block, launch.blocks),
                 reason: format!("{items} items need as many threads, one each"),
             });
         }
+        self.run_hand_written(&name, kernel, items, launch)
+    }
+
+    /// Runs the hand-written entry point `name` (a plain kernel, or a technique's hand-written
+    /// twin such as `reconverge_device::unification_twin!`'s) with the plain kernels' arguments
+    /// `(workload: *const W, items: u32, out: *mut Output, counter: *mut u32)` on `kernel`'s
+    /// workload over items `0..items` with `launch`, timed with CUDA events, as
+    /// [`CudaBackend::run_plain`] does.
+    ///
+    /// # Errors
+    /// [`GpuError::MissingKernel`] if the module has no such entry point, a launch the kernel
+    /// cannot take, and the driver's errors.
+    pub fn run_hand_written<K: DeviceKernel>(
+        &self,
+        name: &str,
+        kernel: &K,
+        items: u32,
+        launch: Launch,
+    ) -> Result<Run<K::Output>, GpuError> {
+        let shape = LaunchShape::new(launch.threads_per_block, launch.blocks);
         let gpu = &self.gpu;
         let started = Instant::now();
         let workload = gpu.upload(&[Raw(*kernel)], "kernel parameters")?;
         let out = gpu.zeros::<Raw<K::Output>>((items as usize).max(1), "outputs")?;
         let counter = gpu.zeros::<u32>(1, "work counter")?;
-        let ms = gpu.timed_launch(&name, shape, |s, f, c| {
+        let ms = gpu.timed_launch(name, shape, |s, f, c| {
             let mut b = s.launch_builder(f);
             b.arg(&workload).arg(&items).arg(&out).arg(&counter);
-            // SAFETY: a `plain_kernels!` entry point is `(workload: *const W, items: u32,
+            // SAFETY: a hand-written entry point (the caller names one) is `(workload: *const W, items: u32,
             // out: *mut Output, counter: *mut u32)`; `K` is `W` in a transparent wrapper (the
             // `DeviceKernel` contract), `out` holds `items` outputs, `counter` one zeroed u32.
             unsafe { b.launch(c) }.map(|_| ())
         })?;
         let mut outputs: Vec<K::Output> = gpu.download(&out)?.into_iter().map(|r| r.0).collect();
         outputs.truncate(items as usize);
-        let occupancy = gpu.occupancy(&name, launch.threads_per_block).ok();
-        let fill = fill(gpu, &name, launch);
+        let occupancy = gpu.occupancy(name, launch.threads_per_block).ok();
+        let fill = fill(gpu, name, launch);
         Ok(Run {
             outputs,
             tally: Vec::new(),

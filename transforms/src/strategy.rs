@@ -267,6 +267,17 @@ impl Strategy {
         )
     }
 
+    /// Whether the CUDA backend runs this warp-level strategy's program on warps of one lane:
+    /// each thread its own loop over its own items, the hardware reconverging the warp's lanes
+    /// where their paths meet. Branch path unification (seed 004 fig. 10) is such a strategy:
+    /// its lanes only scan their own groups for their next item of each path and never vote,
+    /// so the kernel a programmer writes from the figure is each thread's loop, and the lanes
+    /// that found an item of path A run it together after their scans. The warp program of 32
+    /// lanes (the CPU backend's, the model's) computes the same outputs.
+    pub const fn runs_as_thread_program(&self) -> bool {
+        matches!(self.paths, PathSchedule::BranchPathUnification { .. })
+    }
+
     /// Whether lanes take their next item from a counter (of the block or of the grid) rather
     /// than from a fixed stride: such a strategy balances the load itself, and a launch of one
     /// resident wave of blocks suits it.

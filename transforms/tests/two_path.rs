@@ -366,3 +366,45 @@ fn seed001_fig10_baseline_efficiency_is_lowest_at_a_few_percent_else() {
     println!("minimum efficiency {:.4} at {} % else", worst.0, worst.1);
     assert!((4..=20).contains(&worst.1), "minimum at {} %", worst.1);
 }
+
+/// Seed 004's kernel with paths of distinct shape (`PathUnificationDistinct`: a float path A,
+/// the paper's integer functionB): every strategy of the two-path shape gives every item its
+/// plain scalar output (the one-lane form included, as the CUDA backend runs unification), the
+/// baseline runs both paths at half its lanes (the decision is a fair coin: the path rate is
+/// `n / (E[max a] + E[max (n - a)])` = 1/2 at n = 1, as in table 4's test above), and
+/// unification raises the rate as table 4 says (within 2 points at 16 and 64 items per thread).
+#[test]
+fn seed004_with_distinct_paths_diverges_and_unification_recovers_lanes() {
+    use reconverge_workloads::synthetic::PathUnificationDistinct;
+    use reconverge_workloads::synthetic::path_unification_distinct::FLOAT_PATH;
+    let w = PathUnificationDistinct::new(20, 2011);
+    let k = TwoPathKernel(w);
+    let expected: Vec<Option<u32>> = (0..32 * 64 * 64).map(|i| Some(w.reference(i))).collect();
+    let path_b = reconverge_workloads::synthetic::kato::BPU_B;
+    for (n, paper) in [(16u32, 66.6), (64, 79.5)] {
+        let l = Launch::new(32 * 64 * n, 32, 64);
+        let base = run(&k, &Strategy::BASELINE, l).unwrap();
+        let unified = run(&k, &Strategy::branch_path_unification(n), l).unwrap();
+        let items = l.items as usize;
+        assert_eq!(base.outputs[..items], expected[..items]);
+        assert_eq!(unified.outputs[..items], expected[..items]);
+        let base_rate = 100.0 * base.counters.simd_efficiency_of(&[FLOAT_PATH, path_b]);
+        let rate = 100.0 * unified.counters.simd_efficiency_of(&[FLOAT_PATH, path_b]);
+        assert!((base_rate - 50.0).abs() < 1.5, "baseline {base_rate:.1} %");
+        assert!(
+            (rate - paper).abs() <= 2.0,
+            "n = {n}: {rate:.1} % vs {paper} %"
+        );
+    }
+    for strategy in
+        <TwoPathKernel<PathUnificationDistinct> as reconverge_transforms::Kernel>::STRATEGIES
+    {
+        let l = Launch::new(32 * 64 * 4, 64, 32);
+        let r = run(&k, strategy, l).unwrap();
+        assert_eq!(
+            r.outputs[..l.items as usize],
+            expected[..l.items as usize],
+            "{strategy}"
+        );
+    }
+}

@@ -204,7 +204,7 @@ macro_rules! paper_entries {
         use $crate::reference::{Collatz, EscapeTime};
         use $crate::synthetic::{
             BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification,
-            SynBrDis, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
+            PathUnificationDistinct, SynBrDis, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
         };
 
         ::reconverge_device::entries_from_data! {
@@ -317,6 +317,12 @@ macro_rules! paper_entries {
 
             PathUnification as TwoPathKernel from ($crate::gpu_entries::PATH_UNIFICATION_STRATEGIES) {
                 bpu_baseline, bpu_unify1, bpu_unify4, bpu_unify16, bpu_unify64,
+            }
+
+            // Seed 004's kernel with paths the compiler cannot merge: the plain kernel diverges.
+            PathUnificationDistinct as TwoPathKernel from ($crate::gpu_entries::PATH_UNIFICATION_STRATEGIES) {
+                bpudistinct_baseline, bpudistinct_unify1, bpudistinct_unify4, bpudistinct_unify16,
+                bpudistinct_unify64,
             }
 
             Gems34Branch as TwoPathKernel from ($crate::gpu_entries::GEMS34_STRATEGIES) {

@@ -65,6 +65,87 @@ pub fn factored_loop_item_distributed<L: reconverge_transforms::FactoredBranchLo
     w.finish(&s)
 }
 
+/// One item of a [`TwoPath`](reconverge_transforms::TwoPath) as plain code: `if decide { path
+/// A } else { path B }` ([`TwoPath::run_item`](reconverge_transforms::TwoPath::run_item)).
+#[inline(always)]
+pub fn two_path_item<P: reconverge_transforms::TwoPath>(workload: &P, item: u32) -> P::Output {
+    workload.run_item(item)
+}
+
+/// Branch path unification's hand-written twin (seed 004 fig. 10 as a CUDA programmer writes
+/// it, none of reconverge's machinery): one thread's group of `len` items from `first`, two
+/// counters that each scan forward to the group's next item of their path, path A run for the
+/// item counter A found, then path B for counter B's, until both have passed the group's end.
+/// The hardware reconverges the warp's lanes after each scan, so the lanes that found an item
+/// of a path run it together.
+#[inline(always)]
+pub fn unified_group<P: reconverge_transforms::TwoPath>(
+    w: &P,
+    first: u32,
+    len: u32,
+    mut put: impl FnMut(u32, P::Output),
+) {
+    let (mut ca, mut cb) = (0u32, 0u32);
+    while ca < len || cb < len {
+        while ca < len && !w.decide(first + ca) {
+            ca += 1;
+        }
+        if ca < len {
+            put(first + ca, w.path_a(first + ca));
+            ca += 1;
+        }
+        while cb < len && w.decide(first + cb) {
+            cb += 1;
+        }
+        if cb < len {
+            put(first + cb, w.path_b(first + cb));
+            cb += 1;
+        }
+    }
+}
+
+/// Generates branch path unification's hand-written twin for one workload and one
+/// DATA_PER_THREAD, an entry point with the plain kernels' arguments
+/// `(kernel: *const W, items: u32, out: *mut Output, counter: *mut u32)` (the counter unused):
+/// the launch's items cut into one contiguous chunk per block, thread `t` of the block owning
+/// the groups of `items_per_thread` items that start at `t · n`, `(t + threads) · n`, ... of
+/// the chunk (the groups reconverge's strategy gives it), each run by [`unified_group`].
+///
+/// ```text
+/// reconverge_device::unification_twin!(Work => u32; work_unified16, 16);
+/// ```
+#[macro_export]
+macro_rules! unification_twin {
+    ($workload:ty => $output:ty; $name:ident, $items_per_thread:expr) => {
+        /// Branch path unification written by hand (seed 004 fig. 10).
+        ///
+        /// # Safety
+        /// `workload` points to a valid workload and `out` to `items` outputs in device memory.
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            workload: *const $workload,
+            items: u32,
+            out: *mut $output,
+            _counter: *mut u32,
+        ) {
+            // SAFETY: the caller's contract.
+            let workload = unsafe { &*workload };
+            let n: u32 = $items_per_thread;
+            let (start, end, tid, threads) = $crate::plain::block_chunk(items);
+            let mut first = start.saturating_add(tid.saturating_mul(n));
+            while first < end {
+                let len = (end - first).min(n);
+                $crate::plain::unified_group(workload, first, len, |item, value| {
+                    // SAFETY: `item < end <= items`, and `out` has `items` elements.
+                    unsafe { *out.add(item as usize) = value };
+                });
+                first = first.saturating_add(threads.saturating_mul(n));
+            }
+        }
+    };
+}
+
 /// Generates the four plain kernels of one workload (see the [module docs](crate::plain)),
 /// named in the order one-per-item, grid-stride, persistent, block-persistent:
 ///
@@ -224,6 +305,28 @@ pub unsafe fn block_chunk_and_counter(items: u32) -> (u32, u32, u32) {
     // SAFETY: every thread of the block reaches this barrier (the caller's contract).
     unsafe { core::arch::nvptx::_syncthreads() };
     (start, len, tid)
+}
+
+/// The calling block's chunk of `items` (one contiguous chunk per block, as
+/// `reconverge_transforms::WarpTask` cuts them): its first item, its end, the calling thread's
+/// index in the block and the block's threads.
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[inline(always)]
+pub fn block_chunk(items: u32) -> (u32, u32, u32, u32) {
+    use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
+    // SAFETY: reads special registers.
+    let (tid, threads, block, blocks) = unsafe {
+        (
+            _thread_idx_x(),
+            _block_dim_x(),
+            _block_idx_x(),
+            _grid_dim_x(),
+        )
+    };
+    let chunk = items.div_ceil(blocks.max(1));
+    let start = block.saturating_mul(chunk).min(items);
+    (start, start.saturating_add(chunk).min(items), tid, threads)
 }
 
 /// For a block-persistent kernel: the calling thread's next index in its block's chunk, one

@@ -118,13 +118,15 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
         len: tally_len,
     };
     // The technique is a constant of the entry point, so only one of these is compiled in.
-    let ran = if strategy.runs_per_thread() {
+    let ran = if strategy.runs_per_thread() || strategy.runs_as_thread_program() {
         // Each thread on its own: a warp of one lane whose task is the thread's items (warp
-        // `tid` of width 1 in the block). The plain loop, with no vote or mask of the warp's.
+        // `tid` of width 1 in the block). The plain loop, with no vote or mask of the warp's;
+        // for branch path unification its program on that one lane, the loop fig. 10 writes
+        // (`Strategy::runs_as_thread_program`), the hardware reconverging lanes at the paths.
         // SAFETY: `work_counter` is the launch's zeroed grid counter (the caller's contract).
         let mut warp = unsafe { ThreadWarp::new(work_counter) };
         let task = WarpTask::new(items, blocks, block, threads, tid);
-        let applies = pass == 0 && kernel.passes(&strategy).is_ok();
+        let applies = strategy.runs_per_thread() && pass == 0 && kernel.passes(&strategy).is_ok();
         (applies && plain_items(kernel, &mut warp, &strategy, task, &mut sink, &mut acc))
             || run(
                 kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,

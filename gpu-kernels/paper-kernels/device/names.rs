@@ -42,6 +42,13 @@ pub const PLAIN_KERNELS: &[&str] = &[
     "brdistinct_twin_grid_stride",
     "brdistinct_twin_persistent",
     "brdistinct_twin_block_persistent",
+    "bpudistinct_one_per_item",
+    "bpudistinct_grid_stride",
+    "bpudistinct_persistent",
+    "bpudistinct_block_persistent",
+    "bpudistinct_twin_unify4",
+    "bpudistinct_twin_unify16",
+    "bpudistinct_twin_unify64",
 ];
 
 /// Whether an entry point of the papers' list is one of MCML's (the list names them `mcml_*`):

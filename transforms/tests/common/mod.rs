@@ -119,7 +119,7 @@ where
     assert_eq!(r.stray_writes, 0, "items written past the last one");
     // A strategy the CUDA backend runs thread by thread (each thread a warp of one lane) must
     // compute there what the warps compute: the same outputs, writes and tallies.
-    if strategy.runs_per_thread() {
+    if strategy.runs_per_thread() || strategy.runs_as_thread_program() {
         let per_thread = RunInOrder {
             form: WarpForm::Thread,
             ..options
@@ -133,6 +133,8 @@ where
             }
             Err(e) => panic!("{strategy} per thread, {launch:?}: {e}"),
         }
+    }
+    if strategy.runs_per_thread() {
         // And the plain per-thread loop, where the kernel has one: one thread dealt the items
         // in order gives the same output per item and the same tally over all of them.
         let mut tally = vec![0u64; kernel.tally_len()];

@@ -31,6 +31,7 @@ pub mod itdelay;
 pub mod itdelay_distinct;
 pub mod kato;
 pub mod loop_split;
+pub mod path_unification_distinct;
 
 pub use branch_split::{BranchSplitBench, MaskLayout};
 pub use brdis::{BrDisOutput, BrDisState, SynBrDis};
@@ -40,6 +41,7 @@ pub use itdelay::{ItDelayOutput, ItDelayState, SynItDelay};
 pub use itdelay_distinct::SynItDelayDistinct;
 pub use kato::{DynamicWork, PathUnification};
 pub use loop_split::LoopSplitBench;
+pub use path_unification_distinct::PathUnificationDistinct;
 
 use crate::rng::{MWC64X_MULTIPLIER, Mwc64};
 

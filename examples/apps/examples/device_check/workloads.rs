@@ -9,8 +9,8 @@ use reconverge_transforms::{
 };
 use reconverge_workloads::reference;
 use reconverge_workloads::synthetic::{
-    BranchSplitBench, DynamicWork, Gems34Branch, MaskLayout, PathUnification, SynBrDis,
-    SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
+    BranchSplitBench, DynamicWork, Gems34Branch, MaskLayout, PathUnification,
+    PathUnificationDistinct, SynBrDis, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
 };
 
 use crate::gpu::{DeviceKernel, GpuError, launch};
@@ -130,6 +130,23 @@ pub fn each(sanitize: bool, v: &mut impl Visit) -> Result<(), GpuError> {
         name: "seed004-a2",
         title: "seed 004 A-2 path unification, LOOP 100, threads for DATA_PER_THREAD 64",
         make: &|_| TwoPathKernel(PathUnification::new(100, 1)),
+        sizes: Sizes {
+            items_cmp: small,
+            launch_cmp: launch(
+                "device_check",
+                Launch::new(256, (small / (64 * 256)).max(1)),
+            )?,
+            items_gpu: large,
+            launch_gpu: launch(
+                "device_check",
+                Launch::new(256, (large / (64 * 256)).max(1)),
+            )?,
+        },
+    });
+    v.visit(&Workload {
+        name: "seed004-a2-distinct",
+        title: "seed 004 A-2 path unification with paths of distinct shape, LOOP 100",
+        make: &|_| TwoPathKernel(PathUnificationDistinct::new(100, 1)),
         sizes: Sizes {
             items_cmp: small,
             launch_cmp: launch(

@@ -5,10 +5,12 @@
 
 use reconverge_device::plain::{
     branch_loop_item, factored_loop_item, factored_loop_item_distributed, item_loop_item,
+    two_path_item,
 };
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
-    BrDisOutput, DynamicWork, ItDelayOutput, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
+    BrDisOutput, DynamicWork, ItDelayOutput, PathUnificationDistinct, SynBrDisDistinct,
+    SynItDelay, SynItDelayDistinct,
 };
 
 reconverge_device::plain_kernels!(Collatz => u32, branch_loop_item;
@@ -36,3 +38,13 @@ reconverge_device::plain_kernels!(SynBrDisDistinct => BrDisOutput, factored_loop
 reconverge_device::plain_kernels!(SynBrDisDistinct => BrDisOutput, factored_loop_item_distributed;
     brdistinct_twin_one_per_item, brdistinct_twin_grid_stride, brdistinct_twin_persistent,
     brdistinct_twin_block_persistent);
+
+// Seed 004's unification kernel with paths of distinct shape (a float path A): the plain
+// kernels, and branch path unification written by hand from fig. 10 (its twin) at the
+// strategy's DATA_PER_THREAD of 4, 16 and 64.
+reconverge_device::plain_kernels!(PathUnificationDistinct => u32, two_path_item;
+    bpudistinct_one_per_item, bpudistinct_grid_stride, bpudistinct_persistent,
+    bpudistinct_block_persistent);
+reconverge_device::unification_twin!(PathUnificationDistinct => u32; bpudistinct_twin_unify4, 4);
+reconverge_device::unification_twin!(PathUnificationDistinct => u32; bpudistinct_twin_unify16, 16);
+reconverge_device::unification_twin!(PathUnificationDistinct => u32; bpudistinct_twin_unify64, 64);

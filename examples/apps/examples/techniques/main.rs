@@ -15,9 +15,13 @@
 //! strategy with an entry point at its default launch and the four plain Rust kernels, every
 //! run's outputs compared with the CPU's, and writes `DIR/<setting>.tsv`
 //! (`reconverge_gpu::comparison::comparison_tsv`). `scripts/techniques-page.py` makes
-//! `docs/results/techniques/` from the folder.
+//! `docs/results/techniques/` from the folder. Seed 004's branch path unification with paths of
+//! distinct shape runs too (`unification.rs`: `unify-*` settings, its Rust twins timed beside
+//! it, `references/cuda/unification.cu` its CUDA C++ twins).
 
+#[path = "../common/mod.rs"]
 mod common;
+mod unification;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -29,7 +33,7 @@ use reconverge_workloads::synthetic::{ItDelayOutput, SynItDelayDistinct};
 
 #[derive(Parser, Debug)]
 #[command(about = "reconverge's warp-level techniques against the plain kernels, real divergence")]
-struct Args {
+pub(crate) struct Args {
     /// Folder for the expected outputs and the tables.
     #[arg(long, default_value = "techniques-results")]
     out: PathBuf,
@@ -51,7 +55,7 @@ struct Args {
 }
 
 /// The seed of every setting (seed 002's year, as the reference instance's).
-const SEED: u64 = 2011;
+pub(crate) const SEED: u64 = 2011;
 
 /// The settings: seed 002 table 1's f = 0.1 and fig. 10's randomised f = 0.5, at branch ratios
 /// from where no technique can win (r = 4) to long paths (r = 32).
@@ -68,7 +72,7 @@ fn main() -> ExitCode {
     common::exit(run(&Args::parse()))
 }
 
-type Error = Box<dyn std::error::Error>;
+pub(crate) type Error = Box<dyn std::error::Error>;
 
 fn run(args: &Args) -> Result<(), Error> {
     if args.backend != "cpu" && args.backend != "cuda" {
@@ -120,19 +124,20 @@ fn run(args: &Args) -> Result<(), Error> {
             )?;
         }
     }
-    write(&args.out.join("settings.tsv"), settings)
+    write(&args.out.join("settings.tsv"), settings)?;
+    unification::run(args, &gpu)
 }
 
 /// Every item's output by the workload's plain scalar loop (`reference`, the CPU baseline's
 /// outputs, which the shapes' tests hold equal to every strategy's), written to
 /// `DIR/<name>.out`.
-fn expected(
+fn expected<O: RawOutput>(
     args: &Args,
     name: &str,
-    reference: impl Fn(u32) -> ItDelayOutput + Sync + Send,
-) -> Result<Vec<ItDelayOutput>, Error> {
+    reference: impl Fn(u32) -> O + Sync + Send,
+) -> Result<Vec<O>, Error> {
     let t = std::time::Instant::now();
-    let outputs: Vec<ItDelayOutput> = (0..args.items).into_par_iter().map(&reference).collect();
+    let outputs: Vec<O> = (0..args.items).into_par_iter().map(&reference).collect();
     let path = args.out.join(format!("{name}.out"));
     write_raw(&path, &outputs)?;
     println!(
@@ -202,16 +207,16 @@ where
 
 /// Built without feature `cuda`: the CPU outputs alone.
 #[cfg(not(feature = "cuda"))]
-struct NoGpu;
+pub(crate) struct NoGpu;
 
 #[cfg(not(feature = "cuda"))]
-fn compare<K>(
+fn compare<K: reconverge_transforms::Kernel>(
     _: &Args,
     _: &NoGpu,
     _: &str,
     _: &K,
     _: &str,
-    _: &[ItDelayOutput],
+    _: &[K::Output],
 ) -> Result<(), Error> {
     Ok(())
 }
@@ -221,13 +226,30 @@ fn write(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), Error> {
         .map_err(|e| format!("cannot write {}: {e}", path.display()).into())
 }
 
-/// Writes `outputs` as raw little-endian bytes (what `techniques.cu` reads).
-fn write_raw(path: &Path, outputs: &[ItDelayOutput]) -> Result<(), Error> {
-    let mut bytes = Vec::with_capacity(outputs.len() * 12);
+/// An output as the CUDA C++ twins read it: raw little-endian bytes, field by field.
+trait RawOutput: Copy + Send + Sync {
+    fn put_le(&self, bytes: &mut Vec<u8>);
+}
+
+impl RawOutput for ItDelayOutput {
+    fn put_le(&self, bytes: &mut Vec<u8>) {
+        bytes.extend_from_slice(&self.val.to_le_bytes());
+        bytes.extend_from_slice(&self.taken.to_le_bytes());
+        bytes.extend_from_slice(&self.trace.to_le_bytes());
+    }
+}
+
+impl RawOutput for u32 {
+    fn put_le(&self, bytes: &mut Vec<u8>) {
+        bytes.extend_from_slice(&self.to_le_bytes());
+    }
+}
+
+/// Writes `outputs` as raw little-endian bytes (what the CUDA C++ twins read).
+fn write_raw<O: RawOutput>(path: &Path, outputs: &[O]) -> Result<(), Error> {
+    let mut bytes = Vec::with_capacity(std::mem::size_of_val(outputs));
     for o in outputs {
-        bytes.extend_from_slice(&o.val.to_le_bytes());
-        bytes.extend_from_slice(&o.taken.to_le_bytes());
-        bytes.extend_from_slice(&o.trace.to_le_bytes());
+        o.put_le(&mut bytes);
     }
     write(path, bytes)
 }
