@@ -55,6 +55,47 @@ def fr(setting):
     return f"{f}, {r}"
 
 
+def splitting_section(results, w):
+    """Seed 001's branch splitting with a float else branch: plain kernels, reconverge's
+    strategies at their default launch and the Rust twin (two kernels)."""
+    names = sorted(f[:-4] for f in os.listdir(results) if f.startswith("split-") and f.endswith(".tsv"))
+    if not names:
+        return []
+    w("## Branch splitting where divergence is real (seed 001)\n")
+    w("Seed 001's benchmark with a float else branch (`reconverge_workloads::synthetic::BranchSplitDistinct`: "
+      "the light if branch the paper's integer LCG chain, the heavy else branch a float chain, which the "
+      "compiler cannot merge), a random decision mask. The twin is branch splitting as a programmer writes "
+      "it from fig. 6b: two kernels, a thread per item, each running its path for the items whose decision "
+      "takes it (`reconverge_device::branch_splitting_twin!`), timed as the sum of the two launches. Branch "
+      "splitting buys occupancy, not lanes: each kernel still idles the lanes of the other path.\n")
+    w("| setting | best plain kernel (ms) | best reconverge strategy (x plain) | branch splitting (x plain) | "
+      "twin (x plain) | splitting / twin | all identical |")
+    w("|---|---|---|---|---|---|---|")
+    details = []
+    for name in names:
+        rows = read_tsv(os.path.join(results, name + ".tsv"))
+        by = {r["code"]: r for r in rows if r["launch"] == "default"}
+        plain = [(float(r["median_ms"]), "Rust " + c) for c, r in by.items() if c.startswith("plain")]
+        best_ms, best_name = min(plain)
+        strat = [(float(r["median_ms"]), c) for c, r in by.items() if not c.startswith(("plain", "twin"))]
+        sb_ms, sb = min(strat)
+        ms = lambda c: float(by[c]["median_ms"]) if c in by else float("nan")
+        split, twin = ms("branch splitting"), ms("twin branch splitting")
+        identical = all(r["identical"] == "yes" for r in rows)
+        label = name.replace("split-else", "else ").replace("-heavy", ", heavy ")
+        w(f"| {label} | {best_ms:.4f} ({best_name}) | {sb} ({best_ms / sb_ms:.3f}x) | {best_ms / split:.3f}x | "
+          f"{best_ms / twin:.3f}x | {split / twin:.3f} | {'yes' if identical else 'NO'} |")
+        d = [f"### Branch splitting, {label}\n", "| code | ms | x plain | registers | occupancy | identical |",
+             "|---|---:|---:|---:|---:|---|"]
+        for r in sorted(by.values(), key=lambda r: float(r["median_ms"])):
+            c = ("Rust " if r["code"].startswith(("plain", "twin")) else "") + r["code"]
+            d.append(f"| {c} | {float(r['median_ms']):.4f} | {best_ms / float(r['median_ms']):.3f} | "
+                     f"{r['registers']} | {r['occupancy']} | {r['identical']} |")
+        details.append("\n".join(d) + "\n")
+    w("")
+    return details
+
+
 def unification_section(results, w):
     """Seed 004's branch path unification with paths of distinct shape: the plain kernels (Rust
     and CUDA C++), reconverge's strategies at their default launch, and unification's twins
@@ -229,6 +270,7 @@ def main():
         w(f"| {fr(s)} | {pm:.4f} (Rust {pc}) | {sc} ({pm / sm:.3f}x) |")
     w("")
 
+    split_details = splitting_section(results, w)
     unify_details = []
     if os.path.exists(os.path.join(results, "unify-settings.tsv")):
         unify_details = unification_section(results, w) or []
@@ -268,6 +310,7 @@ def main():
     w("## Per setting\n")
     out.extend(details)
     out.extend(unify_details)
+    out.extend(split_details)
     with open(os.path.join(page, "README.md"), "w") as f:
         f.write("\n".join(out).rstrip() + "\n")
     for f in os.listdir(results):

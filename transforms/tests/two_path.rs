@@ -408,3 +408,35 @@ fn seed004_with_distinct_paths_diverges_and_unification_recovers_lanes() {
         );
     }
 }
+
+/// Seed 001's benchmark with paths of distinct shape (`BranchSplitDistinct`: a float else
+/// branch): every strategy of the two-path shape gives every item its plain scalar output, and
+/// the branched kernel's path efficiency in the model follows fig. 10's
+/// `E(p) = ((1-p) L + p H) / ((1 - p^32) L + (1 - (1-p)^32) H)` for the light and heavy costs
+/// `L = 16`, `H = 2 · 32` (a float step is a multiply and an add): E(0.1) = 20.8 / 77.8 = 0.267.
+#[test]
+fn seed001_with_distinct_paths_diverges_as_fig10_says() {
+    use reconverge_workloads::synthetic::branch_split::{ELSE_HEAVY, IF_LIGHT};
+    use reconverge_workloads::synthetic::{BranchSplitBench, BranchSplitDistinct, MaskLayout};
+    let items = 32 * 64 * 32;
+    let w = BranchSplitDistinct(BranchSplitBench::new(items, 0.1, MaskLayout::Random, 3));
+    let k = TwoPathKernel(w);
+    let expected: Vec<Option<u32>> = (0..items).map(|i| Some(w.reference(i))).collect();
+    let l = Launch::new(items, 64, 32);
+    for strategy in
+        <TwoPathKernel<BranchSplitDistinct> as reconverge_transforms::Kernel>::STRATEGIES
+    {
+        let r = run(&k, strategy, l).unwrap();
+        assert_eq!(r.outputs[..items as usize], expected[..], "{strategy}");
+    }
+    let base = run(&k, &Strategy::BASELINE, l).unwrap();
+    let e = base.counters.simd_efficiency_of(&[IF_LIGHT, ELSE_HEAVY]);
+    let p: f64 = 0.1;
+    let (light, heavy) = (16.0, 64.0);
+    let model = ((1.0 - p) * light + p * heavy)
+        / ((1.0 - p.powi(32)) * light + (1.0 - (1.0 - p).powi(32)) * heavy);
+    assert!(
+        (e - model).abs() < 0.02,
+        "baseline {e:.3}, fig. 10's formula {model:.3}"
+    );
+}

@@ -203,7 +203,7 @@ macro_rules! paper_entries {
         use $crate::mcml::{FastF32, McmlKernel};
         use $crate::reference::{Collatz, EscapeTime};
         use $crate::synthetic::{
-            BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification,
+            BranchSplitBench, BranchSplitDistinct, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification,
             PathUnificationDistinct, SynBrDis, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
         };
 
@@ -299,6 +299,13 @@ macro_rules! paper_entries {
 
             BranchSplitBench as TwoPathKernel from ($crate::gpu_entries::BRANCH_SPLIT_STRATEGIES) {
                 bsplit_baseline, bsplit_predication, (bsplit_split_a, bsplit_split_b), bsplit_static,
+            }
+
+            // Seed 001's benchmark with paths the compiler cannot merge: the branched kernel
+            // diverges.
+            BranchSplitDistinct as TwoPathKernel from ($crate::gpu_entries::BRANCH_SPLIT_STRATEGIES) {
+                bsdistinct_baseline, bsdistinct_predication, (bsdistinct_split_a, bsdistinct_split_b),
+                bsdistinct_static,
             }
 
             // Seed 001 loop splitting (fig. 5): every strategy of the shape.

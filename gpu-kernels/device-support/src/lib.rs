@@ -507,7 +507,7 @@ pub const fn entry_strategy(
 /// What [`warp_kernel!`]'s expansion names, so that a downstream device crate needs no direct
 /// dependency on `reconverge-transforms`.
 pub mod reexport {
-    pub use reconverge_transforms::{Kernel, Strategy, StrategyParameters};
+    pub use reconverge_transforms::{Kernel, Strategy, StrategyParameters, TwoPath};
 }
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -146,6 +146,46 @@ macro_rules! unification_twin {
     };
 }
 
+/// Generates branch splitting's hand-written twin for one workload (seed 001 fig. 6b as a CUDA
+/// programmer writes it, none of reconverge's machinery): two kernels with the plain kernels'
+/// arguments, launched one after the other with a thread per item, the first running the if
+/// branch (path A) for the items whose decision takes it, the second the else branch (path B)
+/// for the others; each evaluates every item's decision.
+///
+/// ```text
+/// reconverge_device::branch_splitting_twin!(Work => u32; work_twin_split_a, work_twin_split_b);
+/// ```
+#[macro_export]
+macro_rules! branch_splitting_twin {
+    ($workload:ty => $output:ty; $path_a:ident, $path_b:ident) => {
+        $crate::branch_splitting_twin!(@pass $workload => $output; $path_a, true, path_a);
+        $crate::branch_splitting_twin!(@pass $workload => $output; $path_b, false, path_b);
+    };
+    (@pass $workload:ty => $output:ty; $name:ident, $takes:expr, $path:ident) => {
+        /// One kernel of branch splitting written by hand (seed 001 fig. 6b).
+        ///
+        /// # Safety
+        /// `workload` points to a valid workload and `out` to `items` outputs in device memory.
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            workload: *const $workload,
+            items: u32,
+            out: *mut $output,
+            _counter: *mut u32,
+        ) {
+            use $crate::reexport::TwoPath as _;
+            // SAFETY: the caller's contract.
+            let workload = unsafe { &*workload };
+            let (g, _) = $crate::plain::thread_and_threads();
+            if g < items && workload.decide(g) == $takes {
+                // SAFETY: `out` has `items` elements and `g < items`.
+                unsafe { *out.add(g as usize) = workload.$path(g) };
+            }
+        }
+    };
+}
+
 /// Generates the four plain kernels of one workload (see the [module docs](crate::plain)),
 /// named in the order one-per-item, grid-stride, persistent, block-persistent:
 ///

@@ -49,6 +49,12 @@ pub const PLAIN_KERNELS: &[&str] = &[
     "bpudistinct_twin_unify4",
     "bpudistinct_twin_unify16",
     "bpudistinct_twin_unify64",
+    "bsdistinct_one_per_item",
+    "bsdistinct_grid_stride",
+    "bsdistinct_persistent",
+    "bsdistinct_block_persistent",
+    "bsdistinct_twin_split_a",
+    "bsdistinct_twin_split_b",
 ];
 
 /// Whether an entry point of the papers' list is one of MCML's (the list names them `mcml_*`):

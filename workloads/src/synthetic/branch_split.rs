@@ -110,7 +110,7 @@ impl BranchSplitBench {
 
     /// The element's data, where either path's chain starts.
     #[inline(always)]
-    fn path_start(&self, item: u32) -> u32 {
+    pub(crate) fn path_start(&self, item: u32) -> u32 {
         item_hash(self.seed ^ 1, item) as u32
     }
 }

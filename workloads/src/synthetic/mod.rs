@@ -23,6 +23,7 @@
 //! so that the model's issue slots compare with the papers' instruction counts.
 
 pub mod branch_split;
+pub mod branch_split_distinct;
 pub mod brdis;
 pub mod brdis_distinct;
 pub mod fig2;
@@ -34,6 +35,7 @@ pub mod loop_split;
 pub mod path_unification_distinct;
 
 pub use branch_split::{BranchSplitBench, MaskLayout};
+pub use branch_split_distinct::BranchSplitDistinct;
 pub use brdis::{BrDisOutput, BrDisState, SynBrDis};
 pub use brdis_distinct::SynBrDisDistinct;
 pub use gems34::Gems34Branch;

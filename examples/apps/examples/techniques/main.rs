@@ -17,10 +17,12 @@
 //! (`reconverge_gpu::comparison::comparison_tsv`). `scripts/techniques-page.py` makes
 //! `docs/results/techniques/` from the folder. Seed 004's branch path unification with paths of
 //! distinct shape runs too (`unification.rs`: `unify-*` settings, its Rust twins timed beside
-//! it, `references/cuda/unification.cu` its CUDA C++ twins).
+//! it, `references/cuda/unification.cu` its CUDA C++ twins), and seed 001's branch splitting
+//! with a float else branch (`splitting.rs`: `split-*` settings and its Rust twin).
 
 #[path = "../common/mod.rs"]
 mod common;
+mod splitting;
 mod unification;
 
 use std::path::{Path, PathBuf};
@@ -125,7 +127,8 @@ fn run(args: &Args) -> Result<(), Error> {
         }
     }
     write(&args.out.join("settings.tsv"), settings)?;
-    unification::run(args, &gpu)
+    unification::run(args, &gpu)?;
+    splitting::run(args, &gpu)
 }
 
 /// Every item's output by the workload's plain scalar loop (`reference`, the CPU baseline's

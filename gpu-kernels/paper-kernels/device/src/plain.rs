@@ -9,8 +9,8 @@ use reconverge_device::plain::{
 };
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
-    BrDisOutput, DynamicWork, ItDelayOutput, PathUnificationDistinct, SynBrDisDistinct,
-    SynItDelay, SynItDelayDistinct,
+    BrDisOutput, BranchSplitDistinct, DynamicWork, ItDelayOutput, PathUnificationDistinct,
+    SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
 };
 
 reconverge_device::plain_kernels!(Collatz => u32, branch_loop_item;
@@ -48,3 +48,11 @@ reconverge_device::plain_kernels!(PathUnificationDistinct => u32, two_path_item;
 reconverge_device::unification_twin!(PathUnificationDistinct => u32; bpudistinct_twin_unify4, 4);
 reconverge_device::unification_twin!(PathUnificationDistinct => u32; bpudistinct_twin_unify16, 16);
 reconverge_device::unification_twin!(PathUnificationDistinct => u32; bpudistinct_twin_unify64, 64);
+
+// Seed 001's branch-splitting benchmark with paths of distinct shape (a float else branch): the
+// plain kernels, and branch splitting written by hand from fig. 6b (its twin: two kernels).
+reconverge_device::plain_kernels!(BranchSplitDistinct => u32, two_path_item;
+    bsdistinct_one_per_item, bsdistinct_grid_stride, bsdistinct_persistent,
+    bsdistinct_block_persistent);
+reconverge_device::branch_splitting_twin!(BranchSplitDistinct => u32;
+    bsdistinct_twin_split_a, bsdistinct_twin_split_b);
