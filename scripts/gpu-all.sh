@@ -99,6 +99,10 @@ if want techniques && [[ -x "$dev/techniques" ]]; then
     nvcc -O3 -fmad=false -arch="sm_$cap" -I"$dev" -o "$t/unification_cuda" "$dev/unification.cu" \
         && "$t/unification_cuda" "$t" > "$t/unify-cuda.tsv" 2> "$t/unify-cuda.err"
     echo "CUDA C++ unification twins: exit $? ($(grep -c yes "$t/unify-cuda.tsv") of $(wc -l < "$t/unify-cuda.tsv") identical)"
+    # Branch splitting's twin (seed 001 with a float else branch).
+    nvcc -O3 -fmad=false -arch="sm_$cap" -I"$dev" -o "$t/splitting_cuda" "$dev/splitting.cu" \
+        && "$t/splitting_cuda" "$t" > "$t/split-cuda.tsv" 2> "$t/split-cuda.err"
+    echo "CUDA C++ splitting twins: exit $? ($(grep -c yes "$t/split-cuda.tsv") of $(wc -l < "$t/split-cuda.tsv") identical)"
     # Where the time goes at f = 0.1, r = 8 (and r = 4): ncu on every kernel of those settings.
     if command -v ncu > /dev/null; then
         metrics=smsp__inst_executed.sum,smsp__thread_inst_executed.sum,smsp__average_thread_inst_executed_per_inst_executed.ratio,launch__registers_per_thread,gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio
@@ -124,7 +128,7 @@ if want techniques && [[ -x "$dev/techniques" ]]; then
         rm -rf "$t/ncu-run"
         gzip -f "$t"/ncu-*.csv
     fi
-    rm -f "$t"/*.out "$t/techniques_cuda" "$t/unification_cuda"
+    rm -f "$t"/*.out "$t/techniques_cuda" "$t/unification_cuda" "$t/splitting_cuda"
     tar -czf "$out/techniques.tar.gz" -C "$out" techniques && rm -rf "$t"
 fi
 

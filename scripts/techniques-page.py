@@ -69,28 +69,36 @@ def splitting_section(results, w):
       "takes it (`reconverge_device::branch_splitting_twin!`), timed as the sum of the two launches. Branch "
       "splitting buys occupancy, not lanes: each kernel still idles the lanes of the other path.\n")
     w("| setting | best plain kernel (ms) | best reconverge strategy (x plain) | branch splitting (x plain) | "
-      "twin (x plain) | splitting / twin | all identical |")
-    w("|---|---|---|---|---|---|---|")
+      "Rust twin (x plain) | CUDA C++ twin (x plain) | splitting / Rust twin | all identical |")
+    w("|---|---|---|---|---|---|---|---|")
+    cuda = collections.defaultdict(dict)
+    path = os.path.join(results, "split-cuda.tsv")
+    if os.path.exists(path):
+        for r in csv.reader(open(path), delimiter="\t"):
+            cuda[r[0]][r[2]] = (float(r[5]), r[6] == "yes", r[7])
     details = []
     for name in names:
         rows = read_tsv(os.path.join(results, name + ".tsv"))
         by = {r["code"]: r for r in rows if r["launch"] == "default"}
         plain = [(float(r["median_ms"]), "Rust " + c) for c, r in by.items() if c.startswith("plain")]
+        plain += [(t, "CUDA C++ " + c) for c, (t, _, _) in cuda[name].items() if c.startswith("plain")]
         best_ms, best_name = min(plain)
         strat = [(float(r["median_ms"]), c) for c, r in by.items() if not c.startswith(("plain", "twin"))]
         sb_ms, sb = min(strat)
         ms = lambda c: float(by[c]["median_ms"]) if c in by else float("nan")
         split, twin = ms("branch splitting"), ms("twin branch splitting")
-        identical = all(r["identical"] == "yes" for r in rows)
+        identical = all(r["identical"] == "yes" for r in rows) and all(v[1] for v in cuda[name].values())
+        ctwin = cuda[name].get("twin branch splitting", (float("nan"),))[0]
         label = name.replace("split-else", "else ").replace("-heavy", ", heavy ")
         w(f"| {label} | {best_ms:.4f} ({best_name}) | {sb} ({best_ms / sb_ms:.3f}x) | {best_ms / split:.3f}x | "
-          f"{best_ms / twin:.3f}x | {split / twin:.3f} | {'yes' if identical else 'NO'} |")
+          f"{best_ms / twin:.3f}x | {best_ms / ctwin:.3f}x | {split / twin:.3f} | {'yes' if identical else 'NO'} |")
         d = [f"### Branch splitting, {label}\n", "| code | ms | x plain | registers | occupancy | identical |",
              "|---|---:|---:|---:|---:|---|"]
-        for r in sorted(by.values(), key=lambda r: float(r["median_ms"])):
-            c = ("Rust " if r["code"].startswith(("plain", "twin")) else "") + r["code"]
-            d.append(f"| {c} | {float(r['median_ms']):.4f} | {best_ms / float(r['median_ms']):.3f} | "
-                     f"{r['registers']} | {r['occupancy']} | {r['identical']} |")
+        every = [(float(r["median_ms"]), ("Rust " if r["code"].startswith(("plain", "twin")) else "") + r["code"],
+                  r["registers"], r["occupancy"], r["identical"]) for r in by.values()]
+        every += [(t, "CUDA C++ " + c, regs, "-", "yes" if ok else "no") for c, (t, ok, regs) in cuda[name].items()]
+        for t, c, regs, occ, ok in sorted(every):
+            d.append(f"| {c} | {t:.4f} | {best_ms / t:.3f} | {regs} | {occ} | {ok} |")
         details.append("\n".join(d) + "\n")
     w("")
     return details

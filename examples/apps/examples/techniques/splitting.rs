@@ -4,7 +4,9 @@
 //! default launch (the branched baseline, predication, branch splitting, static branch
 //! resolution) and branch splitting's hand-written twin in Rust
 //! (`reconverge_device::branch_splitting_twin!`: two kernels, a thread per item, timed as the
-//! sum of the two launches). `DIR/split-*.tsv` holds the rows.
+//! sum of the two launches). `DIR/split-*.tsv` holds the rows, `DIR/split-settings.tsv` the
+//! settings and `DIR/split-*.out` the CPU outputs, which `references/cuda/splitting.cu` (the
+//! CUDA C++ twin) reads.
 
 use reconverge_transforms::TwoPathKernel;
 use reconverge_workloads::synthetic::{BranchSplitBench, BranchSplitDistinct, MaskLayout};
@@ -22,6 +24,7 @@ type Gpu = Option<reconverge_gpu::CudaBackend>;
 type Gpu = super::NoGpu;
 
 pub fn run(args: &Args, gpu: &Gpu) -> Result<(), Error> {
+    let mut settings = String::new();
     for &(else_fraction, light, heavy) in SETTINGS {
         let name = format!("split-else{else_fraction}-heavy{heavy}");
         if !name.contains(&args.only) {
@@ -35,8 +38,13 @@ pub fn run(args: &Args, gpu: &Gpu) -> Result<(), Error> {
         let kernel = TwoPathKernel(w);
         compare(args, gpu, &name, &kernel, "bsdistinct", &outputs)?;
         twin(args, gpu, &name, &kernel, &outputs)?;
+        let b = w.0;
+        settings.push_str(&format!(
+            "{name}\t{}\t{}\t{}\t{}\t{}\n",
+            b.else_q16, b.light, b.heavy, b.seed, args.items
+        ));
     }
-    Ok(())
+    super::write(&args.out.join("split-settings.tsv"), settings)
 }
 
 /// Times the Rust twin (both kernels, a thread per item) and appends its row to
