@@ -71,7 +71,7 @@ fn twin(
         .fold(f64::INFINITY, f64::min);
     let launch = reconverge_backend::Launch::one_item_per_thread(args.items, 256)?;
     let passes = ["bsdistinct_twin_split_a", "bsdistinct_twin_split_b"];
-    let mut run = || -> Result<(f64, bool), Error> {
+    let run = || -> Result<(f64, bool), Error> {
         let a = gpu.run_hand_written(passes[0], kernel, args.items, launch)?;
         let b = gpu.run_hand_written(passes[1], kernel, args.items, launch)?;
         let identical = (0..args.items).all(|i| {
