@@ -51,6 +51,11 @@ pub(crate) struct Args {
     /// Only the settings whose name contains this (`distinct-f0.1-r8`: one), for profilers.
     #[arg(long, default_value = "")]
     only: String,
+    /// Items of the two-path families (branch path unification, branch splitting): enough
+    /// that 64 items per thread still fill an H100/H200 (seed 004's unified kernel does its
+    /// DATA_PER_THREAD times the data with the same threads).
+    #[arg(long, default_value_t = 1 << 24, value_parser = clap::value_parser!(u32).range(1..=(1 << 24)))]
+    two_path_items: u32,
     /// Loop iterations per item.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
     iterations: u32,
@@ -95,7 +100,7 @@ fn run(args: &Args) -> Result<(), Error> {
         let distinct = SynItDelayDistinct::with_branch_ratio(r, args.iterations, f, SEED);
         let name = format!("distinct-f{f}-r{r}");
         if name.contains(&args.only) {
-            let outputs = expected(args, &name, |i| distinct.reference(i))?;
+            let outputs = expected(args, &name, args.items, |i| distinct.reference(i))?;
             compare(
                 args,
                 &gpu,
@@ -115,7 +120,7 @@ fn run(args: &Args) -> Result<(), Error> {
         let original = distinct.0;
         let name = format!("original-f{f}-r{r}");
         if name.contains(&args.only) {
-            let outputs = expected(args, &name, |i| original.reference(i))?;
+            let outputs = expected(args, &name, args.items, |i| original.reference(i))?;
             compare(
                 args,
                 &gpu,
@@ -137,15 +142,16 @@ fn run(args: &Args) -> Result<(), Error> {
 fn expected<O: RawOutput>(
     args: &Args,
     name: &str,
+    items: u32,
     reference: impl Fn(u32) -> O + Sync + Send,
 ) -> Result<Vec<O>, Error> {
     let t = std::time::Instant::now();
-    let outputs: Vec<O> = (0..args.items).into_par_iter().map(&reference).collect();
+    let outputs: Vec<O> = (0..items).into_par_iter().map(&reference).collect();
     let path = args.out.join(format!("{name}.out"));
     write_raw(&path, &outputs)?;
     println!(
         "{name}: {} items on the CPU in {:.2} s, outputs in {}",
-        args.items,
+        items,
         t.elapsed().as_secs_f64(),
         path.display()
     );
@@ -163,19 +169,19 @@ fn compare<K>(
     kernel: &K,
     plain_prefix: &str,
     reference: &[K::Output],
-) -> Result<(), Error>
+) -> Result<Option<reconverge_gpu::comparison::Comparison>, Error>
 where
     K: reconverge_gpu::DeviceKernel,
     K::Output: PartialEq,
 {
     use reconverge_gpu::comparison::Code;
     let Some(gpu) = gpu else {
-        return Ok(());
+        return Ok(None);
     };
     let comparison = gpu.compare_with_plain(
         kernel,
         plain_prefix,
-        args.items,
+        reference.len() as u32,
         reference,
         args.repeats,
         false,
@@ -205,7 +211,7 @@ where
             best / row.median.as_secs_f64()
         );
     }
-    Ok(())
+    Ok(Some(comparison))
 }
 
 /// Built without feature `cuda`: the CPU outputs alone.
@@ -220,8 +226,8 @@ fn compare<K: reconverge_transforms::Kernel>(
     _: &K,
     _: &str,
     _: &[K::Output],
-) -> Result<(), Error> {
-    Ok(())
+) -> Result<Option<()>, Error> {
+    Ok(None)
 }
 
 fn write(path: &Path, contents: impl AsRef<[u8]>) -> Result<(), Error> {

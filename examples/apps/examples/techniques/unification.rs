@@ -1,6 +1,7 @@
 //! Seed 004's branch path unification where divergence is real: the kernel of fig. A-2 with a
 //! float path A and the paper's integer functionB (`PathUnificationDistinct`), at LOOP = 10,
-//! 100 and 1000 (tables 2-3 sweep 1 to 10000), 2^20 items: the plain kernels, reconverge's
+//! 100 and 1000 (tables 2-3 sweep 1 to 10000), 2^24 items (`--two-path-items`; 64 items per
+//! thread still fill the GPU, as the paper's unified kernel does 64 times the data): the plain kernels, reconverge's
 //! strategies at their default launch (the baseline and unification at 1, 4, 16 and 64 items
 //! per thread) and the hand-written twin of unification in Rust (`unification_twin!`) at the
 //! launch the strategy of the same DATA_PER_THREAD runs with. `DIR/unify-loopN.tsv` holds the
@@ -33,14 +34,14 @@ pub fn run(args: &Args, gpu: &Gpu) -> Result<(), Error> {
             continue;
         }
         let w = PathUnificationDistinct::new(loop_count, super::SEED);
-        let outputs = expected(args, &name, |i| w.reference(i))?;
+        let outputs = expected(args, &name, args.two_path_items, |i| w.reference(i))?;
         let kernel = TwoPathKernel(w);
         compare(args, gpu, &name, &kernel, "bpudistinct", &outputs)?;
         twins(args, gpu, &name, &kernel, &outputs)?;
         settings.push_str(&format!(
             "{name}\t{loop_count}\t{}\t{}\n",
             super::SEED,
-            args.items
+            args.two_path_items
         ));
     }
     write(&args.out.join("unify-settings.tsv"), settings)
@@ -68,15 +69,15 @@ fn twins(
         .filter(|l| l.split('\t').nth(1).is_some_and(|c| c.starts_with("plain")))
         .filter_map(|l| l.split('\t').nth(5)?.parse::<f64>().ok())
         .fold(f64::INFINITY, f64::min);
+    let items = reference.len() as u32;
     for &n in TWIN_ITEMS_PER_THREAD {
         let entry = format!("bpudistinct_twin_unify{n}");
-        let launch =
-            gpu.try_launch_for(kernel, &Strategy::branch_path_unification(n), args.items)?;
-        gpu.run_hand_written(&entry, kernel, args.items, launch)?;
+        let launch = gpu.try_launch_for(kernel, &Strategy::branch_path_unification(n), items)?;
+        gpu.run_hand_written(&entry, kernel, items, launch)?;
         let mut times = Vec::new();
         let mut identical = true;
         for _ in 0..args.repeats.max(1) {
-            let r = gpu.run_hand_written(&entry, kernel, args.items, launch)?;
+            let r = gpu.run_hand_written(&entry, kernel, items, launch)?;
             identical &= r.outputs == reference;
             times.push(
                 r.pass_times
