@@ -12,8 +12,11 @@
 //!
 //! This module holds the schedule as a warp of 32 lanes emulated in lockstep
 //! ([`collaborative_warp_loop`]), the form the CPU backend and the tests run and the reference
-//! for the GPU's per-thread loop. It is not yet a [`crate::PathSchedule`] variant (see the
-//! transforms README's table: "not yet measured").
+//! for the GPU's per-thread loop, with [`CollectionStats::issue_slots`], the model's count the
+//! advisor is to rank it by. It is not yet a [`crate::PathSchedule`] variant with GPU entry
+//! points (the transforms README's table: "not yet measured"); its hand-written CUDA C++ twin
+//! is `references/cuda/collaborative_context_collection.cu` (`scripts/gpu-all.sh` part `ccc`),
+//! its workloads `reconverge_workloads::synthetic::RareCostlyBody`.
 //!
 //! # How an item's loop is cut into contexts
 //! A [`BranchLoop`] item's iteration is `condition; taken | not_taken; after_branch`, and the
