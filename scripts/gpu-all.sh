@@ -27,7 +27,7 @@ out="${1:-$root/gpu-results}"
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
 # PARTS picks what to run (a device call has a time limit): default all of them.
-parts=" ${PARTS:-first plain techniques user check mcml gpumcml profile reproduce benches tune} "
+parts=" ${PARTS:-first plain techniques ccc user check mcml gpumcml profile reproduce benches tune} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 
 # First, while the driver's JIT cache is as the machine came: the first mcml process against
@@ -130,6 +130,23 @@ if want techniques && [[ -x "$dev/techniques" ]]; then
     fi
     rm -f "$t"/*.out "$t/techniques_cuda" "$t/unification_cuda" "$t/splitting_cuda"
     tar -czf "$out/techniques.tar.gz" -C "$out" techniques && rm -rf "$t"
+fi
+
+# Collaborative context collection's CUDA C++ twin (Khorasani et al., MICRO 2015) against the
+# plain kernel on its favourable (rate 1/32) and unfavourable (every iteration) loop: kernel
+# times, outputs against the CPU's, ptxas's registers and shared memory (about 10 s).
+if want ccc && [[ -f "$dev/collaborative_context_collection.cu" ]]; then
+    echo "== collaborative context collection: CUDA C++ twin against the plain kernel"
+    c="$out/ccc"
+    mkdir -p "$c"
+    cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')"
+    nvcc -O3 -arch="sm_$cap" -Xptxas -v -o "$c/ccc_cuda" "$dev/collaborative_context_collection.cu" \
+        > "$c/ptxas.txt" 2>&1 \
+        && "$c/ccc_cuda" $((1 << 22)) 20 > "$c/cuda.tsv" 2> "$c/cuda.err"
+    echo "exit $?" >> "$c/cuda.err"
+    cat "$c/cuda.tsv"
+    rm -f "$c/ccc_cuda"
+    tar -czf "$out/ccc.tar.gz" -C "$out" ccc && rm -rf "$c"
 fi
 
 if want user && [[ -x "$dev/user-workload" ]]; then

@@ -8,6 +8,7 @@
 pub mod branch_distribution;
 pub mod branch_path_unification;
 pub mod branch_splitting;
+pub mod collaborative_context_collection;
 pub mod dynamic_work_assignment;
 pub mod iteration_delaying;
 pub mod loop_splitting;

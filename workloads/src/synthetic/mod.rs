@@ -10,6 +10,7 @@
 //! | [`kato`] | seed 004, branch path unification | fig. 13 / A-2, tables 2–4 | [`TwoPath`](reconverge_transforms::TwoPath) |
 //! | [`loop_split`] | seed 001 §4.1, loop splitting | fig. 5 | [`SplitLoop`](reconverge_transforms::SplitLoop) |
 //! | [`gems34`] | GPU Gems 2 ch. 34, branch probability | figs. 34-1, 34-2 | [`TwoPath`](reconverge_transforms::TwoPath) |
+//! | [`rare_costly_body`] | collaborative context collection (Khorasani et al., MICRO 2015): rare costly body, load imbalance | favourable and unfavourable case | [`BranchLoop`](reconverge_transforms::BranchLoop) |
 //! | [`fig2`] | seed 002 §3.1, iteration delaying's worked example (host only) | figs. 2, 3 | [`BranchLoop`](reconverge_transforms::BranchLoop) |
 //!
 //! Every workload but [`fig2`] (a three-lane example for the model) is a plain `#[repr(C)]`
@@ -33,6 +34,7 @@ pub mod itdelay_distinct;
 pub mod kato;
 pub mod loop_split;
 pub mod path_unification_distinct;
+pub mod rare_costly_body;
 
 pub use branch_split::{BranchSplitBench, MaskLayout};
 pub use branch_split_distinct::BranchSplitDistinct;
@@ -44,6 +46,7 @@ pub use itdelay_distinct::SynItDelayDistinct;
 pub use kato::{DynamicWork, PathUnification};
 pub use loop_split::LoopSplitBench;
 pub use path_unification_distinct::PathUnificationDistinct;
+pub use rare_costly_body::{RareBodyState, RareCostlyBody};
 
 use crate::rng::{MWC64X_MULTIPLIER, Mwc64};
 
