@@ -58,7 +58,8 @@ def fr(setting):
 def splitting_section(results, w):
     """Seed 001's branch splitting with a float else branch: plain kernels, reconverge's
     strategies at their default launch and the Rust twin (two kernels)."""
-    names = sorted(f[:-4] for f in os.listdir(results) if f.startswith("split-") and f.endswith(".tsv"))
+    names = sorted(f[:-4] for f in os.listdir(results)
+                   if f.startswith("split-else") and f.endswith(".tsv"))
     if not names:
         return []
     w("## Branch splitting where divergence is real (seed 001)\n")

@@ -295,6 +295,28 @@ pub trait Kernel {
         false
     }
 
+    /// Branch path unification as the plain loop of one thread (seed 004 fig. 10 as a
+    /// programmer writes it): for each group `(first, len)` that `groups` deals, two counters
+    /// scan forward to the group's next item of path A and of path B, path A runs for the item
+    /// counter A found, then path B for counter B's, until both have passed the group's end;
+    /// the hardware reconverges the warp's lanes after each scan. The CUDA backend runs it for
+    /// [`PathSchedule::BranchPathUnification`](crate::PathSchedule::BranchPathUnification)
+    /// ([`Strategy::runs_as_thread_program`]), dealing each thread the groups the warp program
+    /// gives its lane. Outputs are the baseline's.
+    ///
+    /// Returns `false`, having called nothing, for a kernel without such a form (the default):
+    /// the backend then runs the kernel's program on a warp of one lane.
+    #[inline(always)]
+    fn unified_items<T: Tally>(
+        &self,
+        groups: impl FnMut() -> Option<(u32, u32)>,
+        put: impl FnMut(u32, Self::Output),
+        tally: &mut T,
+    ) -> bool {
+        let _ = (groups, put, tally);
+        false
+    }
+
     /// One item start to finish as plain sequential code, its tally adds made to `tally`:
     /// [`Kernel::plain_items`] dealt that one item, which the optimiser turns into the plain
     /// nested loop (the item's own loop and nothing else). What the CUDA backend runs for each

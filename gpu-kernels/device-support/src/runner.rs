@@ -126,8 +126,13 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
         // SAFETY: `work_counter` is the launch's zeroed grid counter (the caller's contract).
         let mut warp = unsafe { ThreadWarp::new(work_counter) };
         let task = WarpTask::new(items, blocks, block, threads, tid);
-        let applies = strategy.runs_per_thread() && pass == 0 && kernel.passes(&strategy).is_ok();
-        (applies && plain_items(kernel, &mut warp, &strategy, task, &mut sink, &mut acc))
+        let applies = pass == 0 && kernel.passes(&strategy).is_ok();
+        let plain = if strategy.runs_per_thread() {
+            applies && plain_items(kernel, &mut warp, &strategy, task, &mut sink, &mut acc)
+        } else {
+            applies && unified_items(kernel, &strategy, task, &mut sink, &mut acc)
+        };
+        plain
             || run(
                 kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
             )
@@ -216,6 +221,44 @@ fn plain_items<K: Kernel>(
     } else {
         kernel.plain_items(next, put, acc)
     }
+}
+
+/// The calling thread's groups under branch path unification, run by
+/// [`Kernel::unified_items`]: the groups of `items_per_thread` items its lane has in the warp
+/// program (thread `t` of the block starts at `t · n` of the block's chunk and steps by the
+/// block's threads times `n`). `false`, with nothing done, for another strategy or a kernel
+/// without the form.
+#[inline(always)]
+fn unified_items<K: Kernel>(
+    kernel: &K,
+    strategy: &Strategy,
+    task: WarpTask,
+    sink: &mut GlobalSink<K::Output>,
+    acc: &mut GlobalTally,
+) -> bool {
+    let PathSchedule::BranchPathUnification { items_per_thread } = strategy.paths else {
+        return false;
+    };
+    let n = items_per_thread.max(1);
+    let stride = task.threads_per_block.saturating_mul(n);
+    let mut first = task
+        .block_start
+        .saturating_add(task.thread_in_block(0, 1).saturating_mul(n));
+    let end = task.block_end;
+    let groups = move || {
+        if first >= end {
+            return None;
+        }
+        let group = (first, (end - first).min(n));
+        // A stride of 0 (no threads) cannot happen in a launch; stop rather than loop.
+        first = if stride == 0 {
+            end
+        } else {
+            first.saturating_add(stride)
+        };
+        Some(group)
+    };
+    kernel.unified_items(groups, |item, out| sink.put(item, out), acc)
 }
 
 /// The items of the calling thread (warp `task.warp_in_block` of width 1) in `strategy`'s

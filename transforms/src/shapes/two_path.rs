@@ -258,6 +258,17 @@ crate::kernel_impl! {
             true
         }
 
+        #[inline(always)]
+        fn unified_items<T: crate::Tally>(
+            &self,
+            groups: impl FnMut() -> Option<(u32, u32)>,
+            put: impl FnMut(u32, P::Output),
+            _tally: &mut T,
+        ) -> bool {
+            crate::strategies::branch_path_unification::unified_groups(&self.0, groups, put);
+            true
+        }
+
         fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {
             match *strategy {
                 Strategy::Z_CULL_MASKING => DecisionMask::words_for(items),

@@ -19,6 +19,37 @@ use crate::io::{Sink, WarpTask};
 use crate::shape::TwoPath;
 use crate::shapes::two_path::PathWarp;
 
+/// Branch path unification as each thread's plain loop ([`crate::Kernel::unified_items`]):
+/// the thread's groups `(first, len)` one after the other, each with two forward-scanning
+/// counters, path A run for the item counter A found and then path B for counter B's. The
+/// lanes of a warp scan apart and run a path together, as the warp program below has them.
+#[inline(always)]
+pub(crate) fn unified_groups<P: TwoPath>(
+    w: &P,
+    mut groups: impl FnMut() -> Option<(u32, u32)>,
+    mut put: impl FnMut(u32, P::Output),
+) {
+    while let Some((first, len)) = groups() {
+        let (mut a, mut b) = (0u32, 0u32);
+        while a < len || b < len {
+            while a < len && !w.decide(first + a) {
+                a += 1;
+            }
+            if a < len {
+                put(first + a, w.path_a(first + a));
+                a += 1;
+            }
+            while b < len && w.decide(first + b) {
+                b += 1;
+            }
+            if b < len {
+                put(first + b, w.path_b(first + b));
+                b += 1;
+            }
+        }
+    }
+}
+
 /// A lane's group: offsets of counters A and B in it, its length, and the item the scanning
 /// counter found this round.
 #[derive(Clone, Copy, Debug)]

@@ -134,6 +134,45 @@ where
             Err(e) => panic!("{strategy} per thread, {launch:?}: {e}"),
         }
     }
+    if let reconverge_transforms::PathSchedule::BranchPathUnification { items_per_thread } =
+        strategy.paths
+    {
+        // The per-thread loop the CUDA backend runs (`Kernel::unified_items`), each thread of
+        // each block dealt the groups its lane has in the warp program: every item once, with
+        // the warp program's output.
+        let n = items_per_thread.max(1);
+        let mut outputs = vec![None; launch.items as usize];
+        let mut tally = vec![0u64; kernel.tally_len()];
+        for block in 0..launch.blocks {
+            for thread in 0..launch.threads_per_block {
+                let task = reconverge_transforms::WarpTask::new(
+                    launch.items,
+                    launch.blocks,
+                    block,
+                    launch.threads_per_block,
+                    thread,
+                );
+                let mut first = task.block_start + thread * n;
+                let groups = || {
+                    (first < task.block_end).then(|| {
+                        let g = (first, (task.block_end - first).min(n));
+                        first += launch.threads_per_block * n;
+                        g
+                    })
+                };
+                let ran = kernel.unified_items(
+                    groups,
+                    |item, out| {
+                        assert!(outputs[item as usize].is_none(), "item {item} twice");
+                        outputs[item as usize] = Some(out);
+                    },
+                    &mut reconverge_cpu::block::SliceTally(&mut tally),
+                );
+                assert!(ran, "{strategy}: no per-thread unified form");
+            }
+        }
+        assert_eq!(outputs, r.outputs, "{strategy} unified items, {launch:?}");
+    }
     if strategy.runs_per_thread() {
         // And the plain per-thread loop, where the kernel has one: one thread dealt the items
         // in order gives the same output per item and the same tally over all of them.
