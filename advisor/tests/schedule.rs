@@ -165,12 +165,14 @@ fn launches_sharing_a_model_run_are_each_timed_as_their_own_run() {
     // whatever the launch, so the advisor runs it once per block size and times that run at
     // each launch; each pair's prediction must be its own whole-launch run's, timed at its
     // launch (the reference: `profile_blocks` over every block and `launch_time`).
-    let kernel = ItemLoopKernel(DynamicWork::new(8, 64, 1));
-    let items = 1 << 14;
+    // More items than one resident wave of threads (2,048 per SM on 132 SMs), so that each
+    // block size's one-wave launch deals claims; few trips, so that the test runs in seconds.
+    let kernel = ItemLoopKernel(DynamicWork::new(1, 4, 1));
+    let items = 300_000;
     let gpu = gpu();
     let compiled = Compiled::default();
     let sampling = Sampling {
-        items: 1 << 14,
+        items: 300_000,
         resamples: 3,
         seed: 1,
     };
