@@ -411,23 +411,67 @@ pub fn sampled_profiles<K: Kernel + ?Sized>(
     step_limit: u64,
     loops: &CompiledLoops,
 ) -> Result<Vec<Profile>, AdviseError> {
-    // Grid-wide dealing with fewer threads than items runs its claims in item order whatever
-    // the launch: profile the claims themselves, at one item per thread (see `synthesize`).
-    let launch = if deals_claims(&strategy, launch, items) {
+    let runs = distinct_runs(
+        kernel,
+        strategy,
+        items,
+        profiled_launch(&strategy, launch, items),
+        sms,
+        sampling,
+        step_limit,
+        loops,
+    )?;
+    Ok(padded(runs, sampling))
+}
+
+/// The launch `strategy` is profiled at for `launch`: grid-wide dealing with fewer threads than
+/// items runs its claims in item order whatever the launch, so it is profiled at one item per
+/// thread (see `synthesize`); every other strategy at `launch` itself. Launches of one block
+/// size thus share grid-wide dealing's model runs.
+fn profiled_launch(strategy: &Strategy, launch: Launch, items: u32) -> Launch {
+    if deals_claims(strategy, launch, items) {
         Launch {
             blocks: items.div_ceil(launch.threads_per_block.max(1)),
             ..launch
         }
     } else {
         launch
-    };
+    }
+}
+
+/// `runs` repeated to one per resample: a launch run whole is one run, the same for every
+/// resample.
+fn padded<T: Clone>(mut runs: Vec<T>, sampling: &Sampling) -> Vec<T> {
+    let resamples = sampling.resamples.max(1) as usize;
+    while runs.len() < resamples {
+        let Some(first) = runs.first().cloned() else {
+            break;
+        };
+        runs.push(first);
+    }
+    runs
+}
+
+/// [`sampled_profiles`]' distinct model runs at `launch` (already [`profiled_launch`]): one per
+/// resample, or only one where the sample is the whole launch (every resample would be the
+/// same run, so it is neither run nor timed again).
+#[allow(clippy::too_many_arguments)] // as `sampled_profiles`
+fn distinct_runs<K: Kernel + ?Sized>(
+    kernel: &K,
+    strategy: Strategy,
+    items: u32,
+    launch: Launch,
+    sms: u32,
+    sampling: &Sampling,
+    step_limit: u64,
+    loops: &CompiledLoops,
+) -> Result<Vec<Profile>, AdviseError> {
     let mut out: Vec<Profile> = Vec::new();
     for r in 0..sampling.resamples.max(1) {
         let blocks = sample_blocks(items, launch, sms, sampling, r);
         if blocks.len() == launch.blocks as usize && !out.is_empty() {
             // The whole launch: every resample is the same run.
-            out.push(out[0].clone());
-            continue;
+            break;
         }
         out.push(profile_blocks(
             kernel,
@@ -456,19 +500,21 @@ pub fn predict_launch<K: Kernel + ?Sized>(
     compiled: &Compiled,
 ) -> Result<Vec<LaunchTime>, AdviseError> {
     let regs = gpu.registers_of(&strategy, compiled.registers.as_ref());
-    sampled_profiles(
+    let runs = distinct_runs(
         kernel,
         strategy,
         items,
-        launch,
+        profiled_launch(&strategy, launch, items),
         gpu.calibration.sms,
         sampling,
         1 << 32,
         &compiled.loops,
-    )?
-    .iter()
-    .map(|p| launch_time(p, launch, gpu, &regs))
-    .collect()
+    )?;
+    let times = runs
+        .iter()
+        .map(|p| launch_time(p, launch, gpu, &regs))
+        .collect::<Result<Vec<LaunchTime>, AdviseError>>()?;
+    Ok(padded(times, sampling))
 }
 
 /// Minimum, median and maximum of a prediction over resamples.
@@ -719,11 +765,54 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
                 .map(move |(launch, grid)| (strategy, launch, grid))
         })
         .collect();
-    // Each pair's model runs are independent: one per core (rayon keeps the pairs' order).
-    let mut ranked = pairs
+    // Pairs whose model runs are the same (grid-wide dealing at launches of one block size,
+    // see `profiled_launch`) share them: one group per distinct run, the groups' runs
+    // independent, one per core.
+    let mut groups: Vec<(Strategy, Launch, Vec<usize>)> = Vec::new();
+    for (i, &(strategy, launch, _)) in pairs.iter().enumerate() {
+        let profiled = profiled_launch(&strategy, launch, items);
+        match groups
+            .iter_mut()
+            .find(|(s, l, _)| *s == strategy && *l == profiled)
+        {
+            Some((_, _, members)) => members.push(i),
+            None => groups.push((strategy, profiled, vec![i])),
+        }
+    }
+    let grouped = groups
         .par_iter()
-        .map(|&(strategy, launch, grid)| {
-            let times = predict_launch(kernel, strategy, items, launch, gpu, sampling, compiled)?;
+        .map(|(strategy, profiled, members)| {
+            let runs = distinct_runs(
+                kernel,
+                *strategy,
+                items,
+                *profiled,
+                gpu.calibration.sms,
+                sampling,
+                1 << 32,
+                &compiled.loops,
+            )?;
+            let regs = gpu.registers_of(strategy, registers);
+            members
+                .iter()
+                .map(|&i| {
+                    let times = runs
+                        .iter()
+                        .map(|p| launch_time(p, pairs[i].1, gpu, &regs))
+                        .collect::<Result<Vec<LaunchTime>, AdviseError>>()?;
+                    Ok((i, padded(times, sampling)))
+                })
+                .collect::<Result<Vec<_>, AdviseError>>()
+        })
+        .collect::<Result<Vec<_>, AdviseError>>()?;
+    let mut times_of: Vec<Vec<LaunchTime>> = vec![Vec::new(); pairs.len()];
+    for (i, times) in grouped.into_iter().flatten() {
+        times_of[i] = times;
+    }
+    let mut ranked = pairs
+        .iter()
+        .zip(times_of)
+        .map(|(&(strategy, launch, grid), times)| {
             let ns: Vec<f64> = times.iter().map(|t| t.ns).collect();
             let speedups: Vec<f64> = base.iter().zip(&ns).map(|(b, t)| b / t).collect();
             let mid = Spread::of(&ns).median;

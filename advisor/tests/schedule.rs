@@ -158,3 +158,54 @@ fn the_advisor_recommends_the_plain_loop_where_delaying_cannot_win() {
         }
     }
 }
+
+#[test]
+fn launches_sharing_a_model_run_are_each_timed_as_their_own_run() {
+    // Grid-wide dealing with fewer threads than items is profiled at one item per thread
+    // whatever the launch, so the advisor runs it once per block size and times that run at
+    // each launch; each pair's prediction must be its own whole-launch run's, timed at its
+    // launch (the reference: `profile_blocks` over every block and `launch_time`).
+    // More items than one resident wave of threads (2,048 per SM on 132 SMs), so that each
+    // block size's one-wave launch deals claims; few trips, so that the test runs in seconds.
+    let kernel = ItemLoopKernel(DynamicWork::new(1, 4, 1));
+    let items = 300_000;
+    let gpu = gpu();
+    let compiled = Compiled::default();
+    let sampling = Sampling {
+        items: 300_000,
+        resamples: 3,
+        seed: 1,
+    };
+    let strategy = Strategy::GRID_WIDE_DYNAMIC_WORK;
+    let advice =
+        advise_launches(&kernel, items, &[strategy], &gpu, &sampling, &compiled).expect("runs");
+    let pairs: Vec<_> = advice
+        .ranked
+        .iter()
+        .filter(|r| r.strategy == strategy && r.launch.blocks * r.launch.threads_per_block < items)
+        .collect();
+    assert!(
+        pairs.len() >= 2,
+        "{} pairs with fewer threads than items",
+        pairs.len()
+    );
+    for r in pairs {
+        let tpb = r.launch.threads_per_block;
+        let one_per_item = Launch::new(tpb, items.div_ceil(tpb)).expect("launch");
+        let all: Vec<u32> = (0..one_per_item.blocks).collect();
+        let run = profile_blocks(
+            &kernel,
+            strategy,
+            items,
+            one_per_item,
+            &all,
+            1 << 32,
+            compiled.loops.plain_loop(&strategy),
+        )
+        .expect("runs");
+        let regs = gpu.registers_of(&strategy, None);
+        let exact = launch_time(&run, r.launch, &gpu, &regs).expect("fits").ns;
+        assert_eq!(r.time_ns.min, exact, "{:?}", r.launch);
+        assert_eq!(r.time_ns.max, exact, "{:?}", r.launch);
+    }
+}
