@@ -66,6 +66,35 @@ pub fn plain_cells(measured: &[Meas], plain: Option<&PlainBest>) -> Vec<Value> {
     cells
 }
 
+/// A page's first finding against the best plain kernel at one setting (`at`, e.g.
+/// "r = 8"): every strategy's ratio to it, or, without plain kernels (the CPU backend), the
+/// sentence that says the reference is GPU-only.
+pub fn plain_finding(
+    at: &str,
+    names: &[&str],
+    measured: &[Meas],
+    plain: Option<&PlainBest>,
+) -> String {
+    match plain {
+        Some(p) => {
+            let ratios: Vec<String> = names
+                .iter()
+                .zip(measured)
+                .map(|(n, m)| format!("{n} {}x", f(x_plain(m.ms(), Some(p)))))
+                .collect();
+            format!(
+                "At {at} against the best plain kernel ({}, {} ms; above 1 is faster): {}.",
+                p.schedule,
+                fmt_num(p.ms()),
+                ratios.join(", ")
+            )
+        }
+        None => format!(
+            "At {at}: the best plain kernel is GPU-only (the CPU backend has none); the ratios below are to reconverge's baseline."
+        ),
+    }
+}
+
 /// The headings of [`side_by_side_cells`] for a page of two strategies named `base` and
 /// `other`.
 pub fn side_by_side_columns(base: &str, other: &str) -> Vec<String> {

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::reproduce::common::{
     BLOCK, SINCE_VOLTA, baseline_then, driver_cells, driver_columns, f, highest, pct, plain_cells,
-    plain_columns, side_by_side_cells, side_by_side_columns,
+    plain_columns, plain_finding, side_by_side_cells, side_by_side_columns,
 };
 use crate::reproduce::page::{Page, Plot, Table, columns_per, fmt_num, num, text};
 use crate::reproduce::paper::{PaperTable, Quantity, Row, Source, reported};
@@ -290,6 +290,7 @@ fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
     let mut table = Table::with_columns(cols);
     let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 3];
     let mut all = Vec::new();
+    let mut plains = Vec::new();
     for (r, f_) in points {
         let runs = itdelay_runs(&ctx.scale, r, f_);
         let m = ctx.measure(&runs, &strategies);
@@ -312,6 +313,7 @@ fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
         ));
         row.extend(driver_cells(&[(&m[0], 0)]));
         table.push(row);
+        plains.push((x, plain));
         all.push((x, m));
     }
     let mut plot = Plot::new(
@@ -335,6 +337,19 @@ fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
     page.plot = plot;
     page.table = table;
     let sp = |m: &[Meas], i: usize| m[i].speedup_over(&m[0]);
+    // The first finding (the results index's line) is stated against the best plain kernel.
+    let at = if vs_r { 8.0 } else { 50.0 };
+    if let (Some((_, m)), Some((_, plain))) = (
+        all.iter().find(|(x, _)| *x == at),
+        plains.iter().find(|(x, _)| *x == at),
+    ) {
+        page.findings.push(plain_finding(
+            &format!("{} = {at}", if vs_r { "r" } else { "f %" }),
+            &names,
+            m,
+            plain.as_ref(),
+        ));
+    }
     if vs_r {
         if let Some((_, m)) = all.iter().find(|(x, _)| *x == 8.0) {
             page.findings.push(format!(
