@@ -74,6 +74,20 @@ fn tiny_run_writes_every_page() {
     let ls_csv =
         std::fs::read_to_string(out.join("seed001-fig05-loop-splitting.csv")).expect("csv");
     assert_eq!(ls_csv.lines().count(), 4, "3 trip counts + header");
+    // The best plain kernel is the reference on the GPU; on the CPU backend its columns are
+    // there and say they are GPU-only, and the first finding says so too.
+    let fig10 = std::fs::read_to_string(out.join("seed002-fig10-iteration-delaying-vs-r.md"))
+        .expect("page");
+    assert!(
+        fig10.contains("| plain best ms | plain best kernel |"),
+        "{fig10}"
+    );
+    assert!(fig10.contains("baseline x plain"), "{fig10}");
+    assert!(fig10.contains("| n/a (CPU) | n/a (CPU) |"), "{fig10}");
+    assert!(
+        fig10.contains("the best plain kernel is GPU-only"),
+        "{fig10}"
+    );
     let index = std::fs::read_to_string(out.join("README.md")).expect("index");
     for name in &all {
         assert!(

@@ -109,6 +109,100 @@ impl<K: reconverge_gpu::DeviceKernel> Probe<K> for Bench {
     }
 }
 
+/// The fastest plain kernel of one setting: the loop a CUDA programmer writes first, with none
+/// of reconverge's machinery, which the pages state every strategy against (issue 40).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlainBest {
+    /// Its schedule (`one_per_item`, `grid_stride`, `persistent`, `block_persistent`).
+    pub schedule: &'static str,
+    /// Median kernel time of the repetitions, seconds.
+    pub median_s: f64,
+    /// Its outputs equal the reconverge baseline's.
+    pub outputs_match: bool,
+}
+
+impl PlainBest {
+    /// Median in milliseconds.
+    pub fn ms(&self) -> f64 {
+        self.median_s * 1e3
+    }
+}
+
+/// How many times faster than the best plain kernel a run of `ms` is: the plain kernel's time
+/// over the run's, so above 1 means the strategy wins. `None` where either is missing (the
+/// CPU backend has no plain kernels) or not a positive time.
+pub fn x_plain(ms: Option<f64>, plain: Option<&PlainBest>) -> Option<f64> {
+    let (ms, p) = (ms?, plain?.ms());
+    (ms > 0.0 && p > 0.0 && ms.is_finite() && p.is_finite()).then(|| p / ms)
+}
+
+/// The plain kernels of a workload, where the backend has them (the GPU's paper-kernels
+/// module does, under `prefix`; the CPU backend has none).
+pub trait PlainRef<K: Kernel> {
+    /// Times every plain schedule of `prefix` on `sized` (`reps` repetitions, median) and
+    /// returns the fastest that ran, or `None` where there are none.
+    fn best_plain(&self, prefix: &str, sized: &Sized<K>, reps: u32) -> Option<PlainBest>;
+}
+
+#[cfg(not(feature = "cuda"))]
+impl<K: Kernel> PlainRef<K> for Bench {
+    fn best_plain(&self, _: &str, _: &Sized<K>, _: u32) -> Option<PlainBest> {
+        None
+    }
+}
+
+#[cfg(feature = "cuda")]
+impl<K> PlainRef<K> for Bench
+where
+    K: reconverge_gpu::DeviceKernel,
+    K::Output: PartialEq,
+    Bench: Backend<K>,
+{
+    fn best_plain(&self, prefix: &str, sized: &Sized<K>, reps: u32) -> Option<PlainBest> {
+        use reconverge_gpu::PlainSchedule;
+        let reference = self
+            .run(&sized.kernel, Strategy::BASELINE, sized.items, sized.launch)
+            .ok()?
+            .outputs;
+        let block = common::BLOCK;
+        let mut best: Option<PlainBest> = None;
+        for schedule in PlainSchedule::ALL {
+            // One thread per item for the one-per-item kernel, the device filled once for the
+            // loops over items.
+            let blocks = if schedule == PlainSchedule::OnePerItem {
+                sized.items.div_ceil(block).max(1)
+            } else {
+                resident_blocks(self, block)
+            };
+            let launch = reconverge_backend::Launch {
+                threads_per_block: block,
+                blocks,
+            };
+            let Ok(first) = self.run_plain(prefix, schedule, &sized.kernel, sized.items, launch)
+            else {
+                continue;
+            };
+            let mut times = Vec::new();
+            for _ in 0..reps.max(1) {
+                if let Ok(run) =
+                    self.run_plain(prefix, schedule, &sized.kernel, sized.items, launch)
+                {
+                    times.push(run_time(&run).as_secs_f64());
+                }
+            }
+            let m = PlainBest {
+                schedule: schedule.name(),
+                median_s: median(&mut times),
+                outputs_match: first.outputs == reference,
+            };
+            if m.median_s > 0.0 && best.as_ref().is_none_or(|b| m.median_s < b.median_s) {
+                best = Some(m);
+            }
+        }
+        best
+    }
+}
+
 /// The device the timings come from, in words: the CPU model from `/proc/cpuinfo` with the
 /// thread count, or the GPU's name, compute capability and multiprocessors.
 #[cfg(not(feature = "cuda"))]

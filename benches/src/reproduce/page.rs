@@ -65,7 +65,13 @@ impl Table {
         let device_col: Vec<bool> = self
             .columns
             .iter()
-            .map(|c| c.starts_with("regs") || c.starts_with("occ") || c.starts_with("eq. 1"))
+            .map(|c| {
+                c.starts_with("regs")
+                    || c.starts_with("occ")
+                    || c.starts_with("eq. 1")
+                    || c.starts_with("plain")
+                    || c.ends_with("x plain")
+            })
             .collect();
         for r in &self.rows {
             let cells: Vec<String> = r

@@ -10,14 +10,14 @@ use reconverge_workloads::synthetic::{SynBrDis, SynItDelay};
 use serde_json::Value;
 
 use crate::reproduce::common::{
-    BLOCK, SINCE_VOLTA, baseline_then, driver_cells, driver_columns, f, highest, pct,
-    side_by_side_cells, side_by_side_columns,
+    BLOCK, SINCE_VOLTA, baseline_then, driver_cells, driver_columns, f, highest, pct, plain_cells,
+    plain_columns, plain_finding, side_by_side_cells, side_by_side_columns,
 };
 use crate::reproduce::page::{Page, Plot, Table, columns_per, fmt_num, num, text};
 use crate::reproduce::paper::{PaperTable, Quantity, Row, Source, reported};
 use crate::reproduce::registry::{Experiment, Paper};
 use crate::reproduce::setting::{Runs, Setting, Workload, per_thread, settings};
-use crate::reproduce::{Ctx, Meas, Scale};
+use crate::reproduce::{Ctx, Meas, PlainRef, Scale};
 use crate::{label, majority_vote, round_robin};
 
 /// Seed 002 SYN-ITDELAY: threads.
@@ -282,27 +282,38 @@ fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
     };
     let mut cols: Vec<String> = vec![if vs_r { "r".into() } else { "f %".into() }];
     cols.extend(columns_per(&names, "ms"));
-    cols.extend(columns_per(&names[1..], "speedup"));
+    cols.extend(plain_columns(&names));
+    cols.extend(columns_per(&names[1..], "x baseline"));
     cols.extend(columns_per(&names, "SIMD eff"));
     cols.push("outputs equal".into());
     cols.extend(driver_columns(&["baseline"]));
     let mut table = Table::with_columns(cols);
     let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 3];
     let mut all = Vec::new();
+    let mut plains = Vec::new();
     for (r, f_) in points {
-        let m = itdelay_measure(ctx, r, f_, &strategies);
+        let runs = itdelay_runs(&ctx.scale, r, f_);
+        let m = ctx.measure(&runs, &strategies);
+        let plain = ctx
+            .timing
+            .best_plain("itdelay", &runs.timed, ctx.scale.reps);
         let x = if vs_r { r } else { 100.0 * f_ };
         let mut row = vec![num(x)];
         row.extend(m.iter().map(|m| num(m.ms())));
+        row.extend(plain_cells(&m, plain.as_ref()));
         for (i, s) in m[1..].iter().enumerate() {
             let sp = s.speedup_over(&m[0]);
             row.push(num(sp));
             series[i].push((x, sp.unwrap_or(f64::NAN)));
         }
         row.extend(m.iter().map(|m| num(m.simd())));
-        row.push(Value::Bool(m.iter().all(|m| m.outputs_match || !m.ok())));
+        row.push(Value::Bool(
+            m.iter().all(|m| m.outputs_match || !m.ok())
+                && plain.as_ref().is_none_or(|p| p.outputs_match),
+        ));
         row.extend(driver_cells(&[(&m[0], 0)]));
         table.push(row);
+        plains.push((x, plain));
         all.push((x, m));
     }
     let mut plot = Plot::new(
@@ -326,6 +337,19 @@ fn itdelay_sweep(ctx: &Ctx, vs_r: bool) -> Page {
     page.plot = plot;
     page.table = table;
     let sp = |m: &[Meas], i: usize| m[i].speedup_over(&m[0]);
+    // The first finding (the results index's line) is stated against the best plain kernel.
+    let at = if vs_r { 8.0 } else { 50.0 };
+    if let (Some((_, m)), Some((_, plain))) = (
+        all.iter().find(|(x, _)| *x == at),
+        plains.iter().find(|(x, _)| *x == at),
+    ) {
+        page.findings.push(plain_finding(
+            &format!("{} = {at}", if vs_r { "r" } else { "f %" }),
+            &names,
+            m,
+            plain.as_ref(),
+        ));
+    }
     if vs_r {
         if let Some((_, m)) = all.iter().find(|(x, _)| *x == 8.0) {
             page.findings.push(format!(
