@@ -277,6 +277,9 @@ pub(crate) const fn schedule_code(paths: &PathSchedule) -> &'static str {
         }
         PathSchedule::OcclusionQueryLoop { .. } => "PathSchedule::OcclusionQueryLoop { .. }",
         PathSchedule::BranchPathUnification { .. } => "PathSchedule::BranchPathUnification { .. }",
+        PathSchedule::SpeculativeReconvergence { .. } => {
+            "PathSchedule::SpeculativeReconvergence { .. }"
+        }
     }
 }
 
@@ -296,6 +299,7 @@ pub(crate) const fn schedule_prose(paths: &PathSchedule) -> &'static str {
         }
         PathSchedule::OcclusionQueryLoop { .. } => "occlusion-query loop",
         PathSchedule::BranchPathUnification { .. } => "branch path unification",
+        PathSchedule::SpeculativeReconvergence { .. } => "speculative reconvergence",
     }
 }
 
@@ -321,6 +325,9 @@ pub(crate) const fn shapes_running(paths: &PathSchedule) -> &'static str {
             "no shape's of reconverge_transforms, only a workload's with a Kernel of its own (McmlKernel)"
         }
         PathSchedule::OcclusionQueryLoop { .. } => "the item-loop shape's (ItemLoopKernel)",
+        PathSchedule::SpeculativeReconvergence { .. } => {
+            "the branch-loop shape's (BranchLoopKernel)"
+        }
     }
 }
 

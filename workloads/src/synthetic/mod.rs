@@ -10,6 +10,7 @@
 //! | [`kato`] | seed 004, branch path unification | fig. 13 / A-2, tables 2–4 | [`TwoPath`](reconverge_transforms::TwoPath) |
 //! | [`loop_split`] | seed 001 §4.1, loop splitting | fig. 5 | [`SplitLoop`](reconverge_transforms::SplitLoop) |
 //! | [`gems34`] | GPU Gems 2 ch. 34, branch probability | figs. 34-1, 34-2 | [`TwoPath`](reconverge_transforms::TwoPath) |
+//! | [`periodic_block`] | Damani et al. (CGO 2020), speculative reconvergence: an expensive block every `period` iterations at a per-item phase (or all at phase 0) | — | [`BranchLoop`](reconverge_transforms::BranchLoop) |
 //! | [`fig2`] | seed 002 §3.1, iteration delaying's worked example (host only) | figs. 2, 3 | [`BranchLoop`](reconverge_transforms::BranchLoop) |
 //!
 //! Every workload but [`fig2`] (a three-lane example for the model) is a plain `#[repr(C)]`
@@ -31,6 +32,7 @@ pub mod itdelay;
 pub mod itdelay_distinct;
 pub mod kato;
 pub mod loop_split;
+pub mod periodic_block;
 
 pub use branch_split::{BranchSplitBench, MaskLayout};
 pub use brdis::{BrDisOutput, BrDisState, SynBrDis};
@@ -40,6 +42,7 @@ pub use itdelay::{ItDelayOutput, ItDelayState, SynItDelay};
 pub use itdelay_distinct::SynItDelayDistinct;
 pub use kato::{DynamicWork, PathUnification};
 pub use loop_split::LoopSplitBench;
+pub use periodic_block::PeriodicBlockLoop;
 
 use crate::rng::{MWC64X_MULTIPLIER, Mwc64};
 
