@@ -35,7 +35,8 @@ cp "$(ls -t "$CARGO_TARGET_DIR"/release/build/reconverge-paper-kernels-*/out/mcm
 cp "$CARGO_TARGET_DIR"/release/examples/{mcml_bench,advise,plain,techniques} "$root/.device/"
 # The CUDA C++ plain kernels and hand-written twins, built on the GPU machine by gpu-all.sh
 # (parts plain and techniques) with nvcc.
-cp "$root/references/cuda/plain.cu" "$root/references/cuda/techniques.cu" "$root/.device/"
+cp "$root/references/cuda/plain.cu" "$root/references/cuda/techniques.cu" \
+    "$root/references/cuda/speculative_reconvergence.cu" "$root/.device/"
 if want reproduce && [[ -f "$root/examples/apps/examples/reproduce.rs" ]]; then
     cargo build --release -p reconverge-apps --features cuda --example reproduce
     cp "$CARGO_TARGET_DIR/release/examples/reproduce" "$root/.device/"
