@@ -64,7 +64,7 @@ fn phased_blocks_are_issued_with_many_lanes() {
     // As written: every lane runs the block 64 / 8 = 8 times in at most 64 iterations, in the
     // iterations its phase picks, about 32 / 8 = 4 lanes at a time (the phases are a hash, so
     // a few more where they cluster); never more than 64 issues per warp (32 warps).
-    assert!(base_lanes >= 4.0 && base_lanes < 8.0, "{base_lanes}");
+    assert!((4.0..8.0).contains(&base_lanes), "{base_lanes}");
     assert!(base_issues <= 64 * 32, "{base_issues}");
     // Under the schedule a lane at the block waits while the others run their cheap
     // iterations; within 8 of them every other lane reaches its own block, so the warp's lanes
