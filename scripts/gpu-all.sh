@@ -94,6 +94,15 @@ if want techniques && [[ -x "$dev/techniques" ]]; then
     # The hand-written twins (CUDA C++), checked against those outputs.
     nvcc -O3 -fmad=false -arch="sm_$cap" -o "$t/techniques_cuda" "$dev/techniques.cu" \
         && "$t/techniques_cuda" "$t" > "$t/cuda.tsv" 2> "$t/cuda.err"
+    # Speculative reconvergence's twin (Damani et al. CGO 2020) on the periodic-block loop,
+    # phased (favourable) and aligned (unfavourable), 2^20 items as the example's settings.
+    if [[ -f "$dev/speculative_reconvergence.cu" ]] \
+        && nvcc -O3 -arch="sm_$cap" -o "$t/specrecon_cuda" "$dev/speculative_reconvergence.cu"; then
+        for phased in 1 0; do
+            "$t/specrecon_cuda" 1048576 256 8 64 "$phased" | sed "s/^/periodic-phased$phased\t/"
+        done > "$t/specrecon-cuda.tsv" 2> "$t/specrecon-cuda.err"
+        rm -f "$t/specrecon_cuda"
+    fi
     echo "CUDA C++ twins: exit $? ($(grep -c yes "$t/cuda.tsv") of $(wc -l < "$t/cuda.tsv") identical)"
     # Branch path unification's twins (seed 004 with paths of distinct shape), the same way.
     nvcc -O3 -fmad=false -arch="sm_$cap" -I"$dev" -o "$t/unification_cuda" "$dev/unification.cu" \

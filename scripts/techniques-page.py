@@ -279,6 +279,35 @@ def main():
         w(f"| {fr(s)} | {pm:.4f} (Rust {pc}) | {sc} ({pm / sm:.3f}x) |")
     w("")
 
+    # Speculative reconvergence (Damani et al. CGO 2020) on the periodic-block loop.
+    spec = [n for n in ("periodic-phased", "periodic-aligned") if os.path.exists(os.path.join(results, n + ".tsv"))]
+    if spec:
+        w("## Speculative reconvergence (Damani et al., CGO 2020)\n")
+        w("`reconverge_workloads::synthetic::PeriodicBlockLoop`: 256 iterations per item, an expensive block "
+          "(64 integer rounds) every 8 iterations at a per-item phase (*phased*, the favourable case: lanes "
+          "reach the block in different iterations) or at phase 0 for every item (*aligned*, the "
+          "unfavourable case: lanes already reach it together). Reconverge's strategies at their default "
+          "launch and the plain Rust kernels (`<setting>.tsv`), and the hand-written CUDA C++ twin "
+          "(`references/cuda/speculative_reconvergence.cu`, `specrecon-cuda.tsv`: threshold, bound, ms).\n")
+        twin = {}
+        tpath = os.path.join(results, "specrecon-cuda.tsv")
+        if os.path.exists(tpath):
+            for r in csv.reader(open(tpath), delimiter="\t"):
+                if len(r) >= 6:
+                    name = "periodic-phased" if r[0] == "periodic-phased1" else "periodic-aligned"
+                    twin[(name, r[1] if r[1] == "plain" else f"spec {r[2]} {r[3]}")] = (float(r[4]), r[5] == "yes")
+        w("| setting | code | ms | x best plain | identical |")
+        w("|---|---|---:|---:|---|")
+        for n in spec:
+            rows = read_tsv(os.path.join(results, n + ".tsv"))
+            best = min(float(r["median_ms"]) for r in rows if r["code"].startswith("plain"))
+            for r in sorted(rows, key=lambda r: float(r["median_ms"])):
+                ms = float(r["median_ms"])
+                w(f"| {n} | Rust {r['code']} | {ms:.4f} | {best / ms:.3f} | {r['identical']} |")
+            for (tn, code), (ms, ok) in sorted(twin.items()):
+                if tn == n:
+                    w(f"| {n} | CUDA C++ {code} | {ms:.4f} | {best / ms:.3f} | {'yes' if ok else 'NO'} |")
+        w("")
     split_details = splitting_section(results, w)
     unify_details = []
     if os.path.exists(os.path.join(results, "unify-settings.tsv")):

@@ -87,9 +87,9 @@ where
 
 #[test]
 fn a_loop_runs_each_of_its_schedules_over_every_assignment() {
-    // As written and 6 delaying decisions, each over 3 assignments.
+    // As written, 6 delaying decisions and speculative reconvergence, each over 3 assignments.
     let w = SynItDelayDistinct(SynItDelay::new(6, 10, 0.3, 5));
-    assert_eq!(every_pairing(&BranchLoopKernel(w), 700), 3 * 7);
+    assert_eq!(every_pairing(&BranchLoopKernel(w), 700), 3 * 8);
     // The same, and branch distribution without delaying (the factored loop's own path).
     let w = SynBrDis::new(4, 3, 6, 12);
     assert_eq!(every_pairing(&FactoredBranchLoopKernel(w), 700), 3 * 8);

@@ -119,13 +119,27 @@ pub enum PathSchedule {
         /// DATA_PER_THREAD of the paper.
         items_per_thread: u32,
     },
+    /// Lanes at a loop's expensive block wait at a convergence point before it while the
+    /// others run their cheap iterations, and the block runs once `threshold` lanes wait, the
+    /// oldest wait reaches `max_wait` iterations or no lane could progress otherwise (Damani
+    /// et al., CGO 2020; [`crate::strategies::speculative_reconvergence`] says how it differs
+    /// from iteration delaying). Helps when the block is expensive and lanes reach it in
+    /// different iterations at a steady rate; hurts (a vote per iteration, lanes idling while
+    /// they wait) when lanes already reach it together or the cheap part is most of the work.
+    /// Shapes: [`crate::BranchLoop`] (the taken path is the block).
+    SpeculativeReconvergence {
+        /// Waiting lanes that release the block.
+        threshold: u32,
+        /// Iterations the oldest waiting lane may wait before the block runs anyway.
+        max_wait: u32,
+    },
 }
 
 impl PathSchedule {
     /// Every kind of schedule once, with the papers' numbers (seed 002's majority vote where a
     /// decision picks the path, seed 004's 16 items per thread, 8 iterations per pass): for
     /// lists, command lines and tests that must cover every kind.
-    pub const EVERY_KIND: [PathSchedule; 11] = [
+    pub const EVERY_KIND: [PathSchedule; 12] = [
         PathSchedule::AsWritten,
         PathSchedule::Predication,
         PathSchedule::StaticBranchResolution,
@@ -142,6 +156,10 @@ impl PathSchedule {
         },
         PathSchedule::BranchPathUnification {
             items_per_thread: 16,
+        },
+        PathSchedule::SpeculativeReconvergence {
+            threshold: crate::strategies::speculative_reconvergence::DEFAULT_THRESHOLD,
+            max_wait: crate::strategies::speculative_reconvergence::DEFAULT_MAX_WAIT,
         },
     ];
 
@@ -172,6 +190,10 @@ impl PathSchedule {
                     P::BranchPathUnification { .. },
                     P::BranchPathUnification { .. }
                 )
+                | (
+                    P::SpeculativeReconvergence { .. },
+                    P::SpeculativeReconvergence { .. }
+                )
         )
     }
 
@@ -194,7 +216,8 @@ impl PathSchedule {
         match self {
             PathSchedule::AsWritten
             | PathSchedule::IterationDelaying(_)
-            | PathSchedule::BranchDistribution { .. } => true,
+            | PathSchedule::BranchDistribution { .. }
+            | PathSchedule::SpeculativeReconvergence { .. } => true,
             PathSchedule::Predication
             | PathSchedule::StaticBranchResolution
             | PathSchedule::BranchSplitting
@@ -274,6 +297,13 @@ impl core::fmt::Display for PathSchedule {
             PathSchedule::BranchPathUnification { items_per_thread } => write!(
                 f,
                 "branch path unification, {items_per_thread} items per thread"
+            ),
+            PathSchedule::SpeculativeReconvergence {
+                threshold,
+                max_wait,
+            } => write!(
+                f,
+                "speculative reconvergence, threshold {threshold}, wait at most {max_wait}"
             ),
         }
     }

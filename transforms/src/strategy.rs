@@ -96,6 +96,15 @@ impl Strategy {
         })
     }
 
+    /// [`PathSchedule::SpeculativeReconvergence`] releasing the block at `threshold` waiting
+    /// lanes or after `max_wait` iterations (Damani et al., CGO 2020).
+    pub const fn speculative_reconvergence(threshold: u32, max_wait: u32) -> Self {
+        Self::of(PathSchedule::SpeculativeReconvergence {
+            threshold,
+            max_wait,
+        })
+    }
+
     /// [`PathSchedule::BranchPathUnification`] of `items_per_thread` (seed 004 §3.2).
     pub const fn branch_path_unification(items_per_thread: u32) -> Self {
         Self::of(PathSchedule::BranchPathUnification { items_per_thread })
@@ -239,6 +248,7 @@ impl Decision {
 /// | a [`Decision::RoundRobin`] | `num_zeros` | `num_ones` | 0 |
 /// | [`PathSchedule::OcclusionQueryLoop`] | `iterations_per_pass` | 0 | 0 |
 /// | [`PathSchedule::BranchPathUnification`] | `items_per_thread` | 0 | 0 |
+/// | [`PathSchedule::SpeculativeReconvergence`] | `threshold` | `max_wait` | 0 |
 /// | any other | 0 | 0 | 0 |
 ///
 /// Word 2 is room for a technique with three numbers; no technique uses it yet.
@@ -324,7 +334,8 @@ impl Strategy {
     pub const fn has_parameters(&self) -> bool {
         match self.paths {
             PathSchedule::OcclusionQueryLoop { .. }
-            | PathSchedule::BranchPathUnification { .. } => true,
+            | PathSchedule::BranchPathUnification { .. }
+            | PathSchedule::SpeculativeReconvergence { .. } => true,
             _ => match self.decision() {
                 Some(d) => !matches!(d, Decision::CostBalanced),
                 None => false,
@@ -340,6 +351,10 @@ impl Strategy {
                 iterations_per_pass,
             } => [iterations_per_pass, 0, 0],
             PathSchedule::BranchPathUnification { items_per_thread } => [items_per_thread, 0, 0],
+            PathSchedule::SpeculativeReconvergence {
+                threshold,
+                max_wait,
+            } => [threshold, max_wait, 0],
             _ => match self.decision() {
                 Some(d) => d.parameters(),
                 None => [0; 3],
@@ -371,6 +386,12 @@ impl Strategy {
             PathSchedule::BranchPathUnification { .. } => PathSchedule::BranchPathUnification {
                 items_per_thread: a,
             },
+            PathSchedule::SpeculativeReconvergence { .. } => {
+                PathSchedule::SpeculativeReconvergence {
+                    threshold: a,
+                    max_wait: b,
+                }
+            }
             other => other,
         };
         Strategy::new(self.items, paths)
@@ -434,6 +455,7 @@ impl Strategy {
             }
             PathSchedule::OcclusionQueryLoop { .. } => over!("occlusion-query-loop"),
             PathSchedule::BranchPathUnification { .. } => over!("branch-path-unification"),
+            PathSchedule::SpeculativeReconvergence { .. } => over!("speculative-reconvergence"),
         }
     }
 }

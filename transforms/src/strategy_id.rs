@@ -73,6 +73,10 @@ impl fmt::Display for StrategyId {
             PathSchedule::BranchPathUnification { items_per_thread } => {
                 write!(f, "branch-path-unification-{items_per_thread}")?;
             }
+            PathSchedule::SpeculativeReconvergence {
+                threshold,
+                max_wait,
+            } => write!(f, "speculative-reconvergence-{threshold}-{max_wait}")?,
         }
         f.write_str(match items {
             Assignment::Static => "",
@@ -207,6 +211,14 @@ impl FromStr for Strategy {
                 } else if let Some(n) = other.strip_prefix("occlusion-query-loop-") {
                     PathSchedule::OcclusionQueryLoop {
                         iterations_per_pass: number(n)?,
+                    }
+                } else if let Some(n) = other.strip_prefix("speculative-reconvergence-") {
+                    let (threshold, max_wait) = n
+                        .split_once('-')
+                        .ok_or(expected("speculative-reconvergence-THRESHOLD-MAX_WAIT"))?;
+                    PathSchedule::SpeculativeReconvergence {
+                        threshold: number(threshold)?,
+                        max_wait: number(max_wait)?,
                     }
                 } else if let Some(n) = other.strip_prefix("branch-path-unification-") {
                     PathSchedule::BranchPathUnification {

@@ -83,6 +83,20 @@ pub const SYN_IT_DELAY_DISTINCT_STRATEGIES: &[Strategy] = &[
     Strategy::iteration_delaying(Decision::CostBalanced).over(Assignment::Dynamic),
 ];
 
+/// The periodic-block loop's strategies ([`crate::synthetic::PeriodicBlockLoop`], Damani et
+/// al. CGO 2020): the paths as written, speculative reconvergence at thresholds 8, 16 and 24
+/// with a bound of 8 iterations (the numbers are a run-time argument), over static and dynamic
+/// assignment, and iteration delaying's cost-balanced decision, its closest neighbour.
+pub const PERIODIC_BLOCK_STRATEGIES: &[Strategy] = &[
+    Strategy::BASELINE,
+    Strategy::DYNAMIC_WORK_ASSIGNMENT,
+    Strategy::speculative_reconvergence(8, 8),
+    Strategy::speculative_reconvergence(16, 8),
+    Strategy::speculative_reconvergence(24, 8),
+    Strategy::speculative_reconvergence(16, 8).over(Assignment::Dynamic),
+    Strategy::iteration_delaying(Decision::CostBalanced),
+];
+
 /// SYN-BRDIS's strategies (seed 002 §4.1.2, fig. 12).
 pub const SYN_BR_DIS_STRATEGIES: &[Strategy] = &[
     Strategy::BASELINE,
@@ -203,8 +217,9 @@ macro_rules! paper_entries {
         use $crate::mcml::{FastF32, McmlKernel};
         use $crate::reference::{Collatz, EscapeTime};
         use $crate::synthetic::{
-            BranchSplitBench, BranchSplitDistinct, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification,
-            PathUnificationDistinct, SynBrDis, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
+            BranchSplitBench, BranchSplitDistinct, DynamicWork, Gems34Branch, LoopSplitBench,
+            PathUnification, PathUnificationDistinct, PeriodicBlockLoop, SynBrDis, SynBrDisDistinct,
+            SynItDelay, SynItDelayDistinct,
         };
 
         ::reconverge_device::entries_from_data! {
@@ -229,16 +244,25 @@ macro_rules! paper_entries {
                 itdistinct_balanced_dynamic,
             }
 
+            // Speculative reconvergence's workload (Damani et al. CGO 2020), phased or aligned.
+            PeriodicBlockLoop as BranchLoopKernel from ($crate::gpu_entries::PERIODIC_BLOCK_STRATEGIES) {
+                periodic_baseline, periodic_dynamic,
+                periodic_spec8, periodic_spec16, periodic_spec24, periodic_spec16_dynamic,
+                periodic_balanced,
+            }
+
             // The reference workloads the strategies were not developed on (`crate::reference`):
             // every strategy of the branch-loop shape.
             Collatz as BranchLoopKernel {
                 collatz_baseline, collatz_dynamic, collatz_mv, collatz_rr,
                 collatz_mv_dynamic, collatz_rr_dynamic, collatz_grid,
+                collatz_spec, collatz_spec_dynamic,
             }
 
             EscapeTime as BranchLoopKernel {
                 escape_baseline, escape_dynamic, escape_mv, escape_rr,
                 escape_mv_dynamic, escape_rr_dynamic, escape_grid,
+                escape_spec, escape_spec_dynamic,
             }
 
             // The advisor's held-out set (`crate::held_out`, issue 27): every strategy of each
@@ -246,11 +270,13 @@ macro_rules! paper_entries {
             HeavyTail as BranchLoopKernel {
                 heavy_baseline, heavy_dynamic, heavy_mv, heavy_rr,
                 heavy_mv_dynamic, heavy_rr_dynamic, heavy_grid,
+                heavy_spec, heavy_spec_dynamic,
             }
 
             CostMap as BranchLoopKernel {
                 costmap_baseline, costmap_dynamic, costmap_mv, costmap_rr,
                 costmap_mv_dynamic, costmap_rr_dynamic, costmap_grid,
+                costmap_spec, costmap_spec_dynamic,
             }
 
             VariableTrips as ItemLoopKernel {
@@ -262,16 +288,19 @@ macro_rules! paper_entries {
             Bisect as BranchLoopKernel {
                 bisect_baseline, bisect_dynamic, bisect_mv, bisect_rr,
                 bisect_mv_dynamic, bisect_rr_dynamic, bisect_grid,
+                bisect_spec, bisect_spec_dynamic,
             }
 
             EscapeWalk as BranchLoopKernel {
                 walk_baseline, walk_dynamic, walk_mv, walk_rr,
                 walk_mv_dynamic, walk_rr_dynamic, walk_grid,
+                walk_spec, walk_spec_dynamic,
             }
 
             SunsetMap as BranchLoopKernel {
                 sunset_baseline, sunset_dynamic, sunset_mv, sunset_rr,
                 sunset_mv_dynamic, sunset_rr_dynamic, sunset_grid,
+                sunset_spec, sunset_spec_dynamic,
             }
 
             GeometricJobs as ItemLoopKernel {

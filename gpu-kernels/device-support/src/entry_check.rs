@@ -277,6 +277,9 @@ pub(crate) const fn schedule_code(paths: &PathSchedule) -> &'static str {
         }
         PathSchedule::OcclusionQueryLoop { .. } => "PathSchedule::OcclusionQueryLoop { .. }",
         PathSchedule::BranchPathUnification { .. } => "PathSchedule::BranchPathUnification { .. }",
+        PathSchedule::SpeculativeReconvergence { .. } => {
+            "PathSchedule::SpeculativeReconvergence { .. }"
+        }
     }
 }
 
@@ -296,6 +299,7 @@ pub(crate) const fn schedule_prose(paths: &PathSchedule) -> &'static str {
         }
         PathSchedule::OcclusionQueryLoop { .. } => "occlusion-query loop",
         PathSchedule::BranchPathUnification { .. } => "branch path unification",
+        PathSchedule::SpeculativeReconvergence { .. } => "speculative reconvergence",
     }
 }
 
@@ -321,6 +325,9 @@ pub(crate) const fn shapes_running(paths: &PathSchedule) -> &'static str {
             "no shape's of reconverge_transforms, only a workload's with a Kernel of its own (McmlKernel)"
         }
         PathSchedule::OcclusionQueryLoop { .. } => "the item-loop shape's (ItemLoopKernel)",
+        PathSchedule::SpeculativeReconvergence { .. } => {
+            "the branch-loop shape's (BranchLoopKernel)"
+        }
     }
 }
 
@@ -357,8 +364,9 @@ mod tests {
             Some(
                 "GPU entry point `my_entry` (MINE[1]): Shape<Mine> does not run the path schedule \
                  branch distribution (PathSchedule::BranchDistribution { delaying: None }). It \
-                 runs paths as written (PathSchedule::AsWritten) and iteration delaying \
-                 (PathSchedule::IterationDelaying(..)) over Assignment::Static, \
+                 runs paths as written (PathSchedule::AsWritten), iteration delaying \
+                 (PathSchedule::IterationDelaying(..)) and speculative reconvergence \
+                 (PathSchedule::SpeculativeReconvergence { .. }) over Assignment::Static, \
                  Assignment::Dynamic or Assignment::GridWide (<Shape<Mine> as \
                  Kernel>::STRATEGIES); branch distribution is the factored branch-loop shape's \
                  (FactoredBranchLoopKernel). Write the strategy as Strategy::new(assignment, \

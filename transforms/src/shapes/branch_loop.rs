@@ -15,10 +15,12 @@ use crate::strategies::iteration_delaying::{
     DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths,
     delayed_plain_loop, taken_cost_in_lane_iterations,
 };
+use crate::strategies::speculative_reconvergence::{self as spec, SpecState, speculative_paths};
 use crate::strategy::{Decision, Strategy, StrategyError};
 
 /// A [`BranchLoop`] workload as a [`Kernel`](crate::Kernel). Runs the paths as written and
-/// [`PathSchedule::IterationDelaying`], each over every [`Assignment`], in one pass.
+/// [`PathSchedule::IterationDelaying`] and [`PathSchedule::SpeculativeReconvergence`] (the
+/// taken path is the expensive block), each over every [`Assignment`], in one pass.
 #[derive(Clone, Copy, Debug)]
 #[repr(transparent)]
 pub struct BranchLoopKernel<L>(pub L);
@@ -27,6 +29,8 @@ pub struct BranchLoopKernel<L>(pub L);
 enum Mode {
     Baseline,
     Delaying(Decision),
+    /// Speculative reconvergence's threshold and bound on waiting.
+    Speculative(u32, u32),
 }
 
 /// One warp running a [`BranchLoop`].
@@ -37,6 +41,8 @@ pub struct BranchLoopProgram<W: Warp, L: BranchLoop> {
     lanes: W::V<Lane<L::State>>,
     /// What the warp's delaying decision remembers between iterations.
     delay: DelayState,
+    /// What speculative reconvergence remembers between iterations.
+    spec: SpecState,
     /// [`Decision::CostBalanced`]'s cost of the taken path, in lane-iterations.
     taken_cost: u32,
     /// Lanes that ran the last iteration: with the lanes refilled since, the ones that hold no
@@ -61,6 +67,9 @@ crate::kernel_impl! {
             Strategy::iteration_delaying(PAPER_MAJORITY_VOTE).over(Assignment::Dynamic),
             Strategy::iteration_delaying(PAPER_ROUND_ROBIN).over(Assignment::Dynamic),
             Strategy::GRID_WIDE_DYNAMIC_WORK,
+            Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT),
+            Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
+                .over(Assignment::Dynamic),
         ];
 
         fn tally_len(&self) -> usize {
@@ -125,6 +134,13 @@ fn mode_of(strategy: &Strategy) -> Result<(Mode, Assignment), StrategyError> {
             check_decision(decision)?;
             Ok((Mode::Delaying(decision), strategy.items))
         }
+        PathSchedule::SpeculativeReconvergence {
+            threshold,
+            max_wait,
+        } => {
+            spec::check(threshold, max_wait)?;
+            Ok((Mode::Speculative(threshold, max_wait), strategy.items))
+        }
         _ => Err(StrategyError::not_applicable(*strategy, "branch loop")),
     }
 }
@@ -156,8 +172,9 @@ impl<W: Warp, L: BranchLoop> BranchLoopProgram<W, L> {
             lanes,
             delay: DelayState::new(match mode {
                 Mode::Delaying(decision) => Some(decision),
-                Mode::Baseline => None,
+                Mode::Baseline | Mode::Speculative(..) => None,
             }),
+            spec: SpecState::default(),
             taken_cost,
             // No lane holds a condition before the first iteration.
             ran: LaneMask::MAX,
@@ -225,6 +242,11 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for BranchLoopProgram<W, L> {
                     want,
                     self.dealer.started,
                 );
+                (taken, not_taken, taken | not_taken)
+            }
+            Mode::Speculative(threshold, max_wait) => {
+                let (taken, not_taken) =
+                    speculative_paths(threshold, max_wait, &mut self.spec, live, want);
                 (taken, not_taken, taken | not_taken)
             }
             Mode::Baseline => (want, live & !want, live),

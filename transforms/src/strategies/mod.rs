@@ -14,6 +14,7 @@ pub mod iteration_delaying;
 pub mod loop_splitting;
 pub mod occlusion_query_loop;
 pub mod predication;
+pub mod speculative_reconvergence;
 pub mod static_branch_resolution;
 pub mod z_cull_masking;
 

@@ -133,6 +133,13 @@ fn unlisted_numbers(strategy: &Strategy) -> Option<Strategy> {
                 items_per_thread: items_per_thread + 3,
             }
         }
+        PathSchedule::SpeculativeReconvergence {
+            threshold,
+            max_wait,
+        } => PathSchedule::SpeculativeReconvergence {
+            threshold: threshold % 31 + 5,
+            max_wait: max_wait * 2 + 1,
+        },
         _ => return None,
     };
     Some(Strategy::new(strategy.items, paths))

@@ -10,7 +10,8 @@ use reconverge_transforms::{
 use reconverge_workloads::reference;
 use reconverge_workloads::synthetic::{
     BranchSplitBench, DynamicWork, Gems34Branch, MaskLayout, PathUnification,
-    PathUnificationDistinct, SynBrDis, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
+    PathUnificationDistinct, PeriodicBlockLoop, SynBrDis, SynBrDisDistinct, SynItDelay,
+    SynItDelayDistinct,
 };
 
 use crate::gpu::{DeviceKernel, GpuError, launch};
@@ -83,6 +84,18 @@ pub fn each(sanitize: bool, v: &mut impl Visit) -> Result<(), GpuError> {
         name: "syn-itdelay-distinct",
         title: "SYN-ITDELAY, paths of distinct shape, r=8 f=0.1, 32 iterations (real divergence)",
         make: &|_| BranchLoopKernel(SynItDelayDistinct::with_branch_ratio(8.0, 32, 0.1, 2011)),
+        sizes: per_thread(256)?,
+    });
+    v.visit(&Workload {
+        name: "periodic-phased",
+        title: "an expensive block every 8 iterations at a per-item phase (speculative reconvergence)",
+        make: &|_| BranchLoopKernel(PeriodicBlockLoop::phased(64, 8, 16)),
+        sizes: per_thread(256)?,
+    });
+    v.visit(&Workload {
+        name: "periodic-aligned",
+        title: "an expensive block every 8 iterations, every item at phase 0",
+        make: &|_| BranchLoopKernel(PeriodicBlockLoop::aligned(64, 8, 16)),
         sizes: per_thread(256)?,
     });
     v.visit(&Workload {

@@ -31,7 +31,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use rayon::prelude::*;
 use reconverge_transforms::BranchLoopKernel;
-use reconverge_workloads::synthetic::{ItDelayOutput, SynItDelayDistinct};
+use reconverge_workloads::synthetic::{ItDelayOutput, PeriodicBlockLoop, SynItDelayDistinct};
 
 #[derive(Parser, Debug)]
 #[command(about = "reconverge's warp-level techniques against the plain kernels, real divergence")]
@@ -129,6 +129,21 @@ fn run(args: &Args) -> Result<(), Error> {
                 "itdelay",
                 &outputs,
             )?;
+        }
+    }
+    // Speculative reconvergence (Damani et al. CGO 2020) on its workload: an expensive block
+    // every 8 iterations at a per-item phase (favourable) or at phase 0 for all (unfavourable),
+    // beside the plain kernels; `references/cuda/speculative_reconvergence.cu` is the twin.
+    for (name, w) in [
+        ("periodic-phased", PeriodicBlockLoop::phased(256, 8, 64)),
+        ("periodic-aligned", PeriodicBlockLoop::aligned(256, 8, 64)),
+    ] {
+        if name.contains(&args.only) {
+            let outputs: Vec<u32> = (0..args.items)
+                .into_par_iter()
+                .map(|i| w.reference(i))
+                .collect();
+            compare(args, &gpu, name, &BranchLoopKernel(w), "periodic", &outputs)?;
         }
     }
     write(&args.out.join("settings.tsv"), settings)?;

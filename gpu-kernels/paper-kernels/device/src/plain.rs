@@ -10,7 +10,7 @@ use reconverge_device::plain::{
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
     BrDisOutput, BranchSplitDistinct, DynamicWork, ItDelayOutput, PathUnificationDistinct,
-    SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
+    PeriodicBlockLoop, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
 };
 
 reconverge_device::plain_kernels!(Collatz => u32, branch_loop_item;
@@ -25,6 +25,10 @@ reconverge_device::plain_kernels!(SynItDelay => ItDelayOutput, branch_loop_item;
 reconverge_device::plain_kernels!(SynItDelayDistinct => ItDelayOutput, branch_loop_item;
     itdistinct_one_per_item, itdistinct_grid_stride, itdistinct_persistent,
     itdistinct_block_persistent);
+
+// Speculative reconvergence's workload (Damani et al. CGO 2020) as written.
+reconverge_device::plain_kernels!(PeriodicBlockLoop => u32, branch_loop_item;
+    periodic_one_per_item, periodic_grid_stride, periodic_persistent, periodic_block_persistent);
 
 reconverge_device::plain_kernels!(DynamicWork => u32, item_loop_item;
     dwa_one_per_item, dwa_grid_stride, dwa_persistent, dwa_block_persistent);
