@@ -19,7 +19,7 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 if [[ "$(basename "$here")" == ".device" ]]; then root="$(dirname "$here")"; else root="$(cd "$here/../.." && pwd)"; fi
-dev="$root/.device"
+dev="${DEVICE_DIR:-$root/.device}"
 
 if [[ "${1:-}" == "build" ]]; then
     set -e
