@@ -279,6 +279,29 @@ def main():
         w(f"| {fr(s)} | {pm:.4f} (Rust {pc}) | {sc} ({pm / sm:.3f}x) |")
     w("")
 
+    # Collaborative context collection's CUDA C++ twin (gpu-all.sh part ccc: its cuda.tsv copied
+    # here as ccc-cuda.tsv), beside its plain kernel.
+    ccc = os.path.join(results, "ccc-cuda.tsv")
+    if os.path.exists(ccc):
+        rows = read_tsv(ccc)
+        w("## Collaborative context collection (Khorasani, Gupta & Bhuyan, MICRO 2015)\n")
+        w("The hand-written CUDA C++ kernel of the paper (`references/cuda/collaborative_context_collection.cu`: "
+          "a per-warp stack of 64 contexts in shared memory, `__ballot_sync`/`__popc`, the costly body run only "
+          "when 32 lanes want it) against its plain kernel, on loops of 8-14 iterations whose costly body (64 "
+          "hash rounds) each iteration takes with probability *rate* (2^32 = every iteration). reconverge has "
+          "the technique's warp emulation and model (`transforms::strategies::collaborative_context_collection`), "
+          "not yet a GPU strategy.\n")
+        w("| rate | plain ms | CCC ms | CCC x plain | shared bytes / block | identical |")
+        w("|---|---:|---:|---:|---:|---|")
+        by = collections.defaultdict(dict)
+        for r in rows:
+            by[r["rate_q32"]][r["kernel"]] = r
+        for rate, k in by.items():
+            p, c = float(k["plain"]["median_ms"]), float(k["ccc"]["median_ms"])
+            w(f"| {int(rate) / 2**32:.4g} | {p:.4f} | {c:.4f} | {p / c:.3f} | {k['ccc']['shared_bytes']} | "
+              f"{'yes' if k['plain']['identical'] == k['ccc']['identical'] == 'yes' else 'NO'} |")
+        w("")
+
     # Speculative reconvergence (Damani et al. CGO 2020) on the periodic-block loop.
     spec = [n for n in ("periodic-phased", "periodic-aligned") if os.path.exists(os.path.join(results, n + ".tsv"))]
     if spec:
