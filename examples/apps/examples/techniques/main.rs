@@ -277,3 +277,82 @@ fn write_raw<O: RawOutput>(path: &Path, outputs: &[O]) -> Result<(), Error> {
     }
     write(path, bytes)
 }
+
+/// Extra rows (hand-written twins, multi-pass strategies) for a setting's comparison table
+/// `DIR/<name>.tsv`, in its columns, each time over the table's best plain kernel.
+#[cfg(feature = "cuda")]
+struct ExtraRows {
+    path: PathBuf,
+    tsv: String,
+    name: String,
+    best_plain_ms: f64,
+}
+
+#[cfg(feature = "cuda")]
+impl ExtraRows {
+    /// The table of `name` as the comparison wrote it.
+    fn open(args: &Args, name: &str) -> Result<Self, Error> {
+        let path = args.out.join(format!("{name}.tsv"));
+        let tsv = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let best_plain_ms = tsv
+            .lines()
+            .skip(1)
+            .filter(|l| l.split('\t').nth(1).is_some_and(|c| c.starts_with("plain")))
+            .filter_map(|l| l.split('\t').nth(5)?.parse::<f64>().ok())
+            .fold(f64::INFINITY, f64::min);
+        Ok(Self {
+            path,
+            tsv,
+            name: name.to_string(),
+            best_plain_ms,
+        })
+    }
+
+    /// `run` once untimed, then the median of `repeats` runs (each giving its milliseconds and
+    /// whether its outputs were identical), added as the row of `code` at `launch`.
+    fn time(
+        &mut self,
+        code: &str,
+        launch: reconverge_backend::Launch,
+        repeats: u32,
+        (registers, occupancy): (u32, Option<f64>),
+        mut run: impl FnMut() -> Result<(f64, bool), Error>,
+    ) -> Result<(), Error> {
+        run()?;
+        let mut times = Vec::new();
+        let mut identical = true;
+        for _ in 0..repeats.max(1) {
+            let (ms, ok) = run()?;
+            times.push(ms);
+            identical &= ok;
+        }
+        times.sort_by(f64::total_cmp);
+        let ms = times[times.len() / 2];
+        self.tsv.push_str(&format!(
+            "{}\t{code}\tdefault\t{}\t{}\t{ms:.4}\t{:.3}\t{}\t{registers}\t{}\n",
+            self.name,
+            launch.threads_per_block,
+            launch.blocks,
+            ms / self.best_plain_ms,
+            if identical { "yes" } else { "no" },
+            occupancy.map_or("-".into(), |o| format!("{o:.2}")),
+        ));
+        Ok(())
+    }
+
+    /// Writes the table back.
+    fn save(self) -> Result<(), Error> {
+        write(&self.path, self.tsv)
+    }
+}
+
+/// A run's kernel time in milliseconds, every pass.
+#[cfg(feature = "cuda")]
+fn run_ms<O>(run: &reconverge_backend::Run<O>) -> f64 {
+    run.pass_times
+        .iter()
+        .sum::<std::time::Duration>()
+        .as_secs_f64()
+        * 1e3
+}

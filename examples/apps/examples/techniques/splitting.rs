@@ -62,94 +62,56 @@ fn twin(
     kernel: &TwoPathKernel<BranchSplitDistinct>,
     reference: &[u32],
 ) -> Result<(), Error> {
-    use reconverge_transforms::TwoPath;
+    use reconverge_transforms::{Strategy, TwoPath};
     let Some(gpu) = gpu else {
         return Ok(());
     };
-    let path = args.out.join(format!("{name}.tsv"));
-    let mut tsv = std::fs::read_to_string(&path)?;
-    let best_plain = tsv
-        .lines()
-        .skip(1)
-        .filter(|l| l.split('\t').nth(1).is_some_and(|c| c.starts_with("plain")))
-        .filter_map(|l| l.split('\t').nth(5)?.parse::<f64>().ok())
-        .fold(f64::INFINITY, f64::min);
+    let mut rows = super::ExtraRows::open(args, name)?;
     let items = reference.len() as u32;
     // reconverge's branch splitting (two passes, which the comparison leaves out: it times
     // one-entry strategies), at its default launch.
-    let strategy = reconverge_transforms::Strategy::BRANCH_SPLITTING;
-    let split_launch = gpu.try_launch_for(kernel, &strategy, items)?;
-    gpu.try_run(kernel, strategy, items, split_launch)?;
-    let mut times = Vec::new();
-    let mut identical = true;
-    for _ in 0..args.repeats.max(1) {
-        let r = gpu.try_run(kernel, strategy, items, split_launch)?;
-        identical &= r.outputs == reference;
-        times.push(
-            r.pass_times
-                .iter()
-                .sum::<std::time::Duration>()
-                .as_secs_f64()
-                * 1e3,
-        );
-    }
-    times.sort_by(f64::total_cmp);
-    let ms = times[times.len() / 2];
+    let strategy = Strategy::BRANCH_SPLITTING;
+    let launch = gpu.try_launch_for(kernel, &strategy, items)?;
     let names = reconverge_gpu::CudaBackend::entry_points(kernel, &strategy)?;
-    let registers = gpu
-        .gpu()
-        .attributes(names[names.len() - 1])?
-        .registers_per_thread;
-    tsv.push_str(&format!(
-        "{name}\tbranch splitting\tdefault\t{}\t{}\t{ms:.4}\t{:.3}\t{}\t{registers}\t-\n",
-        split_launch.threads_per_block,
-        split_launch.blocks,
-        ms / best_plain,
-        if identical { "yes" } else { "no" },
-    ));
+    let resources = (
+        gpu.gpu()
+            .attributes(names[names.len() - 1])?
+            .registers_per_thread,
+        None,
+    );
+    rows.time("branch splitting", launch, args.repeats, resources, || {
+        let r = gpu.try_run(kernel, strategy, items, launch)?;
+        Ok((super::run_ms(&r), r.outputs == reference))
+    })?;
+    // The twin: both kernels, a thread per item, each writing its path's items.
     let launch = reconverge_backend::Launch::one_item_per_thread(items, 256)?;
     let passes = ["bsdistinct_twin_split_a", "bsdistinct_twin_split_b"];
-    let run = || -> Result<(f64, bool), Error> {
-        let a = gpu.run_hand_written(passes[0], kernel, items, launch)?;
-        let b = gpu.run_hand_written(passes[1], kernel, items, launch)?;
-        let identical = (0..items).all(|i| {
-            let out = if kernel.0.decide(i) {
-                a.outputs[i as usize]
-            } else {
-                b.outputs[i as usize]
-            };
-            out == reference[i as usize]
-        });
-        let ms = (a.pass_times.iter().chain(&b.pass_times))
-            .sum::<std::time::Duration>()
-            .as_secs_f64()
-            * 1e3;
-        Ok((ms, identical))
-    };
-    run()?;
-    let mut times = Vec::new();
-    let mut identical = true;
-    for _ in 0..args.repeats.max(1) {
-        let (ms, ok) = run()?;
-        times.push(ms);
-        identical &= ok;
-    }
-    times.sort_by(f64::total_cmp);
-    let ms = times[times.len() / 2];
-    let registers = gpu.gpu().attributes(passes[1])?.registers_per_thread;
-    let occupancy = gpu
-        .gpu()
-        .occupancy(passes[1], launch.threads_per_block)
-        .ok();
-    tsv.push_str(&format!(
-        "{name}\ttwin branch splitting\tdefault\t{}\t{}\t{ms:.4}\t{:.3}\t{}\t{registers}\t{}\n",
-        launch.threads_per_block,
-        launch.blocks,
-        ms / best_plain,
-        if identical { "yes" } else { "no" },
-        occupancy.map_or("-".into(), |o| format!("{o:.2}")),
-    ));
-    super::write(&path, tsv)
+    let resources = (
+        gpu.gpu().attributes(passes[1])?.registers_per_thread,
+        gpu.gpu()
+            .occupancy(passes[1], launch.threads_per_block)
+            .ok(),
+    );
+    rows.time(
+        "twin branch splitting",
+        launch,
+        args.repeats,
+        resources,
+        || {
+            let a = gpu.run_hand_written(passes[0], kernel, items, launch)?;
+            let b = gpu.run_hand_written(passes[1], kernel, items, launch)?;
+            let identical = (0..items).all(|i| {
+                let out = if kernel.0.decide(i) {
+                    a.outputs[i as usize]
+                } else {
+                    b.outputs[i as usize]
+                };
+                out == reference[i as usize]
+            });
+            Ok((super::run_ms(&a) + super::run_ms(&b), identical))
+        },
+    )?;
+    rows.save()
 }
 
 #[cfg(not(feature = "cuda"))]

@@ -61,46 +61,22 @@ fn twins(
     let Some(gpu) = gpu else {
         return Ok(());
     };
-    let path = args.out.join(format!("{name}.tsv"));
-    let mut tsv = std::fs::read_to_string(&path)?;
-    let best_plain = tsv
-        .lines()
-        .skip(1)
-        .filter(|l| l.split('\t').nth(1).is_some_and(|c| c.starts_with("plain")))
-        .filter_map(|l| l.split('\t').nth(5)?.parse::<f64>().ok())
-        .fold(f64::INFINITY, f64::min);
+    let mut rows = super::ExtraRows::open(args, name)?;
     let items = reference.len() as u32;
     for &n in TWIN_ITEMS_PER_THREAD {
         let entry = format!("bpudistinct_twin_unify{n}");
         let launch = gpu.try_launch_for(kernel, &Strategy::branch_path_unification(n), items)?;
-        gpu.run_hand_written(&entry, kernel, items, launch)?;
-        let mut times = Vec::new();
-        let mut identical = true;
-        for _ in 0..args.repeats.max(1) {
+        let resources = (
+            gpu.gpu().attributes(&entry)?.registers_per_thread,
+            gpu.gpu().occupancy(&entry, launch.threads_per_block).ok(),
+        );
+        let code = format!("twin branch path unification, {n} items per thread");
+        rows.time(&code, launch, args.repeats, resources, || {
             let r = gpu.run_hand_written(&entry, kernel, items, launch)?;
-            identical &= r.outputs == reference;
-            times.push(
-                r.pass_times
-                    .iter()
-                    .sum::<std::time::Duration>()
-                    .as_secs_f64()
-                    * 1e3,
-            );
-        }
-        times.sort_by(f64::total_cmp);
-        let ms = times[times.len() / 2];
-        let registers = gpu.gpu().attributes(&entry)?.registers_per_thread;
-        let occupancy = gpu.gpu().occupancy(&entry, launch.threads_per_block).ok();
-        tsv.push_str(&format!(
-            "{name}\ttwin branch path unification, {n} items per thread\tdefault\t{}\t{}\t{ms:.4}\t{:.3}\t{}\t{registers}\t{}\n",
-            launch.threads_per_block,
-            launch.blocks,
-            ms / best_plain,
-            if identical { "yes" } else { "no" },
-            occupancy.map_or("-".into(), |o| format!("{o:.2}")),
-        ));
+            Ok((super::run_ms(&r), r.outputs == reference))
+        })?;
     }
-    write(&path, tsv)
+    rows.save()
 }
 
 #[cfg(not(feature = "cuda"))]
