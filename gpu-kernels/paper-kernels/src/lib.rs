@@ -42,8 +42,9 @@ use reconverge_workloads::held_out::{
 use reconverge_workloads::mcml::{FastF32, McmlKernel};
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
-    BranchSplitBench, DynamicWork, Gems34Branch, LoopSplitBench, PathUnification, SynBrDis,
-    SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
+    BranchSplitBench, BranchSplitDistinct, DynamicWork, Gems34Branch, LoopSplitBench,
+    PathUnification, PathUnificationDistinct, PeriodicBlockLoop, SynBrDis, SynBrDisDistinct,
+    SynItDelay, SynItDelayDistinct,
 };
 
 pub use reconverge_workloads::gpu_entries::PAPER_ENTRY_NAMES;
@@ -79,6 +80,7 @@ const KERNEL_ARRAY: [&str; KERNEL_COUNT] = {
 const TABLES: &[&[EntryPoint]] = &[
     <BranchLoopKernel<SynItDelay> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<SynItDelayDistinct> as DeviceKernel>::ENTRY_POINTS,
+    <BranchLoopKernel<PeriodicBlockLoop> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<Collatz> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<EscapeTime> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<HeavyTail> as DeviceKernel>::ENTRY_POINTS,
@@ -92,9 +94,11 @@ const TABLES: &[&[EntryPoint]] = &[
     <FactoredBranchLoopKernel<SynBrDis> as DeviceKernel>::ENTRY_POINTS,
     <FactoredBranchLoopKernel<SynBrDisDistinct> as DeviceKernel>::ENTRY_POINTS,
     <TwoPathKernel<BranchSplitBench> as DeviceKernel>::ENTRY_POINTS,
+    <TwoPathKernel<BranchSplitDistinct> as DeviceKernel>::ENTRY_POINTS,
     <SplitLoopKernel<LoopSplitBench> as DeviceKernel>::ENTRY_POINTS,
     <ItemLoopKernel<DynamicWork> as DeviceKernel>::ENTRY_POINTS,
     <TwoPathKernel<PathUnification> as DeviceKernel>::ENTRY_POINTS,
+    <TwoPathKernel<PathUnificationDistinct> as DeviceKernel>::ENTRY_POINTS,
     <TwoPathKernel<Gems34Branch> as DeviceKernel>::ENTRY_POINTS,
     <McmlKernel<f32> as DeviceKernel>::ENTRY_POINTS,
     <McmlKernel<FastF32> as DeviceKernel>::ENTRY_POINTS,

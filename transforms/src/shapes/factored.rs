@@ -13,6 +13,7 @@ use crate::strategies::dynamic_work_assignment::{
     Assignment, Dealer, Lane, dealt_step, plain_loop_of,
 };
 use crate::strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
+use crate::strategies::speculative_reconvergence as spec;
 use crate::strategy::{Strategy, StrategyError};
 
 /// A [`FactoredBranchLoop`] workload as a [`Kernel`](crate::Kernel). Every strategy takes one
@@ -101,7 +102,7 @@ impl<L: FactoredBranchLoop> BranchLoop for Unfactored<L> {
 pub enum FactoredBranchLoopProgram<W: Warp, L: FactoredBranchLoop> {
     /// Baseline, branch distribution, dynamic work assignment: the factored loop itself.
     Direct(DirectProgram<W, L>),
-    /// Iteration delaying, through [`Unfactored`].
+    /// Iteration delaying and speculative reconvergence, through [`Unfactored`].
     Adapted(BranchLoopProgram<W, Unfactored<L>>),
 }
 
@@ -160,6 +161,9 @@ crate::kernel_impl! {
             Strategy::iteration_delaying(PAPER_MAJORITY_VOTE).over(Assignment::Dynamic),
             Strategy::iteration_delaying(PAPER_ROUND_ROBIN).over(Assignment::Dynamic),
             Strategy::GRID_WIDE_DYNAMIC_WORK,
+            Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT),
+            Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
+                .over(Assignment::Dynamic),
         ];
 
         fn tally_len(&self) -> usize {
@@ -171,7 +175,8 @@ crate::kernel_impl! {
                 PathSchedule::AsWritten | PathSchedule::BranchDistribution { delaying: None } => {
                     Ok(1)
                 }
-                PathSchedule::IterationDelaying(_) => {
+                // The loop schedules of the unfactored loop: each iteration's path in full.
+                PathSchedule::IterationDelaying(_) | PathSchedule::SpeculativeReconvergence { .. } => {
                     BranchLoopKernel(Unfactored(self.0)).passes(strategy)
                 }
                 _ => Err(StrategyError::not_applicable(*strategy, Self::SHAPE)),
