@@ -315,7 +315,7 @@ pub(crate) const fn shapes_running(paths: &PathSchedule) -> &'static str {
         | PathSchedule::ZCullMasking
         | PathSchedule::BranchPathUnification { .. } => "the two-path shape's (TwoPathKernel)",
         PathSchedule::LoopSplitting => "the split-loop shape's (SplitLoopKernel)",
-        PathSchedule::IterationDelaying(_) => {
+        PathSchedule::IterationDelaying(_) | PathSchedule::SpeculativeReconvergence { .. } => {
             "the branch-loop shapes' (BranchLoopKernel, FactoredBranchLoopKernel)"
         }
         PathSchedule::BranchDistribution { delaying: None } => {
@@ -325,9 +325,6 @@ pub(crate) const fn shapes_running(paths: &PathSchedule) -> &'static str {
             "no shape's of reconverge_transforms, only a workload's with a Kernel of its own (McmlKernel)"
         }
         PathSchedule::OcclusionQueryLoop { .. } => "the item-loop shape's (ItemLoopKernel)",
-        PathSchedule::SpeculativeReconvergence { .. } => {
-            "the branch-loop shape's (BranchLoopKernel)"
-        }
     }
 }
 
