@@ -86,15 +86,27 @@ pub struct DelayedWarpRun<O> {
     pub votes: Vec<usize>,
 }
 
-/// Why [`run_delayed_warp`] did not run.
+/// Which per-thread loop with a warp vote [`run_voted_warp`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VotedLoop {
+    /// Iteration delaying under a decision ([`Kernel::delayed_items`]).
+    Delaying(Decision),
+    /// Speculative reconvergence ([`Kernel::speculative_items`]).
+    SpeculativeReconvergence {
+        /// Waiting lanes that release the block.
+        threshold: u32,
+        /// Iterations after which a waiting lane's block runs.
+        max_wait: u32,
+    },
+}
+
+/// Why [`run_delayed_warp`] or [`run_voted_warp`] did not run.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum DelayedWarpError {
-    /// The kernel has no per-thread delayed form for the decision (`delayed_items` answered
-    /// `false`): the backend runs its warp program instead.
-    #[error(
-        "the kernel has no per-thread delayed loop for {0:?} (`Kernel::delayed_items` refused it)"
-    )]
-    NoDelayedForm(Decision),
+    /// The kernel has no per-thread form of the loop (its method answered `false`): the
+    /// backend runs its warp program instead.
+    #[error("the kernel has no per-thread voted loop for {0:?} (its `Kernel` method refused it)")]
+    NoDelayedForm(VotedLoop),
 }
 
 /// Runs `kernel.delayed_items(decision, ...)` on items `0..items` with 32 OS threads as one warp,
@@ -103,6 +115,19 @@ pub enum DelayedWarpError {
 pub fn run_delayed_warp<K>(
     kernel: &K,
     decision: Decision,
+    items: u32,
+    dealing: Dealing,
+) -> Result<DelayedWarpRun<K::Output>, DelayedWarpError>
+where
+    K: Kernel + Sync,
+{
+    run_voted_warp(kernel, VotedLoop::Delaying(decision), items, dealing)
+}
+
+/// [`run_delayed_warp`] for any per-thread loop with a warp vote ([`VotedLoop`]).
+pub fn run_voted_warp<K>(
+    kernel: &K,
+    form: VotedLoop,
     items: u32,
     dealing: Dealing,
 ) -> Result<DelayedWarpRun<K::Output>, DelayedWarpError>
@@ -140,14 +165,18 @@ where
                         }
                     };
                     let mut tally = vec![0u64; tally_len];
-                    let ran = kernel.delayed_items(
-                        decision,
-                        lane,
-                        vote,
-                        next,
-                        put,
-                        &mut SliceTally(&mut tally),
-                    );
+                    let mut adds = SliceTally(&mut tally);
+                    let ran = match form {
+                        VotedLoop::Delaying(decision) => {
+                            kernel.delayed_items(decision, lane, vote, next, put, &mut adds)
+                        }
+                        VotedLoop::SpeculativeReconvergence {
+                            threshold,
+                            max_wait,
+                        } => kernel.speculative_items(
+                            threshold, max_wait, lane, vote, next, put, &mut adds,
+                        ),
+                    };
                     (ran, tally, round)
                 })
             })
@@ -158,7 +187,7 @@ where
             .collect()
     });
     if lanes.iter().any(|(ran, _, _)| !ran) {
-        return Err(DelayedWarpError::NoDelayedForm(decision));
+        return Err(DelayedWarpError::NoDelayedForm(form));
     }
     let mut tally = vec![0u64; tally_len];
     for (_, lane_tally, _) in &lanes {

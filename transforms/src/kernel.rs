@@ -317,6 +317,31 @@ pub trait Kernel {
         false
     }
 
+    /// Speculative reconvergence (`threshold`, `max_wait`) as the plain loop of one thread of
+    /// a warp with a warp vote at the iteration point, as [`Kernel::delayed_items`] is for
+    /// iteration delaying (the same arguments; the kernel a programmer writes from Damani et
+    /// al.'s convergence point). The CUDA backend runs it for
+    /// [`PathSchedule::SpeculativeReconvergence`](crate::PathSchedule::SpeculativeReconvergence)
+    /// over any [`Assignment`](crate::Assignment). Outputs and adds are the baseline's.
+    ///
+    /// Returns `false`, having called nothing, for a kernel without such a form (the default):
+    /// the backend then runs the kernel's warp program.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn speculative_items<T: Tally>(
+        &self,
+        threshold: u32,
+        max_wait: u32,
+        lane: u32,
+        vote: impl FnMut(bool) -> LaneMask,
+        next: impl FnMut() -> Option<u32>,
+        put: impl FnMut(u32, Self::Output),
+        tally: &mut T,
+    ) -> bool {
+        let _ = (threshold, max_wait, lane, vote, next, put, tally);
+        false
+    }
+
     /// One item start to finish as plain sequential code, its tally adds made to `tally`:
     /// [`Kernel::plain_items`] dealt that one item, which the optimiser turns into the plain
     /// nested loop (the item's own loop and nothing else). What the CUDA backend runs for each

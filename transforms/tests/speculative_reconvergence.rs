@@ -87,3 +87,34 @@ fn aligned_blocks_gain_nothing() {
     assert_eq!(base.1, 32.0);
     assert_eq!(spec, base);
 }
+
+/// The per-thread form the CUDA backend runs (`Kernel::speculative_items`: each thread's loop
+/// with a warp vote at the iteration point), run by 32 OS threads as one warp: every item gets
+/// its plain scalar output, dealt by stride and from a counter, and every lane votes as often
+/// (else the ballot would never complete).
+#[test]
+fn the_per_thread_form_gives_every_item_its_plain_output() {
+    use reconverge_cpu::thread_warp::{Dealing, VotedLoop, run_voted_warp};
+    for w in [
+        PeriodicBlockLoop::phased(40, 8, 6),
+        PeriodicBlockLoop::aligned(40, 8, 6),
+    ] {
+        for (threshold, max_wait) in [(16, 8), (32, 1), (1, 30)] {
+            for dealing in [Dealing::Stride, Dealing::Counter] {
+                let form = VotedLoop::SpeculativeReconvergence {
+                    threshold,
+                    max_wait,
+                };
+                let r = run_voted_warp(&BranchLoopKernel(w), form, 100, dealing)
+                    .expect("a per-thread form");
+                for (item, out) in r.outputs.iter().enumerate() {
+                    assert_eq!(*out, Some(w.reference(item as u32)), "{form:?} item {item}");
+                }
+                assert!(
+                    r.votes.iter().all(|&v| v == r.votes[0] && v > 0),
+                    "{form:?}"
+                );
+            }
+        }
+    }
+}

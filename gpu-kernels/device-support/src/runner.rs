@@ -163,6 +163,31 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
                     &mut acc,
                 )
             }
+            // Speculative reconvergence the same way: each thread's loop, a vote per iteration.
+            (
+                PathSchedule::SpeculativeReconvergence {
+                    threshold,
+                    max_wait,
+                },
+                _,
+            ) if pass == 0 && kernel.passes(&strategy).is_ok() => {
+                // SAFETY: as above.
+                let mut warp = unsafe { ThreadWarp::new(work_counter) };
+                let task = WarpTask::new(items, blocks, block, threads, tid);
+                let mut whole_warp = GpuWarp::new();
+                let lane = whole_warp.lane_ids();
+                let next = thread_items(&mut warp, &strategy, task);
+                let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
+                kernel.speculative_items(
+                    threshold,
+                    max_wait,
+                    lane,
+                    vote,
+                    next,
+                    |item, out| sink.put(item, out),
+                    &mut acc,
+                )
+            }
             _ => false,
         };
         delayed || {

@@ -13,7 +13,7 @@ use crate::strategies::dynamic_work_assignment::{
 };
 use crate::strategies::iteration_delaying::{
     DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths,
-    delayed_plain_loop, taken_cost_in_lane_iterations,
+    delayed_plain_loop, taken_cost_in_lane_iterations, voted_plain_loop,
 };
 use crate::strategies::speculative_reconvergence::{self as spec, SpecState, speculative_paths};
 use crate::strategy::{Decision, Strategy, StrategyError};
@@ -106,6 +106,42 @@ crate::kernel_impl! {
                 && delayed_plain_loop(
                     decision,
                     taken_cost_in_lane_iterations(&w.regions(), reconverge_simt::WARP_SIZE),
+                    lane,
+                    vote,
+                    next,
+                    put,
+                    |item| w.start(item),
+                    |s| w.running(s),
+                    |s| w.finish(s),
+                    |s| w.condition(s),
+                    |s, cond| {
+                        if cond {
+                            w.taken(s, tally);
+                        } else {
+                            w.not_taken(s, tally);
+                        }
+                        w.after_branch(s, tally);
+                    },
+                )
+        }
+
+        #[allow(clippy::too_many_arguments)]
+        #[inline(always)]
+        fn speculative_items<T: crate::Tally>(
+            &self,
+            threshold: u32,
+            max_wait: u32,
+            lane: u32,
+            vote: impl FnMut(bool) -> LaneMask,
+            next: impl FnMut() -> Option<u32>,
+            put: impl FnMut(u32, L::Output),
+            tally: &mut T,
+        ) -> bool {
+            let w = &self.0;
+            let mut wait = SpecState::default();
+            spec::check(threshold, max_wait).is_ok()
+                && voted_plain_loop(
+                    |live, want, _| speculative_paths(threshold, max_wait, &mut wait, live, want),
                     lane,
                     vote,
                     next,

@@ -248,6 +248,40 @@ pub(crate) fn delayed_plain_loop<S, O>(
     decision: Decision,
     taken_cost: u32,
     lane: u32,
+    vote: impl FnMut(bool) -> LaneMask,
+    next: impl FnMut() -> Option<u32>,
+    put: impl FnMut(u32, O),
+    start: impl Fn(u32) -> S,
+    running: impl Fn(&S) -> bool,
+    finish: impl Fn(&S) -> O,
+    condition: impl FnMut(&mut S) -> bool,
+    path: impl FnMut(&mut S, bool),
+) -> bool {
+    let mut delay = DelayState::new(Some(decision));
+    voted_plain_loop(
+        |live, want, started| delayed_paths(decision, &mut delay, taken_cost, live, want, started),
+        lane,
+        vote,
+        next,
+        put,
+        start,
+        running,
+        finish,
+        condition,
+        path,
+    )
+}
+
+/// The per-thread loop with a warp vote at the iteration point that [`delayed_plain_loop`]
+/// and speculative reconvergence's per-thread form share: `paths(live, want, started)` (the
+/// lanes holding an item, those of them wanting the taken path, those that held one at the
+/// start) answers which lanes run the taken and which the not-taken path this iteration; the
+/// others keep their condition pending. Same votes in every thread, as a warp's ballots need.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn voted_plain_loop<S, O>(
+    mut paths: impl FnMut(LaneMask, LaneMask, LaneMask) -> (LaneMask, LaneMask),
+    lane: u32,
     mut vote: impl FnMut(bool) -> LaneMask,
     mut next: impl FnMut() -> Option<u32>,
     mut put: impl FnMut(u32, O),
@@ -265,7 +299,6 @@ pub(crate) fn delayed_plain_loop<S, O>(
     let mut state = start(item);
     let started = vote(has);
     let me = 1u32.checked_shl(lane).unwrap_or(0);
-    let mut delay = DelayState::new(Some(decision));
     // Whether `cond` is the current item's condition for its next iteration, computed in an
     // iteration that ran the other path.
     let mut pending = false;
@@ -291,8 +324,7 @@ pub(crate) fn delayed_plain_loop<S, O>(
             return true;
         }
         let want = vote(has && cond);
-        let (taken, not_taken) =
-            delayed_paths(decision, &mut delay, taken_cost, live, want, started);
+        let (taken, not_taken) = paths(live, want, started);
         if (if cond { taken } else { not_taken }) & me != 0 {
             path(&mut state, cond);
             pending = false;
