@@ -29,7 +29,7 @@
 //! runs its iterations in the same order as in the baseline, so outputs are the baseline's.
 //!
 //! The CUDA backend runs it as each thread's loop with a warp vote per iteration
-//! ([`crate::Kernel::speculative_items`], through the same [`speculative_paths`] rule as the
+//! ([`crate::Kernel::speculative_items`], through the same `speculative_paths` rule as the
 //! warp program). Measured on an H200 (`docs/results/techniques/speculative-per-thread/`): on
 //! blocks every 8 iterations at a per-item phase, 2.81x the best Rust plain kernel at threshold
 //! 24, 1.08-1.11x the time of the hand-written CUDA C++ twin; with every item at phase 0 it
