@@ -137,58 +137,40 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
                 kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
             )
     } else {
-        // Iteration delaying first as each thread's plain loop with a warp vote at the
-        // iteration point (`Kernel::delayed_items`), the form a programmer writes by hand; the
-        // warp program where the kernel has no such form.
-        // Branch distribution with delaying delays the same way: a kernel that implements
-        // `delayed_items` for it writes its shared code once in that loop (MCML's boundary).
-        let delayed = match (strategy.paths, strategy.paths.decision()) {
-            (
-                PathSchedule::IterationDelaying(_) | PathSchedule::BranchDistribution { .. },
-                Some(decision),
-            ) if pass == 0 && kernel.passes(&strategy).is_ok() => {
-                // SAFETY: as above.
-                let mut warp = unsafe { ThreadWarp::new(work_counter) };
-                let task = WarpTask::new(items, blocks, block, threads, tid);
-                let mut whole_warp = GpuWarp::new();
-                let lane = whole_warp.lane_ids();
-                let next = thread_items(&mut warp, &strategy, task);
-                let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
-                kernel.delayed_items(
-                    decision,
-                    lane,
-                    vote,
-                    next,
-                    |item, out| sink.put(item, out),
-                    &mut acc,
-                )
+        // The loop schedules that vote per iteration first as each thread's plain loop with a
+        // warp vote at the iteration point, the form a programmer writes by hand; the warp
+        // program where the kernel has no such form. Iteration delaying through
+        // `Kernel::delayed_items`, and branch distribution with delaying the same way (a kernel
+        // that implements `delayed_items` for it writes its shared code once in that loop:
+        // MCML's boundary); speculative reconvergence through `Kernel::speculative_items`.
+        let voted = matches!(
+            strategy.paths,
+            PathSchedule::IterationDelaying(_)
+                | PathSchedule::BranchDistribution { delaying: Some(_) }
+                | PathSchedule::SpeculativeReconvergence { .. }
+        );
+        let delayed = voted && pass == 0 && kernel.passes(&strategy).is_ok() && {
+            // SAFETY: as above.
+            let mut warp = unsafe { ThreadWarp::new(work_counter) };
+            let task = WarpTask::new(items, blocks, block, threads, tid);
+            let mut whole_warp = GpuWarp::new();
+            let lane = whole_warp.lane_ids();
+            let next = thread_items(&mut warp, &strategy, task);
+            let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
+            let put = |item, out| sink.put(item, out);
+            match (strategy.paths, strategy.paths.decision()) {
+                (
+                    PathSchedule::SpeculativeReconvergence {
+                        threshold,
+                        max_wait,
+                    },
+                    _,
+                ) => kernel.speculative_items(threshold, max_wait, lane, vote, next, put, &mut acc),
+                (_, Some(decision)) => {
+                    kernel.delayed_items(decision, lane, vote, next, put, &mut acc)
+                }
+                (_, None) => false,
             }
-            // Speculative reconvergence the same way: each thread's loop, a vote per iteration.
-            (
-                PathSchedule::SpeculativeReconvergence {
-                    threshold,
-                    max_wait,
-                },
-                _,
-            ) if pass == 0 && kernel.passes(&strategy).is_ok() => {
-                // SAFETY: as above.
-                let mut warp = unsafe { ThreadWarp::new(work_counter) };
-                let task = WarpTask::new(items, blocks, block, threads, tid);
-                let mut whole_warp = GpuWarp::new();
-                let lane = whole_warp.lane_ids();
-                let next = thread_items(&mut warp, &strategy, task);
-                let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
-                kernel.speculative_items(
-                    threshold,
-                    max_wait,
-                    lane,
-                    vote,
-                    next,
-                    |item, out| sink.put(item, out),
-                    &mut acc,
-                )
-            }
-            _ => false,
         };
         delayed || {
             // SAFETY: as above.

@@ -13,7 +13,7 @@ use crate::strategies::dynamic_work_assignment::{
 };
 use crate::strategies::iteration_delaying::{
     DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths,
-    delayed_plain_loop, taken_cost_in_lane_iterations, voted_plain_loop,
+    taken_cost_in_lane_iterations, voted_plain_loop,
 };
 use crate::strategies::speculative_reconvergence::{self as spec, SpecState, speculative_paths};
 use crate::strategy::{Decision, Strategy, StrategyError};
@@ -102,27 +102,13 @@ crate::kernel_impl! {
             tally: &mut T,
         ) -> bool {
             let w = &self.0;
+            let taken_cost = taken_cost_in_lane_iterations(&w.regions(), reconverge_simt::WARP_SIZE);
+            let mut delay = DelayState::new(Some(decision));
+            let paths = |live, want, started| {
+                delayed_paths(decision, &mut delay, taken_cost, live, want, started)
+            };
             check_decision(decision).is_ok()
-                && delayed_plain_loop(
-                    decision,
-                    taken_cost_in_lane_iterations(&w.regions(), reconverge_simt::WARP_SIZE),
-                    lane,
-                    vote,
-                    next,
-                    put,
-                    |item| w.start(item),
-                    |s| w.running(s),
-                    |s| w.finish(s),
-                    |s| w.condition(s),
-                    |s, cond| {
-                        if cond {
-                            w.taken(s, tally);
-                        } else {
-                            w.not_taken(s, tally);
-                        }
-                        w.after_branch(s, tally);
-                    },
-                )
+                && voted_plain_loop(paths, lane, vote, next, put, w, tally)
         }
 
         #[allow(clippy::too_many_arguments)]
@@ -137,28 +123,10 @@ crate::kernel_impl! {
             put: impl FnMut(u32, L::Output),
             tally: &mut T,
         ) -> bool {
-            let w = &self.0;
             let mut wait = SpecState::default();
+            let paths = |live, want, _| speculative_paths(threshold, max_wait, &mut wait, live, want);
             spec::check(threshold, max_wait).is_ok()
-                && voted_plain_loop(
-                    |live, want, _| speculative_paths(threshold, max_wait, &mut wait, live, want),
-                    lane,
-                    vote,
-                    next,
-                    put,
-                    |item| w.start(item),
-                    |s| w.running(s),
-                    |s| w.finish(s),
-                    |s| w.condition(s),
-                    |s, cond| {
-                        if cond {
-                            w.taken(s, tally);
-                        } else {
-                            w.not_taken(s, tally);
-                        }
-                        w.after_branch(s, tally);
-                    },
-                )
+                && voted_plain_loop(paths, lane, vote, next, put, &self.0, tally)
         }
     }
 }

@@ -15,7 +15,7 @@
 //! and issues that path for several of them at once.
 //!
 //! On the GPU the CUDA backend runs these decisions as each thread's plain loop with a warp
-//! vote at the iteration point (`delayed_plain_loop`, through
+//! vote at the iteration point (`voted_plain_loop`, through
 //! [`crate::Kernel::delayed_items`]), the kernel a CUDA programmer writes from fig. 5; the
 //! warp program ([`crate::BranchLoopProgram`]) is the same schedule (`delayed_paths`) for the
 //! reference model and the CPU backend.
@@ -37,7 +37,8 @@
 
 use reconverge_simt::LaneMask;
 
-use crate::shape::LoopRegions;
+use crate::io::Tally;
+use crate::shape::{BranchLoop, LoopRegions};
 use crate::strategy::{Decision, StrategyError};
 
 /// Seed 002's majority vote with the threshold of its table 1's best setting (8 of 32 lanes)
@@ -227,16 +228,19 @@ fn cost_balanced(
     }
 }
 
-/// Iteration delaying as one thread's plain loop with a warp vote at the iteration point: the
-/// kernel a CUDA programmer writes from seed 002 fig. 5, and what the CUDA backend runs for
-/// [`crate::Strategy::iteration_delaying`] (through [`crate::Kernel::delayed_items`]).
+/// A loop's schedule that decides per iteration as one thread's plain loop with a warp vote
+/// at the iteration point: iteration delaying as a CUDA programmer writes it from seed 002
+/// fig. 5 (what the CUDA backend runs through [`crate::Kernel::delayed_items`], `paths` being
+/// [`delayed_paths`]) and speculative reconvergence's per-thread form
+/// ([`crate::Kernel::speculative_items`]).
 ///
 /// The thread runs the items `next` deals (an item that finishes gives its output to `put`
 /// and the next one starts at once, with no vote). Each iteration it computes its item's
 /// condition unless one is pending, the warp votes twice (`vote(p)`: the ballot of `p` over
 /// the whole warp, which every thread of it calls at the same points: the lanes that have an
-/// item, and those of them that want the taken path), [`delayed_paths`] picks the lanes that
-/// run, and the thread runs `path(state, cond)` (its path and the code after the branch) if it
+/// item, and those of them that want the taken path), `paths(live, want, started)` (those two
+/// ballots and the lanes that held an item at the start) answers which lanes run the taken and
+/// which the not-taken path, and the thread runs its path and the code after the branch if it
 /// is one of them; otherwise its condition stays pending for a later iteration. The loop ends
 /// when no lane of the warp has an item. `lane` is the thread's lane in the warp.
 ///
@@ -244,59 +248,21 @@ fn cost_balanced(
 /// are the baseline's whatever the schedule; only which iterations share an issue changes.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) fn delayed_plain_loop<S, O>(
-    decision: Decision,
-    taken_cost: u32,
-    lane: u32,
-    vote: impl FnMut(bool) -> LaneMask,
-    next: impl FnMut() -> Option<u32>,
-    put: impl FnMut(u32, O),
-    start: impl Fn(u32) -> S,
-    running: impl Fn(&S) -> bool,
-    finish: impl Fn(&S) -> O,
-    condition: impl FnMut(&mut S) -> bool,
-    path: impl FnMut(&mut S, bool),
-) -> bool {
-    let mut delay = DelayState::new(Some(decision));
-    voted_plain_loop(
-        |live, want, started| delayed_paths(decision, &mut delay, taken_cost, live, want, started),
-        lane,
-        vote,
-        next,
-        put,
-        start,
-        running,
-        finish,
-        condition,
-        path,
-    )
-}
-
-/// The per-thread loop with a warp vote at the iteration point that [`delayed_plain_loop`]
-/// and speculative reconvergence's per-thread form share: `paths(live, want, started)` (the
-/// lanes holding an item, those of them wanting the taken path, those that held one at the
-/// start) answers which lanes run the taken and which the not-taken path this iteration; the
-/// others keep their condition pending. Same votes in every thread, as a warp's ballots need.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-pub(crate) fn voted_plain_loop<S, O>(
+pub(crate) fn voted_plain_loop<L: BranchLoop, T: Tally>(
     mut paths: impl FnMut(LaneMask, LaneMask, LaneMask) -> (LaneMask, LaneMask),
     lane: u32,
     mut vote: impl FnMut(bool) -> LaneMask,
     mut next: impl FnMut() -> Option<u32>,
-    mut put: impl FnMut(u32, O),
-    start: impl Fn(u32) -> S,
-    running: impl Fn(&S) -> bool,
-    finish: impl Fn(&S) -> O,
-    mut condition: impl FnMut(&mut S) -> bool,
-    mut path: impl FnMut(&mut S, bool),
+    mut put: impl FnMut(u32, L::Output),
+    w: &L,
+    tally: &mut T,
 ) -> bool {
     let first = next();
     let mut item = first.unwrap_or(0);
     let mut has = first.is_some();
     // A thread dealt nothing holds an item's state it never runs, as the warp program's lanes
     // do: every thread takes part in the votes until the whole warp is done.
-    let mut state = start(item);
+    let mut state = w.start(item);
     let started = vote(has);
     let me = 1u32.checked_shl(lane).unwrap_or(0);
     // Whether `cond` is the current item's condition for its next iteration, computed in an
@@ -304,19 +270,19 @@ pub(crate) fn voted_plain_loop<S, O>(
     let mut pending = false;
     let mut cond = false;
     loop {
-        while has && !running(&state) {
-            put(item, finish(&state));
+        while has && !w.running(&state) {
+            put(item, w.finish(&state));
             match next() {
                 Some(following) => {
                     item = following;
-                    state = start(item);
+                    state = w.start(item);
                 }
                 None => has = false,
             }
             pending = false;
         }
         if has && !pending {
-            cond = condition(&mut state);
+            cond = w.condition(&mut state);
             pending = true;
         }
         let live = vote(has);
@@ -326,7 +292,12 @@ pub(crate) fn voted_plain_loop<S, O>(
         let want = vote(has && cond);
         let (taken, not_taken) = paths(live, want, started);
         if (if cond { taken } else { not_taken }) & me != 0 {
-            path(&mut state, cond);
+            if cond {
+                w.taken(&mut state, tally);
+            } else {
+                w.not_taken(&mut state, tally);
+            }
+            w.after_branch(&mut state, tally);
             pending = false;
         }
     }
