@@ -158,6 +158,22 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
             let next = thread_items(&mut warp, &strategy, task);
             let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
             let put = |item, out| sink.put(item, out);
+            // Read through its pointer, the workload is read again after every store the loop
+            // makes (an item's output, a tally add: LLVM cannot prove they do not alias it),
+            // so each voted iteration re-loaded its numbers from global memory where CUDA's
+            // by-value parameters cost nothing. A small workload is copied into registers
+            // once; a large one (MCML's layers) stays put, where a copy would go to local
+            // memory. Only here: the plain loops do not gain from it and the copy costs
+            // registers (up to 8 more on the paper kernels).
+            let copy;
+            let kernel =
+                if size_of::<K>() <= VOTED_LOOP_COPIED_BYTES && !core::mem::needs_drop::<K>() {
+                    // SAFETY: a bitwise copy of a valid `K` without drop glue, used only here.
+                    copy = unsafe { core::ptr::read(kernel) };
+                    &copy
+                } else {
+                    kernel
+                };
             match (strategy.paths, strategy.paths.decision()) {
                 (
                     PathSchedule::SpeculativeReconvergence {
@@ -186,6 +202,9 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
         unsafe { *status = 1 };
     }
 }
+
+/// The largest workload, in bytes, that the voted per-thread loops copy into registers.
+const VOTED_LOOP_COPIED_BYTES: usize = 64;
 
 /// The calling thread's items of a [`Strategy::runs_per_thread`] strategy, run by
 /// [`Kernel::plain_items`]: the plain per-thread loop, items dealt in the strategy's order (a
