@@ -71,6 +71,13 @@ impl Scale {
         model_items: 512,
     };
 
+    /// Timed repetitions of the rows a page shows beside the papers' originals (the
+    /// real-divergence variants, the plain kernels): half of [`Scale::reps`], rounded up, so
+    /// that the whole GPU run stays near two minutes.
+    pub fn side_reps(&self) -> u32 {
+        self.reps.div_ceil(2).max(1)
+    }
+
     /// `full` items scaled down, at least `min`.
     pub fn items(&self, full: u32, min: u32) -> u32 {
         (full / self.divisor.max(1)).max(min)
@@ -369,6 +376,37 @@ impl Ctx {
         K::Output: Default + Send + Sync + PartialEq,
         Bench: Backend<K> + Probe<K>,
     {
+        self.measure_reps(runs, strategies, self.scale.reps)
+    }
+
+    /// [`Ctx::measure`] with the best plain kernel of `prefix` (issue 40's reference) timed
+    /// on the same run, `reps` repetitions each: the pages' rows beside the papers' originals
+    /// (the real-divergence variants) pass fewer than [`Scale::reps`] to keep the GPU run
+    /// short.
+    pub fn measure_with_plain<K>(
+        &self,
+        runs: &Runs<K>,
+        strategies: &[Strategy],
+        prefix: &str,
+        reps: u32,
+    ) -> (Vec<Meas>, Option<PlainBest>)
+    where
+        K: Kernel + Sync + std::fmt::Debug,
+        K::Output: Default + Send + Sync + PartialEq,
+        Bench: Backend<K> + Probe<K> + PlainRef<K>,
+    {
+        let m = self.measure_reps(runs, strategies, reps);
+        let plain = self.timing.best_plain(prefix, &runs.timed, reps);
+        (m, plain)
+    }
+
+    /// [`Ctx::measure`] with `reps` timed rounds instead of the scale's.
+    pub fn measure_reps<K>(&self, runs: &Runs<K>, strategies: &[Strategy], reps: u32) -> Vec<Meas>
+    where
+        K: Kernel + Sync + std::fmt::Debug,
+        K::Output: Default + Send + Sync + PartialEq,
+        Bench: Backend<K> + Probe<K>,
+    {
         let (t, sample) = (&runs.timed, &runs.sample);
         let mut out: Vec<Meas> = Vec::with_capacity(strategies.len());
         let mut reference: Option<Vec<K::Output>> = None;
@@ -401,7 +439,7 @@ impl Ctx {
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); strategies.len()];
         let mut passes: Vec<Vec<Vec<f64>>> = vec![Vec::new(); strategies.len()];
         let mut walls: Vec<Vec<f64>> = vec![Vec::new(); strategies.len()];
-        for _ in 0..self.scale.reps.max(1) {
+        for _ in 0..reps.max(1) {
             for (i, &s) in strategies.iter().enumerate() {
                 if out[i].error.is_some() {
                     continue;

@@ -47,6 +47,28 @@ pub struct Runs<K> {
     pub sample: Sized<K>,
 }
 
+impl<K> Sized<K> {
+    /// The same items and launch with `f`'s kernel (a workload's real-divergence variant).
+    pub fn map<L>(self, f: impl FnOnce(K) -> L) -> Sized<L> {
+        Sized {
+            kernel: f(self.kernel),
+            items: self.items,
+            launch: self.launch,
+        }
+    }
+}
+
+impl<K> Runs<K> {
+    /// The same runs with `f`'s kernel: a workload's real-divergence variant at the
+    /// original's sizes.
+    pub fn map<L>(self, f: impl Fn(K) -> L) -> Runs<L> {
+        Runs {
+            timed: self.timed.map(&f),
+            sample: self.sample.map(&f),
+        }
+    }
+}
+
 /// The workloads of the experiments, one variant per kernel type.
 #[derive(Clone, Copy, Debug)]
 pub enum Workload {
