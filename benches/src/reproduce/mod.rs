@@ -120,7 +120,8 @@ impl<K: reconverge_gpu::DeviceKernel> Probe<K> for Bench {
 /// of reconverge's machinery, which the pages state every strategy against (issue 40).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlainBest {
-    /// Its schedule (`one_per_item`, `grid_stride`, `persistent`, `block_persistent`).
+    /// Its schedule (`one_per_item`, `grid_stride`, `persistent`, `block_persistent`), or the
+    /// hand-written entry point's name.
     pub schedule: &'static str,
     /// Median kernel time of the repetitions, seconds.
     pub median_s: f64,
@@ -149,11 +150,20 @@ pub trait PlainRef<K: Kernel> {
     /// Times every plain schedule of `prefix` on `sized` (`reps` repetitions, median) and
     /// returns the fastest that ran, or `None` where there are none.
     fn best_plain(&self, prefix: &str, sized: &Sized<K>, reps: u32) -> Option<PlainBest>;
+
+    /// Times the hand-written entry point `name` (a technique's twin, such as
+    /// `reconverge_device::unification_twin!`'s) on `sized` at its own launch, as
+    /// [`PlainRef::best_plain`] times a plain kernel; `None` where it did not run.
+    fn hand_written(&self, name: &'static str, sized: &Sized<K>, reps: u32) -> Option<PlainBest>;
 }
 
 #[cfg(not(feature = "cuda"))]
 impl<K: Kernel> PlainRef<K> for Bench {
     fn best_plain(&self, _: &str, _: &Sized<K>, _: u32) -> Option<PlainBest> {
+        None
+    }
+
+    fn hand_written(&self, _: &'static str, _: &Sized<K>, _: u32) -> Option<PlainBest> {
         None
     }
 }
@@ -185,29 +195,46 @@ where
                 threads_per_block: block,
                 blocks,
             };
-            let Ok(first) = self.run_plain(prefix, schedule, &sized.kernel, sized.items, launch)
-            else {
+            let run = || self.run_plain(prefix, schedule, &sized.kernel, sized.items, launch);
+            let Some(m) = time_entry(schedule.name(), run, &reference, reps) else {
                 continue;
             };
-            let mut times = Vec::new();
-            for _ in 0..reps.max(1) {
-                if let Ok(run) =
-                    self.run_plain(prefix, schedule, &sized.kernel, sized.items, launch)
-                {
-                    times.push(run_time(&run).as_secs_f64());
-                }
-            }
-            let m = PlainBest {
-                schedule: schedule.name(),
-                median_s: median(&mut times),
-                outputs_match: first.outputs == reference,
-            };
-            if m.median_s > 0.0 && best.as_ref().is_none_or(|b| m.median_s < b.median_s) {
+            if best.as_ref().is_none_or(|b| m.median_s < b.median_s) {
                 best = Some(m);
             }
         }
         best
     }
+
+    fn hand_written(&self, name: &'static str, sized: &Sized<K>, reps: u32) -> Option<PlainBest> {
+        let reference = self
+            .run(&sized.kernel, Strategy::BASELINE, sized.items, sized.launch)
+            .ok()?
+            .outputs;
+        let run = || self.run_hand_written(name, &sized.kernel, sized.items, sized.launch);
+        time_entry(name, run, &reference, reps)
+    }
+}
+
+/// Times `run` (an untimed first run for the outputs, then `reps` timed ones, median) as
+/// `name`; `None` where its first run fails or no time was measured.
+#[cfg(feature = "cuda")]
+fn time_entry<O: PartialEq, E>(
+    name: &'static str,
+    run: impl Fn() -> Result<reconverge_backend::Run<O>, E>,
+    reference: &[O],
+    reps: u32,
+) -> Option<PlainBest> {
+    let first = run().ok()?;
+    let mut times: Vec<f64> = (0..reps.max(1))
+        .filter_map(|_| run().ok().map(|r| run_time(&r).as_secs_f64()))
+        .collect();
+    let m = PlainBest {
+        schedule: name,
+        median_s: median(&mut times),
+        outputs_match: first.outputs == reference,
+    };
+    (m.median_s > 0.0).then_some(m)
 }
 
 /// The device the timings come from, in words: the CPU model from `/proc/cpuinfo` with the
