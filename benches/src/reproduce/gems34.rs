@@ -33,6 +33,7 @@ pub const FIG34_1_2: Experiment = Experiment {
         });
         settings(points, Workload::Gems34, &BRANCH_STRATEGIES)
     },
+    plain: &["gems34"],
 };
 
 /// §34.3: the occlusion-query loop.
@@ -44,6 +45,7 @@ pub const SECTION34_3: Experiment = Experiment {
         let point = [("LOOP_NUM 16, 1-32 trips", occlusion_runs(scale))];
         settings(point, Workload::DynamicWork, &occlusion_strategies())
     },
+    plain: &["dwa"],
 };
 
 // ---- GPU Gems 2 ch. 34 ----------------------------------------------------------------------

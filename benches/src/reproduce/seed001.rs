@@ -31,6 +31,7 @@ pub const FIG08: Experiment = Experiment {
     paper: Paper::CarrilloSiegelLi,
     build: |ctx| vec![seed001(ctx, MaskLayout::Linear)],
     settings: |scale| split_settings(scale, MaskLayout::Linear),
+    plain: &["bsplit"],
 };
 
 /// Fig. 10: branch splitting with a random decision mask.
@@ -39,6 +40,7 @@ pub const FIG10: Experiment = Experiment {
     paper: Paper::CarrilloSiegelLi,
     build: |ctx| vec![seed001(ctx, MaskLayout::Random)],
     settings: |scale| split_settings(scale, MaskLayout::Random),
+    plain: &["bsplit", "bsdistinct"],
 };
 
 /// Fig. 5: loop splitting.
@@ -52,6 +54,7 @@ pub const FIG05: Experiment = Experiment {
             .map(|(trips, runs)| (format!("{trips} trips"), runs));
         settings(points, Workload::LoopSplit, &LOOP_SPLIT_STRATEGIES)
     },
+    plain: &["lsplit"],
 };
 
 /// The branched kernel's and the split kernels' registers, as figs. 8 and 10 both state them.

@@ -37,6 +37,7 @@ pub const TABLE1_FIG12: Experiment = Experiment {
         let points = dwa_sweep(scale).map(|(r, runs)| (format!("LOOP_NUM = {}", r.loop_num), runs));
         settings(points, Workload::DynamicWork, &DWA_STRATEGIES)
     },
+    plain: &["dwa"],
 };
 
 /// Tables 2-4 and fig. 14: branch path unification (one run writes both pages).
@@ -54,6 +55,7 @@ pub const TABLES2_4_FIG14: Experiment = Experiment {
             .map(|(l, runs)| (format!("LOOP = {l}"), runs));
         settings(points, Workload::PathUnification, &bpu_strategies())
     },
+    plain: &["bpu", "bpudistinct"],
 };
 
 /// A row of table 1: LOOP_NUM and the kernel's time before and after dynamic work

@@ -35,6 +35,7 @@ pub const FIG10: Experiment = Experiment {
     paper: Paper::HanAbdelrahman,
     build: |ctx| vec![itdelay_sweep(ctx, true)],
     settings: |scale| itdelay_settings(scale, true),
+    plain: &ITDELAY_PLAIN,
 };
 
 /// Fig. 11: iteration delaying against the branch frequency.
@@ -43,6 +44,7 @@ pub const FIG11: Experiment = Experiment {
     paper: Paper::HanAbdelrahman,
     build: |ctx| vec![itdelay_sweep(ctx, false)],
     settings: |scale| itdelay_settings(scale, false),
+    plain: &ITDELAY_PLAIN,
 };
 
 /// Table 1: the decision parameters of iteration delaying.
@@ -54,6 +56,7 @@ pub const TABLE1: Experiment = Experiment {
         let point = [("r = 8, f = 10 %", itdelay_runs(scale, 8.0, 0.1))];
         settings(point, Workload::IterationDelay, &table1_strategies())
     },
+    plain: &ITDELAY_PLAIN,
 };
 
 /// Fig. 12: branch distribution.
@@ -70,6 +73,7 @@ pub const FIG12: Experiment = Experiment {
         });
         settings(points, Workload::BranchDistribution, &BRDIS_STRATEGIES)
     },
+    plain: &BRDIS_PLAIN,
 };
 
 /// §4.2: every strategy on MCML.
@@ -80,6 +84,7 @@ pub const MCML: Experiment = Experiment {
     // MCML's inputs are calibrated on the CPU model during the run (see [`mcml`]); its
     // kernels are not among [`Workload`]'s yet.
     settings: |_| Vec::new(),
+    plain: &[],
 };
 
 /// Fig. 10's numbers, as the text states them.
@@ -489,9 +494,10 @@ fn itdelay_table1(ctx: &Ctx) -> Page {
         .map(|r| Some(r.round_robin_speedup));
     let papers: Vec<Option<f64>> = std::iter::once(None).chain(votes).chain(cycles).collect();
     let runs = itdelay_runs(&ctx.scale, 8.0, 0.1);
-    let (m, plain) = ctx.measure_with_plain(&runs, &strategies, "itdelay", ctx.scale.reps);
+    let [prefix, prefix_d] = ITDELAY_PLAIN;
+    let (m, plain) = ctx.measure_with_plain(&runs, &strategies, prefix, ctx.scale.reps);
     let reps = ctx.scale.side_reps();
-    let (md, plain_d) = ctx.measure_with_plain(&distinct(runs), &strategies, "itdistinct", reps);
+    let (md, plain_d) = ctx.measure_with_plain(&distinct(runs), &strategies, prefix_d, reps);
     let mut cols: Vec<String> = ["workload", "strategy", "paper speedup", "our speedup", "ms"]
         .map(String::from)
         .into();
@@ -645,6 +651,10 @@ fn brdis_runs(scale: &Scale, m: u32, n: u32) -> Runs<FactoredBranchLoopKernel<Sy
 /// The workload column's names: the paper's benchmark, then its real-divergence variant.
 const BRDIS_WORKLOADS: [&str; 2] = ["SYN-BRDIS", "SYN-BRDIS distinct"];
 
+/// The plain kernels of [`BRDIS_WORKLOADS`] as written, then the variant's distributed by
+/// hand (fig. 7b).
+const BRDIS_PLAIN: [&str; 3] = ["brdis", "brdistinct", "brdistinct_twin"];
+
 /// One point of fig. 12 on one workload.
 struct BrDisPoint {
     /// The baseline and branch distribution.
@@ -730,12 +740,12 @@ fn brdis(ctx: &Ctx) -> Page {
             for (_, _, n) in brdis_points().into_iter().filter(|p| p.0 == m_) {
                 let runs = brdis_runs(&ctx.scale, m_, n);
                 let w = runs.timed.kernel.0;
+                let [prefix, prefix_d, by_hand] = BRDIS_PLAIN;
                 let point = if wi == 0 {
-                    brdis_point(ctx, &runs, ("brdis", None), ctx.scale.reps)
+                    brdis_point(ctx, &runs, (prefix, None), ctx.scale.reps)
                 } else {
                     let runs = runs.map(|k| FactoredBranchLoopKernel(SynBrDisDistinct(k.0)));
-                    let hand = Some("brdistinct_twin");
-                    brdis_point(ctx, &runs, ("brdistinct", hand), ctx.scale.side_reps())
+                    brdis_point(ctx, &runs, (prefix_d, Some(by_hand)), ctx.scale.side_reps())
                 };
                 let mm = &point.measured;
                 let th = w.theoretical_speedup();
