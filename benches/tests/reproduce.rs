@@ -163,14 +163,27 @@ fn every_named_plain_kernel_is_built() {
     use reconverge_paper_kernels::PLAIN_KERNELS;
     for e in EXPERIMENTS {
         for prefix in e.plain {
-            for schedule in ["one_per_item", "grid_stride", "persistent", "block_persistent"] {
+            for schedule in [
+                "one_per_item",
+                "grid_stride",
+                "persistent",
+                "block_persistent",
+            ] {
                 let name = format!("{prefix}_{schedule}");
-                assert!(PLAIN_KERNELS.contains(&name.as_str()), "{}: {name}", e.pages[0]);
+                assert!(
+                    PLAIN_KERNELS.contains(&name.as_str()),
+                    "{}: {name}",
+                    e.pages[0]
+                );
             }
         }
     }
     let with = EXPERIMENTS.iter().filter(|e| !e.plain.is_empty()).count();
-    assert_eq!(with, EXPERIMENTS.len() - 1, "all but MCML have plain kernels");
+    assert_eq!(
+        with,
+        EXPERIMENTS.len() - 1,
+        "all but MCML have plain kernels"
+    );
 }
 
 /// The advisor's page (issue 15): a prediction beside a measurement for every strategy of every

@@ -78,6 +78,12 @@ impl Scale {
         self.reps.div_ceil(2).max(1)
     }
 
+    /// Items of the CPU model's sample for the rows a page shows beside the papers' originals:
+    /// an eighth of [`Scale::model_items`], at least 512.
+    pub fn side_model_items(&self) -> u32 {
+        (self.model_items / 8).max(512)
+    }
+
     /// `full` items scaled down, at least `min`.
     pub fn items(&self, full: u32, min: u32) -> u32 {
         (full / self.divisor.max(1)).max(min)

@@ -250,8 +250,9 @@ fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
             String::new()
         } else {
             format!(
-                " Below the paper's benchmark, the same sweep with a float else branch (`BranchSplitDistinct`, which no select can share with the integer if branch, so the branched kernel really diverges), timed {} times each, against its plain kernels (`bsdistinct_*`).",
-                ctx.scale.side_reps()
+                " Below the paper's benchmark, the same sweep with a float else branch (`BranchSplitDistinct`, which no select can share with the integer if branch, so the branched kernel really diverges), timed {} times each, modelled on {} items, against its plain kernels (`bsdistinct_*`).",
+                ctx.scale.side_reps(),
+                ctx.scale.side_model_items().min(items)
             )
         }
     );
@@ -304,7 +305,9 @@ fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
     if !linear {
         let (mut db, mut ds) = (Vec::new(), Vec::new());
         for (pct_else, runs) in split_sweep(&ctx.scale, layout) {
-            let runs = runs.map(|k| TwoPathKernel(BranchSplitDistinct(k.0)));
+            let runs = runs
+                .map(|k| TwoPathKernel(BranchSplitDistinct(k.0)))
+                .sample_at_most(ctx.scale.side_model_items());
             let (m, plain, eq1) = split_point(ctx, &runs, "bsdistinct", ctx.scale.side_reps());
             db.push((f64::from(pct_else), m[0].ms().unwrap_or(f64::NAN)));
             ds.push((f64::from(pct_else), m[1].ms().unwrap_or(f64::NAN)));

@@ -349,7 +349,11 @@ fn dwa(ctx: &Ctx) -> Page {
         let mut row = vec![num(f64::from(n)), num(a / b), num(r)];
         row.extend(side_by_side_cells(&m[0], &m[1]));
         row.extend(plain_cells(&m, plain.as_ref()));
-        row.push(Value::Bool(all_equal(&[], plain.as_ref())));
+        row.push(
+            plain
+                .as_ref()
+                .map_or(Value::Null, |p| Value::Bool(p.outputs_match)),
+        );
         table.push(row);
         res.push((n, r, m));
         plains.push(plain);
@@ -403,16 +407,19 @@ const BPU_TWINS: [(u32, &str); 3] = [
     (64, "bpudistinct_twin_unify64"),
 ];
 
+/// A LOOP of tables 2-3 on one workload: the measurements, the best plain kernel and each
+/// hand-written twin's time by its DATA_PER_THREAD.
+type BpuPoint = (Vec<Meas>, Option<PlainBest>, Vec<(u32, Option<PlainBest>)>);
+
 /// [`bpu_strategies`] on `runs` beside the best plain kernel of `prefix` and each of
 /// `twins` at the strategies' launch, `reps` repetitions each.
-#[allow(clippy::type_complexity)]
 fn bpu_point<K>(
     ctx: &Ctx,
     runs: &Runs<K>,
     prefix: &str,
     twins: &[(u32, &'static str)],
     reps: u32,
-) -> (Vec<Meas>, Option<PlainBest>, Vec<(u32, Option<PlainBest>)>)
+) -> BpuPoint
 where
     K: Kernel + Sync + std::fmt::Debug,
     K::Output: Default + Send + Sync + PartialEq,
@@ -458,7 +465,7 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
     table.columns.extend(plain_columns(&BPU_NAMES));
     table
         .columns
-        .extend(["by hand ms", "by hand x plain"].map(String::from));
+        .extend(["plain by hand ms", "by hand x plain"].map(String::from));
     let mut plot = Plot::new("log10 LOOP", "speedup (before / after)");
     let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 8];
     let mut results = Vec::new();

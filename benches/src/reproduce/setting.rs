@@ -69,6 +69,18 @@ impl<K> Runs<K> {
     }
 }
 
+impl<K: Copy> Runs<K> {
+    /// The same runs with the model's sample cut to at most `items`, one item per thread: the
+    /// pages' rows beside the papers' originals, whose SIMD efficiency the model counts on
+    /// fewer items to keep the run short.
+    pub fn sample_at_most(self, items: u32) -> Self {
+        Runs {
+            timed: self.timed,
+            sample: per_thread(self.sample.kernel, self.sample.items.min(items).max(1)),
+        }
+    }
+}
+
 /// The workloads of the experiments, one variant per kernel type.
 #[derive(Clone, Copy, Debug)]
 pub enum Workload {
