@@ -11,6 +11,14 @@
 //! CPU and the GPU. SIMD efficiency always comes from the CPU reference model (counters on) for
 //! the same configuration at a smaller size; registers and occupancy come from the driver where
 //! the backend has one ([`Probe`]) and read "n/a (CPU)" otherwise.
+//!
+//! Every timed page states its strategies against the fastest plain kernel of its workload
+//! (issue 40: the loop a CUDA programmer writes first, [`PlainRef`]; the prefixes in
+//! [`Experiment::plain`]), and where the papers' benchmarks give both paths the same shape,
+//! so that the compiler merges them and the plain kernel never diverges, the page runs the
+//! real-divergence variant of the workload beside the original (seed 002 figs. 10-12 and
+//! table 1, seed 001 fig. 10, seed 004 tables 2-3), with the technique written by hand where
+//! the paper kernels have it ([`PlainRef::hand_written`]).
 
 pub mod advisor;
 mod common;
