@@ -657,9 +657,9 @@ fn brdis_runs(scale: &Scale, m: u32, n: u32) -> Runs<FactoredBranchLoopKernel<Sy
 /// The workload column's names: the paper's benchmark, then its real-divergence variant.
 const BRDIS_WORKLOADS: [&str; 2] = ["SYN-BRDIS", "SYN-BRDIS distinct"];
 
-/// The plain kernels of [`BRDIS_WORKLOADS`] as written, then the variant's distributed by
-/// hand (fig. 7b).
-const BRDIS_PLAIN: [&str; 3] = ["brdis", "brdistinct", "brdistinct_twin"];
+/// The plain kernels of [`BRDIS_WORKLOADS`] as written, then distributed by hand (fig. 7b,
+/// branch distribution's twin), in the same order.
+const BRDIS_PLAIN: [&str; 4] = ["brdis", "brdistinct", "brdis_twin", "brdistinct_twin"];
 
 /// One point of fig. 12 on one workload.
 struct BrDisPoint {
@@ -701,7 +701,7 @@ fn brdis(ctx: &Ctx) -> Page {
         "Han & Abdelrahman (GPGPU-4, 2011), fig. 12 (§4.2.2), SYN-BRDIS",
     );
     page.setup = format!(
-        "SYN-BRDIS, {items} threads x {BRDIS_ITERATIONS} iterations, blocks of {BLOCK}; M = 1, 4, 20 inputs of the factored code, N chosen so that R = N·M/20 = 0.5 … 16; theoretical speedup 2(1+R)/(2+R). Below the paper's benchmark, the same points on SYN-BRDIS distinct (`SynBrDisDistinct`: the not-taken path's prologue and epilogue integer chains, so the plain kernel really diverges through the factored code), timed {} times each, its issue slots modelled on {} items, with branch distribution written by hand (fig. 7b, `brdistinct_twin_*`, the fastest of its four schedules). Every strategy is stated against the fastest plain kernel of its workload as written (`brdis_*`, `brdistinct_*`).",
+        "SYN-BRDIS, {items} threads x {BRDIS_ITERATIONS} iterations, blocks of {BLOCK}; M = 1, 4, 20 inputs of the factored code, N chosen so that R = N·M/20 = 0.5 … 16; theoretical speedup 2(1+R)/(2+R). Below the paper's benchmark, the same points on SYN-BRDIS distinct (`SynBrDisDistinct`: the not-taken path's prologue and epilogue integer chains, so the plain kernel really diverges through the factored code), timed {} times each, its issue slots modelled on {} items. Every strategy is stated against the fastest plain kernel of its workload as written (`brdis_*`, `brdistinct_*`), beside branch distribution written by hand (fig. 7b, `brdis_twin_*`, `brdistinct_twin_*`, the fastest of four schedules).",
         ctx.scale.side_reps(),
         ctx.scale.side_model_items().min(items)
     );
@@ -747,14 +747,19 @@ fn brdis(ctx: &Ctx) -> Page {
             for (_, _, n) in brdis_points().into_iter().filter(|p| p.0 == m_) {
                 let runs = brdis_runs(&ctx.scale, m_, n);
                 let w = runs.timed.kernel.0;
-                let [prefix, prefix_d, by_hand] = BRDIS_PLAIN;
+                let [prefix, prefix_d, by_hand, by_hand_d] = BRDIS_PLAIN;
                 let point = if wi == 0 {
-                    brdis_point(ctx, &runs, (prefix, None), ctx.scale.reps)
+                    brdis_point(ctx, &runs, (prefix, Some(by_hand)), ctx.scale.reps)
                 } else {
                     let runs = runs
                         .map(|k| FactoredBranchLoopKernel(SynBrDisDistinct(k.0)))
                         .sample_at_most(ctx.scale.side_model_items());
-                    brdis_point(ctx, &runs, (prefix_d, Some(by_hand)), ctx.scale.side_reps())
+                    brdis_point(
+                        ctx,
+                        &runs,
+                        (prefix_d, Some(by_hand_d)),
+                        ctx.scale.side_reps(),
+                    )
                 };
                 let mm = &point.measured;
                 let th = w.theoretical_speedup();

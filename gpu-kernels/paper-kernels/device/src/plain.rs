@@ -68,6 +68,10 @@ reconverge_device::branch_splitting_twin!(BranchSplitDistinct => u32;
 // Gems 2 ch. 34's two-path branch.
 reconverge_device::plain_kernels!(SynBrDis => BrDisOutput, factored_loop_item;
     brdis_one_per_item, brdis_grid_stride, brdis_persistent, brdis_block_persistent);
+// SYN-BRDIS distributed by hand (fig. 7b): branch distribution's twin on the paper's benchmark.
+reconverge_device::plain_kernels!(SynBrDis => BrDisOutput, factored_loop_item_distributed;
+    brdis_twin_one_per_item, brdis_twin_grid_stride, brdis_twin_persistent,
+    brdis_twin_block_persistent);
 reconverge_device::plain_kernels!(BranchSplitBench => u32, two_path_item;
     bsplit_one_per_item, bsplit_grid_stride, bsplit_persistent, bsplit_block_persistent);
 reconverge_device::plain_kernels!(LoopSplitBench => u64, split_loop_item;
