@@ -42,6 +42,7 @@ fn tiny_run_writes_every_page() {
     expected.push("advisor-predicted-vs-measured");
     assert_eq!(summary.pages, expected, "every registered page, in order");
     check_advisor_page(&out);
+    check_plain_columns(&out);
     assert_eq!(PAPER_NUMBERS.len(), all.len());
     for (name, number) in PAPER_NUMBERS {
         assert!(all.contains(name), "{name} is not a page");
@@ -68,7 +69,11 @@ fn tiny_run_writes_every_page() {
     // Pages that run something have rows.
     let csv =
         std::fs::read_to_string(out.join("seed002-table1-decision-parameters.csv")).expect("csv");
-    assert_eq!(csv.lines().count(), 12, "baseline + 10 settings + header");
+    assert_eq!(
+        csv.lines().count(),
+        23,
+        "header + (baseline + 10 settings) on SYN-ITDELAY and on its real-divergence variant"
+    );
     let ls = std::fs::read_to_string(out.join("seed001-fig05-loop-splitting.md")).expect("page");
     assert!(!ls.contains("Not yet implemented"));
     let ls_csv =
@@ -97,6 +102,88 @@ fn tiny_run_writes_every_page() {
     }
     assert!(dir.join("README.md").is_file(), "top-level index");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 40: every timed page of an experiment with plain kernels states its strategies
+/// against the best of them: the plain columns (time, schedule, each strategy's ratio), a first
+/// finding about the best plain kernel, and a setup that names each plain kernel it times. On
+/// the CPU backend the columns are there and read "n/a (CPU)".
+fn check_plain_columns(out: &std::path::Path) {
+    let mut checked = 0;
+    for e in EXPERIMENTS {
+        for name in e.pages {
+            let json: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(out.join(format!("{name}.json"))).expect("page"),
+            )
+            .expect("valid JSON");
+            let page = &json["page"];
+            let columns: Vec<&str> = page["table"]["columns"]
+                .as_array()
+                .expect("columns")
+                .iter()
+                .map(|c| c.as_str().expect("a heading"))
+                .collect();
+            // A page the model alone fills (table 4) times nothing to state.
+            let timed = columns.iter().any(|c| *c == "ms" || c.ends_with(" ms"));
+            if e.plain.is_empty() || !timed {
+                continue;
+            }
+            for heading in ["plain best ms", "plain best kernel"] {
+                assert!(columns.contains(&heading), "{name} lacks {heading:?}");
+            }
+            assert!(
+                columns.iter().any(|c| c.ends_with(" x plain")),
+                "{name}: no ratio to the plain kernel in {columns:?}"
+            );
+            let first = page["findings"][0].as_str().unwrap_or_default();
+            assert!(
+                first.contains("best plain kernel"),
+                "{name}: first finding {first:?}"
+            );
+            let setup = page["setup"].as_str().unwrap_or_default();
+            for prefix in e.plain {
+                assert!(
+                    setup.contains(&format!("`{prefix}_")),
+                    "{name}: the setup does not name {prefix}_*"
+                );
+            }
+            let md = std::fs::read_to_string(out.join(format!("{name}.md"))).expect("md");
+            assert!(md.contains("| n/a (CPU) |"), "{name}: CPU cells");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12, "{checked} pages with plain kernels");
+}
+
+/// Each plain kernel an experiment names is one of the paper kernels' four schedules: a name
+/// the module lacks would leave the GPU's page without its reference (`best_plain` finds
+/// nothing to time and prints "n/a").
+#[test]
+fn every_named_plain_kernel_is_built() {
+    use reconverge_paper_kernels::PLAIN_KERNELS;
+    for e in EXPERIMENTS {
+        for prefix in e.plain {
+            for schedule in [
+                "one_per_item",
+                "grid_stride",
+                "persistent",
+                "block_persistent",
+            ] {
+                let name = format!("{prefix}_{schedule}");
+                assert!(
+                    PLAIN_KERNELS.contains(&name.as_str()),
+                    "{}: {name}",
+                    e.pages[0]
+                );
+            }
+        }
+    }
+    let with = EXPERIMENTS.iter().filter(|e| !e.plain.is_empty()).count();
+    assert_eq!(
+        with,
+        EXPERIMENTS.len() - 1,
+        "all but MCML have plain kernels"
+    );
 }
 
 /// The advisor's page (issue 15): a prediction beside a measurement for every strategy of every

@@ -66,6 +66,11 @@ pub fn plain_cells(measured: &[Meas], plain: Option<&PlainBest>) -> Vec<Value> {
     cells
 }
 
+/// Whether every run that ran gave the reference's outputs, the best plain kernel's included.
+pub fn all_equal(measured: &[Meas], plain: Option<&PlainBest>) -> bool {
+    measured.iter().all(|m| m.outputs_match || !m.ok()) && plain.is_none_or(|p| p.outputs_match)
+}
+
 /// A page's first finding against the best plain kernel at one setting (`at`, e.g.
 /// "r = 8"): every strategy's ratio to it, or, without plain kernels (the CPU backend), the
 /// sentence that says the reference is GPU-only.

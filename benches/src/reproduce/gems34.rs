@@ -7,7 +7,10 @@ use reconverge_transforms::{ItemLoopKernel, TwoPathKernel};
 use reconverge_workloads::synthetic::{DynamicWork, Gems34Branch};
 use serde_json::Value;
 
-use super::common::{BLOCK, SINCE_VOLTA, baseline_then, driver_cells, driver_columns, f, x2};
+use super::common::{
+    BLOCK, SINCE_VOLTA, all_equal, baseline_then, driver_cells, driver_columns, f, plain_cells,
+    plain_columns, plain_finding, x2,
+};
 use super::page::{Page, Plot, Table, columns_per, num, text};
 use super::registry::{Experiment, Paper};
 use super::seed004::dwa_runs;
@@ -30,6 +33,7 @@ pub const FIG34_1_2: Experiment = Experiment {
         });
         settings(points, Workload::Gems34, &BRANCH_STRATEGIES)
     },
+    plain: &["gems34"],
 };
 
 /// §34.3: the occlusion-query loop.
@@ -41,6 +45,7 @@ pub const SECTION34_3: Experiment = Experiment {
         let point = [("LOOP_NUM 16, 1-32 trips", occlusion_runs(scale))];
         settings(point, Workload::DynamicWork, &occlusion_strategies())
     },
+    plain: &["dwa"],
 };
 
 // ---- GPU Gems 2 ch. 34 ----------------------------------------------------------------------
@@ -94,26 +99,38 @@ fn gems34(ctx: &Ctx) -> Vec<Page> {
     ];
     const ZCULL: usize = 4;
     let mut res = Vec::new();
+    let mut plains = Vec::new();
     for (coherent, p, runs) in branch_sweep(&ctx.scale) {
-        let m = ctx.measure(&runs, &BRANCH_STRATEGIES);
+        let (m, plain) =
+            ctx.measure_with_plain(&runs, &BRANCH_STRATEGIES, "gems34", ctx.scale.reps);
         res.push((coherent, p, m));
+        plains.push(plain);
     }
     let mut cols = vec!["condition".to_string(), "p(taken)".to_string()];
     cols.extend(columns_per(&names, "ms"));
     cols.push("z-cull culled passes ms (mask reused)".into());
+    cols.extend(plain_columns(&names));
     cols.extend(columns_per(&names, "SIMD eff"));
     cols.extend(driver_columns(&["branching"]));
     cols.push("outputs equal".into());
     let mut table = Table::with_columns(cols);
-    for (c, p, m) in &res {
+    for ((c, p, m), plain) in res.iter().zip(&plains) {
         let mut row = vec![text(if *c { "coherent" } else { "random" }), num(*p)];
         row.extend(m.iter().map(|m| num(m.ms())));
         row.push(num(m[ZCULL].passes_ms(1)));
+        row.extend(plain_cells(m, plain.as_ref()));
         row.extend(m.iter().map(|m| num(m.simd())));
         row.extend(driver_cells(&[(&m[0], 0)]));
-        row.push(Value::Bool(m.iter().all(|m| m.outputs_match || !m.ok())));
+        row.push(Value::Bool(all_equal(m, plain.as_ref())));
         table.push(row);
     }
+    // Both pages' first finding: every strategy against the best plain kernel at p = 0.5
+    // with a random condition (the book's worst case).
+    let first = res
+        .iter()
+        .zip(&plains)
+        .find(|((c, p, _), _)| !*c && (*p - 0.5).abs() < 1e-9)
+        .map(|((_, _, m), plain)| plain_finding("p = 0.5, random", &names, m, plain.as_ref()));
     let series_of = |coherent: bool, ms: &dyn Fn(&[Meas]) -> Option<f64>| -> Vec<(f64, f64)> {
         res.iter()
             .filter(|r| r.0 == coherent)
@@ -123,7 +140,7 @@ fn gems34(ctx: &Ctx) -> Vec<Page> {
     let series = |i: usize, coherent: bool| series_of(coherent, &|m: &[Meas]| m[i].ms());
     let culled = |coherent: bool| series_of(coherent, &|m: &[Meas]| m[ZCULL].passes_ms(1));
     let setup = format!(
-        "{items} fragments, one per thread, blocks of {BLOCK}; taken path = expensive shading, not taken = write a constant; random condition (each fragment independently) or coherent (runs of 1024 fragments share the condition); p = 0 … 1."
+        "{items} fragments, one per thread, blocks of {BLOCK}; taken path = expensive shading, not taken = write a constant; random condition (each fragment independently) or coherent (runs of 1024 fragments share the condition); p = 0 … 1; every strategy stated against the fastest plain kernel of the branch (`gems34_*`: `if` as written, one loop per thread, four schedules)."
     );
     let book = "The chapter's figures give no numbers (plots of cost over probability, GeForce 6 era). The text states: with locality (coherent), cost follows the probability for z-cull and for branching; with a random condition z-cull \"is not much better than predication\", and branching costs about as much as predication for any probability away from 0 and 1; both are effective only at very low or very high probability. Predication is preferred for branches of 2–4 operations.";
     let at = |coherent: bool, p: f64| {
@@ -152,6 +169,7 @@ fn gems34(ctx: &Ctx) -> Vec<Page> {
     }
     z.plot = plot;
     z.table = table.clone();
+    z.findings.extend(first.clone());
     for p in [0.05, 0.5, 0.95] {
         if let (Some(r), Some(c)) = (at(false, p), at(true, p)) {
             z.findings.push(format!(
@@ -187,6 +205,7 @@ fn gems34(ctx: &Ctx) -> Vec<Page> {
     }
     b.plot = plot;
     b.table = table;
+    b.findings.extend(first);
     for p in [0.05, 0.5, 0.95] {
         if let (Some(r), Some(c)) = (at(false, p), at(true, p)) {
             b.findings.push(format!(
@@ -219,9 +238,9 @@ fn occlusion_query_loop(ctx: &Ctx) -> Page {
     let strategies = occlusion_strategies();
     let runs = occlusion_runs(&ctx.scale);
     let (items, blocks) = (runs.timed.items, runs.timed.launch.blocks);
-    let m = ctx.measure(&runs, &strategies);
+    let (m, plain) = ctx.measure_with_plain(&runs, &strategies, "dwa", ctx.scale.reps);
     page.setup = format!(
-        "Seed 004's variable-trip loop (`DynamicWork`: LOOP_NUM {loop_num}, 1–{max_trips} trips per element), {items} elements, {blocks} blocks of {BLOCK} threads. Baseline: the loop inside one kernel. Occlusion-query loop: the loop as passes of k iterations; unfinished elements keep their state in device memory, finished ones are masked (a window of 32 finished elements skips the pass), and each pass counts the elements it left; the host reads that count after every pass and launches the next pass while it is non-zero. Kernel time: CUDA events summed over the passes; wall time adds the host's reads of the count and the launches."
+        "Seed 004's variable-trip loop (`DynamicWork`: LOOP_NUM {loop_num}, 1–{max_trips} trips per element), {items} elements, {blocks} blocks of {BLOCK} threads. Baseline: the loop inside one kernel. Occlusion-query loop: the loop as passes of k iterations; unfinished elements keep their state in device memory, finished ones are masked (a window of 32 finished elements skips the pass), and each pass counts the elements it left; the host reads that count after every pass and launches the next pass while it is non-zero. Kernel time: CUDA events summed over the passes; wall time adds the host's reads of the count and the launches. Every strategy is stated against the fastest plain kernel of the loop (`dwa_*`: one loop per thread, four schedules)."
     );
     let mut table = Table::new(&[
         "strategy",
@@ -235,6 +254,7 @@ fn occlusion_query_loop(ctx: &Ctx) -> Page {
         "regs",
         "outputs equal",
     ]);
+    table.columns.extend(plain_columns(&["strategy"]));
     let mut plot = Plot::new("log2 iterations per pass", "time / baseline");
     let (mut kern, mut wall) = (Vec::new(), Vec::new());
     for (i, s) in strategies.iter().enumerate() {
@@ -250,7 +270,7 @@ fn occlusion_query_loop(ctx: &Ctx) -> Page {
             kern.push((f64::from(k).log2(), kr.unwrap_or(f64::NAN)));
             wall.push((f64::from(k).log2(), wr.unwrap_or(f64::NAN)));
         }
-        table.push(vec![
+        let mut row = vec![
             text(label(s)),
             num(k.map(f64::from)),
             num(m[i].ok().then_some(m[i].pass_s.len() as f64)),
@@ -260,13 +280,23 @@ fn occlusion_query_loop(ctx: &Ctx) -> Page {
             num(wr),
             num(m[i].simd()),
             num(m[i].regs(0)),
-            Value::Bool(m[i].outputs_match),
-        ]);
+            Value::Bool(m[i].outputs_match && all_equal(&[], plain.as_ref())),
+        ];
+        row.extend(plain_cells(std::slice::from_ref(&m[i]), plain.as_ref()));
+        table.push(row);
     }
     plot.line("kernel time", kern);
     plot.line("wall time", wall);
     page.plot = plot;
     page.table = table;
+    let names: Vec<String> = strategies.iter().map(label).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    page.findings.push(plain_finding(
+        &format!("LOOP_NUM {loop_num}"),
+        &names,
+        &m,
+        plain.as_ref(),
+    ));
     for (i, &k) in ks.iter().enumerate() {
         let oq = &m[i + 1];
         if oq.ok() {

@@ -11,6 +11,14 @@
 //! CPU and the GPU. SIMD efficiency always comes from the CPU reference model (counters on) for
 //! the same configuration at a smaller size; registers and occupancy come from the driver where
 //! the backend has one ([`Probe`]) and read "n/a (CPU)" otherwise.
+//!
+//! Every timed page states its strategies against the fastest plain kernel of its workload
+//! (issue 40: the loop a CUDA programmer writes first, [`PlainRef`]; the prefixes in
+//! [`Experiment::plain`]), and where the papers' benchmarks give both paths the same shape,
+//! so that the compiler merges them and the plain kernel never diverges, the page runs the
+//! real-divergence variant of the workload beside the original (seed 002 figs. 10-12 and
+//! table 1, seed 001 fig. 10, seed 004 tables 2-3), with the technique written by hand where
+//! the paper kernels have it ([`PlainRef::hand_written`]).
 
 pub mod advisor;
 mod common;
@@ -71,6 +79,19 @@ impl Scale {
         model_items: 512,
     };
 
+    /// Timed repetitions of the rows a page shows beside the papers' originals (the
+    /// real-divergence variants, the plain kernels): half of [`Scale::reps`], rounded up, so
+    /// that the whole GPU run stays near two minutes.
+    pub fn side_reps(&self) -> u32 {
+        self.reps.div_ceil(2).max(1)
+    }
+
+    /// Items of the CPU model's sample for the rows a page shows beside the papers' originals:
+    /// an eighth of [`Scale::model_items`], at least 512.
+    pub fn side_model_items(&self) -> u32 {
+        (self.model_items / 8).max(512)
+    }
+
     /// `full` items scaled down, at least `min`.
     pub fn items(&self, full: u32, min: u32) -> u32 {
         (full / self.divisor.max(1)).max(min)
@@ -113,7 +134,8 @@ impl<K: reconverge_gpu::DeviceKernel> Probe<K> for Bench {
 /// of reconverge's machinery, which the pages state every strategy against (issue 40).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlainBest {
-    /// Its schedule (`one_per_item`, `grid_stride`, `persistent`, `block_persistent`).
+    /// Its schedule (`one_per_item`, `grid_stride`, `persistent`, `block_persistent`), or the
+    /// hand-written entry point's name.
     pub schedule: &'static str,
     /// Median kernel time of the repetitions, seconds.
     pub median_s: f64,
@@ -142,11 +164,20 @@ pub trait PlainRef<K: Kernel> {
     /// Times every plain schedule of `prefix` on `sized` (`reps` repetitions, median) and
     /// returns the fastest that ran, or `None` where there are none.
     fn best_plain(&self, prefix: &str, sized: &Sized<K>, reps: u32) -> Option<PlainBest>;
+
+    /// Times the hand-written entry point `name` (a technique's twin, such as
+    /// `reconverge_device::unification_twin!`'s) on `sized` at its own launch, as
+    /// [`PlainRef::best_plain`] times a plain kernel; `None` where it did not run.
+    fn hand_written(&self, name: &'static str, sized: &Sized<K>, reps: u32) -> Option<PlainBest>;
 }
 
 #[cfg(not(feature = "cuda"))]
 impl<K: Kernel> PlainRef<K> for Bench {
     fn best_plain(&self, _: &str, _: &Sized<K>, _: u32) -> Option<PlainBest> {
+        None
+    }
+
+    fn hand_written(&self, _: &'static str, _: &Sized<K>, _: u32) -> Option<PlainBest> {
         None
     }
 }
@@ -178,29 +209,46 @@ where
                 threads_per_block: block,
                 blocks,
             };
-            let Ok(first) = self.run_plain(prefix, schedule, &sized.kernel, sized.items, launch)
-            else {
+            let run = || self.run_plain(prefix, schedule, &sized.kernel, sized.items, launch);
+            let Some(m) = time_entry(schedule.name(), run, &reference, reps) else {
                 continue;
             };
-            let mut times = Vec::new();
-            for _ in 0..reps.max(1) {
-                if let Ok(run) =
-                    self.run_plain(prefix, schedule, &sized.kernel, sized.items, launch)
-                {
-                    times.push(run_time(&run).as_secs_f64());
-                }
-            }
-            let m = PlainBest {
-                schedule: schedule.name(),
-                median_s: median(&mut times),
-                outputs_match: first.outputs == reference,
-            };
-            if m.median_s > 0.0 && best.as_ref().is_none_or(|b| m.median_s < b.median_s) {
+            if best.as_ref().is_none_or(|b| m.median_s < b.median_s) {
                 best = Some(m);
             }
         }
         best
     }
+
+    fn hand_written(&self, name: &'static str, sized: &Sized<K>, reps: u32) -> Option<PlainBest> {
+        let reference = self
+            .run(&sized.kernel, Strategy::BASELINE, sized.items, sized.launch)
+            .ok()?
+            .outputs;
+        let run = || self.run_hand_written(name, &sized.kernel, sized.items, sized.launch);
+        time_entry(name, run, &reference, reps)
+    }
+}
+
+/// Times `run` (an untimed first run for the outputs, then `reps` timed ones, median) as
+/// `name`; `None` where its first run fails or no time was measured.
+#[cfg(feature = "cuda")]
+fn time_entry<O: PartialEq, E>(
+    name: &'static str,
+    run: impl Fn() -> Result<reconverge_backend::Run<O>, E>,
+    reference: &[O],
+    reps: u32,
+) -> Option<PlainBest> {
+    let first = run().ok()?;
+    let mut times: Vec<f64> = (0..reps.max(1))
+        .filter_map(|_| run().ok().map(|r| run_time(&r).as_secs_f64()))
+        .collect();
+    let m = PlainBest {
+        schedule: name,
+        median_s: median(&mut times),
+        outputs_match: first.outputs == reference,
+    };
+    (m.median_s > 0.0).then_some(m)
 }
 
 /// The device the timings come from, in words: the CPU model from `/proc/cpuinfo` with the
@@ -369,6 +417,37 @@ impl Ctx {
         K::Output: Default + Send + Sync + PartialEq,
         Bench: Backend<K> + Probe<K>,
     {
+        self.measure_reps(runs, strategies, self.scale.reps)
+    }
+
+    /// [`Ctx::measure`] with the best plain kernel of `prefix` (issue 40's reference) timed
+    /// on the same run, `reps` repetitions each: the pages' rows beside the papers' originals
+    /// (the real-divergence variants) pass fewer than [`Scale::reps`] to keep the GPU run
+    /// short.
+    pub fn measure_with_plain<K>(
+        &self,
+        runs: &Runs<K>,
+        strategies: &[Strategy],
+        prefix: &str,
+        reps: u32,
+    ) -> (Vec<Meas>, Option<PlainBest>)
+    where
+        K: Kernel + Sync + std::fmt::Debug,
+        K::Output: Default + Send + Sync + PartialEq,
+        Bench: Backend<K> + Probe<K> + PlainRef<K>,
+    {
+        let m = self.measure_reps(runs, strategies, reps);
+        let plain = self.timing.best_plain(prefix, &runs.timed, reps);
+        (m, plain)
+    }
+
+    /// [`Ctx::measure`] with `reps` timed rounds instead of the scale's.
+    pub fn measure_reps<K>(&self, runs: &Runs<K>, strategies: &[Strategy], reps: u32) -> Vec<Meas>
+    where
+        K: Kernel + Sync + std::fmt::Debug,
+        K::Output: Default + Send + Sync + PartialEq,
+        Bench: Backend<K> + Probe<K>,
+    {
         let (t, sample) = (&runs.timed, &runs.sample);
         let mut out: Vec<Meas> = Vec::with_capacity(strategies.len());
         let mut reference: Option<Vec<K::Output>> = None;
@@ -401,7 +480,7 @@ impl Ctx {
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); strategies.len()];
         let mut passes: Vec<Vec<Vec<f64>>> = vec![Vec::new(); strategies.len()];
         let mut walls: Vec<Vec<f64>> = vec![Vec::new(); strategies.len()];
-        for _ in 0..self.scale.reps.max(1) {
+        for _ in 0..reps.max(1) {
             for (i, &s) in strategies.iter().enumerate() {
                 if out[i].error.is_some() {
                     continue;

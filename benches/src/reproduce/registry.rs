@@ -40,6 +40,11 @@ pub struct Experiment {
     pub build: fn(&Ctx) -> Vec<Page>,
     /// Its settings at a scale: what `build` measures, as data.
     pub settings: fn(&Scale) -> Vec<Setting>,
+    /// The plain kernels its timed pages state every strategy against (issue 40): prefixes of
+    /// the paper kernels' `PLAIN_KERNELS` (`reconverge_paper_kernels`), the paper's workload
+    /// first, then its real-divergence variant's where the page runs one. Empty where the
+    /// workload has none (MCML).
+    pub plain: &'static [&'static str],
 }
 
 /// Every experiment, in the order of the results index.

@@ -2,19 +2,23 @@
 //! NVIDIA G80 architecture* (seed 001): branch splitting (figs. 8 and 10, eq. 1) and loop
 //! splitting (fig. 5).
 
-use reconverge_backend::Strategy;
+use reconverge_backend::{Backend, Kernel, Strategy};
 use reconverge_transforms::{SplitLoopKernel, TwoPathKernel};
 use reconverge_workloads::synthetic::{
-    BranchSplitBench, LoopSplitBench, MaskLayout, branch_split, loop_split,
+    BranchSplitBench, BranchSplitDistinct, LoopSplitBench, MaskLayout, branch_split, loop_split,
 };
 use serde_json::Value;
 
-use super::common::{BLOCK, SINCE_VOLTA, driver_cells, driver_columns, f, highest, lowest};
-use super::page::{Page, Plot, Table, fmt_num, num};
+use super::common::{
+    BLOCK, SINCE_VOLTA, all_equal, driver_cells, driver_columns, f, highest, lowest, plain_cells,
+    plain_columns, plain_finding,
+};
+use super::page::{Page, Plot, Table, fmt_num, num, text};
 use super::paper::{PaperTable, Quantity, Source, reported};
 use super::registry::{Experiment, Paper};
 use super::setting::{Runs, Setting, Workload, per_thread, settings};
-use super::{Ctx, Meas, Scale};
+use super::{Ctx, Meas, PlainBest, PlainRef, Probe, Scale};
+use crate::Bench;
 
 /// Seed 001: elements (the paper's 2^22).
 pub const FULL_BSPLIT_ITEMS: u32 = 1 << 22;
@@ -27,6 +31,7 @@ pub const FIG08: Experiment = Experiment {
     paper: Paper::CarrilloSiegelLi,
     build: |ctx| vec![seed001(ctx, MaskLayout::Linear)],
     settings: |scale| split_settings(scale, MaskLayout::Linear),
+    plain: &["bsplit"],
 };
 
 /// Fig. 10: branch splitting with a random decision mask.
@@ -35,6 +40,7 @@ pub const FIG10: Experiment = Experiment {
     paper: Paper::CarrilloSiegelLi,
     build: |ctx| vec![seed001(ctx, MaskLayout::Random)],
     settings: |scale| split_settings(scale, MaskLayout::Random),
+    plain: &["bsplit", "bsdistinct"],
 };
 
 /// Fig. 5: loop splitting.
@@ -48,6 +54,7 @@ pub const FIG05: Experiment = Experiment {
             .map(|(trips, runs)| (format!("{trips} trips"), runs));
         settings(points, Workload::LoopSplit, &LOOP_SPLIT_STRATEGIES)
     },
+    plain: &["lsplit"],
 };
 
 /// The branched kernel's and the split kernels' registers, as figs. 8 and 10 both state them.
@@ -137,6 +144,9 @@ fn split_settings(scale: &Scale, layout: MaskLayout) -> Vec<Setting> {
 /// The fused loop and the split loops.
 const LOOP_SPLIT_STRATEGIES: [Strategy; 2] = [Strategy::BASELINE, Strategy::LOOP_SPLITTING];
 
+/// The fused and split loops' names in the plain columns.
+const LOOP_NAMES: [&str; 2] = ["fused", "split"];
+
 /// Fig. 5's timed and modelled items.
 fn loop_split_items(scale: &Scale) -> (u32, u32) {
     let items = scale.items(FULL_LSPLIT_ITEMS, 1024);
@@ -161,6 +171,62 @@ fn loop_split_sweep(scale: &Scale) -> Vec<(u32, Runs<SplitLoopKernel<LoopSplitBe
 
 // ---- Seed 001: branch splitting ------------------------------------------------------------
 
+/// The strategies' names in the plain columns.
+const SPLIT_NAMES: [&str; 2] = ["branched", "split"];
+
+/// [`SPLIT_STRATEGIES`] on `runs` beside the best plain kernel of `prefix` (`reps`
+/// repetitions each), and eq. 1's speedup (T = Σ t_i with t_i ∝ each path's issue slots in the
+/// branched kernel, ρ from the driver).
+fn split_point<K>(
+    ctx: &Ctx,
+    runs: &Runs<K>,
+    prefix: &str,
+    reps: u32,
+) -> (Vec<Meas>, Option<PlainBest>, Option<f64>)
+where
+    K: Kernel + Sync + std::fmt::Debug,
+    K::Output: Default + Send + Sync + PartialEq,
+    Bench: Backend<K> + Probe<K> + PlainRef<K>,
+{
+    let (m, plain) = ctx.measure_with_plain(runs, &SPLIT_STRATEGIES, prefix, reps);
+    let eq1 = m[0].counters.as_ref().and_then(|c| {
+        let a = c
+            .region(branch_split::IF_LIGHT)
+            .map_or(0, |r| r.issue_slots) as f64;
+        let b = c
+            .region(branch_split::ELSE_HEAVY)
+            .map_or(0, |r| r.issue_slots) as f64;
+        let (rho_min, ra, rb) = (m[0].occ(0)?, m[1].occ(0)?, m[1].occ(1)?);
+        let t = a + b;
+        (t > 0.0).then(|| reconverge_occupancy_free_eq1(t, &[(a, ra), (b, rb)], rho_min))
+    });
+    (m, plain, eq1)
+}
+
+/// A row of figs. 8 and 10.
+fn split_row(
+    workload: &str,
+    pct_else: u32,
+    m: &[Meas],
+    plain: Option<&PlainBest>,
+    eq1: Option<f64>,
+) -> Vec<Value> {
+    let mut row = vec![
+        text(workload),
+        num(f64::from(pct_else)),
+        num(m[0].ms()),
+        num(m[1].ms()),
+        num(m[1].speedup_over(&m[0])),
+        num(eq1),
+        num(m[0].simd()),
+        num(m[1].simd()),
+    ];
+    row.extend(driver_cells(&[(&m[0], 0), (&m[1], 0), (&m[1], 1)]));
+    row.push(Value::Bool(all_equal(m, plain)));
+    row.extend(plain_cells(m, plain));
+    row
+}
+
 fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
     let linear = layout == MaskLayout::Linear;
     let (items, _) = split_items(&ctx.scale);
@@ -179,7 +245,16 @@ fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
         )
     };
     page.setup = format!(
-        "{items} elements, one per thread, blocks of {BLOCK}; if path {light} instructions, else path {heavy}; else fraction 0–100 % in steps of 5; branched single kernel (baseline) vs two split kernels (pass 0 = if, pass 1 = else). Eq. 1 with T = Σ t_i, t_i ∝ the model's issue slots of each path, ρ from the driver, σ = 0."
+        "{items} elements, one per thread, blocks of {BLOCK}; if path {light} instructions, else path {heavy}; else fraction 0–100 % in steps of 5; branched single kernel (baseline) vs two split kernels (pass 0 = if, pass 1 = else). Eq. 1 with T = Σ t_i, t_i ∝ the model's issue slots of each path, ρ from the driver, σ = 0. Both are stated against the fastest plain kernel of the benchmark (`bsplit_*`: the branch as written, one loop per thread, four schedules).{}",
+        if linear {
+            String::new()
+        } else {
+            format!(
+                " Below the paper's benchmark, the same sweep with a float else branch (`BranchSplitDistinct`, which no select can share with the integer if branch, so the branched kernel really diverges), timed {} times each, modelled on {} items, against its plain kernels (`bsdistinct_*`).",
+                ctx.scale.side_reps(),
+                ctx.scale.side_model_items().min(items)
+            )
+        }
     );
     page.paper = if linear {
         reported(
@@ -193,6 +268,7 @@ fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
         )
     };
     let mut table = Table::new(&[
+        "workload",
         "else %",
         "branched ms",
         "split ms",
@@ -205,47 +281,66 @@ fn seed001(ctx: &Ctx, layout: MaskLayout) -> Page {
         .columns
         .extend(driver_columns(&["branched", "if-kernel", "else-kernel"]));
     table.columns.push("outputs equal".into());
+    table.columns.extend(plain_columns(&SPLIT_NAMES));
     let mut plot = Plot::new("else-branch executions (%)", "time (ms)");
     let (mut tb, mut ts, mut sp) = (Vec::new(), Vec::new(), Vec::new());
     let mut rows: Vec<(u32, Vec<Meas>, Option<f64>)> = Vec::new();
+    let mut plains: Vec<(u32, Option<PlainBest>)> = Vec::new();
     for (pct_else, runs) in split_sweep(&ctx.scale, layout) {
-        let m = ctx.measure(&runs, &SPLIT_STRATEGIES);
-        // Eq. 1: T = Σ t_i with t_i ∝ each path's issue slots in the branched kernel.
-        let eq1 = m[0].counters.as_ref().and_then(|c| {
-            let a = c
-                .region(branch_split::IF_LIGHT)
-                .map_or(0, |r| r.issue_slots) as f64;
-            let b = c
-                .region(branch_split::ELSE_HEAVY)
-                .map_or(0, |r| r.issue_slots) as f64;
-            let (rho_min, ra, rb) = (m[0].occ(0)?, m[1].occ(0)?, m[1].occ(1)?);
-            let t = a + b;
-            (t > 0.0).then(|| reconverge_occupancy_free_eq1(t, &[(a, ra), (b, rb)], rho_min))
-        });
+        let (m, plain, eq1) = split_point(ctx, &runs, "bsplit", ctx.scale.reps);
         tb.push((f64::from(pct_else), m[0].ms().unwrap_or(f64::NAN)));
         ts.push((f64::from(pct_else), m[1].ms().unwrap_or(f64::NAN)));
         sp.push((
             f64::from(pct_else),
             m[1].speedup_over(&m[0]).unwrap_or(f64::NAN),
         ));
-        let mut row = vec![
-            num(f64::from(pct_else)),
-            num(m[0].ms()),
-            num(m[1].ms()),
-            num(m[1].speedup_over(&m[0])),
-            num(eq1),
-            num(m[0].simd()),
-            num(m[1].simd()),
-        ];
-        row.extend(driver_cells(&[(&m[0], 0), (&m[1], 0), (&m[1], 1)]));
-        row.push(Value::Bool(m[1].outputs_match));
-        table.push(row);
+        table.push(split_row("original", pct_else, &m, plain.as_ref(), eq1));
         rows.push((pct_else, m, eq1));
+        plains.push((pct_else, plain));
     }
     plot.line("branched (single kernel)", tb);
     plot.line("split (two kernels)", ts);
+    // Fig. 10 also runs the benchmark with a float else branch (real divergence).
+    let mut distinct: Vec<(u32, Vec<Meas>, Option<PlainBest>)> = Vec::new();
+    if !linear {
+        let (mut db, mut ds) = (Vec::new(), Vec::new());
+        for (pct_else, runs) in split_sweep(&ctx.scale, layout) {
+            let runs = runs
+                .map(|k| TwoPathKernel(BranchSplitDistinct(k.0)))
+                .sample_at_most(ctx.scale.side_model_items());
+            let (m, plain, eq1) = split_point(ctx, &runs, "bsdistinct", ctx.scale.side_reps());
+            db.push((f64::from(pct_else), m[0].ms().unwrap_or(f64::NAN)));
+            ds.push((f64::from(pct_else), m[1].ms().unwrap_or(f64::NAN)));
+            table.push(split_row("distinct", pct_else, &m, plain.as_ref(), eq1));
+            distinct.push((pct_else, m, plain));
+        }
+        plot.line("distinct: branched", db);
+        plot.line("distinct: split", ds);
+    }
     page.plot = plot;
     page.table = table;
+    // The first finding against the best plain kernel: at the paper's worst case of the
+    // random mask (10 % else), at the middle of the linear one.
+    let at = if linear { 50 } else { 10 };
+    if let (Some((_, m, _)), Some((_, plain))) = (
+        rows.iter().find(|r| r.0 == at),
+        plains.iter().find(|p| p.0 == at),
+    ) {
+        page.findings.push(plain_finding(
+            &format!("{at} % else"),
+            &SPLIT_NAMES,
+            m,
+            plain.as_ref(),
+        ));
+    }
+    if let Some((_, m, plain)) = distinct.iter().find(|r| r.0 == at) {
+        page.findings.push(plain_finding(
+            &format!("{at} % else on the benchmark with a float else branch (real divergence)"),
+            &SPLIT_NAMES,
+            m,
+            plain.as_ref(),
+        ));
+    }
     // Findings.
     let speedups: Vec<(u32, f64)> = rows
         .iter()
@@ -324,12 +419,13 @@ fn seed001_loop_splitting(ctx: &Ctx) -> Page {
         "Carrillo, Siegel & Li (2009), fig. 5 (§4.1)",
     );
     page.setup = format!(
-        "`LoopSplitBench`: {items} items, one per thread, blocks of {BLOCK}; every item runs `trips` iterations of part A and part B, each part {n} independent u32 accumulators (multiply / xor / rotate, {pi} instructions per iteration); when loop A ends its accumulators are hashed into a 64-bit carry, and the output hashes the carry with part B's accumulators. Fused loop (baseline, fig. 5a) vs two loops in one kernel (loop splitting, fig. 5b); trips 16–256. Registers and occupancy from the driver (CUDA only); issue slots from the CPU model on {model_items} items.",
+        "`LoopSplitBench`: {items} items, one per thread, blocks of {BLOCK}; every item runs `trips` iterations of part A and part B, each part {n} independent u32 accumulators (multiply / xor / rotate, {pi} instructions per iteration); when loop A ends its accumulators are hashed into a 64-bit carry, and the output hashes the carry with part B's accumulators. Fused loop (baseline, fig. 5a) vs two loops in one kernel (loop splitting, fig. 5b); trips 16–256. Registers and occupancy from the driver (CUDA only); issue slots from the CPU model on {model_items} items. Both are stated against the fastest plain kernel of the fused loop (`lsplit_*`: one loop per thread, four schedules).",
         n = loop_split::ACCUMULATORS,
         pi = loop_split::PART_INSTRUCTIONS,
     );
     page.paper = "Fig. 5 is pseudo-code only (a loop with independent memory operations on ptr1/ptr2 and ptr3/ptr4, split into two loops so that fewer pointer registers stay live). The paper reports no register count, occupancy or timing for it; its claim is qualitative: splitting \"frees at least 2 registers\", which \"can in many cases give an increase in occupancy of up to 33 %\", and helps only a kernel whose occupancy is limited by registers.".into();
     let mut table = Table::new(&["trips", "fused ms", "split ms", "split speedup"]);
+    table.columns.extend(plain_columns(&LOOP_NAMES));
     table.columns.extend(driver_columns(&["fused", "split"]));
     table.columns.extend(
         [
@@ -341,7 +437,7 @@ fn seed001_loop_splitting(ctx: &Ctx) -> Page {
     );
     let mut plot = Plot::new("trips per item", "time (ms)");
     let (mut tf, mut ts) = (Vec::new(), Vec::new());
-    let mut rows: Vec<(u32, Vec<Meas>)> = Vec::new();
+    let mut rows: Vec<(u32, Vec<Meas>, Option<PlainBest>)> = Vec::new();
     let part_slots = |m: &Meas| {
         m.counters.as_ref().map(|c| {
             [loop_split::PART_A, loop_split::PART_B]
@@ -351,7 +447,8 @@ fn seed001_loop_splitting(ctx: &Ctx) -> Page {
         })
     };
     for (trips, runs) in loop_split_sweep(&ctx.scale) {
-        let m = ctx.measure(&runs, &LOOP_SPLIT_STRATEGIES);
+        let (m, plain) =
+            ctx.measure_with_plain(&runs, &LOOP_SPLIT_STRATEGIES, "lsplit", ctx.scale.reps);
         tf.push((f64::from(trips), m[0].ms().unwrap_or(f64::NAN)));
         ts.push((f64::from(trips), m[1].ms().unwrap_or(f64::NAN)));
         let mut row = vec![
@@ -360,29 +457,39 @@ fn seed001_loop_splitting(ctx: &Ctx) -> Page {
             num(m[1].ms()),
             num(m[1].speedup_over(&m[0])),
         ];
+        row.extend(plain_cells(&m, plain.as_ref()));
         row.extend(driver_cells(&[(&m[0], 0), (&m[1], 0)]));
         row.extend([
             num(part_slots(&m[0])),
             num(part_slots(&m[1])),
-            Value::Bool(m[1].outputs_match),
+            Value::Bool(all_equal(&m, plain.as_ref())),
         ]);
         table.push(row);
-        rows.push((trips, m));
+        rows.push((trips, m, plain));
     }
     plot.line("fused loop (fig. 5a)", tf);
     plot.line("split loops (fig. 5b)", ts);
     page.plot = plot;
     page.table = table;
+    // The first finding against the best plain kernel, at the longest loop.
+    if let Some((t, m, plain)) = rows.last() {
+        page.findings.push(plain_finding(
+            &format!("{t} trips"),
+            &LOOP_NAMES,
+            m,
+            plain.as_ref(),
+        ));
+    }
     let speedups: Vec<String> = rows
         .iter()
-        .map(|(t, m)| format!("{} at {t} trips", f(m[1].speedup_over(&m[0]))))
+        .map(|(t, m, _)| format!("{} at {t} trips", f(m[1].speedup_over(&m[0]))))
         .collect();
     page.findings.push(format!(
         "Split over fused speed: {}; outputs equal at every point: {}.",
         speedups.join(", "),
-        rows.iter().all(|(_, m)| m[1].outputs_match)
+        rows.iter().all(|(_, m, p)| all_equal(m, p.as_ref()))
     ));
-    if let Some((_, m)) = rows.first() {
+    if let Some((_, m, _)) = rows.first() {
         let same = part_slots(&m[0]).is_some() && part_slots(&m[0]) == part_slots(&m[1]);
         page.findings.push(format!(
             "The model issues the same part A and part B slots for both versions ({}): splitting changes which values are live, not what is executed; the split version adds one loop-exit vote per round.",

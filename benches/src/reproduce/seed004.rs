@@ -2,22 +2,22 @@
 //! (seed 004): dynamic work assignment (table 1, fig. 12) and branch path unification
 //! (tables 2-4, fig. 14).
 
-use reconverge_backend::{Backend, Launch, Strategy};
+use reconverge_backend::{Backend, Kernel, Launch, Strategy};
 use reconverge_transforms::{ItemLoopKernel, TwoPathKernel};
 use reconverge_workloads::synthetic::kato::{BPU_A, BPU_B};
-use reconverge_workloads::synthetic::{DynamicWork, PathUnification};
+use reconverge_workloads::synthetic::{DynamicWork, PathUnification, PathUnificationDistinct};
 use serde_json::Value;
 
 use super::common::{
-    BLOCK, SINCE_VOLTA, baseline_then, driver_cells, driver_columns, f, highest, launch,
-    side_by_side_cells, side_by_side_columns, x2,
+    BLOCK, SINCE_VOLTA, all_equal, baseline_then, driver_cells, driver_columns, f, highest, launch,
+    plain_cells, plain_columns, plain_finding, side_by_side_cells, side_by_side_columns, x2,
 };
 use super::page::{Page, Plot, Table, fmt_num, num, text};
 use super::paper::{PaperTable, Row, Source};
 use super::registry::{Experiment, Paper};
 use super::setting::{Runs, Sized, Workload, settings};
-use super::{Ctx, Scale};
-use crate::label;
+use super::{Ctx, Meas, PlainBest, PlainRef, Probe, Scale, x_plain};
+use crate::{Bench, label};
 
 /// Seed 004 A-1: elements.
 pub const FULL_DWA_ITEMS: u32 = 1 << 22;
@@ -37,6 +37,7 @@ pub const TABLE1_FIG12: Experiment = Experiment {
         let points = dwa_sweep(scale).map(|(r, runs)| (format!("LOOP_NUM = {}", r.loop_num), runs));
         settings(points, Workload::DynamicWork, &DWA_STRATEGIES)
     },
+    plain: &["dwa"],
 };
 
 /// Tables 2-4 and fig. 14: branch path unification (one run writes both pages).
@@ -54,6 +55,7 @@ pub const TABLES2_4_FIG14: Experiment = Experiment {
             .map(|(l, runs)| (format!("LOOP = {l}"), runs));
         settings(points, Workload::PathUnification, &bpu_strategies())
     },
+    plain: &["bpu", "bpudistinct"],
 };
 
 /// A row of table 1: LOOP_NUM and the kernel's time before and after dynamic work
@@ -255,6 +257,8 @@ pub(super) fn dwa_runs(scale: &Scale, w: DynamicWork) -> Runs<ItemLoopKernel<Dyn
 
 /// Trips per element of table 1's loop: 1 … this many.
 const DWA_MAX_TRIPS: u32 = 32;
+/// The static and the dynamic assignment's names in the plain columns.
+const DWA_NAMES: [&str; 2] = ["baseline", "dynamic"];
 /// The static and the dynamic assignment.
 const DWA_STRATEGIES: [Strategy; 2] = [Strategy::BASELINE, Strategy::DYNAMIC_WORK_ASSIGNMENT];
 
@@ -321,7 +325,7 @@ fn dwa(ctx: &Ctx) -> Page {
         "Kato, Suda & Tamada, table 1 and fig. 12 (kernel of fig. A-1)",
     );
     page.setup = format!(
-        "{items} elements, {blocks} blocks of {BLOCK} threads ({DWA_ITEMS_PER_THREAD} elements per thread), each element runs `function` (LOOP_NUM steps of tmp = 0xffff & (tmp*tmp + tmp)) 1–{max_trips} times; static block-stride assignment (baseline) vs a block-shared atomic counter."
+        "{items} elements, {blocks} blocks of {BLOCK} threads ({DWA_ITEMS_PER_THREAD} elements per thread), each element runs `function` (LOOP_NUM steps of tmp = 0xffff & (tmp*tmp + tmp)) 1–{max_trips} times; static block-stride assignment (baseline) vs a block-shared atomic counter; both stated against the fastest plain kernel of the loop (`dwa_*`: one loop per thread, four schedules, the block-persistent one seed 004's fig. 5 written by hand)."
     );
     page.paper = format!(
         "{}\nFig. 12 plots after / before; the enhanced kernel is slower up to LOOP_NUM = 8 and ~10 % faster from 64 on (0.904 at 512).\n",
@@ -331,24 +335,43 @@ fn dwa(ctx: &Ctx) -> Page {
     table
         .columns
         .extend(side_by_side_columns("baseline", "dynamic"));
+    table.columns.extend(plain_columns(&DWA_NAMES));
+    table.columns.push("plain outputs equal".into());
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     let mut res = Vec::new();
+    let mut plains = Vec::new();
     for (row, runs) in dwa_sweep(&ctx.scale) {
         let (n, b, a) = (row.loop_num, row.before_s, row.after_s);
-        let m = ctx.measure(&runs, &DWA_STRATEGIES);
+        let (m, plain) = ctx.measure_with_plain(&runs, &DWA_STRATEGIES, "dwa", ctx.scale.reps);
         let r = x2(m[1].ms(), m[0].ms());
         ours.push((f64::from(n).log2(), r.unwrap_or(f64::NAN)));
         theirs.push((f64::from(n).log2(), a / b));
         let mut row = vec![num(f64::from(n)), num(a / b), num(r)];
         row.extend(side_by_side_cells(&m[0], &m[1]));
+        row.extend(plain_cells(&m, plain.as_ref()));
+        row.push(
+            plain
+                .as_ref()
+                .map_or(Value::Null, |p| Value::Bool(p.outputs_match)),
+        );
         table.push(row);
         res.push((n, r, m));
+        plains.push(plain);
     }
     let mut plot = Plot::new("log2 LOOP_NUM", "time after / before");
     plot.line("ours", ours);
     plot.reference("paper", theirs);
     page.plot = plot;
     page.table = table;
+    // The first finding against the best plain kernel, at the paper's largest LOOP_NUM.
+    if let (Some((n, _, m)), Some(plain)) = (res.last(), plains.last()) {
+        page.findings.push(plain_finding(
+            &format!("LOOP_NUM = {n}"),
+            &DWA_NAMES,
+            m,
+            plain.as_ref(),
+        ));
+    }
     if let Some((_, r, _)) = res.first() {
         page.findings.push(format!(
             "At LOOP_NUM = 1 the dynamic kernel takes {}x the baseline's time (paper 1.733: the atomic refill costs more than the work).",
@@ -374,6 +397,42 @@ fn dwa(ctx: &Ctx) -> Page {
     page
 }
 
+/// The baseline's and a unification's names in the plain columns.
+const BPU_NAMES: [&str; 2] = ["before", "after"];
+/// Branch path unification by hand (seed 004 fig. 10, `reconverge_device::unification_twin!`)
+/// on the real-divergence kernel: its DATA_PER_THREAD and entry point.
+const BPU_TWINS: [(u32, &str); 3] = [
+    (4, "bpudistinct_twin_unify4"),
+    (16, "bpudistinct_twin_unify16"),
+    (64, "bpudistinct_twin_unify64"),
+];
+
+/// A LOOP of tables 2-3 on one workload: the measurements, the best plain kernel and each
+/// hand-written twin's time by its DATA_PER_THREAD.
+type BpuPoint = (Vec<Meas>, Option<PlainBest>, Vec<(u32, Option<PlainBest>)>);
+
+/// [`bpu_strategies`] on `runs` beside the best plain kernel of `prefix` and each of
+/// `twins` at the strategies' launch, `reps` repetitions each.
+fn bpu_point<K>(
+    ctx: &Ctx,
+    runs: &Runs<K>,
+    prefix: &str,
+    twins: &[(u32, &'static str)],
+    reps: u32,
+) -> BpuPoint
+where
+    K: Kernel + Sync + std::fmt::Debug,
+    K::Output: Default + Send + Sync + PartialEq,
+    Bench: Backend<K> + Probe<K> + PlainRef<K>,
+{
+    let (m, plain) = ctx.measure_with_plain(runs, &bpu_strategies(), prefix, reps);
+    let twins = twins
+        .iter()
+        .map(|&(d, name)| (d, ctx.timing.hand_written(name, &runs.timed, reps)))
+        .collect();
+    (m, plain, twins)
+}
+
 fn bpu(ctx: &Ctx) -> Vec<Page> {
     let (items, _) = bpu_sizes(&ctx.scale);
     let lp = bpu_launch;
@@ -385,11 +444,13 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
         "Kato, Suda & Tamada, tables 2, 3 and fig. 14 (kernel of fig. A-2)",
     );
     page.setup = format!(
-        "{items} elements; functionA or functionB (LOOP steps each) on bit 2 of a random value; one launch with threads for DATA_PER_THREAD = 64 ({} blocks of {BLOCK}) for every strategy; the baseline (before) is the same kernel for every DATA_PER_THREAD column, so its time is repeated across the row. LOOP = 1 … 10,000.",
-        lp(items).blocks
+        "{items} elements; functionA or functionB (LOOP steps each) on bit 2 of a random value; one launch with threads for DATA_PER_THREAD = 64 ({} blocks of {BLOCK}) for every strategy; the baseline (before) is the same kernel for every DATA_PER_THREAD column, so its time is repeated across the row. LOOP = 1 … 10,000. Both are stated against the fastest plain kernel of the kernel as written (`bpu_*`: one loop per thread, four schedules). Below the paper's kernel, the same sweep with a float path A (`PathUnificationDistinct`, which no select can share with the integer functionB, so the plain kernel really diverges), timed {} times each, against its plain kernels (`bpudistinct_*`) and beside branch path unification written by hand (fig. 10, `bpudistinct_twin_unify{{4,16,64}}`, at the same launch).",
+        lp(items).blocks,
+        ctx.scale.side_reps()
     );
     page.paper = TABLES2_3_PAPER.markdown();
     let mut table = Table::new(&[
+        "workload",
         "LOOP",
         "DATA_PER_THREAD",
         "paper before/after",
@@ -401,36 +462,91 @@ fn bpu(ctx: &Ctx) -> Vec<Page> {
     ]);
     table.columns.extend(driver_columns(&["after"]));
     table.columns.push("outputs equal".into());
+    table.columns.extend(plain_columns(&BPU_NAMES));
+    table
+        .columns
+        .extend(["plain by hand ms", "by hand x plain"].map(String::from));
     let mut plot = Plot::new("log10 LOOP", "speedup (before / after)");
-    let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 4];
+    let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); 8];
     let mut results = Vec::new();
-    for (l, runs) in bpu_sweep(&ctx.scale) {
-        let m = ctx.measure(&runs, &strategies);
-        for (j, &d) in dpts.iter().enumerate() {
-            let mm = &m[j + 1];
-            let s = mm.speedup_over(&m[0]);
-            series[j].push((f64::from(l).log10(), s.unwrap_or(f64::NAN)));
-            let mut row = vec![
-                num(f64::from(l)),
-                num(f64::from(d)),
-                num(unification_speedup(l, d)),
-                num(s),
-                num(m[0].ms()),
-                num(mm.ms()),
-                num(m[0].simd()),
-                num(mm.simd()),
-            ];
-            row.extend(driver_cells(&[(mm, 0)]));
-            row.push(Value::Bool(mm.outputs_match));
-            table.push(row);
+    // Per workload, at LOOP = 100: the measurements and the best plain kernel.
+    let mut at_100: [Option<(Vec<Meas>, Option<PlainBest>)>; 2] = [None, None];
+    for (wi, workload) in ["original", "distinct"].into_iter().enumerate() {
+        for (l, runs) in bpu_sweep(&ctx.scale) {
+            let point = if wi == 0 {
+                bpu_point(ctx, &runs, "bpu", &[], ctx.scale.reps)
+            } else {
+                let runs = runs.map(|k| TwoPathKernel(PathUnificationDistinct(k.0)));
+                bpu_point(ctx, &runs, "bpudistinct", &BPU_TWINS, ctx.scale.side_reps())
+            };
+            let (m, plain, twins) = point;
+            for (j, &d) in dpts.iter().enumerate() {
+                let mm = &m[j + 1];
+                let s = mm.speedup_over(&m[0]);
+                series[4 * wi + j].push((f64::from(l).log10(), s.unwrap_or(f64::NAN)));
+                let twin = twins.iter().find(|t| t.0 == d).and_then(|t| t.1.as_ref());
+                let mut row = vec![
+                    text(workload),
+                    num(f64::from(l)),
+                    num(f64::from(d)),
+                    num(if wi == 0 {
+                        unification_speedup(l, d)
+                    } else {
+                        None
+                    }),
+                    num(s),
+                    num(m[0].ms()),
+                    num(mm.ms()),
+                    num(m[0].simd()),
+                    num(mm.simd()),
+                ];
+                row.extend(driver_cells(&[(mm, 0)]));
+                let pair = [m[0].clone(), mm.clone()];
+                row.push(Value::Bool(
+                    all_equal(&pair, plain.as_ref()) && all_equal(&[], twin),
+                ));
+                row.extend(plain_cells(&pair, plain.as_ref()));
+                row.extend([
+                    num(twin.map(PlainBest::ms)),
+                    num(twin.and_then(|t| x_plain(Some(t.ms()), plain.as_ref()))),
+                ]);
+                table.push(row);
+            }
+            if l == 100 {
+                at_100[wi] = Some((m.clone(), plain));
+            }
+            if wi == 0 {
+                results.push((l, m));
+            }
         }
-        results.push((l, m));
     }
     for (j, s) in series.into_iter().enumerate() {
-        plot.line(format!("DATA_PER_THREAD = {}", dpts[j]), s);
+        let d = dpts[j % 4];
+        if j < 4 {
+            plot.line(format!("DATA_PER_THREAD = {d}"), s);
+        } else {
+            plot.line(format!("distinct, DATA_PER_THREAD = {d}"), s);
+        }
     }
     page.plot = plot;
     page.table = table;
+    // The first finding against the best plain kernel at LOOP = 100, then the variant's.
+    let names = ["before", "DATA_PER_THREAD = 4", "16", "64"];
+    for (wi, at) in at_100.iter().enumerate() {
+        let Some((m, plain)) = at else { continue };
+        let picked = [m[0].clone(), m[2].clone(), m[3].clone(), m[4].clone()];
+        let on = if wi == 0 {
+            ""
+        } else {
+            " on the kernel with a float path A (real divergence)"
+        };
+        page.findings.push(plain_finding(
+            &format!("LOOP = 100{on}"),
+            &names,
+            &picked,
+            plain.as_ref(),
+        ));
+    }
     if let Some((l, m)) = results.iter().find(|(l, _)| *l == 100) {
         page.findings.push(format!(
             "At LOOP = {l}, unification with DATA_PER_THREAD = 64 is {}x the baseline (paper: {:.2}x as table 2 / table 3 at 64, where the paper's before-kernel also does 64x the data).",

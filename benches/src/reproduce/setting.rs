@@ -47,6 +47,40 @@ pub struct Runs<K> {
     pub sample: Sized<K>,
 }
 
+impl<K> Sized<K> {
+    /// The same items and launch with `f`'s kernel (a workload's real-divergence variant).
+    pub fn map<L>(self, f: impl FnOnce(K) -> L) -> Sized<L> {
+        Sized {
+            kernel: f(self.kernel),
+            items: self.items,
+            launch: self.launch,
+        }
+    }
+}
+
+impl<K> Runs<K> {
+    /// The same runs with `f`'s kernel: a workload's real-divergence variant at the
+    /// original's sizes.
+    pub fn map<L>(self, f: impl Fn(K) -> L) -> Runs<L> {
+        Runs {
+            timed: self.timed.map(&f),
+            sample: self.sample.map(&f),
+        }
+    }
+}
+
+impl<K: Copy> Runs<K> {
+    /// The same runs with the model's sample cut to at most `items`, one item per thread: the
+    /// pages' rows beside the papers' originals, whose SIMD efficiency the model counts on
+    /// fewer items to keep the run short.
+    pub fn sample_at_most(self, items: u32) -> Self {
+        Runs {
+            timed: self.timed,
+            sample: per_thread(self.sample.kernel, self.sample.items.min(items).max(1)),
+        }
+    }
+}
+
 /// The workloads of the experiments, one variant per kernel type.
 #[derive(Clone, Copy, Debug)]
 pub enum Workload {

@@ -65,6 +65,13 @@ pub fn factored_loop_item_distributed<L: reconverge_transforms::FactoredBranchLo
     w.finish(&s)
 }
 
+/// One item of a [`SplitLoop`](reconverge_transforms::SplitLoop) as plain code: the fused loop
+/// of seed 001 fig. 5a, [`SplitLoop::run_item`](reconverge_transforms::SplitLoop::run_item).
+#[inline(always)]
+pub fn split_loop_item<L: reconverge_transforms::SplitLoop>(workload: &L, item: u32) -> L::Output {
+    workload.run_item(item)
+}
+
 /// One item of a [`TwoPath`](reconverge_transforms::TwoPath) as plain code: `if decide { path
 /// A } else { path B }` ([`TwoPath::run_item`](reconverge_transforms::TwoPath::run_item)).
 #[inline(always)]

@@ -316,3 +316,57 @@ fn shipped_cubins_hold_their_modules_kernels_for_their_architecture() {
         }
     }
 }
+
+/// The real-divergence variants run every strategy their reproduce pages time beside the
+/// papers' originals (`reconverge_benches::reproduce`, issue 40): seed 002 table 1's thresholds
+/// and cycles (the listed ones compiled in, the others on the technique's `_any` twin) and
+/// figs. 10-11's round robin with idle removal on SYN-ITDELAY distinct, branch distribution on
+/// SYN-BRDIS distinct, both passes of branch splitting on seed 001's float-else benchmark and
+/// unification at every DATA_PER_THREAD of tables 2-3 on seed 004's float-path-A kernel.
+#[test]
+fn the_real_divergence_variants_run_their_pages_strategies() {
+    use reconverge_workloads::synthetic::{
+        BranchSplitDistinct, PathUnificationDistinct, SynBrDisDistinct, SynItDelayDistinct,
+    };
+    let vote = |threshold| {
+        Strategy::iteration_delaying(Decision::MajorityVote {
+            threshold,
+            stop_when_a_lane_finishes: true,
+        })
+    };
+    let cycle = |num_zeros, num_ones, remove_idle| {
+        Strategy::iteration_delaying(Decision::RoundRobin {
+            num_zeros,
+            num_ones,
+            remove_idle,
+        })
+    };
+    type It = BranchLoopKernel<SynItDelayDistinct>;
+    let mut itdelay = vec![Strategy::BASELINE, cycle(1, 1, true)];
+    itdelay.extend([1, 8, 16, 24, 32].map(vote));
+    itdelay.extend([(9, 1), (7, 3), (1, 1), (3, 7), (1, 9)].map(|(z, o)| cycle(z, o, false)));
+    for s in &itdelay {
+        let entry = It::entry_point(s, 0);
+        assert!(entry.is_some_and(|e| e.starts_with("itdistinct_")), "{s:?}");
+    }
+    // A threshold no list names runs on the vote's twin.
+    assert_eq!(It::entry_point(&vote(1), 0), Some("itdistinct_mv4_any"));
+    type Br = FactoredBranchLoopKernel<SynBrDisDistinct>;
+    for s in [Strategy::BASELINE, Strategy::BRANCH_DISTRIBUTION] {
+        assert!(Br::entry_point(&s, 0).is_some(), "{s:?}");
+    }
+    type Bs = TwoPathKernel<BranchSplitDistinct>;
+    assert!(Bs::entry_point(&Strategy::BASELINE, 0).is_some());
+    for pass in 0..2 {
+        assert!(Bs::entry_point(&Strategy::BRANCH_SPLITTING, pass).is_some());
+    }
+    type Bpu = TwoPathKernel<PathUnificationDistinct>;
+    for n in [1, 4, 16, 64] {
+        let s = Strategy::branch_path_unification(n);
+        assert_eq!(
+            Bpu::entry_point(&s, 0),
+            Some(format!("bpudistinct_unify{n}")).as_deref(),
+            "{s:?}"
+        );
+    }
+}

@@ -5,12 +5,13 @@
 
 use reconverge_device::plain::{
     branch_loop_item, factored_loop_item, factored_loop_item_distributed, item_loop_item,
-    two_path_item,
+    split_loop_item, two_path_item,
 };
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
-    BrDisOutput, BranchSplitDistinct, DynamicWork, ItDelayOutput, PathUnificationDistinct,
-    PeriodicBlockLoop, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
+    BrDisOutput, BranchSplitBench, BranchSplitDistinct, DynamicWork, Gems34Branch, ItDelayOutput,
+    LoopSplitBench, PathUnification, PathUnificationDistinct, PeriodicBlockLoop, SynBrDis,
+    SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
 };
 
 reconverge_device::plain_kernels!(Collatz => u32, branch_loop_item;
@@ -60,3 +61,22 @@ reconverge_device::plain_kernels!(BranchSplitDistinct => u32, two_path_item;
     bsdistinct_block_persistent);
 reconverge_device::branch_splitting_twin!(BranchSplitDistinct => u32;
     bsdistinct_twin_split_a, bsdistinct_twin_split_b);
+
+// The papers' original workloads as written, the reference of their reproduce pages
+// (`reconverge_benches::reproduce`): SYN-BRDIS (seed 002 fig. 7a), seed 001's branch-splitting
+// benchmark and its fused loop of fig. 5a, seed 004's unification kernel (fig. A-2) and GPU
+// Gems 2 ch. 34's two-path branch.
+reconverge_device::plain_kernels!(SynBrDis => BrDisOutput, factored_loop_item;
+    brdis_one_per_item, brdis_grid_stride, brdis_persistent, brdis_block_persistent);
+// SYN-BRDIS distributed by hand (fig. 7b): branch distribution's twin on the paper's benchmark.
+reconverge_device::plain_kernels!(SynBrDis => BrDisOutput, factored_loop_item_distributed;
+    brdis_twin_one_per_item, brdis_twin_grid_stride, brdis_twin_persistent,
+    brdis_twin_block_persistent);
+reconverge_device::plain_kernels!(BranchSplitBench => u32, two_path_item;
+    bsplit_one_per_item, bsplit_grid_stride, bsplit_persistent, bsplit_block_persistent);
+reconverge_device::plain_kernels!(LoopSplitBench => u64, split_loop_item;
+    lsplit_one_per_item, lsplit_grid_stride, lsplit_persistent, lsplit_block_persistent);
+reconverge_device::plain_kernels!(PathUnification => u32, two_path_item;
+    bpu_one_per_item, bpu_grid_stride, bpu_persistent, bpu_block_persistent);
+reconverge_device::plain_kernels!(Gems34Branch => u32, two_path_item;
+    gems34_one_per_item, gems34_grid_stride, gems34_persistent, gems34_block_persistent);
