@@ -92,8 +92,9 @@ use reconverge_transforms::{Kernel, Strategy, StrategyError};
 
 pub use measured::{Halving, MeasuredTuning, Timing, backend_time, grid_measured, tune_measured};
 pub use plan::{
-    Advice, Gpu, Grid, LaunchTime, Ranked, Sampling, Spread, advise_launches, candidate_launches,
-    launch_time, predict_launch, recommend, sample_blocks, sampled_profiles,
+    Advice, DEFAULT_MODEL_SECONDS, Gpu, Grid, LaunchTime, MIN_BUDGETED_ITEMS, Ranked, Sampling,
+    Spread, advise_launches, candidate_launches, launch_time, predict_launch, recommend,
+    sample_blocks, sampled_profiles, sampling_within,
 };
 pub use profile::{CompiledLoops, PlainLoop, Profile, Stats, WarpWork, profile, profile_blocks};
 pub use schedule::{Calibration, Makespan, simulate, simulate_dealing};
@@ -414,8 +415,9 @@ impl SlotAdvice {
 /// Which strategy and which launch for `items` items of `kernel` on `gpu`: every strategy of
 /// [`Kernel::STRATEGIES`] (and the baseline) at every candidate launch, ranked by the schedule
 /// model's predicted time, from each launch run whole on the model (up to 1.5 · 2^20 items) or
-/// from stratified samples of its multiprocessors ([`Sampling::default`]), the pairs modelled
-/// in parallel. This is the advisor's main entry point; [`advise_launches`] takes a strategy
+/// from stratified samples of its multiprocessors ([`Sampling::default`]; fewer items per run
+/// where the model runs would take more than about [`DEFAULT_MODEL_SECONDS`] on this machine,
+/// [`sampling_within`]), the pairs modelled in parallel. This is the advisor's main entry point; [`advise_launches`] takes a strategy
 /// list, a sampling and registers of your own.
 ///
 /// # Errors
@@ -426,14 +428,17 @@ pub fn advise<K: Kernel + Sync + ?Sized>(
     items: u32,
     gpu: &Gpu,
 ) -> Result<Advice, AdviseError> {
-    advise_launches(
+    let compiled = Compiled::default();
+    let sampling = sampling_within(
         kernel,
         items,
         K::STRATEGIES,
         gpu,
         &Sampling::default(),
-        &Compiled::default(),
-    )
+        &compiled,
+        DEFAULT_MODEL_SECONDS,
+    )?;
+    advise_launches(kernel, items, K::STRATEGIES, gpu, &sampling, &compiled)
 }
 
 /// The issue-slot model on one fixed launch (see "The issue-slot model" in the crate docs):

@@ -79,6 +79,46 @@ impl Sampling {
     }
 }
 
+impl Sampling {
+    /// This sampling, or one of fewer items per run, so that `groups` distinct model runs
+    /// (each of this sampling's resamples, or once where a run is the whole launch of `items`)
+    /// at `seconds_per_item` each take about `seconds` on `cores` cores. Never fewer items
+    /// than [`MIN_BUDGETED_ITEMS`] (or this sampling's, if fewer), never more than asked.
+    pub fn within_seconds(
+        &self,
+        items: u32,
+        groups: usize,
+        seconds_per_item: f64,
+        seconds: f64,
+        cores: usize,
+    ) -> Sampling {
+        let runs_of = |s: &Sampling| {
+            if s.runs_whole_launch(items) {
+                f64::from(items)
+            } else {
+                f64::from(s.items) * f64::from(s.resamples.max(1))
+            }
+        };
+        let affordable = seconds * cores.max(1) as f64 / (groups.max(1) as f64 * seconds_per_item);
+        if !affordable.is_finite() || runs_of(self) <= affordable {
+            return *self;
+        }
+        // Sampled, each group runs `resamples` samples of the new size.
+        let per_sample = affordable / f64::from(self.resamples.max(1));
+        Sampling {
+            items: (per_sample as u32).clamp(MIN_BUDGETED_ITEMS.min(self.items), self.items),
+            ..*self
+        }
+    }
+}
+
+/// The fewest items per run [`Sampling::within_seconds`] cuts a sample to.
+pub const MIN_BUDGETED_ITEMS: u32 = 1 << 15;
+
+/// What [`sampling_within`] aims the model runs of one [`crate::advise`] at, in seconds: a
+/// question a user asks interactively.
+pub const DEFAULT_MODEL_SECONDS: f64 = 15.0;
+
 impl Default for Sampling {
     fn default() -> Self {
         Self {
@@ -438,6 +478,77 @@ fn profiled_launch(strategy: &Strategy, launch: Launch, items: u32) -> Launch {
         launch
     }
 }
+
+/// `sampling`, or fewer items per run where the model runs of advising `strategies` on `items`
+/// items would take more than about `seconds` on this machine's cores
+/// ([`Sampling::within_seconds`]). The model runs the workload's own code for every lane of
+/// every item it samples, so a workload with long paths (SYN-ITDELAY's float chains, a random
+/// walk of thousands of steps) costs the advisor in proportion: a pilot run of the baseline
+/// on a few multiprocessors' blocks times it. The sampling chosen depends on the machine's
+/// speed; [`Advice::sampling`] records it, and [`advise_launches`] with that sampling gives
+/// the same advice anywhere.
+///
+/// # Errors
+/// As [`profile_blocks`] on the pilot run.
+pub fn sampling_within<K: Kernel + ?Sized>(
+    kernel: &K,
+    items: u32,
+    strategies: &[Strategy],
+    gpu: &Gpu,
+    sampling: &Sampling,
+    compiled: &Compiled,
+    seconds: f64,
+) -> Result<Sampling, AdviseError> {
+    if items == 0 {
+        return Err(AdviseError::NoItems);
+    }
+    let registers = compiled.registers.as_ref();
+    let base_regs = gpu.registers_of(&Strategy::BASELINE, registers);
+    let reference = Launch::for_items(&Strategy::BASELINE, items, gpu.calibration.sms, |t| {
+        gpu.blocks_per_sm(t, base_regs[0]).ok()
+    });
+    let pilot = Sampling {
+        items: PILOT_ITEMS,
+        resamples: 1,
+        ..*sampling
+    };
+    let blocks = sample_blocks(items, reference, gpu.calibration.sms, &pilot, 0);
+    let clock = std::time::Instant::now();
+    profile_blocks(
+        kernel,
+        Strategy::BASELINE,
+        items,
+        reference,
+        &blocks,
+        1 << 32,
+        compiled.loops.plain_loop(&Strategy::BASELINE),
+    )?;
+    let ran = (blocks.len() as u64 * u64::from(reference.threads_per_block)).min(u64::from(items));
+    let per_item = clock.elapsed().as_secs_f64() / ran.max(1) as f64;
+    let mut groups: Vec<(Strategy, Launch)> = vec![(Strategy::BASELINE, reference)];
+    for s in std::iter::once(&Strategy::BASELINE).chain(strategies) {
+        if kernel.passes(s).is_err() {
+            continue;
+        }
+        let regs = gpu.registers_of(s, registers);
+        for (launch, _) in candidate_launches(s, items, gpu, regs[0]) {
+            let profiled = (*s, profiled_launch(s, launch, items));
+            if !groups.contains(&profiled) {
+                groups.push(profiled);
+            }
+        }
+    }
+    Ok(sampling.within_seconds(
+        items,
+        groups.len(),
+        per_item,
+        seconds,
+        rayon::current_num_threads(),
+    ))
+}
+
+/// Items of the pilot run [`sampling_within`] times a workload's model with.
+const PILOT_ITEMS: u32 = 4096;
 
 /// `runs` repeated to one per resample: a launch run whole is one run, the same for every
 /// resample.
@@ -1031,6 +1142,30 @@ mod tests {
         let dear = Sampling { items: 50_000, ..s };
         assert!(dear.runs_whole_launch(128_000) && !s.runs_whole_launch(128_000));
         assert_eq!(sample_blocks(128_000, launch, 100, &dear, 0).len(), 1000);
+    }
+
+    /// A workload whose model runs fit the time keeps its sampling; one that does not gets
+    /// fewer items per run, so that groups x resamples x items x seconds per item is the time
+    /// on the cores; never below the floor nor above what was asked.
+    #[test]
+    fn sampling_shrinks_to_the_time_and_no_further() {
+        let s = Sampling::default(); // 2^19 items, 3 resamples: 2^20 items run whole.
+        let items = 1 << 20;
+        // 10 runs of 2^20 items at 1 µs each on 2 cores: 5.2 s, within 15 s.
+        assert_eq!(s.within_seconds(items, 10, 1e-6, 15.0, 2), s);
+        // At 10 µs each, 52 s: sampled, 3 resamples of n items per run, 10 · 3 · n · 10 µs = 30 s.
+        let cut = s.within_seconds(items, 10, 1e-5, 15.0, 2);
+        assert_eq!(cut.items, 100_000);
+        assert_eq!((cut.resamples, cut.seed), (s.resamples, s.seed));
+        assert!(!cut.runs_whole_launch(items));
+        // Far too dear: the floor, not fewer.
+        let floor = s.within_seconds(items, 10, 1.0, 15.0, 2);
+        assert_eq!(floor.items, MIN_BUDGETED_ITEMS);
+        // A sampling already below the floor is never raised.
+        let small = Sampling { items: 1000, ..s };
+        assert_eq!(small.within_seconds(items, 10, 1.0, 15.0, 2).items, 1000);
+        // No time measured (a pilot too quick to time): unchanged.
+        assert_eq!(s.within_seconds(items, 10, 0.0, 15.0, 2), s);
     }
 
     #[test]

@@ -307,9 +307,12 @@ struct Args {
     /// committed H100 calibration, `advisor/calibration/h100.json`).
     #[arg(long)]
     calibration: Option<std::path::PathBuf>,
-    /// Items the model runs per (strategy, launch) and resample.
-    #[arg(long, default_value_t = reconverge_advisor::Sampling::default().items)]
-    sample_items: u32,
+    /// Items the model runs per (strategy, launch) and resample. Default: 2^19 where the
+    /// model runs of a ranking take about `reconverge_advisor::DEFAULT_MODEL_SECONDS` or less
+    /// on this machine, fewer where they would take longer (the advice prints the sample it
+    /// used); `--score`, `--sweep` and the papers' re-scoring always take 2^19.
+    #[arg(long)]
+    sample_items: Option<u32>,
     /// Resamples (different strided offsets) whose spread is reported.
     #[arg(long, default_value_t = 3)]
     resamples: u32,
@@ -738,7 +741,7 @@ mod schedule {
 
     pub fn sampling(a: &Args) -> Sampling {
         Sampling {
-            items: a.sample_items,
+            items: a.sample_items.unwrap_or(Sampling::default().items),
             resamples: a.resamples,
             seed: a.seed,
         }
@@ -846,7 +849,19 @@ mod schedule {
             return score(kernel, a, &gpu, path);
         }
         let compiled = compiled_facts(a)?.compiled::<K>(K::STRATEGIES, gpu.arch);
-        let advice = advise_launches(kernel, items, K::STRATEGIES, &gpu, &sampling(a), &compiled)?;
+        let sampling = match a.sample_items {
+            Some(_) => sampling(a),
+            None => reconverge_advisor::sampling_within(
+                kernel,
+                items,
+                K::STRATEGIES,
+                &gpu,
+                &sampling(a),
+                &compiled,
+                reconverge_advisor::DEFAULT_MODEL_SECONDS,
+            )?,
+        };
+        let advice = advise_launches(kernel, items, K::STRATEGIES, &gpu, &sampling, &compiled)?;
         println!("{advice}");
         Ok(())
     }
