@@ -31,7 +31,9 @@
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(stdarch_nvptx, asm_experimental_arch, abi_ptx)
+    feature(stdarch_nvptx, asm_experimental_arch, abi_ptx, link_llvm_intrinsics),
+    // `link_llvm_intrinsics`: the hand-written twins' warp vote (`delaying_twin::ballot`).
+    allow(internal_features)
 )]
 
 /// This package's source folder (the one with its `Cargo.toml`), for a build script that
@@ -514,6 +516,7 @@ pub mod reexport {
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate alloc;
 
+pub mod delaying_twin;
 mod device_data;
 pub use device_data::DeviceData;
 mod entry_args;

@@ -26,6 +26,12 @@ reconverge_device::plain_kernels!(SynItDelayDistinct => ItDelayOutput, branch_lo
     itdistinct_one_per_item, itdistinct_grid_stride, itdistinct_persistent,
     itdistinct_block_persistent);
 
+// Iteration delaying written by hand from seed 002 fig. 5 (its twin, one kernel per decision;
+// `references/cuda/techniques.cu`'s `delaying<D>` in Rust).
+reconverge_device::iteration_delaying_twin!(SynItDelayDistinct => ItDelayOutput;
+    itdistinct_twin_mv_stop, itdistinct_twin_mv, itdistinct_twin_rr, itdistinct_twin_rr_idle,
+    itdistinct_twin_balanced);
+
 // Speculative reconvergence's workload (Damani et al. CGO 2020) as written.
 reconverge_device::plain_kernels!(PeriodicBlockLoop => u32, branch_loop_item;
     periodic_one_per_item, periodic_grid_stride, periodic_persistent, periodic_block_persistent);
