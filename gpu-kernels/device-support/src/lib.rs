@@ -510,7 +510,7 @@ pub const fn entry_strategy(
 /// What [`warp_kernel!`]'s expansion names, so that a downstream device crate needs no direct
 /// dependency on `reconverge-transforms`.
 pub mod reexport {
-    pub use reconverge_transforms::{Kernel, Strategy, StrategyParameters, TwoPath};
+    pub use reconverge_transforms::{ItemLoop, Kernel, Strategy, StrategyParameters, TwoPath};
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -518,6 +518,7 @@ extern crate alloc;
 
 pub mod delaying_twin;
 mod device_data;
+pub mod gems34_twin;
 pub use device_data::DeviceData;
 mod entry_args;
 mod entry_check;

@@ -9,7 +9,7 @@ use reconverge_device::plain::{
 };
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
-    BrDisOutput, BranchSplitDistinct, DynamicWork, ItDelayOutput, PathUnificationDistinct,
+    BrDisOutput, BranchSplitDistinct, DynamicWork, Gems34Branch, ItDelayOutput, PathUnificationDistinct,
     PeriodicBlockLoop, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
 };
 
@@ -38,6 +38,17 @@ reconverge_device::plain_kernels!(PeriodicBlockLoop => u32, branch_loop_item;
 
 reconverge_device::plain_kernels!(DynamicWork => u32, item_loop_item;
     dwa_one_per_item, dwa_grid_stride, dwa_persistent, dwa_block_persistent);
+
+// GPU Gems 2 §34.3's occlusion-query loop written by hand (its twin: a bounded-steps kernel the
+// host relaunches until the counter of unfinished items reads 0).
+reconverge_device::occlusion_twin!(DynamicWork => u32; dwa_twin_occlusion);
+
+// GPU Gems 2 §34.2's branch-probability experiment as written, and z-cull masking written by
+// hand from §34.2.3 (its twin: a mask kernel, then a kernel per path culling whole warps).
+reconverge_device::plain_kernels!(Gems34Branch => u32, two_path_item;
+    gems34_one_per_item, gems34_grid_stride, gems34_persistent, gems34_block_persistent);
+reconverge_device::zcull_twin!(Gems34Branch => u32;
+    gems34_twin_zcull_mask, gems34_twin_zcull_a, gems34_twin_zcull_b);
 
 // SYN-BRDIS with paths of distinct shape as written (fig. 7a, the factored code inside each
 // path), and distributed by hand (fig. 7b): branch distribution's hand-written twin.
