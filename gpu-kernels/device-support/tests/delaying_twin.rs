@@ -17,14 +17,12 @@ use reconverge_transforms::{BranchLoop, BranchLoopKernel, Decision};
 use reconverge_workloads::reference::Collatz;
 use reconverge_workloads::synthetic::SynItDelayDistinct;
 
+/// Each item's output and each lane's vote count.
+type WarpRun<O> = (Vec<Option<O>>, Vec<usize>);
+
 /// One warp of the twin over items `0..items` (at most 32, one per lane): each item's output
 /// and each lane's vote count.
-fn twin_warp<L, const D: u32>(
-    w: &L,
-    items: u32,
-    a: u32,
-    b: u32,
-) -> (Vec<Option<L::Output>>, Vec<usize>)
+fn twin_warp<L, const D: u32>(w: &L, items: u32, a: u32, b: u32) -> WarpRun<L::Output>
 where
     L: BranchLoop + Sync,
     L::Output: Send,
@@ -75,7 +73,7 @@ where
     L::Output: Send + PartialEq + std::fmt::Debug + Clone,
 {
     let b = b_of(&w);
-    let cases: Vec<(&str, Decision, (Vec<Option<L::Output>>, Vec<usize>))> = vec![
+    let cases: Vec<(&str, Decision, WarpRun<L::Output>)> = vec![
         (
             "mv 4 stop",
             Decision::majority_vote(4, true),

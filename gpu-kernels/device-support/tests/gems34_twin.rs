@@ -38,7 +38,7 @@ fn zcull(w: Gems34Branch, items: u32) {
     let warps = items.div_ceil(32);
     let words = Mutex::new(vec![u32::MAX; warps as usize]);
     launch(warps + 1, |g, ballot| {
-        if let Some(word) = zcull_mask_thread(&w, g, items, |p| ballot(p)) {
+        if let Some(word) = zcull_mask_thread(&w, g, items, ballot) {
             words.lock().unwrap()[(g / 32) as usize] = word;
         }
     });
@@ -151,7 +151,7 @@ fn occlusion_twin_relaunches_until_the_query_reads_zero() {
             let first = launches == 0;
             launch(warps + 1, |g, ballot| {
                 let mut memory = Memory { shared: &shared };
-                occlusion_thread(&w, g, items, iterations, first, |p| ballot(p), &mut memory);
+                occlusion_thread(&w, g, items, iterations, first, ballot, &mut memory);
             });
             launches += 1;
             if shared.lock().unwrap().counter == 0 {

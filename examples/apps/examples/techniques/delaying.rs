@@ -16,10 +16,13 @@ type Gpu = Option<reconverge_gpu::CudaBackend>;
 #[cfg(not(feature = "cuda"))]
 type Gpu = super::NoGpu;
 
-/// Each twin: its code (the CUDA twin's), its entry point, and its numbers `a`, `b` (`None`:
+/// A twin: its code (the CUDA twin's), its entry point, and its numbers `a`, `b` (`None`:
 /// cost-balanced, whose B comes from the workload).
+type Twin = (&'static str, &'static str, Option<(u32, u32)>);
+
+/// Every twin, in the CUDA twins' order.
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
-const TWINS: &[(&str, &str, Option<(u32, u32)>)] = &[
+const TWINS: &[Twin] = &[
     (
         "twin majority vote 4, stop",
         "itdistinct_twin_mv_stop",
