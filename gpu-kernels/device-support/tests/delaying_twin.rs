@@ -2,58 +2,94 @@
 //! `iteration_delaying_twin!` kernels run per thread), run by 32 OS threads voting as one warp
 //! (`reconverge_cpu::thread_warp::ThreadBallot`, `__ballot_sync` among threads): every item's
 //! output is its plain scalar loop's, bit for bit, every lane votes the same number of times
-//! (or the warp would hang on a GPU), and the warp iterates exactly as often as reconverge's
-//! own per-thread delaying under the same decision (`run_delayed_warp`), an implementation
-//! written apart from the twin: the same schedule, iteration for iteration.
+//! (or the warp would hang on a GPU), and the warp's ballots are, vote for vote, those of
+//! reconverge's own per-thread delaying under the same decision (`Kernel::delayed_items`), an
+//! implementation written apart from the twin: the same schedule, iteration for iteration.
 
 use std::sync::Mutex;
 
-use reconverge_cpu::thread_warp::{Dealing, ThreadBallot, run_delayed_warp};
+use reconverge_cpu::thread_warp::ThreadBallot;
 use reconverge_device::delaying_twin::{
     COST_BALANCED, MAJORITY_VOTE, MAJORITY_VOTE_STOP, ROUND_ROBIN, ROUND_ROBIN_IDLE_REMOVAL,
     delaying_thread, taken_cost,
 };
-use reconverge_transforms::{BranchLoop, BranchLoopKernel, Decision};
+use reconverge_transforms::{BranchLoop, BranchLoopKernel, Decision, Kernel, NoTally};
 use reconverge_workloads::reference::Collatz;
 use reconverge_workloads::synthetic::SynItDelayDistinct;
 
-/// Each item's output and each lane's vote count.
-type WarpRun<O> = (Vec<Option<O>>, Vec<usize>);
+/// Each item's output, each lane's vote count, and lane 0's ballot words in order (the
+/// warp's whole schedule: every vote's result is the same in every lane).
+type WarpRun<O> = (Vec<Option<O>>, Vec<usize>, Vec<u32>);
 
-/// One warp of the twin over items `0..items` (at most 32, one per lane): each item's output
-/// and each lane's vote count.
-fn twin_warp<L, const D: u32>(w: &L, items: u32, a: u32, b: u32) -> WarpRun<L::Output>
-where
-    L: BranchLoop + Sync,
-    L::Output: Send,
-{
+/// Runs `thread(lane, vote, put)` as the 32 lanes of one warp over items `0..items`.
+fn warp<O: Send>(
+    items: u32,
+    thread: impl Fn(u32, &mut dyn FnMut(bool) -> u32, &mut dyn FnMut(u32, O)) + Sync,
+) -> WarpRun<O> {
     let ballot = ThreadBallot::default();
     let outputs = Mutex::new((0..items).map(|_| None).collect::<Vec<_>>());
+    let words = Mutex::new(Vec::new());
     let votes = std::thread::scope(|scope| {
         let lanes: Vec<_> = (0..32u32)
             .map(|lane| {
-                let (ballot, outputs) = (&ballot, &outputs);
+                let (ballot, outputs, words, thread) = (&ballot, &outputs, &words, &thread);
                 scope.spawn(move || {
                     let mut round = 0;
-                    delaying_thread::<L, D>(
-                        w,
-                        (lane < items).then_some(lane),
-                        a,
-                        b,
-                        |p| ballot.vote(&mut round, lane, p),
-                        |item, out| {
-                            let mut o = outputs.lock().unwrap();
-                            assert!(o[item as usize].is_none(), "item {item} written twice");
-                            o[item as usize] = Some(out);
-                        },
-                    );
+                    let mut vote = |p| {
+                        let word = ballot.vote(&mut round, lane, p);
+                        if lane == 0 {
+                            words.lock().unwrap().push(word);
+                        }
+                        word
+                    };
+                    let mut put = |item: u32, out| {
+                        let mut o = outputs.lock().unwrap();
+                        assert!(o[item as usize].is_none(), "item {item} written twice");
+                        o[item as usize] = Some(out);
+                    };
+                    thread(lane, &mut vote, &mut put);
                     round
                 })
             })
             .collect();
         lanes.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    (outputs.into_inner().unwrap(), votes)
+    (
+        outputs.into_inner().unwrap(),
+        votes,
+        words.into_inner().unwrap(),
+    )
+}
+
+/// One warp of the twin over items `0..items` (at most 32, one per lane).
+fn twin_warp<L, const D: u32>(w: &L, items: u32, a: u32, b: u32) -> WarpRun<L::Output>
+where
+    L: BranchLoop + Sync,
+    L::Output: Send,
+{
+    warp(items, |lane, vote, put| {
+        let item = (lane < items).then_some(lane);
+        delaying_thread::<L, D>(w, item, a, b, vote, put);
+    })
+}
+
+/// One warp of reconverge's own per-thread delaying (`Kernel::delayed_items`) under
+/// `decision`, each lane dealt its one item.
+fn reconverge_warp<L>(w: L, decision: Decision, items: u32) -> WarpRun<L::Output>
+where
+    L: BranchLoop + Sync + Copy,
+    L::Output: Send,
+{
+    let kernel = BranchLoopKernel(w);
+    warp(items, |lane, vote, put| {
+        let mut dealt = false;
+        let next = || {
+            let first = !dealt;
+            dealt = true;
+            (first && lane < items).then_some(lane)
+        };
+        assert!(kernel.delayed_items(decision, lane, vote, next, put, &mut NoTally));
+    })
 }
 
 /// B of the workload as reconverge computes it from its regions.
@@ -120,7 +156,7 @@ where
             twin_warp::<L, COST_BALANCED>(&w, items, b, 0),
         ),
     ];
-    for (what, decision, (outputs, votes)) in cases {
+    for (what, decision, (outputs, votes, words)) in cases {
         for (item, out) in outputs.iter().enumerate() {
             assert_eq!(
                 out.as_ref(),
@@ -132,11 +168,10 @@ where
             votes.iter().all(|&v| v == votes[0]),
             "{what}: lanes out of step {votes:?}"
         );
-        let strategy = run_delayed_warp(&BranchLoopKernel(w), decision, items, Dealing::Stride)
-            .expect("reconverge's per-thread delaying");
+        let (_, _, theirs) = reconverge_warp(w, decision, items);
         assert_eq!(
-            votes[0], strategy.votes[0],
-            "{what}: warp iterations differ from reconverge's"
+            words, theirs,
+            "{what}: the warp's ballots differ from reconverge's"
         );
     }
 }
@@ -170,3 +205,4 @@ fn cost_balanced_b_is_the_cuda_twins() {
         assert_eq!(b_of(&w), cuda.max(1), "r = {r}");
     }
 }
+
