@@ -205,4 +205,3 @@ fn cost_balanced_b_is_the_cuda_twins() {
         assert_eq!(b_of(&w), cuda.max(1), "r = {r}");
     }
 }
-
