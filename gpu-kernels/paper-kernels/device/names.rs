@@ -12,7 +12,9 @@ pub const SELFTESTS: &[&str] = &[
 
 /// The plain kernels of the reference workloads (`device/src/plain.rs`): one loop per thread,
 /// none of reconverge's machinery, in four schedules each (one thread per item, grid-stride,
-/// persistent threads on one global counter, persistent threads on their block's counter).
+/// persistent threads on one global counter, persistent threads on their block's counter),
+/// and the techniques' hand-written twins (`*_twin_*`, launched by name with their own
+/// arguments: `reconverge_device::plain`, `delaying_twin`, `gems34_twin`).
 pub const PLAIN_KERNELS: &[&str] = &[
     "collatz_one_per_item",
     "collatz_grid_stride",
