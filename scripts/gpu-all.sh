@@ -88,8 +88,9 @@ if want techniques && [[ -x "$dev/techniques" ]]; then
             && export RECONVERGE_GPU_CUBIN="$tcubin"
     fi
     nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > "$t/device.txt"
-    # Every strategy and plain Rust kernel at its default launch, per setting; the CPU outputs
-    # for the CUDA C++ twins.
+    # Every strategy and plain Rust kernel at its default launch, per setting, with the Rust
+    # twins (iteration delaying's, unification's, splitting's, GPU Gems 2 ch. 34's z-cull
+    # masking and occlusion-query loop); the CPU outputs for the CUDA C++ twins.
     "$dev/techniques" --backend cuda --out "$t" 2>&1 | grep -v "items on the CPU"
     # The hand-written twins (CUDA C++), checked against those outputs.
     nvcc -O3 -fmad=false -arch="sm_$cap" -o "$t/techniques_cuda" "$dev/techniques.cu" \
@@ -116,8 +117,9 @@ if want techniques && [[ -x "$dev/techniques" ]]; then
     if command -v ncu > /dev/null; then
         metrics=smsp__inst_executed.sum,smsp__thread_inst_executed.sum,smsp__average_thread_inst_executed_per_inst_executed.ratio,launch__registers_per_thread,gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio
         mkdir -p "$t/ncu-run"
+        # (The Rust twins of iteration delaying are among those kernels: 20 more launches.)
         for s in distinct-f0.1-r8 distinct-f0.5-r4; do
-            timeout 150 ncu --csv --metrics "$metrics" "$dev/techniques" --backend cuda \
+            timeout 240 ncu --csv --metrics "$metrics" "$dev/techniques" --backend cuda \
                 --out "$t/ncu-run" --repeats 1 --only "$s" > "$t/ncu-rust-$s.csv" 2> "$t/ncu-rust-$s.err"
             grep "^$s" "$t/settings.tsv" > "$t/ncu-run/settings.tsv"
             cp "$t/$s.out" "$t/ncu-run/" 2>/dev/null

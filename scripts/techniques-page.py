@@ -6,7 +6,8 @@
 RESULTS_DIR is the unpacked `techniques/` folder of techniques.tar.gz: one
 `<setting>.tsv` per setting from the `techniques` example (every reconverge strategy at its
 default launch and the plain Rust kernels), `cuda.tsv` from references/cuda/techniques.cu
-(the plain CUDA C++ kernels and the hand-written twins), `ncu-*.csv.gz` and `device.txt`.
+(the plain CUDA C++ kernels and the hand-written twins; the Rust twins are rows `twin ...` of
+`<setting>.tsv`), `ncu-*.csv.gz` and `device.txt`.
 PAGE_DIR (default docs/results/techniques) gets README.md and raw/ (the inputs, as they
 came). Every number on the page comes from those files.
 """
@@ -162,6 +163,73 @@ def unification_section(results, w):
     return details
 
 
+def gems34_section(results, w):
+    """GPU Gems 2 ch. 34's z-cull masking and occlusion-query loop beside their Rust twins
+    (`zcull-*.tsv`, `occlusion-*.tsv` from the techniques example's gems34.rs)."""
+    zc = [f[:-4] for f in os.listdir(results) if f.startswith("zcull-") and f.endswith(".tsv")]
+    oc = [f[:-4] for f in os.listdir(results) if f.startswith("occlusion-") and f.endswith(".tsv")]
+    if not zc and not oc:
+        return []
+    details = []
+    key = lambda n: (n.split("-")[1], float(n.split("-p")[1]))
+    if zc:
+        w("## Z-cull masking against its hand-written twin (GPU Gems 2 §34.2.3)\n")
+        w("The branch-probability experiment of figs. 34-1 and 34-2 (`reconverge_workloads::synthetic::Gems34Branch`: "
+          "an expensive taken path of 64 dependent steps, a cheap not-taken one; a random condition, or a coherent one "
+          "shared by runs of 1024 items). The twin is z-cull masking as a CUDA programmer writes it from the book "
+          "(`reconverge_device::zcull_twin!`): a mask kernel stores each warp's `__ballot_sync` of the condition, then "
+          "one kernel per path in which a warp whose mask word has no lane on the path returns at once; a thread per "
+          "item, 256 per block. *path passes*: the two path kernels alone (the mask reused, as the book's depth "
+          "buffer is). Kernel times summed over a code's launches.\n")
+        w("| condition, p | best plain kernel (ms) | z-cull (x plain) | Rust twin (x plain) | z-cull / twin | "
+          "path passes: z-cull / twin (x plain) | best reconverge strategy (x plain) | all identical |")
+        w("|---|---|---:|---:|---:|---|---|---|")
+        for name in sorted(zc, key=key):
+            rows = read_tsv(os.path.join(results, name + ".tsv"))
+            by = {r["code"]: r for r in rows if r["launch"] == "default"}
+            ms = lambda c: float(by[c]["median_ms"]) if c in by else float("nan")
+            best_ms, best = min((float(r["median_ms"]), r["code"]) for r in by.values() if r["code"].startswith("plain"))
+            strat = [(float(r["median_ms"]), c) for c, r in by.items()
+                     if not c.startswith(("plain", "twin")) and not c.endswith("path passes")]
+            sb_ms, sb = min(strat)
+            z, t = ms("z-cull masking"), ms("twin z-cull masking")
+            zp, tp = ms("z-cull masking, path passes"), ms("twin z-cull masking, path passes")
+            identical = all(r["identical"] == "yes" for r in rows)
+            label = name[len("zcull-"):].replace("-p", ", p = ")
+            w(f"| {label} | {best_ms:.4f} (Rust {best}) | {best_ms / z:.3f}x | {best_ms / t:.3f}x | {z / t:.3f} | "
+              f"{zp / tp:.3f} ({best_ms / zp:.3f}x / {best_ms / tp:.3f}x) | {sb} ({best_ms / sb_ms:.3f}x) | "
+              f"{'yes' if identical else 'NO'} |")
+            d = [f"### Z-cull masking, {label}\n", "| code | ms | x plain | registers | identical |", "|---|---:|---:|---:|---|"]
+            for r in sorted(by.values(), key=lambda r: float(r["median_ms"])):
+                c = ("Rust " if r["code"].startswith(("plain", "twin")) else "") + r["code"]
+                d.append(f"| {c} | {float(r['median_ms']):.4f} | {best_ms / float(r['median_ms']):.3f} | {r['registers']} | {r['identical']} |")
+            details.append("\n".join(d) + "\n")
+        w("")
+    for name in sorted(oc):
+        rows = read_tsv(os.path.join(results, name + ".tsv"))
+        by = {r["code"]: r for r in rows if r["launch"] == "default"}
+        best_ms, best = min((float(r["median_ms"]), r["code"]) for r in by.values() if r["code"].startswith("plain"))
+        w("## The occlusion-query loop against its hand-written twin (GPU Gems 2 §34.3)\n")
+        w("Seed 004's loop (`reconverge_workloads::synthetic::DynamicWork`, LOOP_NUM 16, 1-32 trips per item) run "
+          "as the book's passes: at most n iterations per launch, the host launching again while the count of "
+          "unfinished items (the occlusion query) is not 0. The twin (`reconverge_device::occlusion_twin!`) is the "
+          "kernel a CUDA programmer writes: a thread per item, 256 per block, each item's state kept in global "
+          "memory between launches, each warp's word of lanes still running (a warp whose word is 0 returns at "
+          "once: the z-culled tile), a warp-aggregated `atomicAdd` on the counter, which the host reads after each "
+          "launch. Kernel times summed over the launches.\n")
+        w("| iterations per launch | reconverge ms (x plain) | Rust twin ms (x plain) | reconverge / twin | identical |")
+        w("|---:|---|---|---:|---|")
+        for n in (1, 4, 8, 32):
+            c, t = f"occlusion-query loop, {n} iterations per launch", f"twin occlusion-query loop, {n} iterations per launch"
+            if c not in by or t not in by:
+                continue
+            cm, tm = float(by[c]["median_ms"]), float(by[t]["median_ms"])
+            ok = by[c]["identical"] == by[t]["identical"] == "yes"
+            w(f"| {n} | {cm:.4f} ({best_ms / cm:.3f}x) | {tm:.4f} ({best_ms / tm:.3f}x) | {cm / tm:.3f} | {'yes' if ok else 'NO'} |")
+        w(f"\nBest plain kernel: Rust {best}, {best_ms:.4f} ms; every code of the setting: `raw/{name}.tsv`.\n")
+    return details
+
+
 def ncu_rows(path):
     """Per launch (in order): kernel name and metrics."""
     with gzip.open(path, "rt") as f:
@@ -212,8 +280,10 @@ def main():
       "and CUDA C++ (`references/cuda/techniques.cu`): one thread per item, grid-stride, persistent threads on a "
       "grid-wide counter (and, in Rust, on a block counter). The best of them is the reference of every ratio.\n")
     w("- **hand-written twins**: iteration delaying as a CUDA programmer writes it from seed 002 fig. 5 "
-      "(`references/cuda/techniques.cu`: `__ballot_sync`, `__popc`, lanes of the path not picked keep "
-      "their pending condition), one item per thread.\n")
+      "(`__ballot_sync`, `__popc`, lanes of the path not picked keep their pending condition), one item "
+      "per thread, 256 threads per block, the decision's numbers passed at launch: in CUDA C++ "
+      "(`references/cuda/techniques.cu`, nvcc) and in plain Rust nvptx (`reconverge_device::iteration_delaying_twin!`, "
+      "the same code line for line: `vote.ballot.sync` as LLVM's intrinsic, no reconverge code).\n")
     w("- **reconverge**: every strategy of the workload's entry points at the library's default launch "
       "(`CudaBackend::launch_for`), through `CudaBackend`. Iteration delaying runs as each thread's plain "
       "loop with a warp vote at the iteration point (`Kernel::delayed_items`).\n")
@@ -221,19 +291,25 @@ def main():
       "kernel's time over the code's (above 1: faster than the plain kernel).\n")
 
     w("## Summary\n")
-    w("| f, r | best plain kernel (ms) | best twin (x plain) | best reconverge strategy, default launch (x plain) | reconverge / twin, worst over the decisions | all identical |")
-    w("|---|---|---|---|---|---|")
+    w("| f, r | best plain kernel (ms) | best CUDA C++ twin (x plain) | best Rust twin (x plain) | "
+      "best reconverge strategy, default launch (x plain) | reconverge / CUDA twin, worst over the decisions | "
+      "reconverge / Rust twin, worst | Rust twin / CUDA twin, range | all identical |")
+    w("|---|---|---|---|---|---|---|---|---|")
     details = []
     for s in settings:
         if not s.startswith("distinct"):
             continue
         rows = read_tsv(os.path.join(results, s + ".tsv"))
-        rust = {r["code"]: r for r in rows}
+        rust = {r["code"]: r for r in rows if not r["code"].startswith("twin")}
+        rtwins = {r["code"]: r for r in rows if r["code"].startswith("twin")}
+        rtms = lambda c: float(rtwins[c]["median_ms"])
         plain = [(float(r["median_ms"]), "Rust " + c) for c, r in rust.items() if c.startswith("plain")]
         plain += [(ms, "CUDA C++ " + c) for c, (ms, _) in twins[s].items() if c.startswith("plain")]
         best_ms, best_name = min(plain)
         twin_rows = [(ms, c) for c, (ms, _) in twins[s].items() if c.startswith("twin")]
         tb_ms, tb = min(twin_rows)
+        rt_rows = [(rtms(c), c) for c in rtwins]
+        rtb = f"{min(rt_rows)[1]} ({best_ms / min(rt_rows)[0]:.3f}x)" if rt_rows else "-"
         strat = [(float(r["median_ms"]), c) for c, r in rust.items() if not c.startswith("plain")]
         sb_ms, sb = min(strat)
         ratios = []
@@ -242,14 +318,19 @@ def main():
             if t and t in twins[s]:
                 ratios.append((float(r["median_ms"]) / twins[s][t][0], c))
         worst, worst_code = max(ratios)
+        rratios = [(float(r["median_ms"]) / rtms(twin_of(c)), c) for c, r in rust.items() if twin_of(c) in rtwins]
+        rworst = "{:.3f} ({})".format(*max(rratios)) if rratios else "-"
+        lang = [rtms(c) / twins[s][c][0] for c in rtwins if c in twins[s]]
+        lang_range = f"{min(lang):.3f}-{max(lang):.3f}" if lang else "-"
         identical = all(r["identical"] == "yes" for r in rows) and all(ok for _, ok in twins[s].values())
-        w(f"| {fr(s)} | {best_ms:.4f} ({best_name}) | {tb} ({best_ms / tb_ms:.3f}x) | {sb} ({best_ms / sb_ms:.3f}x) | "
-          f"{worst:.3f} ({worst_code}) | {'yes' if identical else 'NO'} |")
+        w(f"| {fr(s)} | {best_ms:.4f} ({best_name}) | {tb} ({best_ms / tb_ms:.3f}x) | {rtb} | {sb} ({best_ms / sb_ms:.3f}x) | "
+          f"{worst:.3f} ({worst_code}) | {rworst} | {lang_range} | {'yes' if identical else 'NO'} |")
         # The setting's detail table.
         d = [f"### f, r = {fr(s)}\n",
              f"Best plain kernel: {best_name}, {best_ms:.4f} ms.\n",
-             "| reconverge strategy | ms | x plain | registers | hand-written twin ms | twin x plain | twin registers | reconverge / twin |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| reconverge strategy | ms | x plain | registers | CUDA twin ms | CUDA twin x plain | CUDA twin registers | "
+             "reconverge / CUDA twin | Rust twin ms | Rust twin x plain | Rust twin registers | reconverge / Rust twin |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for ms, c in sorted(strat):
             r = rust[c]
             t = twin_of(c)
@@ -258,6 +339,11 @@ def main():
                 tail = f"{tms:.4f} | {best_ms / tms:.3f} | {twin_regs[s][t]} | {ms / tms:.3f}"
             else:
                 tail = "- | - | - | -"
+            if t and t in rtwins:
+                rt = rtms(t)
+                tail += f" | {rt:.4f} | {best_ms / rt:.3f} | {rtwins[t]['registers']} | {ms / rt:.3f}"
+            else:
+                tail += " | - | - | - | -"
             d.append(f"| {c} | {ms:.4f} | {best_ms / ms:.3f} | {r['registers']} | {tail} |")
         details.append("\n".join(d) + "\n")
     w("")
@@ -332,6 +418,7 @@ def main():
                     w(f"| {n} | CUDA C++ {code} | {ms:.4f} | {best / ms:.3f} | {'yes' if ok else 'NO'} |")
         w("")
     split_details = splitting_section(results, w)
+    gems_details = gems34_section(results, w)
     unify_details = []
     if os.path.exists(os.path.join(results, "unify-settings.tsv")):
         unify_details = unification_section(results, w) or []
@@ -372,6 +459,7 @@ def main():
     out.extend(details)
     out.extend(unify_details)
     out.extend(split_details)
+    out.extend(gems_details)
     with open(os.path.join(page, "README.md"), "w") as f:
         f.write("\n".join(out).rstrip() + "\n")
     for f in os.listdir(results):
@@ -388,12 +476,22 @@ def ncu_names(lang, setting, results, launches):
         codes = ["CUDA C++ " + r[2] for r in csv.reader(open(os.path.join(results, table)), delimiter="\t")
                  if r[0] == setting]
         return codes + [m["kernel"][:40] for m in launches[len(codes):]]
+    # The Rust twins share an entry point per decision: their launches come in the order of the
+    # setting's `twin ...` rows.
+    path = os.path.join(results, setting + ".tsv")
+    twin_codes = [r["code"] for r in read_tsv(path) if r["code"].startswith("twin")] if os.path.exists(path) else []
     names = {}
     for f in os.listdir(results):
         if f.endswith("-entries.tsv"):
             for r in csv.reader(open(os.path.join(results, f)), delimiter="\t"):
                 names[r[0]] = r[1] if not r[1].startswith("plain") else "Rust " + r[1]
-    return [names.get(m["kernel"], m["kernel"][:40]) for m in launches]
+    out = []
+    for m in launches:
+        if "_twin_" in m["kernel"] and m["kernel"] not in names and twin_codes:
+            out.append("Rust " + twin_codes.pop(0))
+        else:
+            out.append(names.get(m["kernel"], m["kernel"][:40]))
+    return out
 
 
 if __name__ == "__main__":

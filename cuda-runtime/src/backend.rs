@@ -674,6 +674,101 @@ impl CudaBackend {
         items: u32,
         launch: Launch,
     ) -> Result<Run<K::Output>, GpuError> {
+        self.run_hand_written_with(name, kernel, items, launch, &[])
+    }
+
+    /// Runs a hand-written twin made of several launches that share memory (z-cull masking's
+    /// mask and path kernels, the occlusion-query loop's relaunches: `reconverge_device::
+    /// zcull_twin!`, `occlusion_twin!`), each entry point `(workload: *const W, items: u32,
+    /// out: *mut Output, counter: *mut u32, scratch: *mut u8, a: u32, b: u32)`, on `kernel`'s
+    /// workload over items `0..items` with `launch`. `scratch_bytes` zeroed bytes are shared by
+    /// every launch. Before each launch the counter is zeroed and `next(pass, counter)` names
+    /// the entry point and its `a`, `b` (`counter`: what the previous launch left in it, 0
+    /// before the first), or `None` to stop: the host loop of GPU Gems 2 §34.3, which reads its
+    /// occlusion query after each pass. Each launch is timed with CUDA events
+    /// ([`Run::pass_times`]).
+    ///
+    /// # Errors
+    /// As [`CudaBackend::run_hand_written`]; [`GpuError::InvalidInput`] after `max_launches`
+    /// launches without `next` stopping.
+    pub fn run_hand_written_passes<K: DeviceKernel>(
+        &self,
+        kernel: &K,
+        items: u32,
+        launch: Launch,
+        scratch_bytes: usize,
+        max_launches: u32,
+        mut next: impl FnMut(u32, u32) -> Option<(&'static str, u32, u32)>,
+    ) -> Result<Run<K::Output>, GpuError> {
+        let shape = LaunchShape::new(launch.threads_per_block, launch.blocks);
+        let gpu = &self.gpu;
+        let started = Instant::now();
+        let workload = gpu.upload(&[Raw(*kernel)], "kernel parameters")?;
+        let out = gpu.zeros::<Raw<K::Output>>((items as usize).max(1), "outputs")?;
+        // In u64 words, so that the scratch is 8-aligned for the states kept in it.
+        let scratch = gpu.zeros::<u64>(scratch_bytes.div_ceil(8).max(1), "twin scratch")?;
+        let mut pass_times = Vec::new();
+        let mut occupancy = Vec::new();
+        let mut left = 0u32;
+        let mut last = None;
+        for pass in 0.. {
+            let Some((name, a, b)) = next(pass, left) else {
+                break;
+            };
+            if pass >= max_launches {
+                return Err(GpuError::InvalidInput {
+                    kernel: name.into(),
+                    reason: format!("still not done after {max_launches} launches"),
+                });
+            }
+            let counter = gpu.zeros::<u32>(1, "work counter")?;
+            let ms = gpu.timed_launch(name, shape, |s, f, c| {
+                let mut l = s.launch_builder(f);
+                l.arg(&workload).arg(&items).arg(&out).arg(&counter);
+                l.arg(&scratch).arg(&a).arg(&b);
+                // SAFETY: the entry point is `(workload: *const W, items: u32, out: *mut
+                // Output, counter: *mut u32, scratch: *mut u8, a: u32, b: u32)` (the caller
+                // names one); `K` is `W` in a transparent wrapper (the `DeviceKernel`
+                // contract), `out` holds `items` outputs, `counter` one zeroed u32, `scratch`
+                // `scratch_bytes` bytes, 8-aligned.
+                unsafe { l.launch(c) }.map(|_| ())
+            })?;
+            pass_times.push(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3));
+            occupancy.push(gpu.occupancy(name, launch.threads_per_block).ok());
+            left = gpu.download(&counter)?.first().copied().unwrap_or(0);
+            last = Some(name);
+        }
+        let mut outputs: Vec<K::Output> = gpu.download(&out)?.into_iter().map(|r| r.0).collect();
+        outputs.truncate(items as usize);
+        let fill = last.and_then(|name| fill(gpu, name, launch));
+        Ok(Run {
+            outputs,
+            tally: Vec::new(),
+            counters: None,
+            pass_times,
+            elapsed: started.elapsed(),
+            occupancy,
+            launch,
+            fill,
+        })
+    }
+
+    /// [`CudaBackend::run_hand_written`] for an entry point that takes numbers of its own after
+    /// the plain kernels' four arguments, `numbers` in order, each a `u32` (a twin whose
+    /// decision's numbers come at launch, as `reconverge_device::iteration_delaying_twin!`'s
+    /// do, and as the CUDA C++ twins take them).
+    ///
+    /// # Errors
+    /// As [`CudaBackend::run_hand_written`]; the module cannot tell whether the entry point
+    /// takes `numbers`, so the caller names one that does.
+    pub fn run_hand_written_with<K: DeviceKernel>(
+        &self,
+        name: &str,
+        kernel: &K,
+        items: u32,
+        launch: Launch,
+        numbers: &[u32],
+    ) -> Result<Run<K::Output>, GpuError> {
         let shape = LaunchShape::new(launch.threads_per_block, launch.blocks);
         let gpu = &self.gpu;
         let started = Instant::now();
@@ -683,9 +778,13 @@ impl CudaBackend {
         let ms = gpu.timed_launch(name, shape, |s, f, c| {
             let mut b = s.launch_builder(f);
             b.arg(&workload).arg(&items).arg(&out).arg(&counter);
+            for n in numbers {
+                b.arg(n);
+            }
             // SAFETY: a hand-written entry point (the caller names one) is `(workload: *const W, items: u32,
-            // out: *mut Output, counter: *mut u32)`; `K` is `W` in a transparent wrapper (the
-            // `DeviceKernel` contract), `out` holds `items` outputs, `counter` one zeroed u32.
+            // out: *mut Output, counter: *mut u32)` followed by one `u32` per number of
+            // `numbers`; `K` is `W` in a transparent wrapper (the `DeviceKernel` contract),
+            // `out` holds `items` outputs, `counter` one zeroed u32.
             unsafe { b.launch(c) }.map(|_| ())
         })?;
         let mut outputs: Vec<K::Output> = gpu.download(&out)?.into_iter().map(|r| r.0).collect();

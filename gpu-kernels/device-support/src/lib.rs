@@ -31,7 +31,9 @@
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(stdarch_nvptx, asm_experimental_arch, abi_ptx)
+    feature(stdarch_nvptx, asm_experimental_arch, abi_ptx, link_llvm_intrinsics),
+    // `link_llvm_intrinsics`: the hand-written twins' warp vote (`delaying_twin::ballot`).
+    allow(internal_features)
 )]
 
 /// This package's source folder (the one with its `Cargo.toml`), for a build script that
@@ -508,13 +510,15 @@ pub const fn entry_strategy(
 /// What [`warp_kernel!`]'s expansion names, so that a downstream device crate needs no direct
 /// dependency on `reconverge-transforms`.
 pub mod reexport {
-    pub use reconverge_transforms::{Kernel, Strategy, StrategyParameters, TwoPath};
+    pub use reconverge_transforms::{ItemLoop, Kernel, Strategy, StrategyParameters, TwoPath};
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate alloc;
 
+pub mod delaying_twin;
 mod device_data;
+pub mod gems34_twin;
 pub use device_data::DeviceData;
 mod entry_args;
 mod entry_check;

@@ -12,7 +12,9 @@ pub const SELFTESTS: &[&str] = &[
 
 /// The plain kernels of the reference workloads (`device/src/plain.rs`): one loop per thread,
 /// none of reconverge's machinery, in four schedules each (one thread per item, grid-stride,
-/// persistent threads on one global counter, persistent threads on their block's counter).
+/// persistent threads on one global counter, persistent threads on their block's counter),
+/// and the techniques' hand-written twins (`*_twin_*`, launched by name with their own
+/// arguments: `reconverge_device::plain`, `delaying_twin`, `gems34_twin`).
 pub const PLAIN_KERNELS: &[&str] = &[
     "collatz_one_per_item",
     "collatz_grid_stride",
@@ -46,6 +48,19 @@ pub const PLAIN_KERNELS: &[&str] = &[
     "brdistinct_twin_grid_stride",
     "brdistinct_twin_persistent",
     "brdistinct_twin_block_persistent",
+    "itdistinct_twin_mv_stop",
+    "itdistinct_twin_mv",
+    "itdistinct_twin_rr",
+    "itdistinct_twin_rr_idle",
+    "itdistinct_twin_balanced",
+    "dwa_twin_occlusion",
+    "gems34_one_per_item",
+    "gems34_grid_stride",
+    "gems34_persistent",
+    "gems34_block_persistent",
+    "gems34_twin_zcull_mask",
+    "gems34_twin_zcull_a",
+    "gems34_twin_zcull_b",
     "bpudistinct_one_per_item",
     "bpudistinct_grid_stride",
     "bpudistinct_persistent",
@@ -79,10 +94,6 @@ pub const PLAIN_KERNELS: &[&str] = &[
     "bpu_grid_stride",
     "bpu_persistent",
     "bpu_block_persistent",
-    "gems34_one_per_item",
-    "gems34_grid_stride",
-    "gems34_persistent",
-    "gems34_block_persistent",
 ];
 
 /// Whether an entry point of the papers' list is one of MCML's (the list names them `mcml_*`):

@@ -12,16 +12,20 @@
 //! On the CPU it writes each setting's outputs (`DIR/<setting>.out`, raw little endian) and
 //! `DIR/settings.tsv`, which `references/cuda/techniques.cu` (the hand-written CUDA C++ twins)
 //! reads and checks its kernels against. With `--backend cuda` it also times, on GPU 0, every
-//! strategy with an entry point at its default launch and the four plain Rust kernels, every
-//! run's outputs compared with the CPU's, and writes `DIR/<setting>.tsv`
-//! (`reconverge_gpu::comparison::comparison_tsv`). `scripts/techniques-page.py` makes
+//! strategy with an entry point at its default launch, the four plain Rust kernels and
+//! iteration delaying's Rust twins (`delaying.rs`), every run's outputs compared with the
+//! CPU's, and writes `DIR/<setting>.tsv` (`reconverge_gpu::comparison::comparison_tsv`). `scripts/techniques-page.py` makes
 //! `docs/results/techniques/` from the folder. Seed 004's branch path unification with paths of
 //! distinct shape runs too (`unification.rs`: `unify-*` settings, its Rust twins timed beside
 //! it, `references/cuda/unification.cu` its CUDA C++ twins), and seed 001's branch splitting
-//! with a float else branch (`splitting.rs`: `split-*` settings and its Rust twin).
+//! with a float else branch (`splitting.rs`: `split-*` settings and its Rust twin), and GPU
+//! Gems 2 ch. 34's z-cull masking and occlusion-query loop beside their Rust twins
+//! (`gems34.rs`: `zcull-*` and `occlusion-*` settings).
 
 #[path = "../common/mod.rs"]
 mod common;
+mod delaying;
+mod gems34;
 mod splitting;
 mod unification;
 
@@ -101,14 +105,9 @@ fn run(args: &Args) -> Result<(), Error> {
         let name = format!("distinct-f{f}-r{r}");
         if name.contains(&args.only) {
             let outputs = expected(args, &name, args.items, |i| distinct.reference(i))?;
-            compare(
-                args,
-                &gpu,
-                &name,
-                &BranchLoopKernel(distinct),
-                "itdistinct",
-                &outputs,
-            )?;
+            let kernel = BranchLoopKernel(distinct);
+            compare(args, &gpu, &name, &kernel, "itdistinct", &outputs)?;
+            delaying::twins(args, &gpu, &name, &kernel, &outputs)?;
             let w = distinct.0;
             settings.push_str(&format!(
                 "{name}\t{}\t{}\t{}\t{}\t{}\n",
@@ -148,6 +147,7 @@ fn run(args: &Args) -> Result<(), Error> {
     }
     write(&args.out.join("settings.tsv"), settings)?;
     unification::run(args, &gpu)?;
+    gems34::run(args, &gpu)?;
     splitting::run(args, &gpu)
 }
 

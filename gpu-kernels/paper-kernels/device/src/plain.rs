@@ -27,12 +27,29 @@ reconverge_device::plain_kernels!(SynItDelayDistinct => ItDelayOutput, branch_lo
     itdistinct_one_per_item, itdistinct_grid_stride, itdistinct_persistent,
     itdistinct_block_persistent);
 
+// Iteration delaying written by hand from seed 002 fig. 5 (its twin, one kernel per decision;
+// `references/cuda/techniques.cu`'s `delaying<D>` in Rust).
+reconverge_device::iteration_delaying_twin!(SynItDelayDistinct => ItDelayOutput;
+    itdistinct_twin_mv_stop, itdistinct_twin_mv, itdistinct_twin_rr, itdistinct_twin_rr_idle,
+    itdistinct_twin_balanced);
+
 // Speculative reconvergence's workload (Damani et al. CGO 2020) as written.
 reconverge_device::plain_kernels!(PeriodicBlockLoop => u32, branch_loop_item;
     periodic_one_per_item, periodic_grid_stride, periodic_persistent, periodic_block_persistent);
 
 reconverge_device::plain_kernels!(DynamicWork => u32, item_loop_item;
     dwa_one_per_item, dwa_grid_stride, dwa_persistent, dwa_block_persistent);
+
+// GPU Gems 2 §34.3's occlusion-query loop written by hand (its twin: a bounded-steps kernel the
+// host relaunches until the counter of unfinished items reads 0).
+reconverge_device::occlusion_twin!(DynamicWork => u32; dwa_twin_occlusion);
+
+// GPU Gems 2 §34.2's branch-probability experiment as written, and z-cull masking written by
+// hand from §34.2.3 (its twin: a mask kernel, then a kernel per path culling whole warps).
+reconverge_device::plain_kernels!(Gems34Branch => u32, two_path_item;
+    gems34_one_per_item, gems34_grid_stride, gems34_persistent, gems34_block_persistent);
+reconverge_device::zcull_twin!(Gems34Branch => u32;
+    gems34_twin_zcull_mask, gems34_twin_zcull_a, gems34_twin_zcull_b);
 
 // SYN-BRDIS with paths of distinct shape as written (fig. 7a, the factored code inside each
 // path), and distributed by hand (fig. 7b): branch distribution's hand-written twin.
@@ -78,5 +95,3 @@ reconverge_device::plain_kernels!(LoopSplitBench => u64, split_loop_item;
     lsplit_one_per_item, lsplit_grid_stride, lsplit_persistent, lsplit_block_persistent);
 reconverge_device::plain_kernels!(PathUnification => u32, two_path_item;
     bpu_one_per_item, bpu_grid_stride, bpu_persistent, bpu_block_persistent);
-reconverge_device::plain_kernels!(Gems34Branch => u32, two_path_item;
-    gems34_one_per_item, gems34_grid_stride, gems34_persistent, gems34_block_persistent);
