@@ -75,6 +75,7 @@
 
 pub mod accuracy;
 pub mod calibrate;
+pub mod compiled;
 pub mod measured;
 pub mod plan;
 pub mod profile;
@@ -90,12 +91,21 @@ use reconverge_occupancy::{
 use reconverge_simt::Counters;
 use reconverge_transforms::{Kernel, Strategy, StrategyError};
 
+#[cfg(feature = "cuda")]
+pub use compiled::GpuModule;
+pub use compiled::{
+    CompiledAdvice, CompiledModule, EntryFactsError, advise_compiled, compiled_facts,
+    compiled_strategies, entry_points_of, flat_loops,
+};
 pub use measured::{Halving, MeasuredTuning, Timing, backend_time, grid_measured, tune_measured};
 pub use plan::{
     Advice, Gpu, Grid, LaunchTime, Ranked, Sampling, Spread, advise_launches, candidate_launches,
     launch_time, predict_launch, recommend, sample_blocks, sampled_profiles,
 };
 pub use profile::{CompiledLoops, PlainLoop, Profile, Stats, WarpWork, profile, profile_blocks};
+/// The SASS loop reader [`advise_compiled`] uses, re-exported so that its answer
+/// ([`CompiledAdvice::loops`]) can be printed without another dependency.
+pub use reconverge_gpu_build::{LoopNesting, NoCuobjdump, SassError, loop_nesting, loop_table};
 pub use schedule::{Calibration, Makespan, simulate, simulate_dealing};
 pub use tune::{Family, ParameterGrid, Tuned, grid, parameter_grid, tune};
 
@@ -147,6 +157,28 @@ pub enum AdviseError {
         registers: u32,
         /// What the calculator said.
         source: OccupancyError,
+    },
+    /// A strategy of a compiled list has no compiled entry point for one of its passes.
+    #[error(
+        "{kernel} has no entry point for pass {pass} of {strategy}: list it in the kernel's gpu_entry_points! (or name a strategy of a technique whose `_any` entry point runs); compiled: {available}"
+    )]
+    NoEntryPoint {
+        /// The kernel type, as its entry list writes it.
+        kernel: &'static str,
+        /// The strategy.
+        strategy: Strategy,
+        /// Its pass without an entry point.
+        pass: u32,
+        /// The entry points that run, by name.
+        available: String,
+    },
+    /// A compiled module could not say an entry point's registers.
+    #[error("registers of entry point {entry}: {source}")]
+    EntryFacts {
+        /// The entry point.
+        entry: &'static str,
+        /// Why.
+        source: compiled::EntryFactsError,
     },
     /// A kernel at these registers fits no block on an SM.
     #[error("{registers} registers per thread leave no room for a block of {threads} threads")]

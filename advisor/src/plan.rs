@@ -730,21 +730,6 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
     let reference = Launch::for_items(&Strategy::BASELINE, items, gpu.calibration.sms, |t| {
         gpu.blocks_per_sm(t, base_regs[0]).ok()
     });
-    let base_runs = sampled_profiles(
-        kernel,
-        Strategy::BASELINE,
-        items,
-        reference,
-        gpu.calibration.sms,
-        sampling,
-        1 << 32,
-        &compiled.loops,
-    )?;
-    let base = base_runs
-        .iter()
-        .map(|p| launch_time(p, reference, gpu, &base_regs).map(|t| t.ns))
-        .collect::<Result<Vec<f64>, _>>()?;
-    let baseline = Divergence::of(&base_runs[0]);
     let mut list: Vec<Strategy> = vec![Strategy::BASELINE];
     let mut skipped = Vec::new();
     for s in strategies {
@@ -779,9 +764,24 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
             None => groups.push((strategy, profiled, vec![i])),
         }
     }
+    // The baseline at the reference launch, which every speedup is over, is one of its
+    // candidates (one item per thread at its default block size) or a group of its own: its
+    // runs are made once, with the others, in parallel.
+    let reference_run = profiled_launch(&Strategy::BASELINE, reference, items);
+    let reference_group = match groups
+        .iter()
+        .position(|(s, l, _)| *s == Strategy::BASELINE && *l == reference_run)
+    {
+        Some(g) => g,
+        None => {
+            groups.push((Strategy::BASELINE, reference_run, Vec::new()));
+            groups.len() - 1
+        }
+    };
     let grouped = groups
         .par_iter()
-        .map(|(strategy, profiled, members)| {
+        .enumerate()
+        .map(|(g, (strategy, profiled, members))| {
             let runs = distinct_runs(
                 kernel,
                 *strategy,
@@ -793,7 +793,7 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
                 &compiled.loops,
             )?;
             let regs = gpu.registers_of(strategy, registers);
-            members
+            let times = members
                 .iter()
                 .map(|&i| {
                     let times = runs
@@ -802,13 +802,29 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
                         .collect::<Result<Vec<LaunchTime>, AdviseError>>()?;
                     Ok((i, padded(times, sampling)))
                 })
-                .collect::<Result<Vec<_>, AdviseError>>()
+                .collect::<Result<Vec<_>, AdviseError>>()?;
+            let base = if g == reference_group {
+                let ns = runs
+                    .iter()
+                    .map(|p| launch_time(p, reference, gpu, &base_regs).map(|t| t.ns))
+                    .collect::<Result<Vec<f64>, _>>()?;
+                runs.first()
+                    .map(|first| (padded(ns, sampling), Divergence::of(first)))
+            } else {
+                None
+            };
+            Ok((times, base))
         })
         .collect::<Result<Vec<_>, AdviseError>>()?;
     let mut times_of: Vec<Vec<LaunchTime>> = vec![Vec::new(); pairs.len()];
-    for (i, times) in grouped.into_iter().flatten() {
-        times_of[i] = times;
+    let mut reference_runs = None;
+    for (times, base) in grouped {
+        for (i, t) in times {
+            times_of[i] = t;
+        }
+        reference_runs = reference_runs.or(base);
     }
+    let (base, baseline) = reference_runs.ok_or(AdviseError::NothingRan)?;
     let mut ranked = pairs
         .iter()
         .zip(times_of)

@@ -103,13 +103,13 @@ use std::process::{Command, Stdio};
 pub use check::{
     PtxCheckError, PtxSummary, check_ptx, entries, kernels_in_ir, undefined_functions,
 };
-pub use sass::{
-    Cubin, DEFAULT_SASS_ARCHS, KernelResources, NoPtxas, PTXAS_ENV, PTXAS_OPT_LEVEL,
-    SASS_ARCHS_ENV, SASS_ENV_VARS, Sass, find_ptxas, ptxas_resources, sass_archs_from,
-};
 pub use loops::{
     CUOBJDUMP_ENV, LoopNesting, NoCuobjdump, SassError, cubin_sass, find_cuobjdump, loop_nesting,
     loop_table, ptx_sass,
+};
+pub use sass::{
+    Cubin, DEFAULT_SASS_ARCHS, KernelResources, NoPtxas, PTXAS_ENV, PTXAS_OPT_LEVEL,
+    SASS_ARCHS_ENV, SASS_ENV_VARS, Sass, find_ptxas, ptxas_resources, sass_archs_from,
 };
 pub use toolchain::{Toolchain, find_toolchain};
 

@@ -16,11 +16,12 @@
 //! ```
 //! use reconverge_gpu_build::loop_nesting;
 //!
-//! // An item loop (back-edge at 0x12f0) around a step loop (0xf80..0x1240) whose barrier B1
-//! // closes at 0x1230, after the step loop's back-edge: the threads wait after every item.
+//! // An item loop (back-edge at 0x12f0) around a step loop (0xf80..0x1240); barrier B0, opened
+//! // just before the step loop, closes at 0x1260, after the step loop's back-edge and inside the
+//! // item loop: the threads wait for each other after every item.
 //! let sass = "
 //!         Function : my_baseline
-//!         /*0fa0*/ BSSY B1, 0x1230 ;
+//!         /*0e90*/ BSSY B0, 0x1260 ;
 //!         /*1240*/ @P1 BRA 0xf80 ;
 //!         /*12f0*/ @!P0 BRA 0x120 ;
 //!         /*1300*/ EXIT ;";
@@ -416,10 +417,7 @@ mod tests {
     /// vtrips_dynamic's did (its YIELD is outside the step loop). `walk.sass` is the user
     /// workload's entry points as CUDA 13's ptxas (sm_90, -O3) and cuobjdump gave them, whole.
     const FIXTURES: &[(&str, &str)] = &[
-        (
-            "shapes.sass",
-            include_str!("../sass-fixtures/shapes.sass"),
-        ),
+        ("shapes.sass", include_str!("../sass-fixtures/shapes.sass")),
         ("walk.sass", include_str!("../sass-fixtures/walk.sass")),
     ];
     const EXPECTED: &str = include_str!("../sass-fixtures/expected.tsv");
@@ -483,12 +481,13 @@ mod tests {
         // itself are no back-edges.
         assert_eq!((k.instructions, k.loops), (3, 0));
         // The table the advisor reads.
-        assert!(loop_table(&[k.clone()]).ends_with("| k | 3 | 0 | no |\n"));
+        assert!(loop_table(std::slice::from_ref(k)).ends_with("| k | 3 | 0 | no |\n"));
     }
 
     #[test]
     fn a_name_listed_twice_is_read_once_from_its_first_listing() {
-        let sass = "\tFunction : k\n /*0000*/ EXIT ;\n\tFunction : k\n /*0000*/ NOP ;\n /*0010*/ EXIT ;\n";
+        let sass =
+            "\tFunction : k\n /*0000*/ EXIT ;\n\tFunction : k\n /*0000*/ NOP ;\n /*0010*/ EXIT ;\n";
         let read = loop_nesting(sass);
         assert_eq!(read.len(), 1);
         assert_eq!(read[0].instructions, 1);
@@ -513,10 +512,7 @@ mod tests {
             Err(NoCuobjdump::EnvNotAFile(dir.join("nope")))
         );
         // On PATH, then beside ptxas first.
-        assert_eq!(
-            find_cuobjdump_in(None, None, Some(&path)),
-            Ok(b.join(&exe))
-        );
+        assert_eq!(find_cuobjdump_in(None, None, Some(&path)), Ok(b.join(&exe)));
         std::fs::write(a.join(&exe), b"").expect("fake cuobjdump");
         assert_eq!(
             find_cuobjdump_in(None, Some(&b.join("ptxas")), Some(&path)),
