@@ -3,7 +3,7 @@
 //! stayed flat, from the SASS) from a [`CompiledModule`] and ranks exactly the strategies the
 //! user compiled, their `_any` entry points' numbers included.
 //!
-//! With feature `cuda`, [`GpuModule`] is the module a `CudaBackend` loaded: registers from the
+//! With feature `cuda`, `GpuModule` is the module a `CudaBackend` loaded: registers from the
 //! driver (`cuFuncGetAttribute`), SASS from the module's cubin for the GPU (or its PTX through
 //! `ptxas`) read by `cuobjdump` where it is installed. Without `cuobjdump` the loops take the
 //! schedule model's default (nested) and [`CompiledAdvice::loops`] says why, never an error.
@@ -53,7 +53,7 @@ use crate::{AdviseError, Compiled, CompiledLoops, Registers};
 pub type EntryFactsError = Box<dyn std::error::Error + Send + Sync>;
 
 /// What a compiled module says about its entry points: where [`advise_compiled`] reads them.
-/// [`GpuModule`] (feature `cuda`) reads a loaded module; a test can list its own.
+/// `GpuModule` (feature `cuda`) reads a loaded module; a test can list its own.
 pub trait CompiledModule {
     /// Registers per thread of entry point `entry`.
     ///

@@ -14,6 +14,12 @@
 //! - the recommended pair ([`Advice::recommended`], [`recommend`]: the plain kernel at its best
 //!   launch unless a strategy beats it in every resample) and a table (`Display`).
 //!
+//! [`advise_compiled`] does the same over the entry points a user compiled
+//! ([`compiled`]): exactly the strategies of their list and the numbers they want tried on the
+//! `_any` entry points, with each entry point's registers and loop shape read from the compiled
+//! module ([`CompiledModule`]; with feature `cuda`, `GpuModule`: the driver's attributes and
+//! the SASS through `cuobjdump`, [`loop_nesting`]).
+//!
 //! # The model
 //!
 //! A launch's time is, per kernel launch, the larger of the throughput bound (every warp's
