@@ -253,6 +253,7 @@ pub struct Registers {
 /// What a compiler made of a kernel's entry points, as the schedule model reads it: registers
 /// (occupancy) and which per-thread loops stayed flat. [`Compiled::default`] knows neither:
 /// every entry point at the calibration's default registers, every plain loop nested.
+/// [`compiled_facts`] (which [`advise_compiled`] runs) fills both from a compiled module.
 #[derive(Clone, Debug, Default)]
 pub struct Compiled {
     /// Registers per thread of each entry point; `None`: the calibration's default.
