@@ -16,6 +16,8 @@
 #                        GPUMCML_DIR; never committed): kernel time (ncu) and whole process
 #   first-process/       the first mcml process on the machine against later ones, SASS
 #                        shipped against PTX (scripts/first-process.sh)
+#   user-advise.txt      the advisor over the user workload's compiled entry points
+#                        (advise_compiled: registers from the driver, loops from the SASS)
 #   plain.tar.gz         reconverge against the plain kernels of the reference workloads: every
 #                        strategy at its default launch and a sweep beside the plain Rust and
 #                        CUDA C++ kernels (one thread per item, grid-stride, persistent), ncu
@@ -27,7 +29,7 @@ out="${1:-$root/gpu-results}"
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
 # PARTS picks what to run (a device call has a time limit): default all of them.
-parts=" ${PARTS:-first plain techniques ccc user check mcml gpumcml profile reproduce benches tune} "
+parts=" ${PARTS:-first plain techniques ccc user advise check mcml gpumcml profile reproduce benches tune} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 
 # First, while the driver's JIT cache is as the machine came: the first mcml process against
@@ -164,6 +166,20 @@ if want user && [[ -x "$dev/user-workload" ]]; then
     echo "== a user's own workload (examples/user-workload): every listed strategy, GPU = CPU"
     "$dev/user-workload" > "$out/user-workload.txt" 2>&1
     tail -4 "$out/user-workload.txt"
+fi
+
+# The advisor over the user's compiled list (issue 42): one call, advise_compiled, reads each
+# entry point's registers from the driver and its loop's shape from the module's SASS
+# (cuobjdump, found beside ptxas or on PATH), on 2 CPU cores as a user's machine has them, at
+# the issue's 786,432 items. Writes user-advise.txt (the SASS table, the ranking, the time).
+if want advise && [[ -x "$dev/user-workload" ]]; then
+    echo "== the advisor over the user's compiled entry points (advise_compiled), 2 cores"
+    two=(env RAYON_NUM_THREADS=2)
+    command -v taskset > /dev/null && two=(taskset -c 0,1 env RAYON_NUM_THREADS=2)
+    timeout 400 "${two[@]}" "$dev/user-workload" --advise "${ADVISE_ITEMS:-786432}" \
+        > "$out/user-advise.txt" 2>&1
+    echo "exit $?" >> "$out/user-advise.txt"
+    grep -E "^\| walk_|advised in|recommended|loops taken|exit" "$out/user-advise.txt"
 fi
 
 if want check; then

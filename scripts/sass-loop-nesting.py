@@ -3,7 +3,8 @@
 
 Usage: sass-loop-nesting.py FILE.sass   (from `cuobjdump -sass` of a cubin that ptxas built
 from the PTX, e.g. `ptxas -arch=sm_90 -e heavy_baseline ... kernels.ptx -o k.cubin`);
-sass-loop-nesting.py --self-test        (three entry points' shapes, as ncu measured them).
+sass-loop-nesting.py --self-test        (the fixtures of gpu-kernels/build-support/sass-fixtures/,
+                                         shared with the Rust reader: reconverge_gpu_build::loop_nesting).
 
 For each function: its loops (backward branches) and whether one loop sits inside another with
 a convergence barrier (BSSY) opened just before the inner loop and closed (its reconvergence
@@ -13,7 +14,11 @@ wait for each other at the inner loop's exit, i.e. after every item, as a nested
 and a thread that finishes its item takes the next at once. A YIELD inside the inner loop
 undoes the barrier (threads waiting at it go on once another yields): read as flat too. A heuristic on the SASS's shape,
 not a proof.
+
+The same reading, as a library: `reconverge_gpu_build::loop_nesting` (and `cubin_sass` /
+`ptx_sass`, which run cuobjdump), which `reconverge_advisor::advise_compiled` uses.
 """
+import os
 import re
 import sys
 
@@ -54,59 +59,28 @@ def nested(ins):
     return len(backs), False
 
 
-# The shapes of three entry points' SASS (their loops, barriers and YIELD, addresses kept),
-# with what ncu counted them doing on an H100 (docs/results/advisor/schedule-model/drift.md):
-# costmap_baseline's threads waited for each other after each item (its stores at 32 threads),
-# costmap_dynamic's did not (its stores at 4.3 threads, 7.4 per warp: a YIELD in the step
-# loop), vtrips_dynamic's did (a YIELD at the head of its item loop, outside the step loop).
-SHAPES = {
-    "costmap_baseline": (True, """
-        /*0e90*/ BSSY B0, 0x1260 ;
-        /*0fa0*/ BSSY B1, 0x1230 ;
-        /*1000*/ @P0 BRA 0x1220 ;
-        /*1220*/ BSYNC B1 ;
-        /*1240*/ @P1 BRA 0xf80 ;
-        /*1250*/ BSYNC B0 ;
-        /*12a0*/ STG.E desc[UR6][R4.64], R2 ;
-        /*12b0*/ @!P0 EXIT ;
-        /*12f0*/ @!P0 BRA 0x120 ;
-        /*1300*/ EXIT ;"""),
-    "costmap_dynamic": (False, """
-        /*11b0*/ BSSY B0, 0x14b0 ;
-        /*11c0*/ LOP3.LUT R11, R3, 0xff, RZ, 0xc0, !PT ;
-        /*11e0*/ YIELD ;
-        /*1200*/ BSSY B1, 0x1480 ;
-        /*1250*/ @P0 BRA 0x1470 ;
-        /*1470*/ BSYNC B1 ;
-        /*1490*/ @P1 BRA 0x11c0 ;
-        /*14a0*/ BSYNC B0 ;
-        /*15e0*/ ATOMS.ADD R10, [UR5], R10 ;
-        /*1680*/ @!P0 STG.E desc[UR8][R2.64], R0 ;
-        /*16c0*/ @P1 EXIT ;
-        /*2550*/ BRA 0x11b0 ;"""),
-    "vtrips_dynamic": (True, """
-        /*05d0*/ BSSY B0, 0x15a0 ;
-        /*07f0*/ YIELD ;
-        /*0800*/ BSSY B1, 0x0db0 ;
-        /*0810*/ @!P0 BRA 0x0da0 ;
-        /*0860*/ BSSY B3, 0x09e0 ;
-        /*09c0*/ @P0 BRA 0x0880 ;
-        /*09d0*/ BSYNC B3 ;
-        /*0d90*/ @P0 BRA 0x0a20 ;
-        /*0da0*/ BSYNC B1 ;
-        /*0e70*/ @!P0 STG.E desc[UR6][R8.64], R7 ;
-        /*1580*/ BRA 0x07e0 ;
-        /*1590*/ BSYNC B0 ;"""),
-}
+# The fixtures the self-test reads, shared with the Rust reader (reconverge-gpu-build's
+# `loop_nesting`, src/loops.rs), whose tests check the same table: three entry points' shapes as
+# ncu measured them, and a whole cuobjdump listing of the user workload's entry points.
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu-kernels",
+                        "build-support", "sass-fixtures")
 
 
 def self_test():
-    for name, (expected, body) in SHAPES.items():
-        sass = "\n        Function : %s\n%s\n" % (name, body)
-        (_, ins), = functions(sass)
-        _, per_item = nested(ins)
-        assert per_item == expected, "%s: read %s, measured %s" % (name, per_item, expected)
-    print("sass-loop-nesting.py: %d shapes read as ncu measured them" % len(SHAPES))
+    expected = {}
+    for line in open(os.path.join(FIXTURES, "expected.tsv")):
+        if line.strip() and not line.startswith("#"):
+            name, instructions, loops, per_item = line.rstrip("\n").split("\t")
+            expected[name] = (int(instructions), int(loops), per_item == "yes")
+    read = {}
+    for fixture in sorted(os.listdir(FIXTURES)):
+        if fixture.endswith(".sass"):
+            for name, ins in functions(open(os.path.join(FIXTURES, fixture)).read()):
+                loops, per_item = nested(ins)
+                read[name] = (len(ins), loops, per_item)
+    assert read == expected, "read %s, expected %s" % (read, expected)
+    print("sass-loop-nesting.py: %d functions read as expected.tsv says (ncu's measurements among them)"
+          % len(read))
 
 
 def main():

@@ -14,6 +14,12 @@
 //! - the recommended pair ([`Advice::recommended`], [`recommend`]: the plain kernel at its best
 //!   launch unless a strategy beats it in every resample) and a table (`Display`).
 //!
+//! [`advise_compiled`] does the same over the entry points a user compiled
+//! ([`compiled`]): exactly the strategies of their list and the numbers they want tried on the
+//! `_any` entry points, with each entry point's registers and loop shape read from the compiled
+//! module ([`CompiledModule`]; with feature `cuda`, `GpuModule`: the driver's attributes and
+//! the SASS through `cuobjdump`, [`loop_nesting`]).
+//!
 //! # The model
 //!
 //! A launch's time is, per kernel launch, the larger of the throughput bound (every warp's
@@ -75,6 +81,7 @@
 
 pub mod accuracy;
 pub mod calibrate;
+pub mod compiled;
 pub mod measured;
 pub mod plan;
 pub mod profile;
@@ -90,6 +97,12 @@ use reconverge_occupancy::{
 use reconverge_simt::Counters;
 use reconverge_transforms::{Kernel, Strategy, StrategyError};
 
+#[cfg(feature = "cuda")]
+pub use compiled::GpuModule;
+pub use compiled::{
+    CompiledAdvice, CompiledModule, EntryFactsError, advise_compiled, compiled_facts,
+    compiled_strategies, entry_points_of, flat_loops,
+};
 pub use measured::{Halving, MeasuredTuning, Timing, backend_time, grid_measured, tune_measured};
 pub use plan::{
     Advice, DEFAULT_MODEL_SECONDS, Gpu, Grid, LaunchTime, MIN_BUDGETED_ITEMS, Ranked, Sampling,
@@ -97,6 +110,9 @@ pub use plan::{
     sample_blocks, sampled_profiles, sampling_within,
 };
 pub use profile::{CompiledLoops, PlainLoop, Profile, Stats, WarpWork, profile, profile_blocks};
+/// The SASS loop reader [`advise_compiled`] uses, re-exported so that its answer
+/// ([`CompiledAdvice::loops`]) can be printed without another dependency.
+pub use reconverge_gpu_build::{LoopNesting, NoCuobjdump, SassError, loop_nesting, loop_table};
 pub use schedule::{Calibration, Makespan, simulate, simulate_dealing};
 pub use tune::{Family, ParameterGrid, Tuned, grid, parameter_grid, tune};
 
@@ -148,6 +164,28 @@ pub enum AdviseError {
         registers: u32,
         /// What the calculator said.
         source: OccupancyError,
+    },
+    /// A strategy of a compiled list has no compiled entry point for one of its passes.
+    #[error(
+        "{kernel} has no entry point for pass {pass} of {strategy}: list it in the kernel's gpu_entry_points! (or name a strategy of a technique whose `_any` entry point runs); compiled: {available}"
+    )]
+    NoEntryPoint {
+        /// The kernel type, as its entry list writes it.
+        kernel: &'static str,
+        /// The strategy.
+        strategy: Strategy,
+        /// Its pass without an entry point.
+        pass: u32,
+        /// The entry points that run, by name.
+        available: String,
+    },
+    /// A compiled module could not say an entry point's registers.
+    #[error("registers of entry point {entry}: {source}")]
+    EntryFacts {
+        /// The entry point.
+        entry: &'static str,
+        /// Why.
+        source: compiled::EntryFactsError,
     },
     /// A kernel at these registers fits no block on an SM.
     #[error("{registers} registers per thread leave no room for a block of {threads} threads")]
@@ -216,6 +254,7 @@ pub struct Registers {
 /// What a compiler made of a kernel's entry points, as the schedule model reads it: registers
 /// (occupancy) and which per-thread loops stayed flat. [`Compiled::default`] knows neither:
 /// every entry point at the calibration's default registers, every plain loop nested.
+/// [`compiled_facts`] (which [`advise_compiled`] runs) fills both from a compiled module.
 #[derive(Clone, Debug, Default)]
 pub struct Compiled {
     /// Registers per thread of each entry point; `None`: the calibration's default.

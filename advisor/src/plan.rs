@@ -47,7 +47,7 @@ use rayon::prelude::*;
 use reconverge_backend::Launch;
 use reconverge_occupancy::{ArchLimits, KernelResources, LaunchConfig, calculate_occupancy};
 use reconverge_simt::WARP_SIZE;
-use reconverge_transforms::{Kernel, Strategy, StrategyError};
+use reconverge_transforms::{Assignment, Kernel, PathSchedule, Strategy, StrategyError};
 
 use crate::profile::{CompiledLoops, Profile, profile_blocks};
 use crate::schedule::{Calibration, Makespan, simulate_dealing};
@@ -550,6 +550,46 @@ pub fn sampling_within<K: Kernel + ?Sized>(
 /// Items of the pilot run [`sampling_within`] times a workload's model with.
 const PILOT_ITEMS: u32 = 4096;
 
+/// Whether whole runs of `strategy` at launches `a` and `b` give every warp the same items, so
+/// that one run, its warps regrouped into the other's blocks ([`regrouped`]), is the other's:
+/// the plain loop as compiled (the baseline, grid-stride: thread `g` runs items `g`,
+/// `g + threads`, ...) at launches of as many threads, and iteration delaying over static
+/// assignment (each warp on its own, a block's chunk its threads' items) at a thread per item,
+/// no thread left over. Warps that share a block's counter or the launch's are not.
+fn same_warps(strategy: &Strategy, a: Launch, b: Launch, items: u32) -> bool {
+    let threads = |l: Launch| u64::from(l.blocks) * u64::from(l.threads_per_block);
+    if threads(a) != threads(b) {
+        return false;
+    }
+    if *strategy == Strategy::BASELINE {
+        return true;
+    }
+    strategy.items == Assignment::Static
+        && matches!(strategy.paths, PathSchedule::IterationDelaying(_))
+        && threads(a) == u64::from(items)
+}
+
+/// `profile` (a whole launch's run) as the run of `launch`, which [`same_warps`] says gives its
+/// warps the same items: its warps, in order, regrouped into `launch`'s blocks, for
+/// [`launch_time`] (each warp's own counters and steps left out).
+fn regrouped(profile: &Profile, launch: Launch, items: u32) -> std::borrow::Cow<'_, Profile> {
+    if profile.launch == launch || !same_warps(&profile.strategy, profile.launch, launch, items) {
+        return std::borrow::Cow::Borrowed(profile);
+    }
+    // What `launch_time` reads: the per-warp counters and steps, a warp's own, are not copied.
+    std::borrow::Cow::Owned(Profile {
+        strategy: profile.strategy,
+        counters: profile.counters,
+        launches: profile.launches.clone(),
+        warp_steps: Vec::new(),
+        warp_counters: Vec::new(),
+        launch,
+        blocks: (0..launch.blocks).collect(),
+        items: profile.items,
+        launch_warps: profile.launch_warps.clone(),
+    })
+}
+
 /// `runs` repeated to one per resample: a launch run whole is one run, the same for every
 /// resample.
 fn padded<T: Clone>(mut runs: Vec<T>, sampling: &Sampling) -> Vec<T> {
@@ -841,21 +881,6 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
     let reference = Launch::for_items(&Strategy::BASELINE, items, gpu.calibration.sms, |t| {
         gpu.blocks_per_sm(t, base_regs[0]).ok()
     });
-    let base_runs = sampled_profiles(
-        kernel,
-        Strategy::BASELINE,
-        items,
-        reference,
-        gpu.calibration.sms,
-        sampling,
-        1 << 32,
-        &compiled.loops,
-    )?;
-    let base = base_runs
-        .iter()
-        .map(|p| launch_time(p, reference, gpu, &base_regs).map(|t| t.ns))
-        .collect::<Result<Vec<f64>, _>>()?;
-    let baseline = Divergence::of(&base_runs[0]);
     let mut list: Vec<Strategy> = vec![Strategy::BASELINE];
     let mut skipped = Vec::new();
     for s in strategies {
@@ -879,20 +904,40 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
     // Pairs whose model runs are the same (grid-wide dealing at launches of one block size,
     // see `profiled_launch`) share them: one group per distinct run, the groups' runs
     // independent, one per core.
+    // So do whole launches of one strategy whose warps run the same items whatever the block
+    // size (`same_warps`): one run, its warps regrouped into each launch's blocks.
+    let whole = sampling.runs_whole_launch(items);
+    let shares =
+        |s: &Strategy, a: Launch, b: Launch| a == b || (whole && same_warps(s, a, b, items));
     let mut groups: Vec<(Strategy, Launch, Vec<usize>)> = Vec::new();
     for (i, &(strategy, launch, _)) in pairs.iter().enumerate() {
         let profiled = profiled_launch(&strategy, launch, items);
         match groups
             .iter_mut()
-            .find(|(s, l, _)| *s == strategy && *l == profiled)
+            .find(|(s, l, _)| *s == strategy && shares(s, *l, profiled))
         {
             Some((_, _, members)) => members.push(i),
             None => groups.push((strategy, profiled, vec![i])),
         }
     }
+    // The baseline at the reference launch, which every speedup is over, is one of its
+    // candidates (one item per thread at its default block size) or a group of its own: its
+    // runs are made once, with the others, in parallel.
+    let reference_run = profiled_launch(&Strategy::BASELINE, reference, items);
+    let reference_group = match groups
+        .iter()
+        .position(|(s, l, _)| *s == Strategy::BASELINE && shares(s, *l, reference_run))
+    {
+        Some(g) => g,
+        None => {
+            groups.push((Strategy::BASELINE, reference_run, Vec::new()));
+            groups.len() - 1
+        }
+    };
     let grouped = groups
         .par_iter()
-        .map(|(strategy, profiled, members)| {
+        .enumerate()
+        .map(|(g, (strategy, profiled, members))| {
             let runs = distinct_runs(
                 kernel,
                 *strategy,
@@ -904,22 +949,42 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
                 &compiled.loops,
             )?;
             let regs = gpu.registers_of(strategy, registers);
-            members
+            let times = members
                 .iter()
                 .map(|&i| {
+                    let launch = pairs[i].1;
                     let times = runs
                         .iter()
-                        .map(|p| launch_time(p, pairs[i].1, gpu, &regs))
+                        .map(|p| launch_time(&regrouped(p, launch, items), launch, gpu, &regs))
                         .collect::<Result<Vec<LaunchTime>, AdviseError>>()?;
                     Ok((i, padded(times, sampling)))
                 })
-                .collect::<Result<Vec<_>, AdviseError>>()
+                .collect::<Result<Vec<_>, AdviseError>>()?;
+            let base = if g == reference_group {
+                let ns = runs
+                    .iter()
+                    .map(|p| {
+                        let p = regrouped(p, reference, items);
+                        launch_time(&p, reference, gpu, &base_regs).map(|t| t.ns)
+                    })
+                    .collect::<Result<Vec<f64>, _>>()?;
+                runs.first()
+                    .map(|first| (padded(ns, sampling), Divergence::of(first)))
+            } else {
+                None
+            };
+            Ok((times, base))
         })
         .collect::<Result<Vec<_>, AdviseError>>()?;
     let mut times_of: Vec<Vec<LaunchTime>> = vec![Vec::new(); pairs.len()];
-    for (i, times) in grouped.into_iter().flatten() {
-        times_of[i] = times;
+    let mut reference_runs = None;
+    for (times, base) in grouped {
+        for (i, t) in times {
+            times_of[i] = t;
+        }
+        reference_runs = reference_runs.or(base);
     }
+    let (base, baseline) = reference_runs.ok_or(AdviseError::NothingRan)?;
     let mut ranked = pairs
         .iter()
         .zip(times_of)

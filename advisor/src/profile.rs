@@ -133,7 +133,8 @@ pub enum PlainLoop {
 
 /// What a GPU compiler made of a kernel's per-thread loops: the strategies whose entry point
 /// kept one flat loop (no reconvergence after each item). A fact of the compiled code, read from
-/// its SASS (`scripts/sass-loop-nesting.py`: whether a convergence barrier closes after the
+/// its SASS ([`crate::loop_nesting`], which [`crate::advise_compiled`] runs on a module's
+/// cubin, or `scripts/sass-loop-nesting.py`, by the same rules: whether a convergence barrier closes after the
 /// item's loop inside the loop over items, and the item's loop holds no `YIELD`, which lets the
 /// threads that left it pass the barrier without the others); where it is not known, the
 /// schedule model takes the nested loop most held-out workloads' entry points compiled to

@@ -6,8 +6,8 @@ use reconverge_advisor::{
     profile_blocks,
 };
 use reconverge_backend::Launch;
-use reconverge_transforms::{ItemLoopKernel, Strategy};
-use reconverge_workloads::synthetic::DynamicWork;
+use reconverge_transforms::{BranchLoopKernel, Decision, ItemLoopKernel, Strategy};
+use reconverge_workloads::synthetic::{DynamicWork, SynItDelay};
 
 fn gpu() -> Gpu {
     Gpu::h100().expect("the committed H100 calibration parses")
@@ -207,5 +207,60 @@ fn launches_sharing_a_model_run_are_each_timed_as_their_own_run() {
         let exact = launch_time(&run, r.launch, &gpu, &regs).expect("fits").ns;
         assert_eq!(r.time_ns.min, exact, "{:?}", r.launch);
         assert_eq!(r.time_ns.max, exact, "{:?}", r.launch);
+    }
+}
+
+#[test]
+fn launches_whose_warps_run_the_same_items_share_one_run_and_are_each_timed_as_their_own() {
+    // The plain loop (grid-stride) at launches of as many threads, and iteration delaying over
+    // static assignment at a thread per item, give each warp the same items whatever the block
+    // size: the advisor runs them once and regroups the warps into each launch's blocks. Each
+    // pair's prediction must be its own whole-launch run's (the reference: `profile_blocks`
+    // over every block of its launch and `launch_time`).
+    let kernel = BranchLoopKernel(SynItDelay::new(4, 16, 0.5, 1));
+    let items = 1 << 14;
+    // A GPU of 4 multiprocessors, so that a resident wave (8,192 threads at every block size)
+    // has fewer threads than items: the plain loop's grid-stride launches share a run too.
+    let mut four = Calibration::h100().expect("parses");
+    four.sms = 4;
+    let gpu = Gpu::new(four).expect("an H100's rules");
+    let compiled = Compiled::default();
+    let sampling = Sampling {
+        items: 1 << 14,
+        resamples: 3,
+        seed: 1,
+    };
+    let vote = Strategy::iteration_delaying(Decision::majority_vote(8, true));
+    let advice =
+        advise_launches(&kernel, items, &[vote], &gpu, &sampling, &compiled).expect("runs");
+    for strategy in [Strategy::BASELINE, vote] {
+        let pairs: Vec<_> = advice
+            .ranked
+            .iter()
+            .filter(|r| r.strategy == strategy)
+            .collect();
+        // Every block size at a thread per item, one wave and four waves (as many threads as
+        // items): two runs of the plain loop, each for three block sizes.
+        assert_eq!(pairs.len(), 6, "{strategy}");
+        for r in pairs {
+            let all: Vec<u32> = (0..r.launch.blocks).collect();
+            let run = profile_blocks(
+                &kernel,
+                strategy,
+                items,
+                r.launch,
+                &all,
+                1 << 32,
+                compiled.loops.plain_loop(&strategy),
+            )
+            .expect("runs");
+            let regs = gpu.registers_of(&strategy, None);
+            let exact = launch_time(&run, r.launch, &gpu, &regs).expect("fits").ns;
+            assert_eq!(r.time_ns.min, exact, "{strategy} {:?}", r.launch);
+            assert_eq!(r.time_ns.max, exact, "{strategy} {:?}", r.launch);
+            if strategy == Strategy::BASELINE && r.launch == advice.reference {
+                assert_eq!(advice.baseline_ns.median, exact);
+            }
+        }
     }
 }

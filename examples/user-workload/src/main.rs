@@ -6,6 +6,7 @@
 //! cargo run --release -p user-workload                    # CPU
 //! cargo run --release -p user-workload --features cuda    # CPU, then GPU 0
 //! cargo run --release -p user-workload --features cuda -- --compare DIR
+//! cargo run --release -p user-workload --features cuda -- --advise 786432
 //! ```
 //!
 //! Every run takes the launch the backend picks (`run_auto`: one thread per item for the
@@ -13,6 +14,12 @@
 //! strategy against the walk's plain kernels on the GPU (`CudaBackend::compare_with_plain`)
 //! and writes `DIR/walk.tsv`, and the CPU's outputs as `DIR/expected/walk.out` for
 //! `references/cuda/plain.cu`.
+//!
+//! `--advise [ITEMS]` asks the advisor which compiled strategy, at which launch, for ITEMS items
+//! (65,536 unless given): on the GPU one call, `reconverge_advisor::advise_compiled`, ranks
+//! every strategy the library compiled and the two numbers of `EXTRA_NUMBERS` with each entry
+//! point's registers from the driver and its loop's shape from the module's SASS (cuobjdump,
+//! where installed); without a GPU, the listed strategies at the calibration's defaults.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,7 +27,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use reconverge::conformance::Check;
 use reconverge::prelude::*;
-use user_workload::Walk;
+use user_workload::{WALK_STRATEGIES, Walk};
 
 /// The workload as this example runs it.
 const WALK: Walk = Walk {
@@ -30,6 +37,13 @@ const WALK: Walk = Walk {
     seed: 7,
 };
 const ITEMS: u32 = 1 << 16;
+
+/// A vote and a cycle no entry list names: their technique's `_any` entry points take them at
+/// run time.
+const EXTRA_NUMBERS: [Strategy; 2] = [
+    Strategy::iteration_delaying(Decision::majority_vote(20, true)),
+    Strategy::iteration_delaying(Decision::round_robin(1, 2, true)),
+];
 
 /// The PTX `build.rs` compiled from this crate's library, and the cubins it made from it where
 /// it found CUDA's `ptxas`.
@@ -46,6 +60,11 @@ struct Args {
     /// the GPU, time every strategy beside the walk's plain kernels into DIR/walk.tsv.
     #[arg(long, value_name = "DIR")]
     compare: Option<PathBuf>,
+    /// Rank the compiled strategies and two numbers no list names, each at candidate launches,
+    /// for ITEMS items (65536 if not given) with the advisor: on the GPU from the module's own
+    /// registers and SASS, else at the calibration's defaults.
+    #[arg(long, value_name = "ITEMS", num_args = 0..=1, default_missing_value = "65536")]
+    advise: Option<u32>,
 }
 
 fn main() -> ExitCode {
@@ -58,7 +77,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(Args { compare }: Args) -> Result<(), Box<dyn std::error::Error>> {
+fn run(Args { compare, advise }: Args) -> Result<(), Box<dyn std::error::Error>> {
     let kernel = BranchLoopKernel(WALK);
     let cpu = CpuBackend::new();
     // The launch the backend picks, as every run below uses it (and the conformance kit too).
@@ -98,10 +117,7 @@ fn run(Args { compare }: Args) -> Result<(), Box<dyn std::error::Error>> {
                 // A vote and a cycle no list names run too, on their technique's `_any`
                 // entry point, which takes the numbers at run time.
                 let mut strategies = <BranchLoopKernel<Walk> as DeviceKernel>::strategies();
-                strategies.extend([
-                    Strategy::iteration_delaying(Decision::majority_vote(20, true)),
-                    Strategy::iteration_delaying(Decision::round_robin(1, 2, true)),
-                ]);
+                strategies.extend(EXTRA_NUMBERS);
                 let check = Check {
                     strategies: &strategies,
                     counters: false,
@@ -134,9 +150,57 @@ fn run(Args { compare }: Args) -> Result<(), Box<dyn std::error::Error>> {
                     std::fs::write(dir.join("walk.tsv"), &tsv)?;
                     print!("{tsv}");
                 }
+                if let Some(items) = advise {
+                    // One call: the compiled list (and two numbers for its `_any` entry
+                    // points), registers from the driver, loops from the module's SASS.
+                    let module = reconverge_advisor::GpuModule::new(&gpu, &MODULE);
+                    let list = reconverge_advisor::compiled_strategies::<BranchLoopKernel<Walk>>(
+                        &EXTRA_NUMBERS,
+                    );
+                    let started = std::time::Instant::now();
+                    let answer = reconverge_advisor::advise_compiled(
+                        &kernel,
+                        items,
+                        &list,
+                        &module,
+                        &reconverge_advisor::Gpu::h100()?,
+                        &reconverge_advisor::Sampling::default(),
+                    )?;
+                    match &answer.loops {
+                        Ok(read) => print!(
+                            "the module's loops (SASS):\n{}",
+                            reconverge_advisor::loop_table(read)
+                        ),
+                        Err(e) => println!("loops taken as nested (no SASS read: {e})"),
+                    }
+                    println!(
+                        "advised in {:.1} s:\n{}",
+                        started.elapsed().as_secs_f64(),
+                        answer.advice
+                    );
+                }
+                return Ok(());
             }
             Err(e) => println!("GPU: none here ({e})"),
         }
+    }
+    if let Some(items) = advise {
+        // No GPU: the listed strategies and the two numbers at the calibration's defaults.
+        let mut list = WALK_STRATEGIES.to_vec();
+        list.extend(EXTRA_NUMBERS);
+        let started = std::time::Instant::now();
+        let advice = reconverge_advisor::advise_launches(
+            &kernel,
+            items,
+            &list,
+            &reconverge_advisor::Gpu::h100()?,
+            &reconverge_advisor::Sampling::default(),
+            &reconverge_advisor::Compiled::default(),
+        )?;
+        println!(
+            "advised in {:.1} s (no GPU: registers and loops at the calibration's defaults):\n{advice}",
+            started.elapsed().as_secs_f64()
+        );
     }
     Ok(())
 }

@@ -17,6 +17,7 @@ fn help_says_what_it_runs_and_its_options() {
         let help = String::from_utf8(out.stdout).expect("UTF-8");
         assert!(help.contains("every strategy its"), "{help}");
         assert!(help.contains("--compare <DIR>"), "{help}");
+        assert!(help.contains("--advise [<ITEMS>]"), "{help}");
     }
 }
 

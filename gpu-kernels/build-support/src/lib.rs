@@ -18,6 +18,11 @@
 //!    for `include!`, so that the first process on a machine need not wait for the driver to
 //!    JIT-compile the PTX; where none is found, the PTX alone and a `cargo:warning`.
 //!
+//! After the build, [`loops`] reads the SASS of what was built (`cuobjdump -sass`,
+//! [`cubin_sass`] / [`ptx_sass`]) for whether each entry point's per-thread loop stayed flat
+//! ([`loop_nesting`]), a fact the advisor's schedule model needs (`reconverge-advisor`'s
+//! `advise_compiled`).
+//!
 //! It needs the nightly toolchain with the `rust-src` and `llvm-tools` components. Where one is
 //! missing, [`PtxBuilder::build_into`] fails with [`BuildError::MissingToolchain`], whose message is
 //! the exact `rustup` command that installs it.
@@ -87,6 +92,7 @@
 
 mod check;
 mod crate_root;
+pub mod loops;
 mod sass;
 mod toolchain;
 
@@ -96,6 +102,10 @@ use std::process::{Command, Stdio};
 
 pub use check::{
     PtxCheckError, PtxSummary, check_ptx, entries, kernels_in_ir, undefined_functions,
+};
+pub use loops::{
+    CUOBJDUMP_ENV, LoopNesting, NoCuobjdump, SassError, cubin_sass, find_cuobjdump, loop_nesting,
+    loop_table, ptx_sass,
 };
 pub use sass::{
     Cubin, DEFAULT_SASS_ARCHS, KernelResources, NoPtxas, PTXAS_ENV, PTXAS_OPT_LEVEL,
