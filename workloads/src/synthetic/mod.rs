@@ -44,6 +44,7 @@ pub use branch_split::{BranchSplitBench, MaskLayout};
 pub use branch_split_distinct::BranchSplitDistinct;
 pub use brdis::{BrDisOutput, BrDisState, SynBrDis};
 pub use brdis_distinct::SynBrDisDistinct;
+pub use class_chains::ClassChains;
 pub use gems34::Gems34Branch;
 pub use itdelay::{ItDelayOutput, ItDelayState, SynItDelay};
 pub use itdelay_distinct::SynItDelayDistinct;
