@@ -233,4 +233,36 @@ mod tests {
         // Different items, different outputs.
         assert_ne!(w.reference(1), w.reference(2));
     }
+
+    #[test]
+    fn outputs_are_the_cuda_twins() {
+        // `run_item` of references/cuda/thread_data_remapping.cu compiled for the host (g++),
+        // items 0, 977, ..., 4885 at 64 iterations of 16 rounds, per layout.
+        let twin: [[u32; 6]; 3] = [
+            [
+                2139505267, 1660357261, 3084013903, 2466258532, 2091330555, 863550943,
+            ],
+            [
+                2139505267, 1660357261, 836204229, 2466258532, 23659003, 3686392717,
+            ],
+            [
+                3940251868, 4178836334, 2275063803, 825563792, 1447405199, 95856440,
+            ],
+        ];
+        for (layout, want) in (0u32..).zip(twin) {
+            let w = ClassChains {
+                iterations: 64,
+                rounds: 16,
+                layout,
+            };
+            for (i, want) in (0u32..).zip(want) {
+                assert_eq!(
+                    w.reference(i * 977),
+                    want,
+                    "layout {layout}, item {}",
+                    i * 977
+                );
+            }
+        }
+    }
 }
