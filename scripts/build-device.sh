@@ -37,7 +37,8 @@ cp "$CARGO_TARGET_DIR"/release/examples/{mcml_bench,advise,plain,techniques} "$r
 # (parts plain and techniques) with nvcc.
 cp "$root/references/cuda/plain.cu" "$root/references/cuda/techniques.cu" \
     "$root/references/cuda/unification.cu" "$root/references/cuda/splitting.cu" \
-    "$root/references/cuda/speculative_reconvergence.cu" "$root/.device/"
+    "$root/references/cuda/speculative_reconvergence.cu" \
+    "$root/references/cuda/thread_data_remapping.cu" "$root/.device/"
 # Collaborative context collection's CUDA C++ twin (gpu-all.sh part ccc), built there with nvcc.
 cp "$root/references/cuda/collaborative_context_collection.cu" "$root/.device/"
 if want reproduce && [[ -f "$root/examples/apps/examples/reproduce.rs" ]]; then

@@ -106,6 +106,15 @@ if want techniques && [[ -x "$dev/techniques" ]]; then
         done > "$t/specrecon-cuda.tsv" 2> "$t/specrecon-cuda.err"
         rm -f "$t/specrecon_cuda"
     fi
+    # Thread-data remapping's twin (G-Streamline, ASPLOS 2011) on the class-chains loop:
+    # interleaved (favourable), grouped and unpredictable (unfavourable), the example's
+    # settings (2^20 items, 64 iterations, 16 rounds); rows: setting kernel layout ms identical.
+    if [[ -f "$dev/thread_data_remapping.cu" ]] \
+        && nvcc -O3 -arch="sm_$cap" -o "$t/remap_cuda" "$dev/thread_data_remapping.cu"; then
+        for layout in interleaved:0 grouped:1 unpredictable:2; do
+            "$t/remap_cuda" 1048576 64 16 "${layout#*:}" | sed "s/^/classes-${layout%:*}\t/"
+        done > "$t/remap-cuda.tsv" 2> "$t/remap-cuda.err"
+    fi
     echo "CUDA C++ twins: exit $? ($(grep -c yes "$t/cuda.tsv") of $(wc -l < "$t/cuda.tsv") identical)"
     # Branch path unification's twins (seed 004 with paths of distinct shape), the same way.
     nvcc -O3 -fmad=false -arch="sm_$cap" -I"$dev" -o "$t/unification_cuda" "$dev/unification.cu" \
@@ -138,10 +147,18 @@ if want techniques && [[ -x "$dev/techniques" ]]; then
         cp "$t/$s.out" "$t/ncu-run/" 2>/dev/null
         TECHNIQUES_REPEATS=1 timeout 100 ncu --csv --metrics "$metrics" "$t/unification_cuda" "$t/ncu-run" \
             > "$t/ncu-cuda-$s.csv" 2> "$t/ncu-cuda-$s.err"
+        rm -rf "$t/ncu-run" && mkdir -p "$t/ncu-run"
+        # Thread-data remapping on interleaved classes: reconverge's strategies, the plain
+        # kernels and the twin's three kernels (active threads per warp instruction).
+        s=classes-interleaved
+        timeout 150 ncu --csv --metrics "$metrics" "$dev/techniques" --backend cuda \
+            --out "$t/ncu-run" --repeats 1 --only "$s" > "$t/ncu-rust-$s.csv" 2> "$t/ncu-rust-$s.err"
+        [[ -x "$t/remap_cuda" ]] && timeout 100 ncu --csv --metrics "$metrics" "$t/remap_cuda" \
+            1048576 64 16 0 > "$t/ncu-cuda-$s.csv" 2> "$t/ncu-cuda-$s.err"
         rm -rf "$t/ncu-run"
         gzip -f "$t"/ncu-*.csv
     fi
-    rm -f "$t"/*.out "$t/techniques_cuda" "$t/unification_cuda" "$t/splitting_cuda"
+    rm -f "$t"/*.out "$t/techniques_cuda" "$t/unification_cuda" "$t/splitting_cuda" "$t/remap_cuda"
     tar -czf "$out/techniques.tar.gz" -C "$out" techniques && rm -rf "$t"
 fi
 

@@ -50,10 +50,51 @@ def settings_in(results):
 
 
 def fr(setting):
+    if setting.startswith("classes-"):
+        return f"thread-data remapping, {setting[len('classes-'):]} classes"
     if setting.startswith("unify-loop"):
         return f"unification, LOOP = {setting[len('unify-loop'):]}"
     f, r = setting.split("-f")[1].split("-r")
     return f"{f}, {r}"
+
+
+def remapping_section(results, w):
+    """Thread-data remapping (G-Streamline, ASPLOS 2011) on the class-chains loop: reconverge's
+    strategies and the plain Rust kernels (`classes-*.tsv`), the CUDA C++ twin
+    (`remap-cuda.tsv`: setting, kernel, layout, ms, identical)."""
+    names = [n for n in ("classes-interleaved", "classes-grouped", "classes-unpredictable")
+             if os.path.exists(os.path.join(results, n + ".tsv"))]
+    if not names:
+        return
+    w("## Thread-data remapping (Zhang et al., G-Streamline, ASPLOS 2011)\n")
+    w("`reconverge_workloads::synthetic::ClassChains`: 64 iterations per item, each running a float chain "
+      "(class 0) or an integer chain (class 1) of 16 rounds; the class is a hash bit of the index "
+      "(*interleaved*, the favourable case: under the identity map every warp runs both chains), bit 5 "
+      "of the index (*grouped*: runs of 32, nothing to regroup) or the key is unrelated to each "
+      "iteration's path (*unpredictable*). Remapping (`Assignment::Remapped`) sorts each block's items "
+      "by class in a first pass and runs the permutation's slots. Reconverge's strategies at their "
+      "default launch and the plain Rust kernels (`<setting>.tsv`; a remapped strategy's time is both "
+      "passes), and the hand-written CUDA C++ twin (`references/cuda/thread_data_remapping.cu`, "
+      "`remap-cuda.tsv`: *remap2* the same two kernels, *remap_shared* the permutation in shared "
+      "memory in one kernel).\n")
+    twin = collections.defaultdict(list)
+    tpath = os.path.join(results, "remap-cuda.tsv")
+    if os.path.exists(tpath):
+        for r in csv.reader(open(tpath), delimiter="\t"):
+            if len(r) >= 5:
+                twin[r[0]].append((r[1], float(r[3]), r[4] == "yes"))
+    w("| setting | code | ms | x best plain | identical | registers | occupancy |")
+    w("|---|---|---:|---:|---|---:|---:|")
+    for n in names:
+        rows = read_tsv(os.path.join(results, n + ".tsv"))
+        best = min(float(r["median_ms"]) for r in rows if r["code"].startswith("plain"))
+        for r in sorted(rows, key=lambda r: float(r["median_ms"])):
+            ms = float(r["median_ms"])
+            w(f"| {n} | Rust {r['code']} | {ms:.4f} | {best / ms:.3f} | {r['identical']} | "
+              f"{r.get('registers', '')} | {r.get('occupancy', '')} |")
+        for code, ms, ok in twin.get(n, []):
+            w(f"| {n} | CUDA C++ {code} | {ms:.4f} | {best / ms:.3f} | {'yes' if ok else 'NO'} | | |")
+    w("")
 
 
 def splitting_section(results, w):
@@ -417,6 +458,7 @@ def main():
                 if tn == n:
                     w(f"| {n} | CUDA C++ {code} | {ms:.4f} | {best / ms:.3f} | {'yes' if ok else 'NO'} |")
         w("")
+    remapping_section(results, w)
     split_details = splitting_section(results, w)
     gems_details = gems34_section(results, w)
     unify_details = []
@@ -445,7 +487,15 @@ def main():
                 path = os.path.join(results, f"ncu-{lang}-{s}.csv.gz")
                 if not os.path.exists(path):
                     continue
-                launches = ncu_rows(path)[1::2]
+                launches = ncu_rows(path)
+                if s.startswith("classes"):
+                    # Multi-pass strategies and the twin's repeats: the last launch of each kernel.
+                    last = collections.OrderedDict()
+                    for m in launches:
+                        last[m["kernel"]] = m
+                    launches = list(last.values())
+                else:
+                    launches = launches[1::2]
                 names = ncu_names(lang, s, results, launches)
                 for name, m in zip(names, launches):
                     stalls = {k.split("stalled_")[1].split("_per")[0]: v for k, v in m.items() if "stalled" in k}
@@ -471,6 +521,8 @@ def ncu_names(lang, setting, results, launches):
     """The code each profiled launch ran: CUDA C++ launches in cuda.tsv's order (the twins share
     kernels), Rust ones by entry-point name (`<prefix>-entries.tsv`, which the techniques
     example writes)."""
+    if lang == "cuda" and setting.startswith("classes"):
+        return ["CUDA C++ " + m["kernel"][:40] for m in launches]
     if lang == "cuda":
         table = "unify-cuda.tsv" if setting.startswith("unify") else "cuda.tsv"
         codes = ["CUDA C++ " + r[2] for r in csv.reader(open(os.path.join(results, table)), delimiter="\t")

@@ -26,6 +26,21 @@ reconverge_conformance::conformance_tests! {
         ],
 }
 
+// Items of two classes interleaved at random, whose kernel lists thread-data remapping too
+// (the workload gives a key): every strategy, remapping's three among them, on both backends.
+reconverge_conformance::conformance_tests! {
+    class_chains:
+        kernel = BranchLoopKernel(
+            reconverge_workloads::synthetic::class_chains::ClassChains::interleaved(6, 2)
+        ),
+        items = 1000,
+        backends = [CpuBackend::new(), InOrderBackend],
+        launches = [
+            one_warp = Launch::new(32, 1).expect("valid"),
+            many_blocks = Launch::new(128, 6).expect("valid"),
+        ],
+}
+
 /// The Collatz loop, wrong on purpose: an item's output is the number of items any run of it
 /// had started before (a shared counter), not something of the item alone. Every run after the
 /// first outputs larger numbers than the first, so no strategy can give the baseline's.

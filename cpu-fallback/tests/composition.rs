@@ -12,11 +12,12 @@ use reconverge_transforms::{
     Assignment, BranchLoopKernel, Decision, FactoredBranchLoopKernel, ItemLoopKernel, Kernel,
     PathSchedule, SplitLoopKernel, Strategy, StrategyError, TwoPathKernel,
 };
+use reconverge_workloads::synthetic::class_chains::ClassChains;
 use reconverge_workloads::synthetic::{
     DynamicWork, LoopSplitBench, PathUnification, SynBrDis, SynItDelay, SynItDelayDistinct,
 };
 
-const ASSIGNMENTS: [Assignment; 3] = Assignment::ALL;
+const ASSIGNMENTS: [Assignment; 4] = Assignment::ALL;
 
 fn schedules() -> Vec<PathSchedule> {
     let mut out = PathSchedule::EVERY_KIND.to_vec();
@@ -74,6 +75,11 @@ where
                                 assert_eq!(strategy, s);
                                 assert!(s.pairing().is_ok(), "{s}: {source}");
                             }
+                            // Thread-data remapping on a workload without a key.
+                            StrategyError::NoRemapKey { strategy, .. } => {
+                                assert_eq!(strategy, s);
+                                assert_eq!(strategy.items, Assignment::Remapped);
+                            }
                             other => panic!("{s}: unexpected {other}"),
                         }
                     }
@@ -90,6 +96,9 @@ fn a_loop_runs_each_of_its_schedules_over_every_assignment() {
     // As written, 6 delaying decisions and speculative reconvergence, each over 3 assignments.
     let w = SynItDelayDistinct(SynItDelay::new(6, 10, 0.3, 5));
     assert_eq!(every_pairing(&BranchLoopKernel(w), 700), 3 * 8);
+    // A loop whose workload gives a key runs them over thread-data remapping too.
+    let w = ClassChains::interleaved(6, 2);
+    assert_eq!(every_pairing(&BranchLoopKernel(w), 700), 4 * 8);
     // The same (speculative reconvergence too, on the unfactored loop), and branch distribution
     // without delaying (the factored loop's own path).
     let w = SynBrDis::new(4, 3, 6, 12);

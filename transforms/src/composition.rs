@@ -315,6 +315,7 @@ impl core::fmt::Display for Assignment {
             Assignment::Static => "static assignment",
             Assignment::Dynamic => "dynamic work assignment",
             Assignment::GridWide => "dynamic work assignment, one grid-wide counter",
+            Assignment::Remapped => "thread-data remapping",
         })
     }
 }

@@ -10,7 +10,7 @@
 //!
 //! | shape | kernel | path schedules (each over the assignments it pairs with) |
 //! |---|---|---|
-//! | [`BranchLoop`] (seed 002 fig. 4) | [`BranchLoopKernel`] | as written, iteration delaying; static, block-counter or grid-wide dealing |
+//! | [`BranchLoop`] (seed 002 fig. 4) | [`BranchLoopKernel`] | as written, iteration delaying, speculative reconvergence; static, block-counter or grid-wide dealing, or thread-data remapping (2 passes, a permutation in [`Scratch`]) for a workload with a key |
 //! | [`TwoPath`] (seed 004 fig. 6/9, seed 001 fig. 6, Gems 34) | [`TwoPathKernel`] | as written, predication, branch splitting (2 passes), z-cull masking (3 passes, a decision mask in [`Scratch`]), static branch resolution (warp compaction), branch path unification; static dealing |
 //! | [`ItemLoop`] (seed 004 fig. 1/4, seed 002 fig. 1c) | [`ItemLoopKernel`] | as written over any dealing; occlusion-query loop (passes repeated until a query word reads 0, state in [`Scratch`]) over static dealing |
 //! | [`FactoredBranchLoop`] (seed 002 fig. 7) | [`FactoredBranchLoopKernel`] | as written, branch distribution, iteration delaying (via [`Unfactored`]); any dealing |

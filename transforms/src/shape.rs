@@ -73,6 +73,11 @@ macro_rules! shape_trait {
         type $assoc:ident: $bound:ident $(+ $more:ident)*; $($rest:tt)*) => {
         shape_trait!(@forward $shape [$($done)* type $assoc = L::$assoc;] $($rest)*);
     };
+    // An associated constant with a default: forwarded as `L`'s.
+    (@forward $shape:ident [$($done:tt)*]
+        const $name:ident: $ty:ty = $default:expr; $($rest:tt)*) => {
+        shape_trait!(@forward $shape [$($done)* const $name: $ty = L::$name;] $($rest)*);
+    };
     // A method with a default body: the body is not forwarded, the call is.
     (@forward $shape:ident [$($done:tt)*] $(#[$attr:meta])*
         fn $method:ident $(<$generic:ident: $generic_bound:ident>)? (&self $(, $arg:ident: $ty:ty)*)
@@ -225,6 +230,21 @@ pub trait BranchLoop {
     fn after_branch<T: Tally>(&self, state: &mut Self::State, tally: &mut T);
     /// The output of a finished item.
     fn finish(&self, state: &Self::State) -> Self::Output;
+
+    /// How many values [`BranchLoop::remap_key`] takes (at most
+    /// [`crate::strategies::thread_data_remapping::MAX_BUCKETS`]): thread-data remapping
+    /// ([`crate::Assignment::Remapped`]) groups a block's items by key. 0, the default, for a
+    /// workload that cannot predict its items' paths: it refuses remapping with
+    /// [`crate::StrategyError::NoRemapKey`]. A constant, so that a kernel's
+    /// [`crate::Kernel::STRATEGIES`] lists remapping exactly for the workloads that have a key.
+    const REMAP_BUCKETS: u32 = 0;
+    /// A cheap prediction of item `item`'s path or cost, `0..REMAP_BUCKETS` (a larger key
+    /// counts as the last bucket): items with equal keys should run alike. Computed once per
+    /// item in the permutation pass (twice: to count, then to place), from the index alone.
+    fn remap_key(&self, item: u32) -> u32 {
+        let _ = item;
+        0
+    }
 
     /// Item `item` start to finish as one plain loop, no warp and no tally: `while running {
     /// if condition { taken } else { not_taken }; after_branch }`. What the plain GPU kernels

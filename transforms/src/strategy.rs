@@ -62,6 +62,10 @@ impl Strategy {
     /// multiprocessor busy to the end when costly items cluster. Costs a global atomic per
     /// refill.
     pub const GRID_WIDE_DYNAMIC_WORK: Self = Self::BASELINE.over(Assignment::GridWide);
+    /// The code as written over thread-data remapping ([`Assignment::Remapped`], Zhang et al.,
+    /// G-Streamline, ASPLOS 2011): items regrouped by a per-item key so that a warp's lanes
+    /// run alike work. Costs a permutation pass and a load per item.
+    pub const THREAD_DATA_REMAPPING: Self = Self::BASELINE.over(Assignment::Remapped);
     /// [`PathSchedule::Predication`] (GPU Gems 2 §34.2.1).
     pub const PREDICATION: Self = Self::of(PathSchedule::Predication);
     /// [`PathSchedule::StaticBranchResolution`] (GPU Gems 2 §34.2.2–34.2.3).
@@ -292,7 +296,7 @@ impl Strategy {
     /// than from a fixed stride: such a strategy balances the load itself, and a launch of one
     /// resident wave of blocks suits it.
     pub const fn deals_dynamically(&self) -> bool {
-        !matches!(self.items, Assignment::Static)
+        matches!(self.items, Assignment::Dynamic | Assignment::GridWide)
     }
 
     /// Whether items move between blocks at run time ([`Assignment::GridWide`]): which warp
@@ -419,6 +423,7 @@ impl Strategy {
                     Assignment::Static => $base,
                     Assignment::Dynamic => concat!($base, "-dynamic"),
                     Assignment::GridWide => concat!($base, "-grid-wide"),
+                    Assignment::Remapped => concat!($base, "-remapped"),
                 }
             };
         }
@@ -442,6 +447,7 @@ impl Strategy {
                 Assignment::Static => "baseline",
                 Assignment::Dynamic => "dynamic-work-assignment",
                 Assignment::GridWide => "grid-wide-dynamic-work",
+                Assignment::Remapped => "thread-data-remapping",
             },
             PathSchedule::Predication => over!("predication"),
             PathSchedule::StaticBranchResolution => over!("static-branch-resolution"),
@@ -540,6 +546,15 @@ pub enum StrategyError {
         /// Passes the strategy has.
         passes: u32,
     },
+    /// Thread-data remapping ([`Assignment::Remapped`]) on a workload that gives no key to
+    /// group its items by (a [`crate::BranchLoop`] whose
+    /// [`REMAP_BUCKETS`](crate::BranchLoop::REMAP_BUCKETS) is 0, or another shape).
+    NoRemapKey {
+        /// The strategy asked for.
+        strategy: Strategy,
+        /// The shape of the workload.
+        shape: &'static str,
+    },
 }
 
 impl StrategyError {
@@ -586,6 +601,13 @@ impl core::fmt::Display for StrategyError {
                     "pass {pass} does not exist: the strategy has {passes} passes"
                 )
             }
+            StrategyError::NoRemapKey { strategy, shape } => write!(
+                f,
+                "strategy {strategy} needs a per-item key to group items by, and this {shape} \
+                 workload gives none (BranchLoop::REMAP_BUCKETS is 0); run {} instead \
+                 (Assignment::Static) or give the workload a key",
+                Strategy::new(Assignment::Static, strategy.paths)
+            ),
         }
     }
 }

@@ -53,6 +53,7 @@ impl fmt::Display for StrategyId {
                     Assignment::Static => "baseline",
                     Assignment::Dynamic => "dynamic-work-assignment",
                     Assignment::GridWide => "grid-wide-dynamic-work",
+                    Assignment::Remapped => "thread-data-remapping",
                 });
             }
             PathSchedule::Predication => f.write_str("predication")?,
@@ -82,12 +83,14 @@ impl fmt::Display for StrategyId {
             Assignment::Static => "",
             Assignment::Dynamic => DYNAMIC,
             Assignment::GridWide => GRID_WIDE,
+            Assignment::Remapped => REMAPPED,
         })
     }
 }
 
 const DYNAMIC: &str = "-dynamic";
 const GRID_WIDE: &str = "-grid-wide";
+const REMAPPED: &str = "-remapped";
 
 struct DecisionId(Decision);
 
@@ -185,9 +188,12 @@ impl FromStr for Strategy {
             "baseline" => return Ok(Strategy::BASELINE),
             "dynamic-work-assignment" => return Ok(Strategy::DYNAMIC_WORK_ASSIGNMENT),
             "grid-wide-dynamic-work" => return Ok(Strategy::GRID_WIDE_DYNAMIC_WORK),
+            "thread-data-remapping" => return Ok(Strategy::THREAD_DATA_REMAPPING),
             _ => {}
         }
-        let (schedule, items) = if let Some(rest) = s.strip_suffix(GRID_WIDE) {
+        let (schedule, items) = if let Some(rest) = s.strip_suffix(REMAPPED) {
+            (rest, Assignment::Remapped)
+        } else if let Some(rest) = s.strip_suffix(GRID_WIDE) {
             (rest, Assignment::GridWide)
         } else if let Some(rest) = s.strip_suffix(DYNAMIC) {
             (rest, Assignment::Dynamic)

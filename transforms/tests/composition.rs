@@ -27,7 +27,7 @@ fn schedules() -> Vec<PathSchedule> {
     out
 }
 
-const ASSIGNMENTS: [Assignment; 3] = Assignment::ALL;
+const ASSIGNMENTS: [Assignment; 4] = Assignment::ALL;
 
 #[test]
 fn every_pairing_is_paired_or_refused_naming_what_pairs_instead() {
@@ -58,9 +58,10 @@ fn every_pairing_is_paired_or_refused_naming_what_pairs_instead() {
         }
     }
     // A loop's schedules (as written, 5 delaying, distribution without and with 5 delaying
-    // decisions, speculative reconvergence) pair with all three assignments; the 7 per-item
-    // and multi-pass ones with static only.
-    assert_eq!(paired, 3 * (1 + 5 + 1 + 5 + 1) + 7);
+    // decisions, speculative reconvergence) pair with all four assignments (thread-data
+    // remapping included: whether a workload has a key is its kernel's question); the 7
+    // per-item and multi-pass ones with static only.
+    assert_eq!(paired, 4 * (1 + 5 + 1 + 5 + 1) + 7);
 }
 
 #[test]
@@ -70,7 +71,7 @@ fn parts_agree_with_what_a_strategy_says_of_its_dealing() {
             let strategy = Strategy::new(items, paths);
             assert_eq!(
                 strategy.deals_dynamically(),
-                items != Assignment::Static,
+                matches!(items, Assignment::Dynamic | Assignment::GridWide),
                 "{strategy}"
             );
             assert_eq!(

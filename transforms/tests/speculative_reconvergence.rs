@@ -37,7 +37,12 @@ fn outputs_are_the_plain_loops_under_every_assignment() {
         PeriodicBlockLoop::aligned(40, 8, 6),
         PeriodicBlockLoop::phased(33, 5, 3),
     ] {
-        for items in Assignment::ALL {
+        // Every assignment but remapping, which needs a key the workload does not give.
+        for items in [
+            Assignment::Static,
+            Assignment::Dynamic,
+            Assignment::GridWide,
+        ] {
             for s in [
                 SPEC,
                 Strategy::speculative_reconvergence(32, 1),

@@ -97,6 +97,18 @@ pub const PERIODIC_BLOCK_STRATEGIES: &[Strategy] = &[
     Strategy::iteration_delaying(Decision::CostBalanced),
 ];
 
+/// The class-chains loop's strategies ([`crate::synthetic::ClassChains`], thread-data
+/// remapping, Zhang et al. ASPLOS 2011): the paths as written over static and dynamic
+/// assignment and over remapping, and seed 002's majority vote of 8 as written and over
+/// remapping (the two act on different things: which items share a warp, which path it runs).
+pub const CLASS_CHAINS_STRATEGIES: &[Strategy] = &[
+    Strategy::BASELINE,
+    Strategy::DYNAMIC_WORK_ASSIGNMENT,
+    Strategy::THREAD_DATA_REMAPPING,
+    Strategy::iteration_delaying(majority_vote(8, true)),
+    Strategy::iteration_delaying(majority_vote(8, true)).over(Assignment::Remapped),
+];
+
 /// SYN-BRDIS's strategies (seed 002 §4.1.2, fig. 12).
 pub const SYN_BR_DIS_STRATEGIES: &[Strategy] = &[
     Strategy::BASELINE,
@@ -218,8 +230,8 @@ macro_rules! paper_entries {
         use $crate::reference::{Collatz, EscapeTime};
         use $crate::synthetic::{
             BranchSplitBench, BranchSplitDistinct, DynamicWork, Gems34Branch, LoopSplitBench,
-            PathUnification, PathUnificationDistinct, PeriodicBlockLoop, SynBrDis, SynBrDisDistinct,
-            SynItDelay, SynItDelayDistinct,
+            ClassChains, PathUnification, PathUnificationDistinct, PeriodicBlockLoop, SynBrDis,
+            SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
         };
 
         ::reconverge_device::entries_from_data! {
@@ -249,6 +261,16 @@ macro_rules! paper_entries {
                 periodic_baseline, periodic_dynamic,
                 periodic_spec8, periodic_spec16, periodic_spec24, periodic_spec16_dynamic,
                 periodic_balanced,
+            }
+
+            // Thread-data remapping's workload (G-Streamline, ASPLOS 2011): classes interleaved,
+            // grouped or unrelated to the paths (a run-time argument). Remapping has two passes:
+            // the permutation, then the loop over it.
+            ClassChains as BranchLoopKernel from ($crate::gpu_entries::CLASS_CHAINS_STRATEGIES) {
+                classes_baseline, classes_dynamic,
+                (classes_remap_permute, classes_remap),
+                classes_mv8,
+                (classes_mv8_remap_permute, classes_mv8_remap),
             }
 
             // The reference workloads the strategies were not developed on (`crate::reference`):

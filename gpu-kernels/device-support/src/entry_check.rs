@@ -209,12 +209,8 @@ const fn first_of_kind(strategies: &[Strategy], i: usize) -> bool {
 
 /// The assignments of `strategies`, each once, in [`Assignment`]'s order, joined with "or".
 const fn push_assignments(m: &mut EntryMessage, strategies: &[Strategy]) {
-    const ALL: [Assignment; 3] = [
-        Assignment::Static,
-        Assignment::Dynamic,
-        Assignment::GridWide,
-    ];
-    let mut used = [Assignment::Static; 3];
+    const ALL: [Assignment; 4] = Assignment::ALL;
+    let mut used = [Assignment::Static; 4];
     let mut count = 0;
     let mut a = 0;
     while a < ALL.len() {
@@ -256,6 +252,7 @@ pub(crate) const fn assignment_code(items: Assignment) -> &'static str {
         Assignment::Static => "Assignment::Static",
         Assignment::Dynamic => "Assignment::Dynamic",
         Assignment::GridWide => "Assignment::GridWide",
+        Assignment::Remapped => "Assignment::Remapped",
     }
 }
 
@@ -461,6 +458,7 @@ mod tests {
             Assignment::Static,
             Assignment::Dynamic,
             Assignment::GridWide,
+            Assignment::Remapped,
         ] {
             assert_eq!(assignment_code(items), format!("Assignment::{items:?}"));
         }

@@ -4,6 +4,7 @@ use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use reconverge_simt::{GpuWarp, ThreadWarp, WARP_SIZE, Warp};
+use reconverge_transforms::strategies::thread_data_remapping::Permutation;
 use reconverge_transforms::{
     Assignment, Kernel, PathSchedule, Sink, Strategy, Tally, WarpProgram, WarpTask,
     initial_block_counters,
@@ -117,8 +118,19 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
         tally: tally.wrapping_add(copy as usize * tally_len as usize),
         len: tally_len,
     };
+    // Thread-data remapping runs its permutation pass first (pass 0, warp programs below),
+    // then the strategy's loop over the permutation's slots: the pass the per-thread and the
+    // voted forms run.
+    let loop_pass = u32::from(strategy.items == Assignment::Remapped);
     // The technique is a constant of the entry point, so only one of these is compiled in.
-    let ran = if strategy.runs_per_thread() || strategy.runs_as_thread_program() {
+    let ran = if pass < loop_pass {
+        // SAFETY: as below.
+        let mut warp = unsafe { GpuWarp::new().with_grid_counter(work_counter) };
+        let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);
+        run(
+            kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
+        )
+    } else if strategy.runs_per_thread() || strategy.runs_as_thread_program() {
         // Each thread on its own: a warp of one lane whose task is the thread's items (warp
         // `tid` of width 1 in the block). The plain loop, with no vote or mask of the warp's;
         // for branch path unification its program on that one lane, the loop fig. 10 writes
@@ -126,9 +138,12 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
         // SAFETY: `work_counter` is the launch's zeroed grid counter (the caller's contract).
         let mut warp = unsafe { ThreadWarp::new(work_counter) };
         let task = WarpTask::new(items, blocks, block, threads, tid);
-        let applies = pass == 0 && kernel.passes(&strategy).is_ok();
+        let applies = pass == loop_pass && kernel.passes(&strategy).is_ok();
         let plain = if strategy.runs_per_thread() {
-            applies && plain_items(kernel, &mut warp, &strategy, task, &mut sink, &mut acc)
+            applies
+                && plain_items(
+                    kernel, &mut warp, &strategy, task, scratch, &mut sink, &mut acc,
+                )
         } else {
             applies && unified_items(kernel, &strategy, task, &mut sink, &mut acc)
         };
@@ -149,13 +164,13 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
                 | PathSchedule::BranchDistribution { delaying: Some(_) }
                 | PathSchedule::SpeculativeReconvergence { .. }
         );
-        let delayed = voted && pass == 0 && kernel.passes(&strategy).is_ok() && {
+        let delayed = voted && pass == loop_pass && kernel.passes(&strategy).is_ok() && {
             // SAFETY: as above.
             let mut warp = unsafe { ThreadWarp::new(work_counter) };
             let task = WarpTask::new(items, blocks, block, threads, tid);
             let mut whole_warp = GpuWarp::new();
             let lane = whole_warp.lane_ids();
-            let next = thread_items(&mut warp, &strategy, task);
+            let next = thread_items(&mut warp, &strategy, task, scratch);
             let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
             let put = |item, out| sink.put(item, out);
             // Read through its pointer, the workload is read again after every store the loop
@@ -218,6 +233,7 @@ fn plain_items<K: Kernel>(
     warp: &mut ThreadWarp,
     strategy: &Strategy,
     task: WarpTask,
+    scratch: &[AtomicU32],
     sink: &mut GlobalSink<K::Output>,
     acc: &mut GlobalTally,
 ) -> bool {
@@ -240,7 +256,7 @@ fn plain_items<K: Kernel>(
         }
         return true;
     }
-    let next = thread_items(warp, strategy, task);
+    let next = thread_items(warp, strategy, task, scratch);
     let put = |item, out| sink.put(item, out);
     if matches!(strategy.paths, PathSchedule::BranchDistribution { .. }) {
         kernel.distributed_items(next, put, acc)
@@ -291,13 +307,17 @@ fn unified_items<K: Kernel>(
 /// order, one per call until `None`: thread `t` of the block starts with item `t` of its
 /// block's chunk (of the launch, for grid-wide dealing), as
 /// [`reconverge_transforms::Assignment`] deals them to warps, and takes the next from its
-/// block's counter, the launch's counter or a stride of the block.
+/// block's counter, the launch's counter or a stride of the block. Under thread-data
+/// remapping the stride deals slots of the permutation in `scratch` and the thread runs each
+/// slot's item.
 #[inline(always)]
 fn thread_items<'w>(
     warp: &'w mut ThreadWarp,
     strategy: &Strategy,
     task: WarpTask,
+    scratch: &'w [AtomicU32],
 ) -> impl FnMut() -> Option<u32> + 'w {
+    let perm = (strategy.items == Assignment::Remapped).then(|| Permutation::new(scratch));
     let grid_wide = strategy.deals_across_blocks();
     let block_counter = strategy.deals_dynamically() && !grid_wide;
     let (first, end) = if grid_wide {
@@ -321,7 +341,7 @@ fn thread_items<'w>(
             Some(last) => last.saturating_add(task.threads_per_block),
         };
         dealt = Some(item);
-        (item < end).then_some(item)
+        (item < end).then(|| perm.map_or(item, |p| p.item(item)))
     }
 }
 

@@ -42,7 +42,7 @@ use reconverge_workloads::held_out::{
 use reconverge_workloads::mcml::{FastF32, McmlKernel};
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
-    BranchSplitBench, BranchSplitDistinct, DynamicWork, Gems34Branch, LoopSplitBench,
+    BranchSplitBench, BranchSplitDistinct, ClassChains, DynamicWork, Gems34Branch, LoopSplitBench,
     PathUnification, PathUnificationDistinct, PeriodicBlockLoop, SynBrDis, SynBrDisDistinct,
     SynItDelay, SynItDelayDistinct,
 };
@@ -81,6 +81,7 @@ const TABLES: &[&[EntryPoint]] = &[
     <BranchLoopKernel<SynItDelay> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<SynItDelayDistinct> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<PeriodicBlockLoop> as DeviceKernel>::ENTRY_POINTS,
+    <BranchLoopKernel<ClassChains> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<Collatz> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<EscapeTime> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<HeavyTail> as DeviceKernel>::ENTRY_POINTS,

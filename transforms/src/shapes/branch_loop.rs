@@ -16,11 +16,15 @@ use crate::strategies::iteration_delaying::{
     taken_cost_in_lane_iterations, voted_plain_loop,
 };
 use crate::strategies::speculative_reconvergence::{self as spec, SpecState, speculative_paths};
+use crate::strategies::thread_data_remapping::{
+    self as remap, Permutation, RemapPass, RemappedLoop, RemappedRun,
+};
 use crate::strategy::{Decision, Strategy, StrategyError};
 
 /// A [`BranchLoop`] workload as a [`Kernel`](crate::Kernel). Runs the paths as written and
 /// [`PathSchedule::IterationDelaying`] and [`PathSchedule::SpeculativeReconvergence`] (the
-/// taken path is the expensive block), each over every [`Assignment`], in one pass.
+/// taken path is the expensive block), each over every [`Assignment`], in one pass; over
+/// [`Assignment::Remapped`] (a workload with a key only) in two, the permutation first.
 #[derive(Clone, Copy, Debug)]
 #[repr(transparent)]
 pub struct BranchLoopKernel<L>(pub L);
@@ -50,34 +54,104 @@ pub struct BranchLoopProgram<W: Warp, L: BranchLoop> {
     ran: LaneMask,
 }
 
+/// The program of one pass of a [`BranchLoopKernel`]: the loop over the items themselves, or
+/// thread-data remapping's two passes (the permutation, then the loop over its slots).
+pub enum BranchLoopRun<'k, W: Warp, L: BranchLoop> {
+    /// Every strategy but remapping: one pass.
+    Direct(BranchLoopProgram<W, &'k L>),
+    /// Remapping's pass 0: the permutation.
+    Permute(RemapPass<'k, W, &'k L>),
+    /// Remapping's pass 1: the strategy's loop over the permutation's slots.
+    Remapped(RemappedRun<'k, BranchLoopProgram<W, RemappedLoop<'k, &'k L>>>),
+}
+
+crate::warp_program_enum!(
+    #[inline(always)]
+    impl<'k, W, L: BranchLoop> for BranchLoopRun -> L::Output { Direct, Permute, Remapped }
+    |program, warp, sink, tally| program.step(warp, sink, tally)
+);
+
+/// A branch loop's strategies, with the papers' parameters ([`crate::Kernel::STRATEGIES`]).
+const LOOP_STRATEGIES: &[Strategy] = &[
+    Strategy::BASELINE,
+    Strategy::DYNAMIC_WORK_ASSIGNMENT,
+    Strategy::iteration_delaying(PAPER_MAJORITY_VOTE),
+    Strategy::iteration_delaying(PAPER_ROUND_ROBIN),
+    Strategy::iteration_delaying(PAPER_MAJORITY_VOTE).over(Assignment::Dynamic),
+    Strategy::iteration_delaying(PAPER_ROUND_ROBIN).over(Assignment::Dynamic),
+    Strategy::GRID_WIDE_DYNAMIC_WORK,
+    Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT),
+    Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
+        .over(Assignment::Dynamic),
+];
+
+/// [`LOOP_STRATEGIES`] and, for a workload with a key, thread-data remapping under the paths as
+/// written, iteration delaying and speculative reconvergence.
+const REMAPPABLE_STRATEGIES: &[Strategy] = &[
+    Strategy::BASELINE,
+    Strategy::DYNAMIC_WORK_ASSIGNMENT,
+    Strategy::iteration_delaying(PAPER_MAJORITY_VOTE),
+    Strategy::iteration_delaying(PAPER_ROUND_ROBIN),
+    Strategy::iteration_delaying(PAPER_MAJORITY_VOTE).over(Assignment::Dynamic),
+    Strategy::iteration_delaying(PAPER_ROUND_ROBIN).over(Assignment::Dynamic),
+    Strategy::GRID_WIDE_DYNAMIC_WORK,
+    Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT),
+    Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
+        .over(Assignment::Dynamic),
+    Strategy::THREAD_DATA_REMAPPING,
+    Strategy::iteration_delaying(PAPER_MAJORITY_VOTE).over(Assignment::Remapped),
+    Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
+        .over(Assignment::Remapped),
+];
+
 crate::kernel_impl! {
     impl<L: BranchLoop + Copy> for BranchLoopKernel -> L::Output {
-        type Program<'k, W> = BranchLoopProgram<W, &'k L>;
+        type Program<'k, W> = BranchLoopRun<'k, W, L>;
         const SHAPE = "branch loop";
-        fn program(&self, warp, strategy, pass, task, _scratch) {
-            check_pass(pass, 1)?;
-            BranchLoopProgram::for_strategy(warp, &self.0, strategy, task)
+        fn program(&self, warp, strategy, pass, task, scratch) {
+            check_pass(pass, self.passes(strategy)?)?;
+            if strategy.items != Assignment::Remapped {
+                return BranchLoopProgram::for_strategy(warp, &self.0, strategy, task)
+                    .map(BranchLoopRun::Direct);
+            }
+            let perm = Permutation::new(scratch);
+            if pass == 0 {
+                return Ok(BranchLoopRun::Permute(RemapPass::new(warp, &self.0, perm, task)));
+            }
+            // The slots dealt as static assignment deals items; the adapter maps each to its
+            // item and the run's sink stores each output at its item.
+            let slots = Strategy::new(Assignment::Static, strategy.paths);
+            let program =
+                BranchLoopProgram::for_strategy(warp, RemappedLoop::new(&self.0, perm), &slots, task)?;
+            Ok(BranchLoopRun::Remapped(RemappedRun::new(program, perm)))
         }
 
-        const STRATEGIES: &'static [Strategy] = &[
-            Strategy::BASELINE,
-            Strategy::DYNAMIC_WORK_ASSIGNMENT,
-            Strategy::iteration_delaying(PAPER_MAJORITY_VOTE),
-            Strategy::iteration_delaying(PAPER_ROUND_ROBIN),
-            Strategy::iteration_delaying(PAPER_MAJORITY_VOTE).over(Assignment::Dynamic),
-            Strategy::iteration_delaying(PAPER_ROUND_ROBIN).over(Assignment::Dynamic),
-            Strategy::GRID_WIDE_DYNAMIC_WORK,
-            Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT),
-            Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
-                .over(Assignment::Dynamic),
-        ];
+        const STRATEGIES: &'static [Strategy] = if L::REMAP_BUCKETS > 0 {
+            REMAPPABLE_STRATEGIES
+        } else {
+            LOOP_STRATEGIES
+        };
 
         fn tally_len(&self) -> usize {
             self.0.tally_len()
         }
 
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
-            mode_of(strategy).map(|_| 1)
+            let (_, items) = mode_of(strategy)?;
+            if items == Assignment::Remapped {
+                remap::check(strategy, L::REMAP_BUCKETS, "branch loop")?;
+                Ok(2)
+            } else {
+                Ok(1)
+            }
+        }
+
+        fn scratch_words(&self, strategy: &Strategy, items: u32) -> usize {
+            if strategy.items == Assignment::Remapped {
+                Permutation::words_for(items)
+            } else {
+                0
+            }
         }
 
         fn plain_items(&self, next, put, tally) {
@@ -161,6 +235,13 @@ impl<W: Warp, L: BranchLoop + Copy> BranchLoopProgram<W, L> {
         task: WarpTask,
     ) -> Result<Self, StrategyError> {
         let (mode, assignment) = mode_of(strategy)?;
+        if assignment == Assignment::Remapped {
+            // The permutation lives in a kernel's scratch: [`BranchLoopKernel`] runs it.
+            return Err(StrategyError::NoRemapKey {
+                strategy: *strategy,
+                shape: "branch loop program without a permutation",
+            });
+        }
         Ok(Self::new(warp, workload, mode, assignment, task))
     }
 }

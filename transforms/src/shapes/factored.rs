@@ -171,6 +171,13 @@ crate::kernel_impl! {
         }
 
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
+            if strategy.items == Assignment::Remapped {
+                // No key to group items by (thread-data remapping runs on a branch loop's).
+                return Err(StrategyError::NoRemapKey {
+                    strategy: *strategy,
+                    shape: Self::SHAPE,
+                });
+            }
             match strategy.paths {
                 PathSchedule::AsWritten | PathSchedule::BranchDistribution { delaying: None } => {
                     Ok(1)

@@ -129,6 +129,12 @@ impl Mode {
 
 fn mode_of(strategy: &Strategy) -> Result<Mode, StrategyError> {
     match strategy.paths {
+        PathSchedule::AsWritten if strategy.items == Assignment::Remapped => {
+            Err(StrategyError::NoRemapKey {
+                strategy: *strategy,
+                shape: "item loop",
+            })
+        }
         PathSchedule::AsWritten => Ok(Mode::Dealt(strategy.items)),
         // A pass keeps each item's state in its slot: the items of a thread are fixed.
         PathSchedule::OcclusionQueryLoop {

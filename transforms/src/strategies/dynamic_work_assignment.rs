@@ -38,14 +38,22 @@ pub enum Assignment {
     /// queue. Blocks that finish early take work from blocks that are still busy, which a
     /// block's own counter cannot do.
     GridWide,
+    /// Thread-data remapping (Zhang et al., G-Streamline, ASPLOS 2011): a first pass regroups
+    /// each block's items by a per-item prediction key into a permutation, and lanes then run
+    /// the permutation's items in [`Assignment::Static`]'s order, so that a warp's lanes hold
+    /// items predicted alike ([`crate::strategies::thread_data_remapping`]). Outputs go to each
+    /// item's own index. Shape: [`crate::BranchLoop`] workloads with a key
+    /// ([`crate::BranchLoop::REMAP_BUCKETS`]); others refuse it with a typed error.
+    Remapped,
 }
 
 impl Assignment {
     /// Every assignment, static first.
-    pub const ALL: [Assignment; 3] = [
+    pub const ALL: [Assignment; 4] = [
         Assignment::Static,
         Assignment::Dynamic,
         Assignment::GridWide,
+        Assignment::Remapped,
     ];
 }
 
@@ -97,7 +105,7 @@ impl Dealer {
         // range; otherwise the first items of their block's chunk.
         let (end, warp_first) = match assignment {
             Assignment::GridWide => (task.items, task.thread_in_grid(0, width)),
-            Assignment::Static | Assignment::Dynamic => (
+            Assignment::Static | Assignment::Dynamic | Assignment::Remapped => (
                 task.block_end,
                 task.block_start
                     .saturating_add(task.warp_in_block.saturating_mul(width)),
@@ -162,7 +170,9 @@ impl Dealer {
             }
             self.refilled |= finished;
             match self.assignment {
-                Assignment::Static => {
+                // A remapped program deals slots of its permutation in the static order (the
+                // shape's adapter maps a slot to its item).
+                Assignment::Static | Assignment::Remapped => {
                     let stride = task.threads_per_block;
                     warp.branch(region, finished, lanes, |l| {
                         sink.put(l.item, finish(&l.state));

@@ -16,6 +16,7 @@ pub mod occlusion_query_loop;
 pub mod predication;
 pub mod speculative_reconvergence;
 pub mod static_branch_resolution;
+pub mod thread_data_remapping;
 pub mod z_cull_masking;
 
 pub use dynamic_work_assignment::{Assignment, Lane};

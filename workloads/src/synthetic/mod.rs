@@ -12,6 +12,7 @@
 //! | [`gems34`] | GPU Gems 2 ch. 34, branch probability | figs. 34-1, 34-2 | [`TwoPath`](reconverge_transforms::TwoPath) |
 //! | [`rare_costly_body`] | collaborative context collection (Khorasani et al., MICRO 2015): rare costly body, load imbalance | favourable and unfavourable case | [`BranchLoop`](reconverge_transforms::BranchLoop) |
 //! | [`periodic_block`] | Damani et al. (CGO 2020), speculative reconvergence: an expensive block every `period` iterations at a per-item phase (or all at phase 0) | — | [`BranchLoop`](reconverge_transforms::BranchLoop) |
+//! | [`class_chains`] | thread-data remapping (Zhang et al., G-Streamline, ASPLOS 2011): two classes with distinct long chains, interleaved at random (or in warp runs, or a key unrelated to the paths) | favourable and unfavourable cases | [`BranchLoop`](reconverge_transforms::BranchLoop) |
 //! | [`fig2`] | seed 002 §3.1, iteration delaying's worked example (host only) | figs. 2, 3 | [`BranchLoop`](reconverge_transforms::BranchLoop) |
 //!
 //! Every workload but [`fig2`] (a three-lane example for the model) is a plain `#[repr(C)]`
@@ -28,6 +29,7 @@ pub mod branch_split;
 pub mod branch_split_distinct;
 pub mod brdis;
 pub mod brdis_distinct;
+pub mod class_chains;
 pub mod fig2;
 pub mod gems34;
 pub mod itdelay;
@@ -42,6 +44,7 @@ pub use branch_split::{BranchSplitBench, MaskLayout};
 pub use branch_split_distinct::BranchSplitDistinct;
 pub use brdis::{BrDisOutput, BrDisState, SynBrDis};
 pub use brdis_distinct::SynBrDisDistinct;
+pub use class_chains::ClassChains;
 pub use gems34::Gems34Branch;
 pub use itdelay::{ItDelayOutput, ItDelayState, SynItDelay};
 pub use itdelay_distinct::SynItDelayDistinct;

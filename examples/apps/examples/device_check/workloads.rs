@@ -9,7 +9,7 @@ use reconverge_transforms::{
 };
 use reconverge_workloads::reference;
 use reconverge_workloads::synthetic::{
-    BranchSplitBench, DynamicWork, Gems34Branch, MaskLayout, PathUnification,
+    BranchSplitBench, ClassChains, DynamicWork, Gems34Branch, MaskLayout, PathUnification,
     PathUnificationDistinct, PeriodicBlockLoop, SynBrDis, SynBrDisDistinct, SynItDelay,
     SynItDelayDistinct,
 };
@@ -96,6 +96,18 @@ pub fn each(sanitize: bool, v: &mut impl Visit) -> Result<(), GpuError> {
         name: "periodic-aligned",
         title: "an expensive block every 8 iterations, every item at phase 0",
         make: &|_| BranchLoopKernel(PeriodicBlockLoop::aligned(64, 8, 16)),
+        sizes: per_thread(256)?,
+    });
+    v.visit(&Workload {
+        name: "classes-interleaved",
+        title: "two classes of long chains interleaved at random (thread-data remapping)",
+        make: &|_| BranchLoopKernel(ClassChains::interleaved(64, 16)),
+        sizes: per_thread(256)?,
+    });
+    v.visit(&Workload {
+        name: "classes-grouped",
+        title: "two classes of long chains in runs of 32 items",
+        make: &|_| BranchLoopKernel(ClassChains::grouped(64, 16)),
         sizes: per_thread(256)?,
     });
     v.visit(&Workload {

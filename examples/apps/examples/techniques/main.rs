@@ -18,14 +18,17 @@
 //! `docs/results/techniques/` from the folder. Seed 004's branch path unification with paths of
 //! distinct shape runs too (`unification.rs`: `unify-*` settings, its Rust twins timed beside
 //! it, `references/cuda/unification.cu` its CUDA C++ twins), and seed 001's branch splitting
-//! with a float else branch (`splitting.rs`: `split-*` settings and its Rust twin), and GPU
-//! Gems 2 ch. 34's z-cull masking and occlusion-query loop beside their Rust twins
-//! (`gems34.rs`: `zcull-*` and `occlusion-*` settings).
+//! with a float else branch (`splitting.rs`: `split-*` settings and its Rust twin), GPU Gems 2
+//! ch. 34's z-cull masking and occlusion-query loop beside their Rust twins (`gems34.rs`:
+//! `zcull-*` and `occlusion-*` settings), and thread-data remapping on items of two interleaved
+//! classes (`remapping.rs`: `classes-*` settings, `references/cuda/thread_data_remapping.cu`
+//! its CUDA C++ twin).
 
 #[path = "../common/mod.rs"]
 mod common;
 mod delaying;
 mod gems34;
+mod remapping;
 mod splitting;
 mod unification;
 
@@ -146,6 +149,7 @@ fn run(args: &Args) -> Result<(), Error> {
         }
     }
     write(&args.out.join("settings.tsv"), settings)?;
+    remapping::run(args, &gpu)?;
     unification::run(args, &gpu)?;
     gems34::run(args, &gpu)?;
     splitting::run(args, &gpu)

@@ -9,9 +9,9 @@ use reconverge_device::plain::{
 };
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
-    BrDisOutput, BranchSplitBench, BranchSplitDistinct, DynamicWork, Gems34Branch, ItDelayOutput,
-    LoopSplitBench, PathUnification, PathUnificationDistinct, PeriodicBlockLoop, SynBrDis,
-    SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
+    BrDisOutput, BranchSplitBench, BranchSplitDistinct, ClassChains, DynamicWork, Gems34Branch,
+    ItDelayOutput, LoopSplitBench, PathUnification, PathUnificationDistinct, PeriodicBlockLoop,
+    SynBrDis, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
 };
 
 reconverge_device::plain_kernels!(Collatz => u32, branch_loop_item;
@@ -36,6 +36,10 @@ reconverge_device::iteration_delaying_twin!(SynItDelayDistinct => ItDelayOutput;
 // Speculative reconvergence's workload (Damani et al. CGO 2020) as written.
 reconverge_device::plain_kernels!(PeriodicBlockLoop => u32, branch_loop_item;
     periodic_one_per_item, periodic_grid_stride, periodic_persistent, periodic_block_persistent);
+
+// Thread-data remapping's workload (G-Streamline, ASPLOS 2011) as written.
+reconverge_device::plain_kernels!(ClassChains => u32, branch_loop_item;
+    classes_one_per_item, classes_grid_stride, classes_persistent, classes_block_persistent);
 
 reconverge_device::plain_kernels!(DynamicWork => u32, item_loop_item;
     dwa_one_per_item, dwa_grid_stride, dwa_persistent, dwa_block_persistent);
