@@ -133,13 +133,23 @@ pub enum PathSchedule {
         /// Iterations the oldest waiting lane may wait before the block runs anyway.
         max_wait: u32,
     },
+    /// In a loop whose lanes diverge into a costly body, a lane whose iteration wants the body
+    /// saves its context (item and state) to a per-warp stack in shared memory and takes other
+    /// work; the body runs once a warp's worth of contexts waits, with every lane busy
+    /// (Khorasani, Gupta & Bhuyan, MICRO 2015; [`crate::strategies::collaborative_context_collection`]).
+    /// Helps when the body is costly and rare per iteration (intra-warp load imbalance: the
+    /// paper's 1.69x on average); hurts when lanes take the body together or it is cheap (the
+    /// saves and restores are pure overhead: a loss when every iteration takes it). Costs
+    /// [`crate::strategies::collaborative_context_collection::shared_bytes_per_warp`] of shared
+    /// memory per warp. Shape: [`crate::BranchLoop`] (the taken path is the body).
+    CollaborativeContextCollection,
 }
 
 impl PathSchedule {
     /// Every kind of schedule once, with the papers' numbers (seed 002's majority vote where a
     /// decision picks the path, seed 004's 16 items per thread, 8 iterations per pass): for
     /// lists, command lines and tests that must cover every kind.
-    pub const EVERY_KIND: [PathSchedule; 12] = [
+    pub const EVERY_KIND: [PathSchedule; 13] = [
         PathSchedule::AsWritten,
         PathSchedule::Predication,
         PathSchedule::StaticBranchResolution,
@@ -161,6 +171,7 @@ impl PathSchedule {
             threshold: crate::strategies::speculative_reconvergence::DEFAULT_THRESHOLD,
             max_wait: crate::strategies::speculative_reconvergence::DEFAULT_MAX_WAIT,
         },
+        PathSchedule::CollaborativeContextCollection,
     ];
 
     /// Whether `self` and `other` are the same schedule, whatever their numbers and decisions
@@ -194,6 +205,10 @@ impl PathSchedule {
                     P::SpeculativeReconvergence { .. },
                     P::SpeculativeReconvergence { .. }
                 )
+                | (
+                    P::CollaborativeContextCollection,
+                    P::CollaborativeContextCollection
+                )
         )
     }
 
@@ -217,7 +232,8 @@ impl PathSchedule {
             PathSchedule::AsWritten
             | PathSchedule::IterationDelaying(_)
             | PathSchedule::BranchDistribution { .. }
-            | PathSchedule::SpeculativeReconvergence { .. } => true,
+            | PathSchedule::SpeculativeReconvergence { .. }
+            | PathSchedule::CollaborativeContextCollection => true,
             PathSchedule::Predication
             | PathSchedule::StaticBranchResolution
             | PathSchedule::BranchSplitting
@@ -305,6 +321,9 @@ impl core::fmt::Display for PathSchedule {
                 f,
                 "speculative reconvergence, threshold {threshold}, wait at most {max_wait}"
             ),
+            PathSchedule::CollaborativeContextCollection => {
+                f.write_str("collaborative context collection")
+            }
         }
     }
 }

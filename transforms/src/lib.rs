@@ -131,7 +131,8 @@ pub use shape::{
     TwoPath, TwoPathRegion, TwoPathRegions,
 };
 pub use shapes::{
-    BranchLoopKernel, BranchLoopProgram, DealtProgram, FactoredBranchLoopKernel,
+    BranchLoopKernel, BranchLoopKernelProgram, BranchLoopProgram, DealtProgram,
+    FactoredBranchLoopKernel,
     FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram, SplitLoopKernel, SplitLoopProgram,
     TwoPathKernel, TwoPathProgram, Unfactored,
 };

@@ -15,15 +15,31 @@ use crate::strategies::iteration_delaying::{
     DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths,
     taken_cost_in_lane_iterations, voted_plain_loop,
 };
+use crate::strategies::collaborative_context_collection::CollectionProgram;
 use crate::strategies::speculative_reconvergence::{self as spec, SpecState, speculative_paths};
 use crate::strategy::{Decision, Strategy, StrategyError};
 
 /// A [`BranchLoop`] workload as a [`Kernel`](crate::Kernel). Runs the paths as written and
-/// [`PathSchedule::IterationDelaying`] and [`PathSchedule::SpeculativeReconvergence`] (the
-/// taken path is the expensive block), each over every [`Assignment`], in one pass.
+/// [`PathSchedule::IterationDelaying`], [`PathSchedule::SpeculativeReconvergence`] (the
+/// taken path is the expensive block) and [`PathSchedule::CollaborativeContextCollection`]
+/// (the taken path is the costly body), each over every [`Assignment`], in one pass.
 #[derive(Clone, Copy, Debug)]
 #[repr(transparent)]
 pub struct BranchLoopKernel<L>(pub L);
+
+/// [`BranchLoopKernel`]'s program: the loop's own warp program, or collaborative context
+/// collection's, which keeps its contexts on stacks of its own.
+pub enum BranchLoopKernelProgram<W: Warp, L: BranchLoop> {
+    /// The paths as written, iteration delaying, speculative reconvergence.
+    Loop(BranchLoopProgram<W, L>),
+    /// Collaborative context collection.
+    Collect(CollectionProgram<W, L>),
+}
+
+crate::warp_program_enum!(
+    impl<W, L: BranchLoop> for BranchLoopKernelProgram -> L::Output { Loop, Collect }
+    |program, warp, sink, tally| program.step(warp, sink, tally)
+);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -52,11 +68,17 @@ pub struct BranchLoopProgram<W: Warp, L: BranchLoop> {
 
 crate::kernel_impl! {
     impl<L: BranchLoop + Copy> for BranchLoopKernel -> L::Output {
-        type Program<'k, W> = BranchLoopProgram<W, &'k L>;
+        type Program<'k, W> = BranchLoopKernelProgram<W, &'k L>;
         const SHAPE = "branch loop";
         fn program(&self, warp, strategy, pass, task, _scratch) {
             check_pass(pass, 1)?;
-            BranchLoopProgram::for_strategy(warp, &self.0, strategy, task)
+            if strategy.paths == PathSchedule::CollaborativeContextCollection {
+                CollectionProgram::new(warp, &self.0, strategy.items, task)
+                    .map(BranchLoopKernelProgram::Collect)
+            } else {
+                BranchLoopProgram::for_strategy(warp, &self.0, strategy, task)
+                    .map(BranchLoopKernelProgram::Loop)
+            }
         }
 
         const STRATEGIES: &'static [Strategy] = &[
@@ -70,6 +92,8 @@ crate::kernel_impl! {
             Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT),
             Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
                 .over(Assignment::Dynamic),
+            Strategy::COLLABORATIVE_CONTEXT_COLLECTION,
+            Strategy::COLLABORATIVE_CONTEXT_COLLECTION.over(Assignment::Dynamic),
         ];
 
         fn tally_len(&self) -> usize {
@@ -77,6 +101,9 @@ crate::kernel_impl! {
         }
 
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
+            if strategy.paths == PathSchedule::CollaborativeContextCollection {
+                return Ok(1);
+            }
             mode_of(strategy).map(|_| 1)
         }
 

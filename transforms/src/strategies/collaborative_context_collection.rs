@@ -46,10 +46,15 @@
 //! stacks together hold at most `T`. Per warp the shared memory is
 //! `STACK · (size_of::<State>() + 4)` bytes (plus the two stack heights).
 
-use reconverge_simt::{LaneMask, WARP_SIZE};
+use core::marker::PhantomData;
 
-use crate::io::Tally;
+use reconverge_simt::{LaneMask, Region, WARP_SIZE, Warp};
+
+use crate::io::{Sink, Tally, WarpTask};
+use crate::kernel::WarpProgram;
 use crate::shape::BranchLoop;
+use crate::strategies::Assignment;
+use crate::strategy::StrategyError;
 
 /// Contexts one warp's shared-memory stacks hold together: 2·32 − 1 is the most ever in
 /// flight (module docs), rounded up to a power of two.
@@ -182,9 +187,171 @@ impl core::fmt::Display for StackOverflow {
 
 impl core::error::Error for StackOverflow {}
 
+/// The lanes of one lockstep step of [`Collector::step`], for the SIMT model: each set of
+/// lanes is one issue of its region (none when empty).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepLanes {
+    /// Lanes whose item finished (its output put) at the step's start.
+    pub retired: LaneMask,
+    /// Lanes that took a resumed context from the stack (a restore of the context words).
+    pub restored: LaneMask,
+    /// Lanes that held a context and computed its condition.
+    pub holding: LaneMask,
+    /// Lanes whose condition chose the body: they saved their context (a save).
+    pub saved: LaneMask,
+    /// Lanes that ran the cheap path and the code after the branch.
+    pub cheap: LaneMask,
+    /// Lanes that ran the body with popped contexts (lane `i` the `i`-th popped), then the code
+    /// after the branch, their contexts pushed on the resumed stack; 0 when the body did not run.
+    pub body: LaneMask,
+}
+
+/// One warp of 32 lanes under collaborative context collection, run a lockstep step at a time
+/// ([`Collector::step`]; the module docs give the steps). [`collaborative_warp_loop`] runs it
+/// to the end; the branch loop's warp program ([`CollectionProgram`]) runs one step per
+/// [`crate::WarpProgram::step`], dealing items the strategy's way.
+pub struct Collector<S> {
+    lanes: [Option<Context<S>>; WARP_SIZE as usize],
+    /// Lanes whose dealer has answered `None`: never asked again.
+    dealt_all: LaneMask,
+    stacks: Stacks<S>,
+    /// What the warp issued so far.
+    pub stats: CollectionStats,
+}
+
+impl<S: Copy> Default for Collector<S> {
+    fn default() -> Self {
+        Self {
+            lanes: [None; WARP_SIZE as usize],
+            dealt_all: 0,
+            stacks: Stacks {
+                slots: [None; STACK],
+                waiting: 0,
+                resumed: 0,
+            },
+            stats: CollectionStats::default(),
+        }
+    }
+}
+
+impl<S: Copy> Collector<S> {
+    /// Runs one lockstep step of `workload`: `next(lane)` deals lane `lane` a new item (called
+    /// only for a free lane while no resumed context waits, and never again for a lane once it
+    /// answers `None`), finished items go to `put`. Returns the step's lanes, or `None` once
+    /// every item dealt has been put.
+    ///
+    /// # Errors
+    /// [`StackOverflow`] if the stacks had to hold more than [`STACK`] contexts (module docs:
+    /// it cannot happen).
+    pub fn step<L: BranchLoop<State = S>, T: Tally>(
+        &mut self,
+        workload: &L,
+        mut next: impl FnMut(u32) -> Option<u32>,
+        mut put: impl FnMut(u32, L::Output),
+        tally: &mut T,
+    ) -> Result<Option<StepLanes>, StackOverflow> {
+        const W: usize = WARP_SIZE as usize;
+        let mut lanes = StepLanes::default();
+        let stacks = &mut self.stacks;
+        // 1. Refill: a free lane (or one whose item finished) takes a resumed context, else
+        //    its next item; then every lane with a context computes its condition.
+        let mut want: LaneMask = 0;
+        for (lane, slot) in self.lanes.iter_mut().enumerate() {
+            let bit = 1 << lane;
+            loop {
+                if let Some(c) = slot {
+                    if workload.running(&c.state) {
+                        break;
+                    }
+                    put(c.item, workload.finish(&c.state));
+                    lanes.retired |= bit;
+                    *slot = None;
+                }
+                *slot = match stacks.pop_resumed() {
+                    Some(c) => {
+                        lanes.restored |= bit;
+                        Some(c)
+                    }
+                    None if self.dealt_all & bit != 0 => None,
+                    None => match next(lane as u32) {
+                        Some(item) => Some(Context {
+                            item,
+                            state: workload.start(item),
+                        }),
+                        None => {
+                            self.dealt_all |= bit;
+                            None
+                        }
+                    },
+                };
+                if slot.is_none() {
+                    break;
+                }
+            }
+            if let Some(c) = slot {
+                lanes.holding |= bit;
+                if workload.condition(&mut c.state) {
+                    want |= bit;
+                }
+            }
+        }
+        if lanes.holding == 0 && stacks.stacked() == 0 {
+            return Ok(None);
+        }
+        let stats = &mut self.stats;
+        stats.steps += 1;
+        if lanes.restored != 0 {
+            stats.restore_issues += 1;
+        }
+        if want != 0 {
+            stats.save_issues += 1;
+        }
+        // 2. Lanes that want the body save their context; the others run the cheap path.
+        lanes.saved = want;
+        lanes.cheap = lanes.holding & !want;
+        for (lane, slot) in self.lanes.iter_mut().enumerate() {
+            if want & (1 << lane) != 0 {
+                let c = slot.take().ok_or(StackOverflow)?;
+                stacks.push_waiting(c).ok_or(StackOverflow)?;
+            } else if let Some(c) = slot {
+                workload.not_taken(&mut c.state, tally);
+                workload.after_branch(&mut c.state, tally);
+            }
+        }
+        if lanes.cheap != 0 {
+            stats.cheap_issues += 1;
+            stats.cheap_lanes += u64::from(lanes.cheap.count_ones());
+        }
+        stats.peak_stacked = stats.peak_stacked.max(stacks.stacked());
+        // 3. A warp's worth waiting, or nothing else left to run: the body with popped lanes.
+        if stacks.waiting >= W || (lanes.cheap == 0 && stacks.resumed == 0 && stacks.waiting > 0)
+        {
+            let mut popped: [Option<Context<S>>; W] = [None; W];
+            for slot in popped.iter_mut() {
+                *slot = stacks.pop_waiting();
+            }
+            let mut active = 0u32;
+            for c in popped.iter_mut().flatten() {
+                workload.taken(&mut c.state, tally);
+                workload.after_branch(&mut c.state, tally);
+                active += 1;
+            }
+            for c in popped.into_iter().flatten() {
+                stacks.push_resumed(c).ok_or(StackOverflow)?;
+            }
+            lanes.body = reconverge_simt::full_mask(active);
+            stats.body_issues += 1;
+            stats.body_lanes += u64::from(active);
+            stats.peak_stacked = stats.peak_stacked.max(stacks.stacked());
+        }
+        Ok(Some(lanes))
+    }
+}
+
 /// One warp of 32 lanes running `workload` over the items `next` deals it (in the order it
-/// deals them; an item's output goes to `put`) under collaborative context collection, in
-/// lockstep as the GPU's warp runs it (module docs give the steps). Returns what it issued.
+/// deals them, to whichever lane is free; an item's output goes to `put`) under collaborative
+/// context collection, in lockstep as the GPU's warp runs it (module docs give the steps).
+/// Returns what it issued.
 ///
 /// # Errors
 /// [`StackOverflow`] if the stacks ever had to hold more than [`STACK`] contexts, which the
@@ -195,100 +362,164 @@ pub fn collaborative_warp_loop<L: BranchLoop, T: Tally>(
     mut put: impl FnMut(u32, L::Output),
     tally: &mut T,
 ) -> Result<CollectionStats, StackOverflow> {
-    const W: usize = WARP_SIZE as usize;
-    let mut lanes: [Option<Context<L::State>>; W] = [None; W];
-    let mut stacks = Stacks {
-        slots: [None; STACK],
-        waiting: 0,
-        resumed: 0,
-    };
-    let mut stats = CollectionStats::default();
+    let mut collector = Collector::default();
     let mut dealt_all = false;
-    loop {
-        // 1. Refill: a free lane (or one whose item finished) takes a resumed context, else
-        //    the next item; then every lane with a context computes its condition.
-        let mut want: LaneMask = 0;
-        let mut holding: LaneMask = 0;
-        let resumed_before = stacks.resumed;
-        for (lane, slot) in lanes.iter_mut().enumerate() {
-            loop {
-                if let Some(c) = slot {
-                    if workload.running(&c.state) {
-                        break;
-                    }
-                    put(c.item, workload.finish(&c.state));
-                    *slot = None;
-                }
-                *slot = match stacks.pop_resumed() {
-                    Some(c) => Some(c),
-                    None if dealt_all => None,
-                    None => match next() {
-                        Some(item) => Some(Context {
-                            item,
-                            state: workload.start(item),
-                        }),
-                        None => {
-                            dealt_all = true;
-                            None
-                        }
-                    },
-                };
-                if slot.is_none() {
-                    break;
-                }
+    let mut deal = |_lane| {
+        let item = if dealt_all { None } else { next() };
+        dealt_all = item.is_none();
+        item
+    };
+    while collector.step(workload, &mut deal, &mut put, tally)?.is_some() {}
+    Ok(collector.stats)
+}
+
+/// Words a context moves per lane in a save or a restore: the state and the item's index, in
+/// 32-bit words (what the per-warp stack stores, [`shared_bytes_per_warp`]).
+pub const fn context_words<S>() -> u32 {
+    (core::mem::size_of::<S>() + core::mem::size_of::<u32>()).div_ceil(4) as u32
+}
+
+/// The items of one warp's lanes under an [`Assignment`]: lane `l` starts with the warp's
+/// `l`-th first item, as the other loop programs' lanes do, then takes its next one (the next
+/// of its block stride under static assignment, a claim on the block's or the launch's counter
+/// otherwise) whenever it is free and no resumed context waits.
+struct LaneDeal {
+    task: WarpTask,
+    assignment: Assignment,
+    /// The lanes' first items: `first + lane` while under `end`.
+    first: u32,
+    end: u32,
+    /// Each lane's last item dealt, `None` before its first.
+    last: [Option<u32>; WARP_SIZE as usize],
+}
+
+impl LaneDeal {
+    fn new(task: WarpTask, assignment: Assignment) -> Self {
+        let width = WARP_SIZE;
+        let (end, first) = match assignment {
+            Assignment::GridWide => (task.items, task.thread_in_grid(0, width)),
+            Assignment::Static | Assignment::Dynamic => (
+                task.block_end,
+                task.block_start
+                    .saturating_add(task.warp_in_block.saturating_mul(width)),
+            ),
+        };
+        Self {
+            task,
+            assignment,
+            first,
+            end,
+            last: [None; WARP_SIZE as usize],
+        }
+    }
+
+    fn next<W: Warp>(&mut self, warp: &mut W, lane: u32) -> Option<u32> {
+        let task = self.task;
+        let last = self.last.get_mut(lane as usize)?;
+        let item = match (*last, self.assignment) {
+            (None, _) => Some(self.first.saturating_add(lane)).filter(|&i| i < self.end),
+            (Some(previous), Assignment::Static) => {
+                Some(previous.saturating_add(task.threads_per_block)).filter(|&i| i < task.block_end)
             }
-            if let Some(c) = slot {
-                holding |= 1 << lane;
-                if workload.condition(&mut c.state) {
-                    want |= 1 << lane;
-                }
+            (Some(_), Assignment::Dynamic) => {
+                let n = warp.block_fetch_add(1 << lane, 0, 1);
+                (n < task.block_len()).then(|| task.block_start.saturating_add(n))
             }
-        }
-        if holding == 0 && stacks.stacked() == 0 {
-            return Ok(stats);
-        }
-        stats.steps += 1;
-        if stacks.resumed < resumed_before {
-            stats.restore_issues += 1;
-        }
-        if want != 0 {
-            stats.save_issues += 1;
-        }
-        // 2. Lanes that want the body save their context; the others run the cheap path.
-        let cheap = holding & !want;
-        for (lane, slot) in lanes.iter_mut().enumerate() {
-            if want & (1 << lane) != 0 {
-                let c = slot.take().ok_or(StackOverflow)?;
-                stacks.push_waiting(c).ok_or(StackOverflow)?;
-            } else if let Some(c) = slot {
-                workload.not_taken(&mut c.state, tally);
-                workload.after_branch(&mut c.state, tally);
+            (Some(_), Assignment::GridWide) => {
+                let n = warp.grid_fetch_add(1 << lane, 1);
+                Some(task.launch_threads().saturating_add(n)).filter(|&i| i < task.items)
             }
+        };
+        if item.is_some() {
+            *last = item;
         }
-        if cheap != 0 {
-            stats.cheap_issues += 1;
-            stats.cheap_lanes += u64::from(cheap.count_ones());
+        item
+    }
+}
+
+/// A [`BranchLoop`]'s warp program under
+/// [`crate::PathSchedule::CollaborativeContextCollection`]: one [`Collector::step`] per
+/// [`WarpProgram::step`], the warp's lanes dealt items the strategy's way, and the step's
+/// issues recorded on the warp for the SIMT model (the regions of the loop, and a save, a
+/// restore and the body's pop and push as [`Region::EXCHANGE`] issues of [`context_words`]).
+/// The CPU backend and the advisor's model run it; the stacks live in the program, so it needs
+/// a warp that runs its 32 lanes in one program (the CPU's and the model's), and
+/// [`CollectionProgram::new`] refuses any other.
+pub struct CollectionProgram<W: Warp, L: BranchLoop> {
+    workload: L,
+    collector: Collector<L::State>,
+    deal: LaneDeal,
+    words: u32,
+    warp: PhantomData<W>,
+}
+
+impl<W: Warp, L: BranchLoop> CollectionProgram<W, L> {
+    /// The program of warp `task` over `assignment`.
+    ///
+    /// # Errors
+    /// [`StrategyError::NotApplicable`] on a warp that is not 32 lanes of one program (a GPU
+    /// thread's view of its warp, or a warp of one lane): the stacks must be the warp's.
+    pub fn new(
+        warp: &W,
+        workload: L,
+        assignment: Assignment,
+        task: WarpTask,
+    ) -> Result<Self, StrategyError> {
+        if cfg!(target_arch = "nvptx64") || warp.width() != WARP_SIZE {
+            return Err(StrategyError::NotApplicable {
+                strategy: crate::Strategy::COLLABORATIVE_CONTEXT_COLLECTION.over(assignment),
+                shape: "branch loop on a warp whose lanes are not one program",
+            });
         }
-        stats.peak_stacked = stats.peak_stacked.max(stacks.stacked());
-        // 3. A warp's worth waiting, or nothing else left to run: the body with popped lanes.
-        if stacks.waiting >= W || (cheap == 0 && stacks.resumed == 0 && stacks.waiting > 0) {
-            let mut popped: [Option<Context<L::State>>; W] = [None; W];
-            for slot in popped.iter_mut() {
-                *slot = stacks.pop_waiting();
-            }
-            let mut active = 0u64;
-            for c in popped.iter_mut().flatten() {
-                workload.taken(&mut c.state, tally);
-                workload.after_branch(&mut c.state, tally);
-                active += 1;
-            }
-            for c in popped.into_iter().flatten() {
-                stacks.push_resumed(c).ok_or(StackOverflow)?;
-            }
-            stats.body_issues += 1;
-            stats.body_lanes += active;
-            stats.peak_stacked = stats.peak_stacked.max(stacks.stacked());
-        }
+        Ok(Self {
+            workload,
+            collector: Collector::default(),
+            deal: LaneDeal::new(task, assignment),
+            words: context_words::<L::State>(),
+            warp: PhantomData,
+        })
+    }
+}
+
+impl<W: Warp, L: BranchLoop> WarpProgram<W> for CollectionProgram<W, L> {
+    type Output = L::Output;
+
+    /// One lockstep step. A [`StackOverflow`] (which the module docs prove cannot happen) ends
+    /// the warp's run, as its end does.
+    fn step<S: Sink<L::Output>, T: Tally>(
+        &mut self,
+        warp: &mut W,
+        sink: &mut S,
+        tally: &mut T,
+    ) -> bool {
+        let w = &self.workload;
+        let deal = &mut self.deal;
+        let step = self.collector.step(
+            w,
+            |lane| deal.next(warp, lane),
+            |item, out| sink.put(item, out),
+            tally,
+        );
+        let Ok(Some(lanes)) = step else {
+            return false;
+        };
+        let regions = w.regions();
+        let moved = Region::EXCHANGE.with_cost(self.words);
+        let mut none = warp.splat(());
+        let mut issue = |warp: &mut W, region, mask| warp.branch(region, mask, &mut none, |_| {});
+        issue(warp, regions.item, lanes.retired);
+        issue(warp, moved, lanes.restored);
+        issue(warp, regions.condition, lanes.holding);
+        let saved = warp.map(warp.lane_ids(), |l| lanes.saved >> l & 1 != 0);
+        warp.ballot(lanes.holding, saved);
+        issue(warp, moved, lanes.saved);
+        issue(warp, regions.not_taken, lanes.cheap);
+        issue(warp, regions.after_branch, lanes.cheap);
+        issue(warp, moved, lanes.body);
+        issue(warp, regions.taken, lanes.body);
+        issue(warp, regions.after_branch, lanes.body);
+        issue(warp, moved, lanes.body);
+        true
     }
 }
 
