@@ -89,7 +89,7 @@ where
 fn a_loop_runs_each_of_its_schedules_over_every_assignment() {
     // As written, 6 delaying decisions and speculative reconvergence, each over 3 assignments.
     let w = SynItDelayDistinct(SynItDelay::new(6, 10, 0.3, 5));
-    assert_eq!(every_pairing(&BranchLoopKernel(w), 700), 3 * 8);
+    assert_eq!(every_pairing(&BranchLoopKernel(w), 700), 3 * 9);
     // The same (speculative reconvergence too, on the unfactored loop), and branch distribution
     // without delaying (the factored loop's own path).
     let w = SynBrDis::new(4, 3, 6, 12);

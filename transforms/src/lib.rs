@@ -132,9 +132,8 @@ pub use shape::{
 };
 pub use shapes::{
     BranchLoopKernel, BranchLoopKernelProgram, BranchLoopProgram, DealtProgram,
-    FactoredBranchLoopKernel,
-    FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram, SplitLoopKernel, SplitLoopProgram,
-    TwoPathKernel, TwoPathProgram, Unfactored,
+    FactoredBranchLoopKernel, FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram,
+    SplitLoopKernel, SplitLoopProgram, TwoPathKernel, TwoPathProgram, Unfactored,
 };
 pub use strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 pub use strategies::{Assignment, Lane, PassLoopProgram};

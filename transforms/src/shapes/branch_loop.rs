@@ -8,6 +8,7 @@ use crate::composition::PathSchedule;
 use crate::io::{Tally, WarpTask};
 use crate::kernel::{WarpProgram, check_pass};
 use crate::shape::BranchLoop;
+use crate::strategies::collaborative_context_collection::CollectionProgram;
 use crate::strategies::dynamic_work_assignment::{
     Assignment, Dealer, Lane, dealt_step, plain_loop_of,
 };
@@ -15,7 +16,6 @@ use crate::strategies::iteration_delaying::{
     DelayState, PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN, check_decision, delayed_paths,
     taken_cost_in_lane_iterations, voted_plain_loop,
 };
-use crate::strategies::collaborative_context_collection::CollectionProgram;
 use crate::strategies::speculative_reconvergence::{self as spec, SpecState, speculative_paths};
 use crate::strategy::{Decision, Strategy, StrategyError};
 

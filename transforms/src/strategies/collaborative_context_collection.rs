@@ -12,11 +12,14 @@
 //!
 //! This module holds the schedule as a warp of 32 lanes emulated in lockstep
 //! ([`collaborative_warp_loop`]), the form the CPU backend and the tests run and the reference
-//! for the GPU's per-thread loop, with [`CollectionStats::issue_slots`], the model's count the
-//! advisor is to rank it by. It is not yet a [`crate::PathSchedule`] variant with GPU entry
-//! points (the transforms README's table: "not yet measured"); its hand-written CUDA C++ twin
-//! is `references/cuda/collaborative_context_collection.cu` (`scripts/gpu-all.sh` part `ccc`),
-//! its workloads `reconverge_workloads::synthetic::RareCostlyBody`.
+//! for the GPU's per-thread loop, with [`CollectionStats::issue_slots`], the model's count. As
+//! [`crate::PathSchedule::CollaborativeContextCollection`] the branch loop runs it through
+//! [`CollectionProgram`], one [`Collector::step`] per warp step, which records each step's
+//! issues on the warp, so the advisor's model ranks it as it ranks the other schedules. It has
+//! no GPU entry points yet (the stacks must move to the block's shared memory); its
+//! hand-written CUDA C++ twin is `references/cuda/collaborative_context_collection.cu`
+//! (`scripts/gpu-all.sh` part `ccc`), its workloads
+//! `reconverge_workloads::synthetic::RareCostlyBody`.
 //!
 //! # How an item's loop is cut into contexts
 //! A [`BranchLoop`] item's iteration is `condition; taken | not_taken; after_branch`, and the
@@ -212,8 +215,8 @@ pub struct StepLanes {
 /// [`crate::WarpProgram::step`], dealing items the strategy's way.
 pub struct Collector<S> {
     lanes: [Option<Context<S>>; WARP_SIZE as usize],
-    /// Lanes whose dealer has answered `None`: never asked again.
-    dealt_all: LaneMask,
+    /// Whether the dealer has answered `None`: it is never asked again.
+    dealt_all: bool,
     stacks: Stacks<S>,
     /// What the warp issued so far.
     pub stats: CollectionStats,
@@ -223,7 +226,7 @@ impl<S: Copy> Default for Collector<S> {
     fn default() -> Self {
         Self {
             lanes: [None; WARP_SIZE as usize],
-            dealt_all: 0,
+            dealt_all: false,
             stacks: Stacks {
                 slots: [None; STACK],
                 waiting: 0,
@@ -235,9 +238,9 @@ impl<S: Copy> Default for Collector<S> {
 }
 
 impl<S: Copy> Collector<S> {
-    /// Runs one lockstep step of `workload`: `next(lane)` deals lane `lane` a new item (called
-    /// only for a free lane while no resumed context waits, and never again for a lane once it
-    /// answers `None`), finished items go to `put`. Returns the step's lanes, or `None` once
+    /// Runs one lockstep step of `workload`: `next(lane)` deals the warp's next item to lane
+    /// `lane` (called only for a free lane while no resumed context waits, and never again once
+    /// it answers `None`), finished items go to `put`. Returns the step's lanes, or `None` once
     /// every item dealt has been put.
     ///
     /// # Errors
@@ -272,14 +275,14 @@ impl<S: Copy> Collector<S> {
                         lanes.restored |= bit;
                         Some(c)
                     }
-                    None if self.dealt_all & bit != 0 => None,
+                    None if self.dealt_all => None,
                     None => match next(lane as u32) {
                         Some(item) => Some(Context {
                             item,
                             state: workload.start(item),
                         }),
                         None => {
-                            self.dealt_all |= bit;
+                            self.dealt_all = true;
                             None
                         }
                     },
@@ -324,8 +327,7 @@ impl<S: Copy> Collector<S> {
         }
         stats.peak_stacked = stats.peak_stacked.max(stacks.stacked());
         // 3. A warp's worth waiting, or nothing else left to run: the body with popped lanes.
-        if stacks.waiting >= W || (lanes.cheap == 0 && stacks.resumed == 0 && stacks.waiting > 0)
-        {
+        if stacks.waiting >= W || (lanes.cheap == 0 && stacks.resumed == 0 && stacks.waiting > 0) {
             let mut popped: [Option<Context<S>>; W] = [None; W];
             for slot in popped.iter_mut() {
                 *slot = stacks.pop_waiting();
@@ -363,13 +365,10 @@ pub fn collaborative_warp_loop<L: BranchLoop, T: Tally>(
     tally: &mut T,
 ) -> Result<CollectionStats, StackOverflow> {
     let mut collector = Collector::default();
-    let mut dealt_all = false;
-    let mut deal = |_lane| {
-        let item = if dealt_all { None } else { next() };
-        dealt_all = item.is_none();
-        item
-    };
-    while collector.step(workload, &mut deal, &mut put, tally)?.is_some() {}
+    while collector
+        .step(workload, |_lane| next(), &mut put, tally)?
+        .is_some()
+    {}
     Ok(collector.stats)
 }
 
@@ -379,29 +378,33 @@ pub const fn context_words<S>() -> u32 {
     (core::mem::size_of::<S>() + core::mem::size_of::<u32>()).div_ceil(4) as u32
 }
 
-/// The items of one warp's lanes under an [`Assignment`]: lane `l` starts with the warp's
-/// `l`-th first item, as the other loop programs' lanes do, then takes its next one (the next
-/// of its block stride under static assignment, a claim on the block's or the launch's counter
-/// otherwise) whenever it is free and no resumed context waits.
-struct LaneDeal {
+/// The items of one warp under an [`Assignment`], dealt to whichever lane is free (a lane that
+/// finds no resumed context): the warp's `j`-th item is its `j`-th first item for `j < 32`
+/// (`first + j`, as the other loop programs' lanes start), then, under static assignment, the
+/// next of the warp's block-stride rows (`first + j % 32 + (j / 32) · threads_per_block`), and
+/// otherwise a claim on the block's or the launch's counter. Dealt per warp rather than per lane
+/// because under collection the lanes that take new items are the ones the resumed stack left
+/// free, the same few each step: per-lane sequences would run dry at different times and leave
+/// a long tail of under-full body issues (the model showed 8.8 lanes per body issue instead of
+/// 32 when every iteration takes the body).
+struct WarpDeal {
     task: WarpTask,
     assignment: Assignment,
-    /// The lanes' first items: `first + lane` while under `end`.
+    /// The warp's first item, and the end of the range its first row is dealt from.
     first: u32,
     end: u32,
-    /// Each lane's last item dealt, `None` before its first.
-    last: [Option<u32>; WARP_SIZE as usize],
+    /// Items the warp has dealt.
+    dealt: u32,
 }
 
-impl LaneDeal {
+impl WarpDeal {
     fn new(task: WarpTask, assignment: Assignment) -> Self {
-        let width = WARP_SIZE;
         let (end, first) = match assignment {
-            Assignment::GridWide => (task.items, task.thread_in_grid(0, width)),
+            Assignment::GridWide => (task.items, task.thread_in_grid(0, WARP_SIZE)),
             Assignment::Static | Assignment::Dynamic => (
                 task.block_end,
                 task.block_start
-                    .saturating_add(task.warp_in_block.saturating_mul(width)),
+                    .saturating_add(task.warp_in_block.saturating_mul(WARP_SIZE)),
             ),
         };
         Self {
@@ -409,29 +412,37 @@ impl LaneDeal {
             assignment,
             first,
             end,
-            last: [None; WARP_SIZE as usize],
+            dealt: 0,
         }
     }
 
+    /// The warp's next item for lane `lane`, `None` once the warp's items are all dealt (and
+    /// from then on: a row whose lane `l` is past the end has every later item past it too).
     fn next<W: Warp>(&mut self, warp: &mut W, lane: u32) -> Option<u32> {
         let task = self.task;
-        let last = self.last.get_mut(lane as usize)?;
-        let item = match (*last, self.assignment) {
-            (None, _) => Some(self.first.saturating_add(lane)).filter(|&i| i < self.end),
-            (Some(previous), Assignment::Static) => {
-                Some(previous.saturating_add(task.threads_per_block)).filter(|&i| i < task.block_end)
-            }
-            (Some(_), Assignment::Dynamic) => {
-                let n = warp.block_fetch_add(1 << lane, 0, 1);
-                (n < task.block_len()).then(|| task.block_start.saturating_add(n))
-            }
-            (Some(_), Assignment::GridWide) => {
-                let n = warp.grid_fetch_add(1 << lane, 1);
-                Some(task.launch_threads().saturating_add(n)).filter(|&i| i < task.items)
+        let j = self.dealt;
+        let item = if j < WARP_SIZE {
+            Some(self.first.saturating_add(j)).filter(|&i| i < self.end)
+        } else {
+            match self.assignment {
+                Assignment::Static => Some(
+                    self.first
+                        .saturating_add(j % WARP_SIZE)
+                        .saturating_add((j / WARP_SIZE).saturating_mul(task.threads_per_block)),
+                )
+                .filter(|&i| i < task.block_end),
+                Assignment::Dynamic => {
+                    let n = warp.block_fetch_add(1 << lane, 0, 1);
+                    (n < task.block_len()).then(|| task.block_start.saturating_add(n))
+                }
+                Assignment::GridWide => {
+                    let n = warp.grid_fetch_add(1 << lane, 1);
+                    Some(task.launch_threads().saturating_add(n)).filter(|&i| i < task.items)
+                }
             }
         };
         if item.is_some() {
-            *last = item;
+            self.dealt = j.saturating_add(1);
         }
         item
     }
@@ -448,7 +459,7 @@ impl LaneDeal {
 pub struct CollectionProgram<W: Warp, L: BranchLoop> {
     workload: L,
     collector: Collector<L::State>,
-    deal: LaneDeal,
+    deal: WarpDeal,
     words: u32,
     warp: PhantomData<W>,
 }
@@ -474,7 +485,7 @@ impl<W: Warp, L: BranchLoop> CollectionProgram<W, L> {
         Ok(Self {
             workload,
             collector: Collector::default(),
-            deal: LaneDeal::new(task, assignment),
+            deal: WarpDeal::new(task, assignment),
             words: context_words::<L::State>(),
             warp: PhantomData,
         })
