@@ -141,3 +141,40 @@ proptest! {
         }
     }
 }
+
+/// The GPU's form, each thread's own loop with warp votes and the warp's shared stack
+/// (`Kernel::collected_items`), run by 32 OS threads as one warp: every item's output is the
+/// plain loop's under both dealings, and every lane voted (and synchronised) as often as the
+/// others, or the warp would hang.
+#[test]
+fn the_per_thread_form_computes_the_plain_loops_outputs() {
+    use reconverge_cpu::thread_warp::{Dealing, VotedLoop, run_voted_warp};
+    for w in [
+        RareCostlyBody::FAVOURABLE,
+        RareCostlyBody::EVERY_ITERATION,
+        RareCostlyBody {
+            rate_q32: 1 << 31,
+            seed: 3,
+        },
+    ] {
+        for items in [0, 1, 31, 33, 1000] {
+            for dealing in [Dealing::Stride, Dealing::Counter] {
+                let run = run_voted_warp(
+                    &BranchLoopKernel(w),
+                    VotedLoop::CollaborativeContextCollection,
+                    items,
+                    dealing,
+                )
+                .expect("the branch loop has the per-thread form");
+                for (item, out) in run.outputs.iter().enumerate() {
+                    assert_eq!(
+                        *out,
+                        Some(w.reference(item as u32)),
+                        "{w:?}, {items} items, {dealing:?}, item {item}"
+                    );
+                }
+                assert!(run.votes.iter().all(|&v| v == run.votes[0]), "{dealing:?}");
+            }
+        }
+    }
+}

@@ -8,7 +8,9 @@ use crate::composition::PathSchedule;
 use crate::io::{Tally, WarpTask};
 use crate::kernel::{WarpProgram, check_pass};
 use crate::shape::BranchLoop;
-use crate::strategies::collaborative_context_collection::CollectionProgram;
+use crate::strategies::collaborative_context_collection::{
+    CollectionProgram, ContextStack, collected_thread_loop, shared_bytes_per_warp,
+};
 use crate::strategies::dynamic_work_assignment::{
     Assignment, Dealer, Lane, dealt_step, plain_loop_of,
 };
@@ -137,6 +139,30 @@ crate::kernel_impl! {
             };
             check_decision(decision).is_ok()
                 && voted_plain_loop(paths, lane, vote, next, put, w, tally)
+        }
+
+        #[allow(clippy::too_many_arguments)]
+        #[inline(always)]
+        fn collected_items<T: crate::Tally, C: ContextStack>(
+            &self,
+            lane: u32,
+            vote: impl FnMut(bool) -> LaneMask,
+            stack: &mut C,
+            deal: impl FnMut(u32) -> Option<u32>,
+            put: impl FnMut(u32, L::Output),
+            tally: &mut T,
+        ) -> bool {
+            collected_thread_loop(&self.0, lane, vote, stack, deal, put, tally)
+        }
+
+        fn dynamic_shared_bytes(&self, strategy: &Strategy, threads_per_block: u32) -> u32 {
+            if strategy.paths != PathSchedule::CollaborativeContextCollection {
+                return 0;
+            }
+            let warps = threads_per_block.div_ceil(reconverge_simt::WARP_SIZE);
+            u32::try_from(shared_bytes_per_warp::<L::State>())
+                .unwrap_or(u32::MAX)
+                .saturating_mul(warps)
         }
 
         #[allow(clippy::too_many_arguments)]

@@ -47,7 +47,17 @@
 //! after step 3 (it is popped whenever it reaches 32), so when a new item enters a free lane, `T`
 //! is at most 31 (the other lanes) + 31 (waiting) + 1 = 63; `T` never exceeds 63 = 2·32 − 1, and both
 //! stacks together hold at most `T`. Per warp the shared memory is
-//! `STACK · (size_of::<State>() + 4)` bytes (plus the two stack heights).
+//! `STACK · (size_of::<State>() + 4)` bytes, rounded up to 16 ([`shared_bytes_per_warp`]; the
+//! heights are warp-uniform registers).
+//!
+//! # On the GPU
+//! [`collected_thread_loop`] is the same schedule as each thread's own loop, the form
+//! `references/cuda/collaborative_context_collection.cu` writes by hand: warp votes (ballot,
+//! population count, a lane's rank among the lanes below it) decide who pushes, pops and takes
+//! new items; the stack heights and the count of items dealt are the same in every lane, so every
+//! branch around a [`ContextStack::sync`] or a vote is warp-uniform. The stack is the warp's part
+//! of the block's dynamic shared memory ([`crate::Kernel::dynamic_shared_bytes`] tells the
+//! backend how much a launch needs).
 
 use core::marker::PhantomData;
 
@@ -63,10 +73,28 @@ use crate::strategy::StrategyError;
 /// flight (module docs), rounded up to a power of two.
 pub const STACK: usize = 2 * WARP_SIZE as usize;
 
-/// Bytes of shared memory one warp's stacks take for a workload whose state is `S`: a
-/// context is the state and the item's `u32` index, and two `u32` heights.
+/// Bytes of shared memory one warp's stacks take for a workload whose state is `S`: the
+/// contexts' `u32` item indices (`STACK` of them, 256 bytes), then their states, rounded up to
+/// 16 bytes so that the next warp's stack stays aligned ([`ContextStack`]'s layout).
 pub const fn shared_bytes_per_warp<S>() -> usize {
-    STACK * (core::mem::size_of::<S>() + core::mem::size_of::<u32>()) + 2 * 4
+    (STATES_OFFSET + STACK * core::mem::size_of::<S>()).next_multiple_of(16)
+}
+
+/// Where a warp's stack holds the states: after the `STACK` item indices, a multiple of 16.
+pub const STATES_OFFSET: usize = STACK * core::mem::size_of::<u32>();
+
+/// A warp's stack of contexts in memory all its lanes share (the block's shared memory on the
+/// GPU), slot `slot < STACK` holding an item's index and its state at [`shared_bytes_per_warp`]'s
+/// layout. What [`collected_thread_loop`] saves contexts to.
+pub trait ContextStack {
+    /// Stores `item` and `state` in slot `slot`; does nothing for a slot at or past [`STACK`].
+    fn store<S: Copy>(&mut self, slot: u32, item: u32, state: S);
+    /// The item and state in slot `slot` (as the last `store` there left them; any bits of a
+    /// valid `S` before that), `None` for a slot at or past [`STACK`].
+    fn load<S: Copy>(&mut self, slot: u32) -> Option<(u32, S)>;
+    /// Waits until every lane of the warp has reached this call, their stores before it seen by
+    /// the loads after it (`__syncwarp`). Called by all lanes at the same points.
+    fn sync(&mut self);
 }
 
 /// What a warp's run under collaborative context collection issued, for the SIMT model's
@@ -534,6 +562,117 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for CollectionProgram<W, L> {
     }
 }
 
+/// Collaborative context collection as the loop of one thread of a warp (module docs, "On the
+/// GPU"): `lane` is the thread's lane, `vote(p)` the ballot of `p` over the whole warp (every
+/// lane calls it at the same points), `stack` the warp's stack, `deal(j)` the warp's `j`-th item
+/// (the same for every lane; `None` once the warp's items are all dealt, and for every later
+/// `j`), `put` an item's output. Each step: finished items put their output; free lanes take a
+/// resumed context, by rank, else the warp's next items; lanes whose condition chose the body
+/// push their context and are free, the others run the cheap path; once 32 contexts wait (or
+/// nothing else can run) they are popped, one per lane, run the body and go on the resumed
+/// stack. Each item runs the baseline's iterations in order, so outputs and adds are the
+/// baseline's. Returns `false`, having called nothing, for a state aligned to more than 16
+/// bytes (the stack's layout cannot hold it) or a lane past the warp.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
+    w: &L,
+    lane: u32,
+    mut vote: impl FnMut(bool) -> LaneMask,
+    stack: &mut C,
+    mut deal: impl FnMut(u32) -> Option<u32>,
+    mut put: impl FnMut(u32, L::Output),
+    tally: &mut T,
+) -> bool {
+    if core::mem::align_of::<L::State>() > 16 || lane >= WARP_SIZE {
+        return false;
+    }
+    // Slots are computed with wrapping arithmetic: the module docs' bound keeps them under
+    // `STACK`, and a slot past it would be ignored by the stack, never a panic.
+    const STACK_U32: u32 = STACK as u32;
+    let below = (1u32 << lane) - 1;
+    // Warp-uniform: the stacks' heights, the items dealt, whether the dealer ran dry.
+    let (mut waiting, mut resumed, mut dealt, mut dealt_all) = (0u32, 0u32, 0u32, false);
+    let mut has = false;
+    let mut item = 0;
+    // A lane without a context holds the state of a valid item, never used (as the other
+    // per-thread loops' lanes do).
+    let mut state = w.start(0);
+    loop {
+        // 1. Refill, again while a lane took a context that had already finished.
+        loop {
+            if has && !w.running(&state) {
+                put(item, w.finish(&state));
+                has = false;
+            }
+            let need = vote(!has);
+            let from_resumed = need.count_ones().min(resumed);
+            if need == 0 || (from_resumed == 0 && dealt_all) {
+                break;
+            }
+            let rank = (need & below).count_ones();
+            stack.sync();
+            if !has && rank < from_resumed {
+                if let Some((i, s)) = stack.load((STACK_U32 - resumed).wrapping_add(rank)) {
+                    (item, state, has) = (i, s, true);
+                }
+            }
+            resumed -= from_resumed;
+            if !dealt_all {
+                let mut dry = false;
+                if !has {
+                    match deal(dealt.saturating_add(rank.saturating_sub(from_resumed))) {
+                        Some(i) => (item, state, has) = (i, w.start(i), true),
+                        None => dry = true,
+                    }
+                }
+                dealt = dealt.saturating_add(need.count_ones() - from_resumed);
+                dealt_all = vote(dry) != 0;
+            }
+            if vote(has && !w.running(&state)) == 0 {
+                break;
+            }
+        }
+        // 2. Lanes whose condition chose the body save their context; the others run the
+        //    cheap path and the code after the branch.
+        let want = has && w.condition(&mut state);
+        let wanting = vote(want);
+        let holding = vote(has);
+        if holding == 0 && waiting == 0 && resumed == 0 {
+            return true;
+        }
+        stack.sync();
+        if want {
+            stack.store(waiting + (wanting & below).count_ones(), item, state);
+            has = false;
+        }
+        waiting += wanting.count_ones();
+        if has {
+            w.not_taken(&mut state, tally);
+            w.after_branch(&mut state, tally);
+        }
+        // 3. A warp's worth waiting, or nothing else left to run: the body with popped lanes.
+        if waiting >= WARP_SIZE || (holding & !wanting == 0 && resumed == 0 && waiting > 0) {
+            let k = waiting.min(WARP_SIZE);
+            stack.sync();
+            let mut ran = None;
+            if lane < k
+                && let Some((i, mut s)) = stack.load::<L::State>(waiting.wrapping_sub(1 + lane))
+            {
+                w.taken(&mut s, tally);
+                w.after_branch(&mut s, tally);
+                ran = Some((i, s));
+            }
+            waiting -= k;
+            stack.sync();
+            if let Some((i, s)) = ran {
+                stack.store(STACK_U32.wrapping_sub(resumed + 1 + lane), i, s);
+            }
+            resumed += k;
+        }
+    }
+}
+
 /// The baseline's costly-body issues for the same warp: 32 lanes each running their items of
 /// `items` (lane `l` gets every 32nd, as static assignment deals them) in lockstep, the taken
 /// path issued whenever one lane's iteration wants it. The SIMT model's figure that
@@ -797,7 +936,13 @@ mod tests {
 
     #[test]
     fn shared_memory_is_sized_from_the_state() {
-        // St is four u32: 64 contexts of 16 + 4 bytes and the two heights.
-        assert_eq!(shared_bytes_per_warp::<St>(), 64 * 20 + 8);
+        // St is four u32: 64 item indices of 4 bytes, then 64 states of 16.
+        assert_eq!(shared_bytes_per_warp::<St>(), 64 * 4 + 64 * 16);
+        // A 20-byte state: 256 + 1280 = 1536, a multiple of 16 already; 12 bytes round up.
+        assert_eq!(shared_bytes_per_warp::<[u32; 5]>(), 1536);
+        assert_eq!(
+            shared_bytes_per_warp::<[u8; 13]>(),
+            (256 + 64 * 13usize).next_multiple_of(16)
+        );
     }
 }
