@@ -34,13 +34,9 @@ fn schedules() -> Vec<PathSchedule> {
     out
 }
 
-/// Whether the shape lists `s`'s kind of schedule and its assignment, and a program pairs them;
-/// collaborative context collection runs on the branch loop unlisted (the GPU entry lists are
-/// built from `STRATEGIES`, and it has no GPU form yet).
+/// Whether the shape lists `s`'s kind of schedule and its assignment, and a program pairs them.
 fn listed_rule<K: Kernel>(s: &Strategy) -> bool {
-    let unlisted =
-        K::SHAPE == "branch loop" && s.paths == PathSchedule::CollaborativeContextCollection;
-    (unlisted || K::STRATEGIES.iter().any(|l| l.paths.same_kind(&s.paths)))
+    K::STRATEGIES.iter().any(|l| l.paths.same_kind(&s.paths))
         && K::STRATEGIES.iter().any(|l| l.items == s.items)
         && s.pairing().is_ok()
 }

@@ -280,6 +280,9 @@ pub(crate) const fn schedule_code(paths: &PathSchedule) -> &'static str {
         PathSchedule::SpeculativeReconvergence { .. } => {
             "PathSchedule::SpeculativeReconvergence { .. }"
         }
+        PathSchedule::CollaborativeContextCollection => {
+            "PathSchedule::CollaborativeContextCollection"
+        }
     }
 }
 
@@ -300,6 +303,7 @@ pub(crate) const fn schedule_prose(paths: &PathSchedule) -> &'static str {
         PathSchedule::OcclusionQueryLoop { .. } => "occlusion-query loop",
         PathSchedule::BranchPathUnification { .. } => "branch path unification",
         PathSchedule::SpeculativeReconvergence { .. } => "speculative reconvergence",
+        PathSchedule::CollaborativeContextCollection => "collaborative context collection",
     }
 }
 
@@ -325,6 +329,9 @@ pub(crate) const fn shapes_running(paths: &PathSchedule) -> &'static str {
             "no shape's of reconverge_transforms, only a workload's with a Kernel of its own (McmlKernel)"
         }
         PathSchedule::OcclusionQueryLoop { .. } => "the item-loop shape's (ItemLoopKernel)",
+        PathSchedule::CollaborativeContextCollection => {
+            "the branch-loop shape's (BranchLoopKernel)"
+        }
     }
 }
 

@@ -529,6 +529,8 @@ pub use entry_table::{DeviceEntries, DeviceKernel, EntryNumbers, EntryPoint};
 pub mod plain;
 #[cfg(target_arch = "nvptx64")]
 mod runner;
+#[cfg(target_arch = "nvptx64")]
+mod shared_stack;
 pub mod tally_copies;
 #[cfg(target_arch = "nvptx64")]
 pub use runner::run_warp_program;

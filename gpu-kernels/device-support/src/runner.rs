@@ -10,6 +10,8 @@ use reconverge_transforms::{
 };
 
 use crate::EntryArgs;
+use crate::shared_stack::SharedContextStack;
+use reconverge_transforms::strategies::collaborative_context_collection::WarpDeal;
 
 /// A device panic stops the kernel: `trap` makes the launch fail with
 /// `CUDA_ERROR_ILLEGAL_INSTRUCTION`, which the host reports with the kernel's name.
@@ -149,7 +151,32 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
                 | PathSchedule::BranchDistribution { delaying: Some(_) }
                 | PathSchedule::SpeculativeReconvergence { .. }
         );
-        let delayed = voted && pass == 0 && kernel.passes(&strategy).is_ok() && {
+        // Collaborative context collection: each thread's loop with warp votes, the contexts on
+        // the warp's stack in the block's dynamic shared memory (`Kernel::collected_items`).
+        // No warp program runs it on the GPU (its stacks would be each thread's own).
+        let collected = strategy.paths == PathSchedule::CollaborativeContextCollection
+            && pass == 0
+            && kernel.passes(&strategy).is_ok()
+            && {
+                let warp_in_block = tid / WARP_SIZE;
+                let per_warp = kernel.dynamic_shared_bytes(&strategy, WARP_SIZE);
+                match SharedContextStack::for_warp(warp_in_block, per_warp) {
+                    None => false,
+                    Some(mut stack) => {
+                        // SAFETY: as above.
+                        let mut warp = unsafe { ThreadWarp::new(work_counter) };
+                        let task = WarpTask::new(items, blocks, block, threads, warp_in_block);
+                        let dealing = WarpDeal::new(task, strategy.items);
+                        let mut whole_warp = GpuWarp::new();
+                        let lane = whole_warp.lane_ids();
+                        let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
+                        let deal = |j| dealing.item(&mut warp, 1, j);
+                        let put = |item, out| sink.put(item, out);
+                        kernel.collected_items(lane, vote, &mut stack, deal, put, &mut acc)
+                    }
+                }
+            };
+        let delayed = !collected && voted && pass == 0 && kernel.passes(&strategy).is_ok() && {
             // SAFETY: as above.
             let mut warp = unsafe { ThreadWarp::new(work_counter) };
             let task = WarpTask::new(items, blocks, block, threads, tid);
@@ -188,7 +215,7 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
                 (_, None) => false,
             }
         };
-        delayed || {
+        collected || delayed || {
             // SAFETY: as above.
             let mut warp = unsafe { GpuWarp::new().with_grid_counter(work_counter) };
             let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);

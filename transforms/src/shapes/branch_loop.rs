@@ -94,9 +94,7 @@ crate::kernel_impl! {
             Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT),
             Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
                 .over(Assignment::Dynamic),
-            // Collaborative context collection is not listed: the GPU entry-point lists are
-            // built from this list, and it has no GPU form yet (its stacks must live in the
-            // block's shared memory). The CPU conformance tests name it themselves.
+            Strategy::COLLABORATIVE_CONTEXT_COLLECTION,
         ];
 
         fn tally_len(&self) -> usize {

@@ -415,18 +415,18 @@ pub const fn context_words<S>() -> u32 {
 /// free, the same few each step: per-lane sequences would run dry at different times and leave
 /// a long tail of under-full body issues (the model showed 8.8 lanes per body issue instead of
 /// 32 when every iteration takes the body).
-struct WarpDeal {
+#[derive(Clone, Copy, Debug)]
+pub struct WarpDeal {
     task: WarpTask,
     assignment: Assignment,
     /// The warp's first item, and the end of the range its first row is dealt from.
     first: u32,
     end: u32,
-    /// Items the warp has dealt.
-    dealt: u32,
 }
 
 impl WarpDeal {
-    fn new(task: WarpTask, assignment: Assignment) -> Self {
+    /// The dealing of warp `task.warp_in_block` (of 32 lanes) under `assignment`.
+    pub fn new(task: WarpTask, assignment: Assignment) -> Self {
         let (end, first) = match assignment {
             Assignment::GridWide => (task.items, task.thread_in_grid(0, WARP_SIZE)),
             Assignment::Static | Assignment::Dynamic => (
@@ -440,39 +440,34 @@ impl WarpDeal {
             assignment,
             first,
             end,
-            dealt: 0,
         }
     }
 
-    /// The warp's next item for lane `lane`, `None` once the warp's items are all dealt (and
-    /// from then on: a row whose lane `l` is past the end has every later item past it too).
-    fn next<W: Warp>(&mut self, warp: &mut W, lane: u32) -> Option<u32> {
+    /// The warp's `j`-th item, `None` past the warp's last (and for every later `j` too: a row
+    /// whose lane `l` is past the end has every later item past it). A claim on a counter (`j`
+    /// at 32 or more under dynamic assignment) is made by the lanes of `mask` on `warp`.
+    #[inline(always)]
+    pub fn item<W: Warp>(&self, warp: &mut W, mask: LaneMask, j: u32) -> Option<u32> {
         let task = self.task;
-        let j = self.dealt;
-        let item = if j < WARP_SIZE {
-            Some(self.first.saturating_add(j)).filter(|&i| i < self.end)
-        } else {
-            match self.assignment {
-                Assignment::Static => Some(
-                    self.first
-                        .saturating_add(j % WARP_SIZE)
-                        .saturating_add((j / WARP_SIZE).saturating_mul(task.threads_per_block)),
-                )
-                .filter(|&i| i < task.block_end),
-                Assignment::Dynamic => {
-                    let n = warp.block_fetch_add(1 << lane, 0, 1);
-                    (n < task.block_len()).then(|| task.block_start.saturating_add(n))
-                }
-                Assignment::GridWide => {
-                    let n = warp.grid_fetch_add(1 << lane, 1);
-                    Some(task.launch_threads().saturating_add(n)).filter(|&i| i < task.items)
-                }
-            }
-        };
-        if item.is_some() {
-            self.dealt = j.saturating_add(1);
+        if j < WARP_SIZE {
+            return Some(self.first.saturating_add(j)).filter(|&i| i < self.end);
         }
-        item
+        match self.assignment {
+            Assignment::Static => Some(
+                self.first
+                    .saturating_add(j % WARP_SIZE)
+                    .saturating_add((j / WARP_SIZE).saturating_mul(task.threads_per_block)),
+            )
+            .filter(|&i| i < task.block_end),
+            Assignment::Dynamic => {
+                let n = warp.block_fetch_add(mask, 0, 1);
+                (n < task.block_len()).then(|| task.block_start.saturating_add(n))
+            }
+            Assignment::GridWide => {
+                let n = warp.grid_fetch_add(mask, 1);
+                Some(task.launch_threads().saturating_add(n)).filter(|&i| i < task.items)
+            }
+        }
     }
 }
 
@@ -488,6 +483,8 @@ pub struct CollectionProgram<W: Warp, L: BranchLoop> {
     workload: L,
     collector: Collector<L::State>,
     deal: WarpDeal,
+    /// Items the warp has dealt.
+    dealt: u32,
     words: u32,
     warp: PhantomData<W>,
 }
@@ -514,6 +511,7 @@ impl<W: Warp, L: BranchLoop> CollectionProgram<W, L> {
             workload,
             collector: Collector::default(),
             deal: WarpDeal::new(task, assignment),
+            dealt: 0,
             words: context_words::<L::State>(),
             warp: PhantomData,
         })
@@ -532,10 +530,14 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for CollectionProgram<W, L> {
         tally: &mut T,
     ) -> bool {
         let w = &self.workload;
-        let deal = &mut self.deal;
+        let (deal, dealt) = (&self.deal, &mut self.dealt);
         let step = self.collector.step(
             w,
-            |lane| deal.next(warp, lane),
+            |lane| {
+                let item = deal.item(warp, 1 << lane, *dealt);
+                *dealt = dealt.saturating_add(u32::from(item.is_some()));
+                item
+            },
             |item, out| sink.put(item, out),
             tally,
         );

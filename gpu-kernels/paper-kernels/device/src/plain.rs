@@ -10,7 +10,7 @@ use reconverge_device::plain::{
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
     BrDisOutput, BranchSplitDistinct, DynamicWork, ItDelayOutput, PathUnificationDistinct,
-    PeriodicBlockLoop, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
+    PeriodicBlockLoop, RareCostlyBody, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
 };
 
 reconverge_device::plain_kernels!(Collatz => u32, branch_loop_item;
@@ -29,6 +29,10 @@ reconverge_device::plain_kernels!(SynItDelayDistinct => ItDelayOutput, branch_lo
 // Speculative reconvergence's workload (Damani et al. CGO 2020) as written.
 reconverge_device::plain_kernels!(PeriodicBlockLoop => u32, branch_loop_item;
     periodic_one_per_item, periodic_grid_stride, periodic_persistent, periodic_block_persistent);
+
+// Collaborative context collection's workload (Khorasani et al. MICRO 2015) as written.
+reconverge_device::plain_kernels!(RareCostlyBody => u32, branch_loop_item;
+    rare_one_per_item, rare_grid_stride, rare_persistent, rare_block_persistent);
 
 reconverge_device::plain_kernels!(DynamicWork => u32, item_loop_item;
     dwa_one_per_item, dwa_grid_stride, dwa_persistent, dwa_block_persistent);
