@@ -143,7 +143,9 @@ fi
 
 # Collaborative context collection's CUDA C++ twin (Khorasani et al., MICRO 2015) against the
 # plain kernel on its favourable (rate 1/32) and unfavourable (every iteration) loop: kernel
-# times, outputs against the CPU's, ptxas's registers and shared memory (about 10 s).
+# times, outputs against the CPU's, ptxas's registers and shared memory (about 10 s). 2^20
+# items, as the techniques example's rare-body and rare-every-iteration settings (reconverge's
+# strategy and the plain Rust kernels on the same workload, RareCostlyBody at seed 1).
 if want ccc && [[ -f "$dev/collaborative_context_collection.cu" ]]; then
     echo "== collaborative context collection: CUDA C++ twin against the plain kernel"
     c="$out/ccc"
@@ -151,7 +153,7 @@ if want ccc && [[ -f "$dev/collaborative_context_collection.cu" ]]; then
     cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')"
     nvcc -O3 -arch="sm_$cap" -Xptxas -v -o "$c/ccc_cuda" "$dev/collaborative_context_collection.cu" \
         > "$c/ptxas.txt" 2>&1 \
-        && "$c/ccc_cuda" $((1 << 22)) 20 > "$c/cuda.tsv" 2> "$c/cuda.err"
+        && "$c/ccc_cuda" $((1 << 20)) 20 > "$c/cuda.tsv" 2> "$c/cuda.err"
     echo "exit $?" >> "$c/cuda.err"
     cat "$c/cuda.tsv"
     rm -f "$c/ccc_cuda"

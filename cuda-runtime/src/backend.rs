@@ -316,7 +316,10 @@ impl CudaBackend {
         let elapsed = setup_time + timed.elapsed();
         let occupancy: Vec<Option<f64>> = launched
             .iter()
-            .map(|n| gpu.occupancy(n, launch.threads_per_block).ok())
+            .map(|n| {
+                gpu.occupancy_with_shared(n, launch.threads_per_block, shape.dynamic_shared_bytes)
+                    .ok()
+            })
             .collect();
         let fill = names.first().and_then(|first| fill(gpu, first, launch));
         Ok(Run {

@@ -369,8 +369,9 @@ mod tests {
                 "GPU entry point `my_entry` (MINE[1]): Shape<Mine> does not run the path schedule \
                  branch distribution (PathSchedule::BranchDistribution { delaying: None }). It \
                  runs paths as written (PathSchedule::AsWritten), iteration delaying \
-                 (PathSchedule::IterationDelaying(..)) and speculative reconvergence \
-                 (PathSchedule::SpeculativeReconvergence { .. }) over Assignment::Static, \
+                 (PathSchedule::IterationDelaying(..)), speculative reconvergence \
+                 (PathSchedule::SpeculativeReconvergence { .. }) and collaborative context \
+                 collection (PathSchedule::CollaborativeContextCollection) over Assignment::Static, \
                  Assignment::Dynamic or Assignment::GridWide (<Shape<Mine> as \
                  Kernel>::STRATEGIES); branch distribution is the factored branch-loop shape's \
                  (FactoredBranchLoopKernel). Write the strategy as Strategy::new(assignment, \

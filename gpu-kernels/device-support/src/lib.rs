@@ -265,8 +265,9 @@ macro_rules! entry_block {
 /// error[E0080]: evaluation panicked: GPU entry point `collatz_split` (LOOP[1]):
 /// BranchLoopKernel<Collatz> does not run the path schedule branch splitting
 /// (PathSchedule::BranchSplitting). It runs paths as written (PathSchedule::AsWritten),
-/// iteration delaying (PathSchedule::IterationDelaying(..)) and speculative reconvergence
-/// (PathSchedule::SpeculativeReconvergence { .. }) over Assignment::Static,
+/// iteration delaying (PathSchedule::IterationDelaying(..)), speculative reconvergence
+/// (PathSchedule::SpeculativeReconvergence { .. }) and collaborative context collection
+/// (PathSchedule::CollaborativeContextCollection) over Assignment::Static,
 /// Assignment::Dynamic or Assignment::GridWide (<BranchLoopKernel<Collatz> as
 /// Kernel>::STRATEGIES); branch splitting is the two-path shape's (TwoPathKernel). Write the
 /// strategy as Strategy::new(assignment, schedule) with one of those, or drop the entry and
