@@ -614,10 +614,11 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
             }
             let rank = (need & below).count_ones();
             stack.sync();
-            if !has && rank < from_resumed {
-                if let Some((i, s)) = stack.load((STACK_U32 - resumed).wrapping_add(rank)) {
-                    (item, state, has) = (i, s, true);
-                }
+            if !has
+                && rank < from_resumed
+                && let Some((i, s)) = stack.load(STACK_U32.wrapping_sub(resumed).wrapping_add(rank))
+            {
+                (item, state, has) = (i, s, true);
             }
             resumed -= from_resumed;
             if !dealt_all {
