@@ -58,9 +58,9 @@ fn every_pairing_is_paired_or_refused_naming_what_pairs_instead() {
         }
     }
     // A loop's schedules (as written, 5 delaying, distribution without and with 5 delaying
-    // decisions, speculative reconvergence) pair with all three assignments; the 7 per-item
-    // and multi-pass ones with static only.
-    assert_eq!(paired, 3 * (1 + 5 + 1 + 5 + 1) + 7);
+    // decisions, speculative reconvergence, collaborative context collection) pair with all
+    // three assignments; the 7 per-item and multi-pass ones with static only.
+    assert_eq!(paired, 3 * (1 + 5 + 1 + 5 + 1 + 1) + 7);
 }
 
 #[test]
