@@ -91,10 +91,10 @@ fn a_loop_runs_each_of_its_schedules_over_every_assignment() {
     // collection, each over 3 assignments.
     let w = SynItDelayDistinct(SynItDelay::new(6, 10, 0.3, 5));
     assert_eq!(every_pairing(&BranchLoopKernel(w), 700), 3 * 9);
-    // The same (speculative reconvergence too, on the unfactored loop), and branch distribution
-    // without delaying (the factored loop's own path).
+    // The same (speculative reconvergence and collaborative context collection too, on the
+    // unfactored loop), and branch distribution without delaying (the factored loop's own path).
     let w = SynBrDis::new(4, 3, 6, 12);
-    assert_eq!(every_pairing(&FactoredBranchLoopKernel(w), 700), 3 * 9);
+    assert_eq!(every_pairing(&FactoredBranchLoopKernel(w), 700), 3 * 10);
     // As written over 3 assignments; the occlusion-query loop over static assignment only.
     let w = DynamicWork::new(4, 3, 4);
     assert_eq!(every_pairing(&ItemLoopKernel(w), 700), 3 + 1);

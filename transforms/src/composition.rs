@@ -141,7 +141,8 @@ pub enum PathSchedule {
     /// paper's 1.69x on average); hurts when lanes take the body together or it is cheap (the
     /// saves and restores are pure overhead: a loss when every iteration takes it). Costs
     /// [`crate::strategies::collaborative_context_collection::shared_bytes_per_warp`] of shared
-    /// memory per warp. Shape: [`crate::BranchLoop`] (the taken path is the body).
+    /// memory per warp. Shapes: [`crate::BranchLoop`] (the taken path is the body),
+    /// [`crate::FactoredBranchLoop`] (through [`crate::Unfactored`]).
     CollaborativeContextCollection,
 }
 

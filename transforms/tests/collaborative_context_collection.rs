@@ -3,8 +3,9 @@
 //! (`RareCostlyBody::reference`) under every assignment and at awkward sizes; on the rare
 //! costly body the body is issued with a full warp instead of ~1.57 lanes and the model's
 //! issue slots fall; with every iteration taking the body they rise (the context moves); the
-//! stacks never hold more than `STACK` contexts; the id parses back and the shapes without the
-//! schedule refuse it with a typed error.
+//! stacks never hold more than `STACK` contexts; the id parses back; the factored loop runs it
+//! unfactored and a shape without a loop refuses it with a typed error; the GPU's per-thread
+//! form computes the same outputs.
 
 mod common;
 
@@ -15,9 +16,9 @@ use reconverge_transforms::strategies::collaborative_context_collection::{
 };
 use reconverge_transforms::{
     Assignment, BranchLoop, BranchLoopKernel, FactoredBranchLoopKernel, NoTally, PathSchedule,
-    Strategy, StrategyError,
+    Strategy, StrategyError, TwoPathKernel,
 };
-use reconverge_workloads::synthetic::{RareCostlyBody, SynBrDis};
+use reconverge_workloads::synthetic::{BranchSplitBench, MaskLayout, RareCostlyBody, SynBrDis};
 
 const CCC: Strategy = Strategy::COLLABORATIVE_CONTEXT_COLLECTION;
 
@@ -104,10 +105,15 @@ fn the_id_parses_back_and_pairs_with_every_assignment() {
 }
 
 #[test]
-fn shapes_without_a_costly_body_loop_refuse_it() {
-    // The factored loop has no program for it: a typed refusal naming the shape, not a crash.
-    let factored = FactoredBranchLoopKernel(SynBrDis::new(4, 3, 6, 12));
-    match run(&factored, &CCC, Launch::new(64, 1, 32)) {
+fn the_factored_loop_runs_it_unfactored_and_a_two_path_workload_refuses_it() {
+    // The factored loop runs each iteration's path in full, as its other loop schedules do.
+    let w = SynBrDis::new(4, 3, 6, 12);
+    let r = run_complete(&FactoredBranchLoopKernel(w), &CCC, Launch::new(300, 2, 64));
+    let expected: Vec<_> = (0..300).map(|i| Some(w.reference(i))).collect();
+    assert_eq!(r.outputs, expected);
+    // A shape without a loop has no program for it: a typed refusal naming it, not a crash.
+    let two_path = TwoPathKernel(BranchSplitBench::new(64, 0.5, MaskLayout::Random, 1));
+    match run(&two_path, &CCC, Launch::new(64, 1, 32)) {
         Err(StrategyError::NotApplicable { strategy, .. }) => assert_eq!(strategy, CCC),
         other => panic!("{:?}", other.map(|r| r.outputs.len())),
     }

@@ -330,7 +330,7 @@ pub(crate) const fn shapes_running(paths: &PathSchedule) -> &'static str {
         }
         PathSchedule::OcclusionQueryLoop { .. } => "the item-loop shape's (ItemLoopKernel)",
         PathSchedule::CollaborativeContextCollection => {
-            "the branch-loop shape's (BranchLoopKernel)"
+            "the branch-loop shapes' (BranchLoopKernel, FactoredBranchLoopKernel)"
         }
     }
 }
