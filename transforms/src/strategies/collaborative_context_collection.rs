@@ -15,11 +15,11 @@
 //! for the GPU's per-thread loop, with [`CollectionStats::issue_slots`], the model's count. As
 //! [`crate::PathSchedule::CollaborativeContextCollection`] the branch loop runs it through
 //! [`CollectionProgram`], one [`Collector::step`] per warp step, which records each step's
-//! issues on the warp, so the advisor's model ranks it as it ranks the other schedules. It has
-//! no GPU entry points yet (the stacks must move to the block's shared memory); its
-//! hand-written CUDA C++ twin is `references/cuda/collaborative_context_collection.cu`
-//! (`scripts/gpu-all.sh` part `ccc`), its workloads
-//! `reconverge_workloads::synthetic::RareCostlyBody`.
+//! issues on the warp, so the advisor's model ranks it as it ranks the other schedules. The
+//! GPU runs [`collected_thread_loop`] instead ("On the GPU" below). Its hand-written CUDA C++
+//! twin is `references/cuda/collaborative_context_collection.cu` (`scripts/gpu-all.sh` part
+//! `ccc`), its workloads `reconverge_workloads::synthetic::RareCostlyBody` (GPU entry points
+//! `rare_*`; the techniques example's `rare-*` settings time them).
 //!
 //! # How an item's loop is cut into contexts
 //! A [`BranchLoop`] item's iteration is `condition; taken | not_taken; after_branch`, and the
