@@ -6,7 +6,9 @@
 RESULTS_DIR is the unpacked `techniques/` folder of techniques.tar.gz: one
 `<setting>.tsv` per setting from the `techniques` example (every reconverge strategy at its
 default launch and the plain Rust kernels), `cuda.tsv` from references/cuda/techniques.cu
-(the plain CUDA C++ kernels and the hand-written twins), `ncu-*.csv.gz` and `device.txt`.
+(the plain CUDA C++ kernels and the hand-written twins), `ncu-*.csv.gz` and `device.txt`; for
+collaborative context collection's section, the files of the `ccc` part's folder (ccc-cuda.tsv,
+ccc-ptxas.txt) copied in beside its rare-*.tsv.
 PAGE_DIR (default docs/results/techniques) gets README.md and raw/ (the inputs, as they
 came). Every number on the page comes from those files.
 """
@@ -188,8 +190,7 @@ def ccc_section(results, w):
     """Collaborative context collection (Khorasani et al., MICRO 2015) on RareCostlyBody: the
     plain kernels (Rust, and the twin's CUDA C++ one), reconverge's strategy at its default
     launch (`rare-*.tsv` of the techniques example) and the hand-written CUDA C++ twin
-    (gpu-all.sh part ccc: its cuda.tsv and ptxas.txt copied here as ccc-cuda.tsv and
-    ccc-ptxas.txt)."""
+    (gpu-all.sh part ccc: its ccc-cuda.tsv and ccc-ptxas.txt, copied into this folder)."""
     names = [n for n in CCC_SETTINGS if os.path.exists(os.path.join(results, n[0] + ".tsv"))]
     twin_path = os.path.join(results, "ccc-cuda.tsv")
     twin = collections.defaultdict(dict)
