@@ -164,18 +164,33 @@ fi
 
 # Collaborative context collection's CUDA C++ twin (Khorasani et al., MICRO 2015) against the
 # plain kernel on its favourable (rate 1/32) and unfavourable (every iteration) loop: kernel
-# times, outputs against the CPU's, ptxas's registers and shared memory (about 10 s).
+# times, outputs against the CPU's, ptxas's registers and shared memory (about 10 s). 2^20
+# items, as the techniques example's rare-body and rare-every-iteration settings (reconverge's
+# strategy and the plain Rust kernels on the same workload, RareCostlyBody at seed 1).
 if want ccc && [[ -f "$dev/collaborative_context_collection.cu" ]]; then
     echo "== collaborative context collection: CUDA C++ twin against the plain kernel"
     c="$out/ccc"
     mkdir -p "$c"
     cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')"
     nvcc -O3 -arch="sm_$cap" -Xptxas -v -o "$c/ccc_cuda" "$dev/collaborative_context_collection.cu" \
-        > "$c/ptxas.txt" 2>&1 \
-        && "$c/ccc_cuda" $((1 << 22)) 20 > "$c/cuda.tsv" 2> "$c/cuda.err"
-    echo "exit $?" >> "$c/cuda.err"
-    cat "$c/cuda.tsv"
+        > "$c/ccc-ptxas.txt" 2>&1 \
+        && "$c/ccc_cuda" $((1 << 20)) 20 > "$c/ccc-cuda.tsv" 2> "$c/ccc-cuda.err"
+    echo "exit $?" >> "$c/ccc-cuda.err"
+    cat "$c/ccc-cuda.tsv"
     rm -f "$c/ccc_cuda"
+    # reconverge's strategy (PathSchedule::CollaborativeContextCollection, stacks in dynamic
+    # shared memory) and the plain Rust kernels on the same items: the techniques example's
+    # rare-* settings (rare-body.tsv, rare-every-iteration.tsv, rare-entries.tsv). The techniques
+    # part runs them too; copy this folder's files into its folder for the page.
+    if [[ -x "$dev/techniques" ]]; then
+        if [[ ! -f "${RECONVERGE_GPU_CUBIN:-}" ]]; then
+            ccubin="$(mktemp -d)/kernels.cubin"
+            ptxas -arch="sm_$cap" "$dev/kernels.ptx" -o "$ccubin" 2>/dev/null \
+                && export RECONVERGE_GPU_CUBIN="$ccubin"
+        fi
+        "$dev/techniques" --backend cuda --out "$c" --only rare 2>&1 | grep -v "items on the CPU"
+        rm -f "$c"/*settings.tsv
+    fi
     tar -czf "$out/ccc.tar.gz" -C "$out" ccc && rm -rf "$c"
 fi
 

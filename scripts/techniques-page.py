@@ -7,7 +7,9 @@ RESULTS_DIR is the unpacked `techniques/` folder of techniques.tar.gz: one
 `<setting>.tsv` per setting from the `techniques` example (every reconverge strategy at its
 default launch and the plain Rust kernels), `cuda.tsv` from references/cuda/techniques.cu
 (the plain CUDA C++ kernels and the hand-written twins; the Rust twins are rows `twin ...` of
-`<setting>.tsv`), `ncu-*.csv.gz` and `device.txt`.
+`<setting>.tsv`), `ncu-*.csv.gz` and `device.txt`; for collaborative context collection's
+section, the files of the `ccc` part's folder (ccc-cuda.tsv, ccc-ptxas.txt) copied in beside
+its rare-*.tsv.
 PAGE_DIR (default docs/results/techniques) gets README.md and raw/ (the inputs, as they
 came). Every number on the page comes from those files.
 """
@@ -271,6 +273,98 @@ def gems34_section(results, w):
     return details
 
 
+# Bytes of shared memory one warp's stacks take for RareCostlyBody's 16-byte state
+# (`shared_bytes_per_warp`: 64 item indices of 4 bytes, then 64 states of 16).
+CCC_BYTES_PER_WARP = 64 * 4 + 64 * 16
+# The rare-* settings of the techniques example and the twin's rate (ccc-cuda.tsv's rate_q32).
+CCC_SETTINGS = [("rare-body", "134217728", "rare body, 1 iteration in 32"),
+                ("rare-every-iteration", "4294967296", "body in every iteration")]
+
+
+def ptxas_registers(path):
+    """{entry name: registers} from `nvcc -Xptxas -v` output."""
+    regs, cur = {}, None
+    if os.path.exists(path):
+        for line in open(path):
+            m = re.search(r"Compiling entry function '(\w+)'", line)
+            if m:
+                cur = m.group(1)
+            m = re.search(r"Used (\d+) registers", line)
+            if m and cur:
+                regs[cur] = int(m.group(1))
+    return regs
+
+
+def ccc_section(results, w):
+    """Collaborative context collection (Khorasani et al., MICRO 2015) on RareCostlyBody: the
+    plain kernels (Rust, and the twin's CUDA C++ one), reconverge's strategy at its default
+    launch (`rare-*.tsv` of the techniques example) and the hand-written CUDA C++ twin
+    (gpu-all.sh part ccc: its ccc-cuda.tsv and ccc-ptxas.txt, copied into this folder)."""
+    names = [n for n in CCC_SETTINGS if os.path.exists(os.path.join(results, n[0] + ".tsv"))]
+    twin_path = os.path.join(results, "ccc-cuda.tsv")
+    twin = collections.defaultdict(dict)
+    if os.path.exists(twin_path):
+        for r in read_tsv(twin_path):
+            twin[r["rate_q32"]][r["kernel"]] = r
+    if not names and not twin:
+        return
+    regs = ptxas_registers(os.path.join(results, "ccc-ptxas.txt"))
+    twin_regs = next((v for k, v in regs.items() if "ccc" in k), "-")
+    w("## Collaborative context collection (Khorasani, Gupta & Bhuyan, MICRO 2015)\n")
+    w("`reconverge_workloads::synthetic::RareCostlyBody`: items of 8-14 iterations whose costly body (64 "
+      "hash rounds) an iteration takes with probability 1/32 (*rare body*, the favourable case: about "
+      "1.6 lanes of a warp per body issue as written) or always (*every iteration*, the unfavourable "
+      "one), 2^20 items. reconverge's `PathSchedule::CollaborativeContextCollection` at its default "
+      "launch (each thread's loop with warp votes, a per-warp stack of 64 contexts in dynamic shared "
+      "memory) beside the plain Rust kernels (`<setting>.tsv`), and the hand-written CUDA C++ twin "
+      "(`references/cuda/collaborative_context_collection.cu`, the same items; `ccc-cuda.tsv`). "
+      f"Shared memory: {CCC_BYTES_PER_WARP} bytes per warp for reconverge (64 contexts of 4 + 16 bytes), "
+      "the twin's from its table.\n")
+    w("| workload | best plain kernel (ms) | CUDA C++ twin (ms, x plain) | reconverge, default launch "
+      "(ms, x plain) | reconverge / twin | registers reconverge / twin | shared bytes per block "
+      "reconverge / twin | occupancy | identical |")
+    w("|---|---|---|---|---:|---|---|---:|---|")
+    details = []
+    for name, rate, label in names:
+        rows = read_tsv(os.path.join(results, name + ".tsv"))
+        by = {r["code"]: r for r in rows if r["launch"] == "default"}
+        plain = [(float(r["median_ms"]), "Rust " + c) for c, r in by.items() if c.startswith("plain")]
+        t = twin.get(rate, {})
+        if "plain" in t:
+            plain.append((float(t["plain"]["median_ms"]), "CUDA C++ plain"))
+        best_ms, best_name = min(plain)
+        ccc = by.get("collaborative context collection")
+        tw = t.get("ccc")
+        tms = float(tw["median_ms"]) if tw else float("nan")
+        if ccc:
+            cms = float(ccc["median_ms"])
+            shared = int(ccc["threads_per_block"]) // 32 * CCC_BYTES_PER_WARP
+            rcell = f"{cms:.4f} ({best_ms / cms:.3f}x)"
+            ratio = f"{cms / tms:.3f}" if tw else "-"
+            rregs, occ = ccc["registers"], ccc["occupancy"]
+        else:
+            rcell, ratio, rregs, occ, shared = "-", "-", "-", "-", "-"
+        tcell = f"{tms:.4f} ({best_ms / tms:.3f}x)" if tw else "-"
+        identical = all(r["identical"] == "yes" for r in rows) and all(
+            r["identical"] == "yes" for r in t.values())
+        w(f"| {label} | {best_ms:.4f} ({best_name}) | {tcell} | {rcell} | {ratio} | {rregs} / {twin_regs} | "
+          f"{shared} / {tw['shared_bytes'] if tw else '-'} | {occ} | {'yes' if identical else 'NO'} |")
+        d = [f"### Collaborative context collection, {label}\n",
+             "| code | threads x blocks | ms | x best plain | registers | occupancy | identical |",
+             "|---|---|---:|---:|---:|---:|---|"]
+        every = [(float(r["median_ms"]), ("Rust " if r["code"].startswith("plain") else "") + r["code"],
+                  f"{r['threads_per_block']} x {r['blocks']}", r["registers"], r["occupancy"], r["identical"])
+                 for r in by.values()]
+        every += [(float(r["median_ms"]), "CUDA C++ " + k, f"{r['threads_per_block']} x {r['blocks']}",
+                   next((v for n, v in regs.items() if k in n), "-"), "-", r["identical"]) for k, r in t.items()]
+        for ms, c, launch, rg, oc, ok in sorted(every):
+            d.append(f"| {c} | {launch} | {ms:.4f} | {best_ms / ms:.3f} | {rg} | {oc} | {ok} |")
+        details.append("\n".join(d) + "\n")
+    w("")
+    for d in details:
+        w(d)
+
+
 def ncu_rows(path):
     """Per launch (in order): kernel name and metrics."""
     with gzip.open(path, "rt") as f:
@@ -406,28 +500,7 @@ def main():
         w(f"| {fr(s)} | {pm:.4f} (Rust {pc}) | {sc} ({pm / sm:.3f}x) |")
     w("")
 
-    # Collaborative context collection's CUDA C++ twin (gpu-all.sh part ccc: its cuda.tsv copied
-    # here as ccc-cuda.tsv), beside its plain kernel.
-    ccc = os.path.join(results, "ccc-cuda.tsv")
-    if os.path.exists(ccc):
-        rows = read_tsv(ccc)
-        w("## Collaborative context collection (Khorasani, Gupta & Bhuyan, MICRO 2015)\n")
-        w("The hand-written CUDA C++ kernel of the paper (`references/cuda/collaborative_context_collection.cu`: "
-          "a per-warp stack of 64 contexts in shared memory, `__ballot_sync`/`__popc`, the costly body run only "
-          "when 32 lanes want it) against its plain kernel, on loops of 8-14 iterations whose costly body (64 "
-          "hash rounds) each iteration takes with probability *rate* (2^32 = every iteration). reconverge has "
-          "the technique's warp emulation and model (`transforms::strategies::collaborative_context_collection`), "
-          "not yet a GPU strategy.\n")
-        w("| rate | plain ms | CCC ms | CCC x plain | shared bytes / block | identical |")
-        w("|---|---:|---:|---:|---:|---|")
-        by = collections.defaultdict(dict)
-        for r in rows:
-            by[r["rate_q32"]][r["kernel"]] = r
-        for rate, k in by.items():
-            p, c = float(k["plain"]["median_ms"]), float(k["ccc"]["median_ms"])
-            w(f"| {int(rate) / 2**32:.4g} | {p:.4f} | {c:.4f} | {p / c:.3f} | {k['ccc']['shared_bytes']} | "
-              f"{'yes' if k['plain']['identical'] == k['ccc']['identical'] == 'yes' else 'NO'} |")
-        w("")
+    ccc_section(results, w)
 
     # Speculative reconvergence (Damani et al. CGO 2020) on the periodic-block loop.
     spec = [n for n in ("periodic-phased", "periodic-aligned") if os.path.exists(os.path.join(results, n + ".tsv"))]

@@ -21,10 +21,14 @@
 //! # Ok::<(), reconverge_cpu::thread_warp::DelayedWarpError>(())
 //! ```
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Barrier, Mutex};
 
 use reconverge_simt::{LaneMask, WARP_SIZE};
+use reconverge_transforms::strategies::collaborative_context_collection::{
+    ContextStack, STACK, STATES_OFFSET, shared_bytes_per_warp,
+};
 use reconverge_transforms::{Decision, Kernel};
 
 use crate::block::SliceTally;
@@ -98,6 +102,84 @@ pub enum VotedLoop {
         /// Iterations after which a waiting lane's block runs.
         max_wait: u32,
     },
+    /// Collaborative context collection ([`Kernel::collected_items`]) over a stack that the 32
+    /// threads share ([`SharedStack`]), items dealt per warp.
+    CollaborativeContextCollection,
+}
+
+/// A warp's context stack in memory its 32 threads share, for
+/// [`VotedLoop::CollaborativeContextCollection`]: the bytes of
+/// [`shared_bytes_per_warp`]'s layout behind a lock, and which slots hold a stored context (a
+/// load of any other slot answers `None`, so that no bytes are ever read as a state they were
+/// not written from).
+pub struct SharedStack {
+    slots: Mutex<(Vec<u8>, [bool; STACK])>,
+}
+
+impl SharedStack {
+    /// An empty stack for states of type `S`.
+    pub fn new<S>() -> Self {
+        Self {
+            slots: Mutex::new((vec![0; shared_bytes_per_warp::<S>()], [false; STACK])),
+        }
+    }
+
+    fn state_range<S>(slot: u32) -> Option<(usize, usize)> {
+        let slot = slot as usize;
+        (slot < STACK).then(|| {
+            let at = STATES_OFFSET + slot * core::mem::size_of::<S>();
+            (at, at + core::mem::size_of::<S>())
+        })
+    }
+}
+
+/// One lane's view of a [`SharedStack`]: `sync` is a vote of the lane's warp (a barrier of
+/// the 32 threads), in the same count of votes as the lane's other votes.
+struct LaneStack<'a> {
+    stack: &'a SharedStack,
+    ballot: &'a ThreadBallot,
+    round: &'a Cell<usize>,
+    lane: u32,
+}
+
+impl ContextStack for LaneStack<'_> {
+    fn store<S: Copy>(&mut self, slot: u32, item: u32, state: S) {
+        let Some((at, end)) = SharedStack::state_range::<S>(slot) else {
+            return;
+        };
+        let mut guard = self.stack.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let (bytes, written) = &mut *guard;
+        let i = slot as usize * 4;
+        if end > bytes.len() {
+            return;
+        }
+        bytes[i..i + 4].copy_from_slice(&item.to_ne_bytes());
+        // SAFETY: `at .. end` lies within `bytes` (checked), and an unaligned write of a `Copy`
+        // value is a plain copy of its bytes.
+        unsafe { core::ptr::write_unaligned(bytes.as_mut_ptr().add(at).cast::<S>(), state) };
+        written[slot as usize] = true;
+    }
+
+    fn load<S: Copy>(&mut self, slot: u32) -> Option<(u32, S)> {
+        let (at, end) = SharedStack::state_range::<S>(slot)?;
+        let guard = self.stack.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let (bytes, written) = &*guard;
+        if end > bytes.len() || !written[slot as usize] {
+            return None;
+        }
+        let i = slot as usize * 4;
+        let item = u32::from_ne_bytes(bytes[i..i + 4].try_into().ok()?);
+        // SAFETY: `at .. end` lies within `bytes` and holds the bytes of an `S` that `store`
+        // wrote there (the slot is marked written; the loop stores and loads one state type).
+        let state = unsafe { core::ptr::read_unaligned(bytes.as_ptr().add(at).cast::<S>()) };
+        Some((item, state))
+    }
+
+    fn sync(&mut self) {
+        let mut round = self.round.get();
+        self.ballot.vote(&mut round, self.lane, false);
+        self.round.set(round);
+    }
 }
 
 /// Why [`run_delayed_warp`] or [`run_voted_warp`] did not run.
@@ -135,13 +217,16 @@ where
     K: Kernel + Sync,
 {
     let ballot = ThreadBallot::default();
+    // Room for states of up to 512 bytes (32 KiB in all); a larger one is not stored, and
+    // its items come out `None`.
+    let stack = SharedStack::new::<[u128; 32]>();
     let counter = AtomicU32::new(WARP_SIZE);
     let outputs = Mutex::new(vec![None; items as usize]);
     let tally_len = kernel.tally_len();
     let lanes: Vec<(bool, Vec<u64>, usize)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..WARP_SIZE)
             .map(|lane| {
-                let (ballot, counter, outputs) = (&ballot, &counter, &outputs);
+                let (ballot, counter, outputs, stack) = (&ballot, &counter, &outputs, &stack);
                 scope.spawn(move || {
                     let mut dealt: Option<u32> = None;
                     let next = || {
@@ -153,8 +238,13 @@ where
                         dealt = Some(item);
                         (item < items).then_some(item)
                     };
-                    let mut round = 0;
-                    let vote = |p: bool| ballot.vote(&mut round, lane, p);
+                    let round = Cell::new(0);
+                    let vote = |p: bool| {
+                        let mut r = round.get();
+                        let ballot = ballot.vote(&mut r, lane, p);
+                        round.set(r);
+                        ballot
+                    };
                     let put = |item: u32, out: K::Output| {
                         if let Some(slot) = outputs
                             .lock()
@@ -176,8 +266,35 @@ where
                         } => kernel.speculative_items(
                             threshold, max_wait, lane, vote, next, put, &mut adds,
                         ),
+                        VotedLoop::CollaborativeContextCollection => {
+                            // The warp's `j`-th item: `j` over one warp dealt by stride; the
+                            // first 32 by lane, then the counter's, dealt by counter.
+                            let deal = |j: u32| {
+                                let item = match dealing {
+                                    Dealing::Counter if j >= WARP_SIZE => {
+                                        counter.fetch_add(1, Ordering::SeqCst)
+                                    }
+                                    _ => j,
+                                };
+                                (item < items).then_some(item)
+                            };
+                            let mut lane_stack = LaneStack {
+                                stack,
+                                ballot,
+                                round: &round,
+                                lane,
+                            };
+                            kernel.collected_items(
+                                lane,
+                                vote,
+                                &mut lane_stack,
+                                deal,
+                                put,
+                                &mut adds,
+                            )
+                        }
                     };
-                    (ran, tally, round)
+                    (ran, tally, round.get())
                 })
             })
             .collect();

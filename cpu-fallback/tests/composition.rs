@@ -93,16 +93,18 @@ where
 
 #[test]
 fn a_loop_runs_each_of_its_schedules_over_every_assignment() {
-    // As written, 6 delaying decisions and speculative reconvergence, each over 3 assignments.
+    // As written, 6 delaying decisions, speculative reconvergence and collaborative context
+    // collection, each over 3 assignments.
     let w = SynItDelayDistinct(SynItDelay::new(6, 10, 0.3, 5));
-    assert_eq!(every_pairing(&BranchLoopKernel(w), 700), 3 * 8);
-    // A loop whose workload gives a key runs them over thread-data remapping too.
+    assert_eq!(every_pairing(&BranchLoopKernel(w), 700), 3 * 9);
+    // A loop whose workload gives a key runs them over thread-data remapping too (all but
+    // collaborative context collection, which takes the three dealing assignments).
     let w = ClassChains::interleaved(6, 2);
-    assert_eq!(every_pairing(&BranchLoopKernel(w), 700), 4 * 8);
-    // The same (speculative reconvergence too, on the unfactored loop), and branch distribution
-    // without delaying (the factored loop's own path).
+    assert_eq!(every_pairing(&BranchLoopKernel(w), 700), 4 * 8 + 3);
+    // The same (speculative reconvergence and collaborative context collection too, on the
+    // unfactored loop), and branch distribution without delaying (the factored loop's own path).
     let w = SynBrDis::new(4, 3, 6, 12);
-    assert_eq!(every_pairing(&FactoredBranchLoopKernel(w), 700), 3 * 9);
+    assert_eq!(every_pairing(&FactoredBranchLoopKernel(w), 700), 3 * 10);
     // As written over 3 assignments; the occlusion-query loop over static assignment only.
     let w = DynamicWork::new(4, 3, 4);
     assert_eq!(every_pairing(&ItemLoopKernel(w), 700), 3 + 1);

@@ -194,12 +194,27 @@ impl CudaBackend {
         items: u32,
         launch: Launch,
     ) -> Result<Run<K::Output>, GpuError> {
-        let shape = LaunchShape::new(launch.threads_per_block, launch.blocks);
+        let mut shape = LaunchShape::new(launch.threads_per_block, launch.blocks);
         if let Err(e) = launch.validate() {
             return Err(GpuError::BadLaunch {
                 kernel: K::KERNEL_NAME.into(),
                 shape,
                 reason: e.to_string(),
+            });
+        }
+        // Collaborative context collection's per-warp stacks: dynamic shared memory the launch
+        // must give each block, within what a block may have without opting in.
+        shape.dynamic_shared_bytes =
+            kernel.dynamic_shared_bytes(&strategy, launch.threads_per_block);
+        if shape.dynamic_shared_bytes > DYNAMIC_SHARED_LIMIT {
+            return Err(GpuError::BadLaunch {
+                kernel: K::KERNEL_NAME.into(),
+                shape,
+                reason: format!(
+                    "{strategy} needs {} bytes of shared memory per block at this block size, over \
+                     the {DYNAMIC_SHARED_LIMIT} a block may have: use fewer threads per block",
+                    shape.dynamic_shared_bytes
+                ),
             });
         }
         let names = Self::entry_points(kernel, &strategy)?;
@@ -301,7 +316,10 @@ impl CudaBackend {
         let elapsed = setup_time + timed.elapsed();
         let occupancy: Vec<Option<f64>> = launched
             .iter()
-            .map(|n| gpu.occupancy(n, launch.threads_per_block).ok())
+            .map(|n| {
+                gpu.occupancy_with_shared(n, launch.threads_per_block, shape.dynamic_shared_bytes)
+                    .ok()
+            })
             .collect();
         let fill = names.first().and_then(|first| fill(gpu, first, launch));
         Ok(Run {
@@ -343,6 +361,10 @@ impl CudaBackend {
             .filter_map(|n| self.gpu.attributes(n).ok())
             .collect();
         let fits = |threads: u32| -> Option<u32> {
+            let dynamic = kernel.dynamic_shared_bytes(strategy, threads);
+            if dynamic > DYNAMIC_SHARED_LIMIT {
+                return None;
+            }
             attributes
                 .iter()
                 .map(|a| {
@@ -350,7 +372,8 @@ impl CudaBackend {
                         return None;
                     }
                     let resources = KernelResources::new(threads, a.registers_per_thread)
-                        .with_static_smem(a.static_shared_bytes);
+                        .with_static_smem(a.static_shared_bytes)
+                        .with_dynamic_smem(dynamic);
                     match arch {
                         Some(arch) => {
                             calculate_occupancy(arch, &resources, &LaunchConfig::default())
@@ -358,7 +381,10 @@ impl CudaBackend {
                                 .map(|o| o.active_blocks_per_sm)
                         }
                         // A device newer than the calculator knows: the driver's own answer.
-                        None => self.gpu.max_active_blocks(&a.name, threads).ok(),
+                        None => self
+                            .gpu
+                            .max_active_blocks_with_shared(&a.name, threads, dynamic)
+                            .ok(),
                     }
                 })
                 .try_fold(u32::MAX, |least, fit| fit.map(|f| least.min(f)))
@@ -590,6 +616,11 @@ impl<K: DeviceKernel> Backend<K> for CudaBackend {
             .map_err(BackendError::from)
     }
 }
+
+/// Dynamic shared memory a block may have without the kernel opting in to more
+/// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`), on every architecture since sm_20: the
+/// most [`Kernel::dynamic_shared_bytes`] a launch may ask for here.
+pub const DYNAMIC_SHARED_LIMIT: u32 = 48 * 1024;
 
 /// The four schedules of the plain kernels that `reconverge_device::plain_kernels!` generates
 /// for a workload: the kernels a CUDA programmer writes first, which reconverge's strategies

@@ -391,9 +391,27 @@ impl GpuContext {
     /// # Errors
     /// [`GpuError::MissingKernel`], or the driver's error (a block size the kernel cannot take).
     pub fn max_active_blocks(&self, name: &str, threads_per_block: u32) -> Result<u32, GpuError> {
+        self.max_active_blocks_with_shared(name, threads_per_block, 0)
+    }
+
+    /// [`GpuContext::max_active_blocks`] for blocks that each take `dynamic_shared_bytes` of
+    /// dynamic shared memory.
+    ///
+    /// # Errors
+    /// As [`GpuContext::max_active_blocks`].
+    pub fn max_active_blocks_with_shared(
+        &self,
+        name: &str,
+        threads_per_block: u32,
+        dynamic_shared_bytes: u32,
+    ) -> Result<u32, GpuError> {
         let (_, f) = self.function(name)?;
-        f.occupancy_max_active_blocks_per_multiprocessor(threads_per_block, 0, None)
-            .map_err(driver("cuOccupancyMaxActiveBlocksPerMultiprocessor"))
+        f.occupancy_max_active_blocks_per_multiprocessor(
+            threads_per_block,
+            dynamic_shared_bytes as usize,
+            None,
+        )
+        .map_err(driver("cuOccupancyMaxActiveBlocksPerMultiprocessor"))
     }
 
     /// Blocks of `threads_per_block` threads of kernel `name` that fill every multiprocessor
@@ -416,7 +434,22 @@ impl GpuContext {
     /// # Errors
     /// As [`GpuContext::max_active_blocks`].
     pub fn occupancy(&self, name: &str, threads_per_block: u32) -> Result<f64, GpuError> {
-        let blocks = self.max_active_blocks(name, threads_per_block)?;
+        self.occupancy_with_shared(name, threads_per_block, 0)
+    }
+
+    /// [`GpuContext::occupancy`] for blocks that each take `dynamic_shared_bytes` of dynamic
+    /// shared memory.
+    ///
+    /// # Errors
+    /// As [`GpuContext::max_active_blocks`].
+    pub fn occupancy_with_shared(
+        &self,
+        name: &str,
+        threads_per_block: u32,
+        dynamic_shared_bytes: u32,
+    ) -> Result<f64, GpuError> {
+        let blocks =
+            self.max_active_blocks_with_shared(name, threads_per_block, dynamic_shared_bytes)?;
         let warps = f64::from(blocks) * f64::from(threads_per_block.div_ceil(32));
         let max_warps = f64::from(self.device.max_threads_per_multiprocessor.max(32) / 32);
         Ok((warps / max_warps).min(1.0))

@@ -4,7 +4,7 @@
 //! `<stem>.cubins.rs`). Without it: nothing, so the crate builds on stable everywhere.
 
 // The papers' entry list (`paper_entries!`) expands one macro level per entry point.
-#![recursion_limit = "256"]
+#![recursion_limit = "512"]
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=device/builder.rs");

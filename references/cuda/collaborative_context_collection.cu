@@ -3,9 +3,10 @@
 // with no reconverge code: the kernel a CUDA programmer writes from the paper, to measure
 // reconverge's schedule (transforms/src/strategies/collaborative_context_collection.rs) against.
 //
-// The workload is the module's test loop ("RareBody"): item i runs 8 + i % 7 iterations; an
-// iteration takes the costly body (64 rounds of an integer hash) when a hash of (item,
-// iteration) falls under `rate` / 2^32, else a cheap add. Integer only: every kernel's outputs
+// The workload is `reconverge_workloads::synthetic::RareCostlyBody` at seed 1 (its FAVOURABLE and
+// EVERY_ITERATION): item i runs 8 + i % 7 iterations; an iteration takes the costly body (64
+// rounds of an integer hash) when a hash of (item, iteration, seed) falls under `rate` / 2^32,
+// else a cheap add. The same outputs as reconverge's `rare_*` entry points. Integer only: every kernel's outputs
 // are the CPU's bit for bit (the host computes them too and compares).
 //
 //   plain   one item per thread, `if (cond) body else cheap`: a warp issues the body for the
@@ -58,8 +59,10 @@ __host__ __device__ inline uint32_t mix(uint32_t x) {
 
 __host__ __device__ inline Ctx start(uint32_t item) { return Ctx{item, 0, 8 + item % 7, item}; }
 __host__ __device__ inline bool running(const Ctx& c) { return c.iteration < c.iterations; }
+// Seed 1 of `RareCostlyBody` (FAVOURABLE and EVERY_ITERATION): 1 * 0x9e3779b9 in the key.
+constexpr uint32_t SEED_KEY = 0x9e3779b9u;
 __host__ __device__ inline bool condition(const Ctx& c, uint64_t rate) {
-    return (uint64_t)mix((c.item * 1000u) ^ c.iteration) < rate;
+    return (uint64_t)mix((c.item * 1000u) ^ c.iteration ^ SEED_KEY) < rate;
 }
 __host__ __device__ inline void body(Ctx& c) {
     for (uint32_t r = 0; r < 64; ++r) c.acc = mix(c.acc ^ r);

@@ -17,6 +17,21 @@ unsafe extern "C" {
     /// vote.
     #[link_name = "llvm.nvvm.vote.ballot.sync"]
     fn nvvm_vote_ballot_sync(member_mask: u32, predicate: bool) -> u32;
+    /// `bar.warp.sync` (`__syncwarp`), convergent for the same reason.
+    #[link_name = "llvm.nvvm.bar.warp.sync"]
+    fn nvvm_bar_warp_sync(member_mask: u32);
+}
+
+/// `__syncwarp()`: waits until every lane of the calling warp reaches it, their shared-memory
+/// stores before it seen by the loads after it.
+///
+/// # Safety
+/// Every lane of the warp must call it at the same point (warp-uniform control flow), as
+/// `bar.warp.sync` with a full mask requires.
+#[inline(always)]
+pub unsafe fn sync_warp() {
+    // SAFETY: the caller's contract.
+    unsafe { nvvm_bar_warp_sync(u32::MAX) }
 }
 
 /// The per-lane value operations of a warp whose `V<T>` is `T`, the calling thread's own value

@@ -76,4 +76,4 @@ pub use region::Region;
 pub use warp::Warp;
 
 #[cfg(target_arch = "nvptx64")]
-pub use gpu::{GpuWarp, ThreadWarp};
+pub use gpu::{GpuWarp, ThreadWarp, sync_warp};

@@ -133,13 +133,24 @@ pub enum PathSchedule {
         /// Iterations the oldest waiting lane may wait before the block runs anyway.
         max_wait: u32,
     },
+    /// In a loop whose lanes diverge into a costly body, a lane whose iteration wants the body
+    /// saves its context (item and state) to a per-warp stack in shared memory and takes other
+    /// work; the body runs once a warp's worth of contexts waits, with every lane busy
+    /// (Khorasani, Gupta & Bhuyan, MICRO 2015; [`crate::strategies::collaborative_context_collection`]).
+    /// Helps when the body is costly and rare per iteration (intra-warp load imbalance: the
+    /// paper's 1.69x on average); hurts when lanes take the body together or it is cheap (the
+    /// saves and restores are pure overhead: a loss when every iteration takes it). Costs
+    /// [`crate::strategies::collaborative_context_collection::shared_bytes_per_warp`] of shared
+    /// memory per warp. Shapes: [`crate::BranchLoop`] (the taken path is the body),
+    /// [`crate::FactoredBranchLoop`] (through [`crate::Unfactored`]).
+    CollaborativeContextCollection,
 }
 
 impl PathSchedule {
     /// Every kind of schedule once, with the papers' numbers (seed 002's majority vote where a
     /// decision picks the path, seed 004's 16 items per thread, 8 iterations per pass): for
     /// lists, command lines and tests that must cover every kind.
-    pub const EVERY_KIND: [PathSchedule; 12] = [
+    pub const EVERY_KIND: [PathSchedule; 13] = [
         PathSchedule::AsWritten,
         PathSchedule::Predication,
         PathSchedule::StaticBranchResolution,
@@ -161,6 +172,7 @@ impl PathSchedule {
             threshold: crate::strategies::speculative_reconvergence::DEFAULT_THRESHOLD,
             max_wait: crate::strategies::speculative_reconvergence::DEFAULT_MAX_WAIT,
         },
+        PathSchedule::CollaborativeContextCollection,
     ];
 
     /// Whether `self` and `other` are the same schedule, whatever their numbers and decisions
@@ -194,6 +206,10 @@ impl PathSchedule {
                     P::SpeculativeReconvergence { .. },
                     P::SpeculativeReconvergence { .. }
                 )
+                | (
+                    P::CollaborativeContextCollection,
+                    P::CollaborativeContextCollection
+                )
         )
     }
 
@@ -224,14 +240,24 @@ impl PathSchedule {
             | PathSchedule::ZCullMasking
             | PathSchedule::LoopSplitting
             | PathSchedule::OcclusionQueryLoop { .. }
-            | PathSchedule::BranchPathUnification { .. } => false,
+            | PathSchedule::BranchPathUnification { .. }
+            | PathSchedule::CollaborativeContextCollection => false,
         }
     }
 
     /// The assignments some program pairs this schedule with: every one
-    /// ([`PathSchedule::pairs_with_every_assignment`]) or static assignment alone.
+    /// ([`PathSchedule::pairs_with_every_assignment`]), collaborative context collection's
+    /// three that deal items, or static assignment alone.
     pub const fn pairs_with(&self) -> &'static [Assignment] {
-        if self.pairs_with_every_assignment() {
+        if matches!(self, PathSchedule::CollaborativeContextCollection) {
+            // Its warps deal items into their own contexts; a remapped order would need the
+            // permutation pass before them, which no program runs.
+            &[
+                Assignment::Static,
+                Assignment::Dynamic,
+                Assignment::GridWide,
+            ]
+        } else if self.pairs_with_every_assignment() {
             &Assignment::ALL
         } else {
             &[Assignment::Static]
@@ -259,16 +285,19 @@ impl Strategy {
     /// # Errors
     /// [`CompositionError`] for a pairing no program implements.
     pub const fn pairing(&self) -> Result<(), CompositionError> {
-        // Static assignment pairs with every schedule: no search of `pairs_with` is needed.
-        if self.paths.pairs_with_every_assignment() || matches!(self.items, Assignment::Static) {
-            Ok(())
-        } else {
-            Err(CompositionError {
-                items: self.items,
-                paths: self.paths,
-                pairs_with: self.paths.pairs_with(),
-            })
+        let with = self.paths.pairs_with();
+        let mut i = 0;
+        while i < with.len() {
+            if with[i] as u8 == self.items as u8 {
+                return Ok(());
+            }
+            i += 1;
         }
+        Err(CompositionError {
+            items: self.items,
+            paths: self.paths,
+            pairs_with: with,
+        })
     }
 }
 
@@ -305,6 +334,9 @@ impl core::fmt::Display for PathSchedule {
                 f,
                 "speculative reconvergence, threshold {threshold}, wait at most {max_wait}"
             ),
+            PathSchedule::CollaborativeContextCollection => {
+                f.write_str("collaborative context collection")
+            }
         }
     }
 }

@@ -342,6 +342,42 @@ pub trait Kernel {
         false
     }
 
+    /// Collaborative context collection as the loop of one thread of a warp, contexts saved to
+    /// the warp's `stack` in shared memory (Khorasani et al., MICRO 2015, as
+    /// `references/cuda/collaborative_context_collection.cu` writes it): the CUDA backend runs it
+    /// for [`PathSchedule::CollaborativeContextCollection`](crate::PathSchedule::CollaborativeContextCollection)
+    /// over any [`Assignment`](crate::Assignment), with [`Kernel::dynamic_shared_bytes`] of
+    /// dynamic shared memory. `lane` and `vote` are as for [`Kernel::delayed_items`]; `deal(j)`
+    /// is the warp's `j`-th item in the strategy's order (the same in every lane), `None` once
+    /// they are all dealt. Outputs and adds are the baseline's.
+    ///
+    /// Returns `false`, having called nothing, for a kernel without such a form (the default).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn collected_items<
+        T: Tally,
+        C: crate::strategies::collaborative_context_collection::ContextStack,
+    >(
+        &self,
+        lane: u32,
+        vote: impl FnMut(bool) -> LaneMask,
+        stack: &mut C,
+        deal: impl FnMut(u32) -> Option<u32>,
+        put: impl FnMut(u32, Self::Output),
+        tally: &mut T,
+    ) -> bool {
+        let _ = (lane, vote, stack, deal, put, tally);
+        false
+    }
+
+    /// Bytes of dynamic shared memory a launch of `strategy` with `threads_per_block` threads
+    /// per block needs (collaborative context collection's per-warp stacks); 0, the default,
+    /// for none. The CUDA backend sizes its launches and its occupancy with it.
+    fn dynamic_shared_bytes(&self, strategy: &Strategy, threads_per_block: u32) -> u32 {
+        let _ = (strategy, threads_per_block);
+        0
+    }
+
     /// One item start to finish as plain sequential code, its tally adds made to `tally`:
     /// [`Kernel::plain_items`] dealt that one item, which the optimiser turns into the plain
     /// nested loop (the item's own loop and nothing else). What the CUDA backend runs for each

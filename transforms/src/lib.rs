@@ -131,9 +131,9 @@ pub use shape::{
     TwoPath, TwoPathRegion, TwoPathRegions,
 };
 pub use shapes::{
-    BranchLoopKernel, BranchLoopProgram, DealtProgram, FactoredBranchLoopKernel,
-    FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram, SplitLoopKernel, SplitLoopProgram,
-    TwoPathKernel, TwoPathProgram, Unfactored,
+    BranchLoopKernel, BranchLoopKernelProgram, BranchLoopProgram, DealtProgram,
+    FactoredBranchLoopKernel, FactoredBranchLoopProgram, ItemLoopKernel, ItemLoopProgram,
+    SplitLoopKernel, SplitLoopProgram, TwoPathKernel, TwoPathProgram, Unfactored,
 };
 pub use strategies::iteration_delaying::{PAPER_MAJORITY_VOTE, PAPER_ROUND_ROBIN};
 pub use strategies::{Assignment, Lane, PassLoopProgram};

@@ -109,6 +109,11 @@ impl Strategy {
         })
     }
 
+    /// [`PathSchedule::CollaborativeContextCollection`] over static assignment (Khorasani et
+    /// al., MICRO 2015).
+    pub const COLLABORATIVE_CONTEXT_COLLECTION: Self =
+        Self::of(PathSchedule::CollaborativeContextCollection);
+
     /// [`PathSchedule::BranchPathUnification`] of `items_per_thread` (seed 004 §3.2).
     pub const fn branch_path_unification(items_per_thread: u32) -> Self {
         Self::of(PathSchedule::BranchPathUnification { items_per_thread })
@@ -462,6 +467,9 @@ impl Strategy {
             PathSchedule::OcclusionQueryLoop { .. } => over!("occlusion-query-loop"),
             PathSchedule::BranchPathUnification { .. } => over!("branch-path-unification"),
             PathSchedule::SpeculativeReconvergence { .. } => over!("speculative-reconvergence"),
+            PathSchedule::CollaborativeContextCollection => {
+                over!("collaborative-context-collection")
+            }
         }
     }
 }

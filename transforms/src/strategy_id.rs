@@ -9,6 +9,7 @@
 //!           | "z-cull-masking" | "loop-splitting"
 //!           | "delaying-" decision | "branch-distribution" [ "-" decision ]
 //!           | "occlusion-query-loop-" N | "branch-path-unification-" N
+//!           | "speculative-reconvergence-" N "-" N | "collaborative-context-collection"
 //! decision  = "majority-vote-" N [ "-stop" ] | "round-robin-" N "-" N [ "-idle-removal" ]
 //!           | "cost-balanced"
 //! ```
@@ -78,6 +79,9 @@ impl fmt::Display for StrategyId {
                 threshold,
                 max_wait,
             } => write!(f, "speculative-reconvergence-{threshold}-{max_wait}")?,
+            PathSchedule::CollaborativeContextCollection => {
+                f.write_str("collaborative-context-collection")?;
+            }
         }
         f.write_str(match items {
             Assignment::Static => "",
@@ -207,6 +211,7 @@ impl FromStr for Strategy {
             "z-cull-masking" => PathSchedule::ZCullMasking,
             "loop-splitting" => PathSchedule::LoopSplitting,
             "branch-distribution" => PathSchedule::BranchDistribution { delaying: None },
+            "collaborative-context-collection" => PathSchedule::CollaborativeContextCollection,
             other => {
                 if let Some(d) = other.strip_prefix("delaying-") {
                     PathSchedule::IterationDelaying(decision(d)?)

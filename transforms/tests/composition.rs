@@ -59,9 +59,10 @@ fn every_pairing_is_paired_or_refused_naming_what_pairs_instead() {
     }
     // A loop's schedules (as written, 5 delaying, distribution without and with 5 delaying
     // decisions, speculative reconvergence) pair with all four assignments (thread-data
-    // remapping included: whether a workload has a key is its kernel's question); the 7
-    // per-item and multi-pass ones with static only.
-    assert_eq!(paired, 4 * (1 + 5 + 1 + 5 + 1) + 7);
+    // remapping included: whether a workload has a key is its kernel's question), collaborative
+    // context collection with the three that deal items; the 7 per-item and multi-pass ones
+    // with static only.
+    assert_eq!(paired, 4 * (1 + 5 + 1 + 5 + 1) + 3 + 7);
 }
 
 #[test]

@@ -109,6 +109,16 @@ pub const CLASS_CHAINS_STRATEGIES: &[Strategy] = &[
     Strategy::iteration_delaying(majority_vote(8, true)).over(Assignment::Remapped),
 ];
 
+/// The rare-costly-body loop's strategies ([`crate::synthetic::RareCostlyBody`], Khorasani et
+/// al. MICRO 2015): the paths as written over static and dynamic assignment, and collaborative
+/// context collection over each (its contexts on per-warp stacks in dynamic shared memory).
+pub const RARE_COSTLY_BODY_STRATEGIES: &[Strategy] = &[
+    Strategy::BASELINE,
+    Strategy::DYNAMIC_WORK_ASSIGNMENT,
+    Strategy::COLLABORATIVE_CONTEXT_COLLECTION,
+    Strategy::COLLABORATIVE_CONTEXT_COLLECTION.over(Assignment::Dynamic),
+];
+
 /// SYN-BRDIS's strategies (seed 002 §4.1.2, fig. 12).
 pub const SYN_BR_DIS_STRATEGIES: &[Strategy] = &[
     Strategy::BASELINE,
@@ -230,7 +240,7 @@ macro_rules! paper_entries {
         use $crate::reference::{Collatz, EscapeTime};
         use $crate::synthetic::{
             BranchSplitBench, BranchSplitDistinct, DynamicWork, Gems34Branch, LoopSplitBench,
-            ClassChains, PathUnification, PathUnificationDistinct, PeriodicBlockLoop, SynBrDis,
+            ClassChains, PathUnification, PathUnificationDistinct, PeriodicBlockLoop, RareCostlyBody, SynBrDis,
             SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
         };
 
@@ -273,18 +283,24 @@ macro_rules! paper_entries {
                 (classes_mv8_remap_permute, classes_mv8_remap),
             }
 
+            // Collaborative context collection's workload (Khorasani et al. MICRO 2015), at the
+            // rare body's rate or every iteration's.
+            RareCostlyBody as BranchLoopKernel from ($crate::gpu_entries::RARE_COSTLY_BODY_STRATEGIES) {
+                rare_baseline, rare_dynamic, rare_ccc, rare_ccc_dynamic,
+            }
+
             // The reference workloads the strategies were not developed on (`crate::reference`):
             // every strategy of the branch-loop shape.
             Collatz as BranchLoopKernel {
                 collatz_baseline, collatz_dynamic, collatz_mv, collatz_rr,
                 collatz_mv_dynamic, collatz_rr_dynamic, collatz_grid,
-                collatz_spec, collatz_spec_dynamic,
+                collatz_spec, collatz_spec_dynamic, collatz_ccc,
             }
 
             EscapeTime as BranchLoopKernel {
                 escape_baseline, escape_dynamic, escape_mv, escape_rr,
                 escape_mv_dynamic, escape_rr_dynamic, escape_grid,
-                escape_spec, escape_spec_dynamic,
+                escape_spec, escape_spec_dynamic, escape_ccc,
             }
 
             // The advisor's held-out set (`crate::held_out`, issue 27): every strategy of each
@@ -292,13 +308,13 @@ macro_rules! paper_entries {
             HeavyTail as BranchLoopKernel {
                 heavy_baseline, heavy_dynamic, heavy_mv, heavy_rr,
                 heavy_mv_dynamic, heavy_rr_dynamic, heavy_grid,
-                heavy_spec, heavy_spec_dynamic,
+                heavy_spec, heavy_spec_dynamic, heavy_ccc,
             }
 
             CostMap as BranchLoopKernel {
                 costmap_baseline, costmap_dynamic, costmap_mv, costmap_rr,
                 costmap_mv_dynamic, costmap_rr_dynamic, costmap_grid,
-                costmap_spec, costmap_spec_dynamic,
+                costmap_spec, costmap_spec_dynamic, costmap_ccc,
             }
 
             VariableTrips as ItemLoopKernel {
@@ -310,19 +326,19 @@ macro_rules! paper_entries {
             Bisect as BranchLoopKernel {
                 bisect_baseline, bisect_dynamic, bisect_mv, bisect_rr,
                 bisect_mv_dynamic, bisect_rr_dynamic, bisect_grid,
-                bisect_spec, bisect_spec_dynamic,
+                bisect_spec, bisect_spec_dynamic, bisect_ccc,
             }
 
             EscapeWalk as BranchLoopKernel {
                 walk_baseline, walk_dynamic, walk_mv, walk_rr,
                 walk_mv_dynamic, walk_rr_dynamic, walk_grid,
-                walk_spec, walk_spec_dynamic,
+                walk_spec, walk_spec_dynamic, walk_ccc,
             }
 
             SunsetMap as BranchLoopKernel {
                 sunset_baseline, sunset_dynamic, sunset_mv, sunset_rr,
                 sunset_mv_dynamic, sunset_rr_dynamic, sunset_grid,
-                sunset_spec, sunset_spec_dynamic,
+                sunset_spec, sunset_spec_dynamic, sunset_ccc,
             }
 
             GeometricJobs as ItemLoopKernel {

@@ -43,7 +43,7 @@
 //! assert!(delayed > base, "{delayed} vs {base}");
 //! ```
 // The papers' entry list (`paper_entries!`) expands one macro level per entry point.
-#![recursion_limit = "256"]
+#![recursion_limit = "512"]
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 

@@ -277,6 +277,9 @@ pub(crate) const fn schedule_code(paths: &PathSchedule) -> &'static str {
         PathSchedule::SpeculativeReconvergence { .. } => {
             "PathSchedule::SpeculativeReconvergence { .. }"
         }
+        PathSchedule::CollaborativeContextCollection => {
+            "PathSchedule::CollaborativeContextCollection"
+        }
     }
 }
 
@@ -297,6 +300,7 @@ pub(crate) const fn schedule_prose(paths: &PathSchedule) -> &'static str {
         PathSchedule::OcclusionQueryLoop { .. } => "occlusion-query loop",
         PathSchedule::BranchPathUnification { .. } => "branch path unification",
         PathSchedule::SpeculativeReconvergence { .. } => "speculative reconvergence",
+        PathSchedule::CollaborativeContextCollection => "collaborative context collection",
     }
 }
 
@@ -322,6 +326,9 @@ pub(crate) const fn shapes_running(paths: &PathSchedule) -> &'static str {
             "no shape's of reconverge_transforms, only a workload's with a Kernel of its own (McmlKernel)"
         }
         PathSchedule::OcclusionQueryLoop { .. } => "the item-loop shape's (ItemLoopKernel)",
+        PathSchedule::CollaborativeContextCollection => {
+            "the branch-loop shapes' (BranchLoopKernel, FactoredBranchLoopKernel)"
+        }
     }
 }
 
@@ -359,8 +366,9 @@ mod tests {
                 "GPU entry point `my_entry` (MINE[1]): Shape<Mine> does not run the path schedule \
                  branch distribution (PathSchedule::BranchDistribution { delaying: None }). It \
                  runs paths as written (PathSchedule::AsWritten), iteration delaying \
-                 (PathSchedule::IterationDelaying(..)) and speculative reconvergence \
-                 (PathSchedule::SpeculativeReconvergence { .. }) over Assignment::Static, \
+                 (PathSchedule::IterationDelaying(..)), speculative reconvergence \
+                 (PathSchedule::SpeculativeReconvergence { .. }) and collaborative context \
+                 collection (PathSchedule::CollaborativeContextCollection) over Assignment::Static, \
                  Assignment::Dynamic or Assignment::GridWide (<Shape<Mine> as \
                  Kernel>::STRATEGIES); branch distribution is the factored branch-loop shape's \
                  (FactoredBranchLoopKernel). Write the strategy as Strategy::new(assignment, \

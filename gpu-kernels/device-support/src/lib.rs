@@ -267,8 +267,9 @@ macro_rules! entry_block {
 /// error[E0080]: evaluation panicked: GPU entry point `collatz_split` (LOOP[1]):
 /// BranchLoopKernel<Collatz> does not run the path schedule branch splitting
 /// (PathSchedule::BranchSplitting). It runs paths as written (PathSchedule::AsWritten),
-/// iteration delaying (PathSchedule::IterationDelaying(..)) and speculative reconvergence
-/// (PathSchedule::SpeculativeReconvergence { .. }) over Assignment::Static,
+/// iteration delaying (PathSchedule::IterationDelaying(..)), speculative reconvergence
+/// (PathSchedule::SpeculativeReconvergence { .. }) and collaborative context collection
+/// (PathSchedule::CollaborativeContextCollection) over Assignment::Static,
 /// Assignment::Dynamic or Assignment::GridWide (<BranchLoopKernel<Collatz> as
 /// Kernel>::STRATEGIES); branch splitting is the two-path shape's (TwoPathKernel). Write the
 /// strategy as Strategy::new(assignment, schedule) with one of those, or drop the entry and
@@ -533,6 +534,8 @@ pub use entry_table::{DeviceEntries, DeviceKernel, EntryNumbers, EntryPoint};
 pub mod plain;
 #[cfg(target_arch = "nvptx64")]
 mod runner;
+#[cfg(target_arch = "nvptx64")]
+mod shared_stack;
 pub mod tally_copies;
 #[cfg(target_arch = "nvptx64")]
 pub use runner::run_warp_program;

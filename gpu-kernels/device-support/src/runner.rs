@@ -11,6 +11,8 @@ use reconverge_transforms::{
 };
 
 use crate::EntryArgs;
+use crate::shared_stack::SharedContextStack;
+use reconverge_transforms::strategies::collaborative_context_collection::WarpDeal;
 
 /// A device panic stops the kernel: `trap` makes the launch fail with
 /// `CUDA_ERROR_ILLEGAL_INSTRUCTION`, which the host reports with the kernel's name.
@@ -164,46 +166,73 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
                 | PathSchedule::BranchDistribution { delaying: Some(_) }
                 | PathSchedule::SpeculativeReconvergence { .. }
         );
-        let delayed = voted && pass == loop_pass && kernel.passes(&strategy).is_ok() && {
-            // SAFETY: as above.
-            let mut warp = unsafe { ThreadWarp::new(work_counter) };
-            let task = WarpTask::new(items, blocks, block, threads, tid);
-            let mut whole_warp = GpuWarp::new();
-            let lane = whole_warp.lane_ids();
-            let next = thread_items(&mut warp, &strategy, task, scratch);
-            let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
-            let put = |item, out| sink.put(item, out);
-            // Read through its pointer, the workload is read again after every store the loop
-            // makes (an item's output, a tally add: LLVM cannot prove they do not alias it),
-            // so each voted iteration re-loaded its numbers from global memory where CUDA's
-            // by-value parameters cost nothing. A small workload is copied into registers
-            // once; a large one (MCML's layers) stays put, where a copy would go to local
-            // memory. Only here: the plain loops do not gain from it and the copy costs
-            // registers (up to 8 more on the paper kernels).
-            let copy;
-            let kernel =
-                if size_of::<K>() <= VOTED_LOOP_COPIED_BYTES && !core::mem::needs_drop::<K>() {
-                    // SAFETY: a bitwise copy of a valid `K` without drop glue, used only here.
-                    copy = unsafe { core::ptr::read(kernel) };
-                    &copy
-                } else {
-                    kernel
-                };
-            match (strategy.paths, strategy.paths.decision()) {
-                (
-                    PathSchedule::SpeculativeReconvergence {
-                        threshold,
-                        max_wait,
-                    },
-                    _,
-                ) => kernel.speculative_items(threshold, max_wait, lane, vote, next, put, &mut acc),
-                (_, Some(decision)) => {
-                    kernel.delayed_items(decision, lane, vote, next, put, &mut acc)
+        // Collaborative context collection: each thread's loop with warp votes, the contexts on
+        // the warp's stack in the block's dynamic shared memory (`Kernel::collected_items`).
+        // No warp program runs it on the GPU (its stacks would be each thread's own).
+        let collected = strategy.paths == PathSchedule::CollaborativeContextCollection
+            && pass == 0
+            && kernel.passes(&strategy).is_ok()
+            && {
+                let warp_in_block = tid / WARP_SIZE;
+                let per_warp = kernel.dynamic_shared_bytes(&strategy, WARP_SIZE);
+                match SharedContextStack::for_warp(warp_in_block, per_warp) {
+                    None => false,
+                    Some(mut stack) => {
+                        // SAFETY: as above.
+                        let mut warp = unsafe { ThreadWarp::new(work_counter) };
+                        let task = WarpTask::new(items, blocks, block, threads, warp_in_block);
+                        let dealing = WarpDeal::new(task, strategy.items);
+                        let mut whole_warp = GpuWarp::new();
+                        let lane = whole_warp.lane_ids();
+                        let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
+                        let deal = |j| dealing.item(&mut warp, 1, j);
+                        let put = |item, out| sink.put(item, out);
+                        kernel.collected_items(lane, vote, &mut stack, deal, put, &mut acc)
+                    }
                 }
-                (_, None) => false,
-            }
-        };
-        delayed || {
+            };
+        let delayed =
+            !collected && voted && pass == loop_pass && kernel.passes(&strategy).is_ok() && {
+                // SAFETY: as above.
+                let mut warp = unsafe { ThreadWarp::new(work_counter) };
+                let task = WarpTask::new(items, blocks, block, threads, tid);
+                let mut whole_warp = GpuWarp::new();
+                let lane = whole_warp.lane_ids();
+                let next = thread_items(&mut warp, &strategy, task, scratch);
+                let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
+                let put = |item, out| sink.put(item, out);
+                // Read through its pointer, the workload is read again after every store the loop
+                // makes (an item's output, a tally add: LLVM cannot prove they do not alias it),
+                // so each voted iteration re-loaded its numbers from global memory where CUDA's
+                // by-value parameters cost nothing. A small workload is copied into registers
+                // once; a large one (MCML's layers) stays put, where a copy would go to local
+                // memory. Only here: the plain loops do not gain from it and the copy costs
+                // registers (up to 8 more on the paper kernels).
+                let copy;
+                let kernel =
+                    if size_of::<K>() <= VOTED_LOOP_COPIED_BYTES && !core::mem::needs_drop::<K>() {
+                        // SAFETY: a bitwise copy of a valid `K` without drop glue, used only here.
+                        copy = unsafe { core::ptr::read(kernel) };
+                        &copy
+                    } else {
+                        kernel
+                    };
+                match (strategy.paths, strategy.paths.decision()) {
+                    (
+                        PathSchedule::SpeculativeReconvergence {
+                            threshold,
+                            max_wait,
+                        },
+                        _,
+                    ) => kernel
+                        .speculative_items(threshold, max_wait, lane, vote, next, put, &mut acc),
+                    (_, Some(decision)) => {
+                        kernel.delayed_items(decision, lane, vote, next, put, &mut acc)
+                    }
+                    (_, None) => false,
+                }
+            };
+        collected || delayed || {
             // SAFETY: as above.
             let mut warp = unsafe { GpuWarp::new().with_grid_counter(work_counter) };
             let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);

@@ -43,8 +43,8 @@ use reconverge_workloads::mcml::{FastF32, McmlKernel};
 use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
     BranchSplitBench, BranchSplitDistinct, ClassChains, DynamicWork, Gems34Branch, LoopSplitBench,
-    PathUnification, PathUnificationDistinct, PeriodicBlockLoop, SynBrDis, SynBrDisDistinct,
-    SynItDelay, SynItDelayDistinct,
+    PathUnification, PathUnificationDistinct, PeriodicBlockLoop, RareCostlyBody, SynBrDis,
+    SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
 };
 
 pub use reconverge_workloads::gpu_entries::PAPER_ENTRY_NAMES;
@@ -82,6 +82,7 @@ const TABLES: &[&[EntryPoint]] = &[
     <BranchLoopKernel<SynItDelayDistinct> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<PeriodicBlockLoop> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<ClassChains> as DeviceKernel>::ENTRY_POINTS,
+    <BranchLoopKernel<RareCostlyBody> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<Collatz> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<EscapeTime> as DeviceKernel>::ENTRY_POINTS,
     <BranchLoopKernel<HeavyTail> as DeviceKernel>::ENTRY_POINTS,

@@ -8,6 +8,9 @@ use crate::composition::PathSchedule;
 use crate::io::{Tally, WarpTask};
 use crate::kernel::{WarpProgram, check_pass};
 use crate::shape::BranchLoop;
+use crate::strategies::collaborative_context_collection::{
+    CollectionProgram, ContextStack, collected_thread_loop, shared_bytes_per_warp,
+};
 use crate::strategies::dynamic_work_assignment::{
     Assignment, Dealer, Lane, dealt_step, plain_loop_of,
 };
@@ -22,12 +25,28 @@ use crate::strategies::thread_data_remapping::{
 use crate::strategy::{Decision, Strategy, StrategyError};
 
 /// A [`BranchLoop`] workload as a [`Kernel`](crate::Kernel). Runs the paths as written and
-/// [`PathSchedule::IterationDelaying`] and [`PathSchedule::SpeculativeReconvergence`] (the
-/// taken path is the expensive block), each over every [`Assignment`], in one pass; over
-/// [`Assignment::Remapped`] (a workload with a key only) in two, the permutation first.
+/// [`PathSchedule::IterationDelaying`], [`PathSchedule::SpeculativeReconvergence`] (the
+/// taken path is the expensive block) and [`PathSchedule::CollaborativeContextCollection`]
+/// (the taken path is the costly body), each over every [`Assignment`] it pairs with, in one
+/// pass; over [`Assignment::Remapped`] (a workload with a key only) in two, the permutation
+/// first.
 #[derive(Clone, Copy, Debug)]
 #[repr(transparent)]
 pub struct BranchLoopKernel<L>(pub L);
+
+/// [`BranchLoopKernel`]'s program: the loop's own warp program, or collaborative context
+/// collection's, which keeps its contexts on stacks of its own.
+pub enum BranchLoopKernelProgram<W: Warp, L: BranchLoop> {
+    /// The paths as written, iteration delaying, speculative reconvergence.
+    Loop(BranchLoopProgram<W, L>),
+    /// Collaborative context collection.
+    Collect(CollectionProgram<W, L>),
+}
+
+crate::warp_program_enum!(
+    impl<W, L: BranchLoop> for BranchLoopKernelProgram -> L::Output { Loop, Collect }
+    |program, warp, sink, tally| program.step(warp, sink, tally)
+);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -63,11 +82,13 @@ pub enum BranchLoopRun<'k, W: Warp, L: BranchLoop> {
     Permute(RemapPass<'k, W, &'k L>),
     /// Remapping's pass 1: the strategy's loop over the permutation's slots.
     Remapped(RemappedRun<'k, BranchLoopProgram<W, RemappedLoop<'k, &'k L>>>),
+    /// Collaborative context collection, which keeps its contexts on stacks of its own.
+    Collect(CollectionProgram<W, &'k L>),
 }
 
 crate::warp_program_enum!(
     #[inline(always)]
-    impl<'k, W, L: BranchLoop> for BranchLoopRun -> L::Output { Direct, Permute, Remapped }
+    impl<'k, W, L: BranchLoop> for BranchLoopRun -> L::Output { Direct, Permute, Remapped, Collect }
     |program, warp, sink, tally| program.step(warp, sink, tally)
 );
 
@@ -83,6 +104,7 @@ const LOOP_STRATEGIES: &[Strategy] = &[
     Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT),
     Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
         .over(Assignment::Dynamic),
+    Strategy::COLLABORATIVE_CONTEXT_COLLECTION,
 ];
 
 /// [`LOOP_STRATEGIES`] and, for a workload with a key, thread-data remapping under the paths as
@@ -102,6 +124,7 @@ const REMAPPABLE_STRATEGIES: &[Strategy] = &[
     Strategy::iteration_delaying(PAPER_MAJORITY_VOTE).over(Assignment::Remapped),
     Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
         .over(Assignment::Remapped),
+    Strategy::COLLABORATIVE_CONTEXT_COLLECTION,
 ];
 
 crate::kernel_impl! {
@@ -110,6 +133,10 @@ crate::kernel_impl! {
         const SHAPE = "branch loop";
         fn program(&self, warp, strategy, pass, task, scratch) {
             check_pass(pass, self.passes(strategy)?)?;
+            if strategy.paths == PathSchedule::CollaborativeContextCollection {
+                return CollectionProgram::new(warp, &self.0, strategy.items, task)
+                    .map(BranchLoopRun::Collect);
+            }
             if strategy.items != Assignment::Remapped {
                 return BranchLoopProgram::for_strategy(warp, &self.0, strategy, task)
                     .map(BranchLoopRun::Direct);
@@ -137,6 +164,9 @@ crate::kernel_impl! {
         }
 
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
+            if strategy.paths == PathSchedule::CollaborativeContextCollection {
+                return strategy.pairing().map(|()| 1).map_err(StrategyError::Unpaired);
+            }
             let (_, items) = mode_of(strategy)?;
             if items == Assignment::Remapped {
                 remap::check(strategy, L::REMAP_BUCKETS, "branch loop")?;
@@ -183,6 +213,30 @@ crate::kernel_impl! {
             };
             check_decision(decision).is_ok()
                 && voted_plain_loop(paths, lane, vote, next, put, w, tally)
+        }
+
+        #[allow(clippy::too_many_arguments)]
+        #[inline(always)]
+        fn collected_items<T: crate::Tally, C: ContextStack>(
+            &self,
+            lane: u32,
+            vote: impl FnMut(bool) -> LaneMask,
+            stack: &mut C,
+            deal: impl FnMut(u32) -> Option<u32>,
+            put: impl FnMut(u32, L::Output),
+            tally: &mut T,
+        ) -> bool {
+            collected_thread_loop(&self.0, lane, vote, stack, deal, put, tally)
+        }
+
+        fn dynamic_shared_bytes(&self, strategy: &Strategy, threads_per_block: u32) -> u32 {
+            if strategy.paths != PathSchedule::CollaborativeContextCollection {
+                return 0;
+            }
+            let warps = threads_per_block.div_ceil(reconverge_simt::WARP_SIZE);
+            u32::try_from(shared_bytes_per_warp::<L::State>())
+                .unwrap_or(u32::MAX)
+                .saturating_mul(warps)
         }
 
         #[allow(clippy::too_many_arguments)]

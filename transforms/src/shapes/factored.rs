@@ -9,6 +9,9 @@ use crate::io::Tally;
 use crate::kernel::check_pass;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
 use crate::shapes::branch_loop::{BranchLoopKernel, BranchLoopProgram};
+use crate::strategies::collaborative_context_collection::{
+    CollectionProgram, ContextStack, collected_thread_loop,
+};
 use crate::strategies::dynamic_work_assignment::{
     Assignment, Dealer, Lane, dealt_step, plain_loop_of,
 };
@@ -104,10 +107,12 @@ pub enum FactoredBranchLoopProgram<W: Warp, L: FactoredBranchLoop> {
     Direct(DirectProgram<W, L>),
     /// Iteration delaying and speculative reconvergence, through [`Unfactored`].
     Adapted(BranchLoopProgram<W, Unfactored<L>>),
+    /// Collaborative context collection, through [`Unfactored`].
+    Collect(CollectionProgram<W, Unfactored<L>>),
 }
 
 crate::warp_program_enum!(
-    impl<W, L: FactoredBranchLoop> for FactoredBranchLoopProgram -> L::Output { Direct, Adapted }
+    impl<W, L: FactoredBranchLoop> for FactoredBranchLoopProgram -> L::Output { Direct, Adapted, Collect }
     |program, warp, sink, tally| program.step(warp, sink, tally)
 );
 
@@ -141,6 +146,9 @@ crate::kernel_impl! {
                 PathSchedule::BranchDistribution { delaying: None } => {
                     direct(true, strategy.items)
                 }
+                PathSchedule::CollaborativeContextCollection => FactoredBranchLoopProgram::Collect(
+                    CollectionProgram::new(warp, Unfactored(workload), strategy.items, task)?,
+                ),
                 _ => FactoredBranchLoopProgram::Adapted(BranchLoopProgram::for_strategy(
                     warp,
                     Unfactored(workload),
@@ -164,10 +172,31 @@ crate::kernel_impl! {
             Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT),
             Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
                 .over(Assignment::Dynamic),
+            Strategy::COLLABORATIVE_CONTEXT_COLLECTION,
         ];
 
         fn tally_len(&self) -> usize {
             self.0.tally_len()
+        }
+
+        #[allow(clippy::too_many_arguments)]
+        #[inline(always)]
+        fn collected_items<T: crate::Tally, C: ContextStack>(
+            &self,
+            lane: u32,
+            vote: impl FnMut(bool) -> LaneMask,
+            stack: &mut C,
+            deal: impl FnMut(u32) -> Option<u32>,
+            put: impl FnMut(u32, L::Output),
+            tally: &mut T,
+        ) -> bool {
+            // Each iteration's path in full (the factored code inside it), as the unfactored
+            // loop's other schedules run it.
+            collected_thread_loop(&Unfactored(&self.0), lane, vote, stack, deal, put, tally)
+        }
+
+        fn dynamic_shared_bytes(&self, strategy: &Strategy, threads_per_block: u32) -> u32 {
+            BranchLoopKernel(Unfactored(self.0)).dynamic_shared_bytes(strategy, threads_per_block)
         }
 
         fn passes(&self, strategy: &Strategy) -> Result<u32, StrategyError> {
@@ -183,7 +212,9 @@ crate::kernel_impl! {
                     Ok(1)
                 }
                 // The loop schedules of the unfactored loop: each iteration's path in full.
-                PathSchedule::IterationDelaying(_) | PathSchedule::SpeculativeReconvergence { .. } => {
+                PathSchedule::IterationDelaying(_)
+                | PathSchedule::SpeculativeReconvergence { .. }
+                | PathSchedule::CollaborativeContextCollection => {
                     BranchLoopKernel(Unfactored(self.0)).passes(strategy)
                 }
                 _ => Err(StrategyError::not_applicable(*strategy, Self::SHAPE)),

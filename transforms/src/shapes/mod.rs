@@ -8,7 +8,7 @@ pub mod item_loop;
 pub mod split_loop;
 pub mod two_path;
 
-pub use branch_loop::{BranchLoopKernel, BranchLoopProgram};
+pub use branch_loop::{BranchLoopKernel, BranchLoopKernelProgram, BranchLoopProgram};
 pub use factored::{
     DirectProgram, FactoredBranchLoopKernel, FactoredBranchLoopProgram, Unfactored,
 };

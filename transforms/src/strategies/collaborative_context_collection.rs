@@ -12,11 +12,14 @@
 //!
 //! This module holds the schedule as a warp of 32 lanes emulated in lockstep
 //! ([`collaborative_warp_loop`]), the form the CPU backend and the tests run and the reference
-//! for the GPU's per-thread loop, with [`CollectionStats::issue_slots`], the model's count the
-//! advisor is to rank it by. It is not yet a [`crate::PathSchedule`] variant with GPU entry
-//! points (the transforms README's table: "not yet measured"); its hand-written CUDA C++ twin
-//! is `references/cuda/collaborative_context_collection.cu` (`scripts/gpu-all.sh` part `ccc`),
-//! its workloads `reconverge_workloads::synthetic::RareCostlyBody`.
+//! for the GPU's per-thread loop, with [`CollectionStats::issue_slots`], the model's count. As
+//! [`crate::PathSchedule::CollaborativeContextCollection`] the branch loop runs it through
+//! [`CollectionProgram`], one [`Collector::step`] per warp step, which records each step's
+//! issues on the warp, so the advisor's model ranks it as it ranks the other schedules. The
+//! GPU runs [`collected_thread_loop`] instead ("On the GPU" below). Its hand-written CUDA C++
+//! twin is `references/cuda/collaborative_context_collection.cu` (`scripts/gpu-all.sh` part
+//! `ccc`), its workloads `reconverge_workloads::synthetic::RareCostlyBody` (GPU entry points
+//! `rare_*`; the techniques example's `rare-*` settings time them).
 //!
 //! # How an item's loop is cut into contexts
 //! A [`BranchLoop`] item's iteration is `condition; taken | not_taken; after_branch`, and the
@@ -44,21 +47,55 @@
 //! after step 3 (it is popped whenever it reaches 32), so when a new item enters a free lane, `T`
 //! is at most 31 (the other lanes) + 31 (waiting) + 1 = 63; `T` never exceeds 63 = 2·32 − 1, and both
 //! stacks together hold at most `T`. Per warp the shared memory is
-//! `STACK · (size_of::<State>() + 4)` bytes (plus the two stack heights).
+//! `STACK · (size_of::<State>() + 4)` bytes, rounded up to 16 ([`shared_bytes_per_warp`]; the
+//! heights are warp-uniform registers).
+//!
+//! # On the GPU
+//! [`collected_thread_loop`] is the same schedule as each thread's own loop, the form
+//! `references/cuda/collaborative_context_collection.cu` writes by hand: warp votes (ballot,
+//! population count, a lane's rank among the lanes below it) decide who pushes, pops and takes
+//! new items; the stack heights and the count of items dealt are the same in every lane, so every
+//! branch around a [`ContextStack::sync`] or a vote is warp-uniform. The stack is the warp's part
+//! of the block's dynamic shared memory ([`crate::Kernel::dynamic_shared_bytes`] tells the
+//! backend how much a launch needs).
 
 use reconverge_simt::{LaneMask, WARP_SIZE};
 
 use crate::io::Tally;
 use crate::shape::BranchLoop;
 
+mod per_thread;
+mod program;
+
+pub use per_thread::collected_thread_loop;
+pub use program::{CollectionProgram, WarpDeal, context_words};
+
 /// Contexts one warp's shared-memory stacks hold together: 2·32 − 1 is the most ever in
 /// flight (module docs), rounded up to a power of two.
 pub const STACK: usize = 2 * WARP_SIZE as usize;
 
-/// Bytes of shared memory one warp's stacks take for a workload whose state is `S`: a
-/// context is the state and the item's `u32` index, and two `u32` heights.
+/// Bytes of shared memory one warp's stacks take for a workload whose state is `S`: the
+/// contexts' `u32` item indices (`STACK` of them, 256 bytes), then their states, rounded up to
+/// 16 bytes so that the next warp's stack stays aligned ([`ContextStack`]'s layout).
 pub const fn shared_bytes_per_warp<S>() -> usize {
-    STACK * (core::mem::size_of::<S>() + core::mem::size_of::<u32>()) + 2 * 4
+    (STATES_OFFSET + STACK * core::mem::size_of::<S>()).next_multiple_of(16)
+}
+
+/// Where a warp's stack holds the states: after the `STACK` item indices, a multiple of 16.
+pub const STATES_OFFSET: usize = STACK * core::mem::size_of::<u32>();
+
+/// A warp's stack of contexts in memory all its lanes share (the block's shared memory on the
+/// GPU), slot `slot < STACK` holding an item's index and its state at [`shared_bytes_per_warp`]'s
+/// layout. What [`collected_thread_loop`] saves contexts to.
+pub trait ContextStack {
+    /// Stores `item` and `state` in slot `slot`; does nothing for a slot at or past [`STACK`].
+    fn store<S: Copy>(&mut self, slot: u32, item: u32, state: S);
+    /// The item and state in slot `slot` (as the last `store` there left them; any bits of a
+    /// valid `S` before that), `None` for a slot at or past [`STACK`].
+    fn load<S: Copy>(&mut self, slot: u32) -> Option<(u32, S)>;
+    /// Waits until every lane of the warp has reached this call, their stores before it seen by
+    /// the loads after it (`__syncwarp`). Called by all lanes at the same points.
+    fn sync(&mut self);
 }
 
 /// What a warp's run under collaborative context collection issued, for the SIMT model's
@@ -182,9 +219,170 @@ impl core::fmt::Display for StackOverflow {
 
 impl core::error::Error for StackOverflow {}
 
+/// The lanes of one lockstep step of [`Collector::step`], for the SIMT model: each set of
+/// lanes is one issue of its region (none when empty).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepLanes {
+    /// Lanes whose item finished (its output put) at the step's start.
+    pub retired: LaneMask,
+    /// Lanes that took a resumed context from the stack (a restore of the context words).
+    pub restored: LaneMask,
+    /// Lanes that held a context and computed its condition.
+    pub holding: LaneMask,
+    /// Lanes whose condition chose the body: they saved their context (a save).
+    pub saved: LaneMask,
+    /// Lanes that ran the cheap path and the code after the branch.
+    pub cheap: LaneMask,
+    /// Lanes that ran the body with popped contexts (lane `i` the `i`-th popped), then the code
+    /// after the branch, their contexts pushed on the resumed stack; 0 when the body did not run.
+    pub body: LaneMask,
+}
+
+/// One warp of 32 lanes under collaborative context collection, run a lockstep step at a time
+/// ([`Collector::step`]; the module docs give the steps). [`collaborative_warp_loop`] runs it
+/// to the end; the branch loop's warp program ([`CollectionProgram`]) runs one step per
+/// [`crate::WarpProgram::step`], dealing items the strategy's way.
+pub struct Collector<S> {
+    lanes: [Option<Context<S>>; WARP_SIZE as usize],
+    /// Whether the dealer has answered `None`: it is never asked again.
+    dealt_all: bool,
+    stacks: Stacks<S>,
+    /// What the warp issued so far.
+    pub stats: CollectionStats,
+}
+
+impl<S: Copy> Default for Collector<S> {
+    fn default() -> Self {
+        Self {
+            lanes: [None; WARP_SIZE as usize],
+            dealt_all: false,
+            stacks: Stacks {
+                slots: [None; STACK],
+                waiting: 0,
+                resumed: 0,
+            },
+            stats: CollectionStats::default(),
+        }
+    }
+}
+
+impl<S: Copy> Collector<S> {
+    /// Runs one lockstep step of `workload`: `next(lane)` deals the warp's next item to lane
+    /// `lane` (called only for a free lane while no resumed context waits, and never again once
+    /// it answers `None`), finished items go to `put`. Returns the step's lanes, or `None` once
+    /// every item dealt has been put.
+    ///
+    /// # Errors
+    /// [`StackOverflow`] if the stacks had to hold more than [`STACK`] contexts (module docs:
+    /// it cannot happen).
+    pub fn step<L: BranchLoop<State = S>, T: Tally>(
+        &mut self,
+        workload: &L,
+        mut next: impl FnMut(u32) -> Option<u32>,
+        mut put: impl FnMut(u32, L::Output),
+        tally: &mut T,
+    ) -> Result<Option<StepLanes>, StackOverflow> {
+        const W: usize = WARP_SIZE as usize;
+        let mut lanes = StepLanes::default();
+        let stacks = &mut self.stacks;
+        // 1. Refill: a free lane (or one whose item finished) takes a resumed context, else
+        //    its next item; then every lane with a context computes its condition.
+        let mut want: LaneMask = 0;
+        for (lane, slot) in self.lanes.iter_mut().enumerate() {
+            let bit = 1 << lane;
+            loop {
+                if let Some(c) = slot {
+                    if workload.running(&c.state) {
+                        break;
+                    }
+                    put(c.item, workload.finish(&c.state));
+                    lanes.retired |= bit;
+                    *slot = None;
+                }
+                *slot = match stacks.pop_resumed() {
+                    Some(c) => {
+                        lanes.restored |= bit;
+                        Some(c)
+                    }
+                    None if self.dealt_all => None,
+                    None => match next(lane as u32) {
+                        Some(item) => Some(Context {
+                            item,
+                            state: workload.start(item),
+                        }),
+                        None => {
+                            self.dealt_all = true;
+                            None
+                        }
+                    },
+                };
+                if slot.is_none() {
+                    break;
+                }
+            }
+            if let Some(c) = slot {
+                lanes.holding |= bit;
+                if workload.condition(&mut c.state) {
+                    want |= bit;
+                }
+            }
+        }
+        if lanes.holding == 0 && stacks.stacked() == 0 {
+            return Ok(None);
+        }
+        let stats = &mut self.stats;
+        stats.steps += 1;
+        if lanes.restored != 0 {
+            stats.restore_issues += 1;
+        }
+        if want != 0 {
+            stats.save_issues += 1;
+        }
+        // 2. Lanes that want the body save their context; the others run the cheap path.
+        lanes.saved = want;
+        lanes.cheap = lanes.holding & !want;
+        for (lane, slot) in self.lanes.iter_mut().enumerate() {
+            if want & (1 << lane) != 0 {
+                let c = slot.take().ok_or(StackOverflow)?;
+                stacks.push_waiting(c).ok_or(StackOverflow)?;
+            } else if let Some(c) = slot {
+                workload.not_taken(&mut c.state, tally);
+                workload.after_branch(&mut c.state, tally);
+            }
+        }
+        if lanes.cheap != 0 {
+            stats.cheap_issues += 1;
+            stats.cheap_lanes += u64::from(lanes.cheap.count_ones());
+        }
+        stats.peak_stacked = stats.peak_stacked.max(stacks.stacked());
+        // 3. A warp's worth waiting, or nothing else left to run: the body with popped lanes.
+        if stacks.waiting >= W || (lanes.cheap == 0 && stacks.resumed == 0 && stacks.waiting > 0) {
+            let mut popped: [Option<Context<S>>; W] = [None; W];
+            for slot in popped.iter_mut() {
+                *slot = stacks.pop_waiting();
+            }
+            let mut active = 0u32;
+            for c in popped.iter_mut().flatten() {
+                workload.taken(&mut c.state, tally);
+                workload.after_branch(&mut c.state, tally);
+                active += 1;
+            }
+            for c in popped.into_iter().flatten() {
+                stacks.push_resumed(c).ok_or(StackOverflow)?;
+            }
+            lanes.body = reconverge_simt::full_mask(active);
+            stats.body_issues += 1;
+            stats.body_lanes += u64::from(active);
+            stats.peak_stacked = stats.peak_stacked.max(stacks.stacked());
+        }
+        Ok(Some(lanes))
+    }
+}
+
 /// One warp of 32 lanes running `workload` over the items `next` deals it (in the order it
-/// deals them; an item's output goes to `put`) under collaborative context collection, in
-/// lockstep as the GPU's warp runs it (module docs give the steps). Returns what it issued.
+/// deals them, to whichever lane is free; an item's output goes to `put`) under collaborative
+/// context collection, in lockstep as the GPU's warp runs it (module docs give the steps).
+/// Returns what it issued.
 ///
 /// # Errors
 /// [`StackOverflow`] if the stacks ever had to hold more than [`STACK`] contexts, which the
@@ -195,101 +393,12 @@ pub fn collaborative_warp_loop<L: BranchLoop, T: Tally>(
     mut put: impl FnMut(u32, L::Output),
     tally: &mut T,
 ) -> Result<CollectionStats, StackOverflow> {
-    const W: usize = WARP_SIZE as usize;
-    let mut lanes: [Option<Context<L::State>>; W] = [None; W];
-    let mut stacks = Stacks {
-        slots: [None; STACK],
-        waiting: 0,
-        resumed: 0,
-    };
-    let mut stats = CollectionStats::default();
-    let mut dealt_all = false;
-    loop {
-        // 1. Refill: a free lane (or one whose item finished) takes a resumed context, else
-        //    the next item; then every lane with a context computes its condition.
-        let mut want: LaneMask = 0;
-        let mut holding: LaneMask = 0;
-        let resumed_before = stacks.resumed;
-        for (lane, slot) in lanes.iter_mut().enumerate() {
-            loop {
-                if let Some(c) = slot {
-                    if workload.running(&c.state) {
-                        break;
-                    }
-                    put(c.item, workload.finish(&c.state));
-                    *slot = None;
-                }
-                *slot = match stacks.pop_resumed() {
-                    Some(c) => Some(c),
-                    None if dealt_all => None,
-                    None => match next() {
-                        Some(item) => Some(Context {
-                            item,
-                            state: workload.start(item),
-                        }),
-                        None => {
-                            dealt_all = true;
-                            None
-                        }
-                    },
-                };
-                if slot.is_none() {
-                    break;
-                }
-            }
-            if let Some(c) = slot {
-                holding |= 1 << lane;
-                if workload.condition(&mut c.state) {
-                    want |= 1 << lane;
-                }
-            }
-        }
-        if holding == 0 && stacks.stacked() == 0 {
-            return Ok(stats);
-        }
-        stats.steps += 1;
-        if stacks.resumed < resumed_before {
-            stats.restore_issues += 1;
-        }
-        if want != 0 {
-            stats.save_issues += 1;
-        }
-        // 2. Lanes that want the body save their context; the others run the cheap path.
-        let cheap = holding & !want;
-        for (lane, slot) in lanes.iter_mut().enumerate() {
-            if want & (1 << lane) != 0 {
-                let c = slot.take().ok_or(StackOverflow)?;
-                stacks.push_waiting(c).ok_or(StackOverflow)?;
-            } else if let Some(c) = slot {
-                workload.not_taken(&mut c.state, tally);
-                workload.after_branch(&mut c.state, tally);
-            }
-        }
-        if cheap != 0 {
-            stats.cheap_issues += 1;
-            stats.cheap_lanes += u64::from(cheap.count_ones());
-        }
-        stats.peak_stacked = stats.peak_stacked.max(stacks.stacked());
-        // 3. A warp's worth waiting, or nothing else left to run: the body with popped lanes.
-        if stacks.waiting >= W || (cheap == 0 && stacks.resumed == 0 && stacks.waiting > 0) {
-            let mut popped: [Option<Context<L::State>>; W] = [None; W];
-            for slot in popped.iter_mut() {
-                *slot = stacks.pop_waiting();
-            }
-            let mut active = 0u64;
-            for c in popped.iter_mut().flatten() {
-                workload.taken(&mut c.state, tally);
-                workload.after_branch(&mut c.state, tally);
-                active += 1;
-            }
-            for c in popped.into_iter().flatten() {
-                stacks.push_resumed(c).ok_or(StackOverflow)?;
-            }
-            stats.body_issues += 1;
-            stats.body_lanes += active;
-            stats.peak_stacked = stats.peak_stacked.max(stacks.stacked());
-        }
-    }
+    let mut collector = Collector::default();
+    while collector
+        .step(workload, |_lane| next(), &mut put, tally)?
+        .is_some()
+    {}
+    Ok(collector.stats)
 }
 
 /// The baseline's costly-body issues for the same warp: 32 lanes each running their items of
@@ -555,7 +664,13 @@ mod tests {
 
     #[test]
     fn shared_memory_is_sized_from_the_state() {
-        // St is four u32: 64 contexts of 16 + 4 bytes and the two heights.
-        assert_eq!(shared_bytes_per_warp::<St>(), 64 * 20 + 8);
+        // St is four u32: 64 item indices of 4 bytes, then 64 states of 16.
+        assert_eq!(shared_bytes_per_warp::<St>(), 64 * 4 + 64 * 16);
+        // A 20-byte state: 256 + 1280 = 1536, a multiple of 16 already; 12 bytes round up.
+        assert_eq!(shared_bytes_per_warp::<[u32; 5]>(), 1536);
+        assert_eq!(
+            shared_bytes_per_warp::<[u8; 13]>(),
+            (256 + 64 * 13usize).next_multiple_of(16)
+        );
     }
 }

@@ -157,6 +157,22 @@ mod tests {
         }
     }
 
+    /// The CUDA C++ twin (`references/cuda/collaborative_context_collection.cu`) computes the
+    /// same items: its host `run_item`, compiled with g++, printed these outputs for both rates.
+    #[test]
+    fn the_cuda_twins_items_are_these() {
+        for (item, favourable, every) in [
+            (0, 2_009_390_529, 3_551_046_951),
+            (1, 3_989_207_369, 2_826_147_427),
+            (5, 83, 2_557_829_895),
+            (999, 1_981_565_844, 921_140_542),
+            (123_456, 1_797_778_519, 933_533_844),
+        ] {
+            assert_eq!(RareCostlyBody::FAVOURABLE.reference(item), favourable);
+            assert_eq!(RareCostlyBody::EVERY_ITERATION.reference(item), every);
+        }
+    }
+
     /// Favourable: about 1.57 lanes per body issue in the baseline (32p / (1 - (1 - p)^32) at
     /// p = 1/32); unfavourable: every issue already full.
     #[test]

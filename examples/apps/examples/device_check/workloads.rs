@@ -10,8 +10,8 @@ use reconverge_transforms::{
 use reconverge_workloads::reference;
 use reconverge_workloads::synthetic::{
     BranchSplitBench, ClassChains, DynamicWork, Gems34Branch, MaskLayout, PathUnification,
-    PathUnificationDistinct, PeriodicBlockLoop, SynBrDis, SynBrDisDistinct, SynItDelay,
-    SynItDelayDistinct,
+    PathUnificationDistinct, PeriodicBlockLoop, RareCostlyBody, SynBrDis, SynBrDisDistinct,
+    SynItDelay, SynItDelayDistinct,
 };
 
 use crate::gpu::{DeviceKernel, GpuError, launch};
@@ -108,6 +108,18 @@ pub fn each(sanitize: bool, v: &mut impl Visit) -> Result<(), GpuError> {
         name: "classes-grouped",
         title: "two classes of long chains in runs of 32 items",
         make: &|_| BranchLoopKernel(ClassChains::grouped(64, 16)),
+        sizes: per_thread(256)?,
+    });
+    v.visit(&Workload {
+        name: "rare-costly-body",
+        title: "a rare costly body, 1 iteration in 32 (collaborative context collection)",
+        make: &|_| BranchLoopKernel(RareCostlyBody::FAVOURABLE),
+        sizes: per_thread(256)?,
+    });
+    v.visit(&Workload {
+        name: "rare-every-iteration",
+        title: "the costly body in every iteration (collaborative context collection's loss)",
+        make: &|_| BranchLoopKernel(RareCostlyBody::EVERY_ITERATION),
         sizes: per_thread(256)?,
     });
     v.visit(&Workload {

@@ -23,6 +23,8 @@
 //! `zcull-*` and `occlusion-*` settings), and thread-data remapping on items of two interleaved
 //! classes (`remapping.rs`: `classes-*` settings, `references/cuda/thread_data_remapping.cu`
 //! its CUDA C++ twin).
+//! Speculative reconvergence (`periodic-*`) and collaborative context collection (`rare-*`,
+//! its stacks in dynamic shared memory) run beside their workloads' plain Rust kernels.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -38,7 +40,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use rayon::prelude::*;
 use reconverge_transforms::BranchLoopKernel;
-use reconverge_workloads::synthetic::{ItDelayOutput, PeriodicBlockLoop, SynItDelayDistinct};
+use reconverge_workloads::synthetic::{
+    ItDelayOutput, PeriodicBlockLoop, RareCostlyBody, SynItDelayDistinct,
+};
 
 #[derive(Parser, Debug)]
 #[command(about = "reconverge's warp-level techniques against the plain kernels, real divergence")]
@@ -146,6 +150,22 @@ fn run(args: &Args) -> Result<(), Error> {
                 .map(|i| w.reference(i))
                 .collect();
             compare(args, &gpu, name, &BranchLoopKernel(w), "periodic", &outputs)?;
+        }
+    }
+    // Collaborative context collection (Khorasani et al. MICRO 2015) on its workload: a costly
+    // body in 1 iteration of 32 (favourable) or in every one (unfavourable), beside the plain
+    // kernels; `references/cuda/collaborative_context_collection.cu` is the twin (gpu-all.sh's
+    // part `ccc`).
+    for (name, w) in [
+        ("rare-body", RareCostlyBody::FAVOURABLE),
+        ("rare-every-iteration", RareCostlyBody::EVERY_ITERATION),
+    ] {
+        if name.contains(&args.only) {
+            let outputs: Vec<u32> = (0..args.items)
+                .into_par_iter()
+                .map(|i| w.reference(i))
+                .collect();
+            compare(args, &gpu, name, &BranchLoopKernel(w), "rare", &outputs)?;
         }
     }
     write(&args.out.join("settings.tsv"), settings)?;

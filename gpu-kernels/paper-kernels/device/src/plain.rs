@@ -11,7 +11,7 @@ use reconverge_workloads::reference::{Collatz, EscapeTime};
 use reconverge_workloads::synthetic::{
     BrDisOutput, BranchSplitBench, BranchSplitDistinct, ClassChains, DynamicWork, Gems34Branch,
     ItDelayOutput, LoopSplitBench, PathUnification, PathUnificationDistinct, PeriodicBlockLoop,
-    SynBrDis, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
+    RareCostlyBody, SynBrDis, SynBrDisDistinct, SynItDelay, SynItDelayDistinct,
 };
 
 reconverge_device::plain_kernels!(Collatz => u32, branch_loop_item;
@@ -40,6 +40,10 @@ reconverge_device::plain_kernels!(PeriodicBlockLoop => u32, branch_loop_item;
 // Thread-data remapping's workload (G-Streamline, ASPLOS 2011) as written.
 reconverge_device::plain_kernels!(ClassChains => u32, branch_loop_item;
     classes_one_per_item, classes_grid_stride, classes_persistent, classes_block_persistent);
+
+// Collaborative context collection's workload (Khorasani et al. MICRO 2015) as written.
+reconverge_device::plain_kernels!(RareCostlyBody => u32, branch_loop_item;
+    rare_one_per_item, rare_grid_stride, rare_persistent, rare_block_persistent);
 
 reconverge_device::plain_kernels!(DynamicWork => u32, item_loop_item;
     dwa_one_per_item, dwa_grid_stride, dwa_persistent, dwa_block_persistent);

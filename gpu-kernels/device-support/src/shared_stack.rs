@@ -1,0 +1,101 @@
+//! Collaborative context collection's per-warp stacks in the block's dynamic shared memory
+//! (`nvptx64` only): what [`reconverge_transforms::Kernel::collected_items`] saves contexts to
+//! on the GPU, as `extern __shared__` does in the CUDA twin.
+
+use core::arch::asm;
+
+use reconverge_transforms::strategies::collaborative_context_collection::{
+    ContextStack, STACK, STATES_OFFSET,
+};
+
+// The block's dynamic shared memory, sized by the host at launch
+// (`Kernel::dynamic_shared_bytes`). Declared in PTX because Rust has no way to place a static
+// in the `.shared` state space.
+core::arch::global_asm!(".extern .shared .align 16 .b8 reconverge_dynamic_shared[];");
+
+/// One warp's stack: `bytes` bytes of dynamic shared memory from `base` (a generic address),
+/// the layout of `shared_bytes_per_warp`.
+pub struct SharedContextStack {
+    base: *mut u8,
+    bytes: u32,
+}
+
+impl SharedContextStack {
+    /// Warp `warp_in_block`'s stack of `bytes_per_warp` bytes, or `None` when the launch's
+    /// dynamic shared memory (`%dynamic_smem_size`) does not hold it: the host launched with
+    /// less than the kernel asked for, and the entry point reports it instead of writing past
+    /// the block's shared memory.
+    #[inline(always)]
+    pub fn for_warp(warp_in_block: u32, bytes_per_warp: u32) -> Option<Self> {
+        let size: u32;
+        let base: u64;
+        // SAFETY: reads a special register and the address of the block's dynamic shared
+        // memory; neither touches memory.
+        unsafe {
+            asm!("mov.u32 {s}, %dynamic_smem_size;", s = out(reg32) size, options(pure, nomem, nostack));
+            asm!(
+                "cvta.shared.u64 {p}, reconverge_dynamic_shared;",
+                p = out(reg64) base,
+                options(pure, nomem, nostack)
+            );
+        }
+        let offset = warp_in_block.checked_mul(bytes_per_warp)?;
+        if offset.checked_add(bytes_per_warp)? > size || bytes_per_warp % 16 != 0 {
+            return None;
+        }
+        Some(Self {
+            base: (base as *mut u8).wrapping_add(offset as usize),
+            bytes: bytes_per_warp,
+        })
+    }
+
+    /// The byte offsets of slot `slot`'s state, if the slot and the state fit the stack.
+    #[inline(always)]
+    fn state_at<S>(&self, slot: u32) -> Option<usize> {
+        let slot = slot as usize;
+        let at = STATES_OFFSET + slot * core::mem::size_of::<S>();
+        (slot < STACK
+            && at + core::mem::size_of::<S>() <= self.bytes as usize
+            && core::mem::align_of::<S>() <= 16)
+            .then_some(at)
+    }
+}
+
+impl ContextStack for SharedContextStack {
+    #[inline(always)]
+    fn store<S: Copy>(&mut self, slot: u32, item: u32, state: S) {
+        let Some(at) = self.state_at::<S>(slot) else {
+            return;
+        };
+        // SAFETY: both places lie within this warp's part of the launch's dynamic shared memory
+        // (`for_warp` checked its size, `state_at` the slot), aligned: the part starts on 16
+        // bytes, item indices are 4 bytes apart and states follow at 256, `size_of::<S>()` apart
+        // (a multiple of its alignment, at most 16).
+        unsafe {
+            self.base.add(slot as usize * 4).cast::<u32>().write(item);
+            self.base.add(at).cast::<S>().write(state);
+        }
+    }
+
+    #[inline(always)]
+    fn load<S: Copy>(&mut self, slot: u32) -> Option<(u32, S)> {
+        let at = self.state_at::<S>(slot)?;
+        // SAFETY: as for `store`; the loop loads only slots it stored a context of type `S` in
+        // (the module docs of collaborative context collection: a slot is popped only after
+        // its push, behind a `sync`).
+        unsafe {
+            Some((
+                self.base.add(slot as usize * 4).cast::<u32>().read(),
+                self.base.add(at).cast::<S>().read(),
+            ))
+        }
+    }
+
+    #[inline(always)]
+    fn sync(&mut self) {
+        // SAFETY: every lane of the warp calls `sync` at the same points (the loop's branches
+        // around it are warp-uniform). `bar.warp.sync` as LLVM's convergent intrinsic: an
+        // `asm!` block is not convergent and could be moved into code only some lanes run.
+        unsafe { reconverge_simt::sync_warp() }
+    }
+}
