@@ -21,19 +21,20 @@
 //! reference model and the CPU backend.
 //!
 //! Measured against the best plain kernel (`docs/results/techniques/`, an H200, 2^20 items of
-//! SYN-ITDELAY with paths of distinct shape, which really diverge): round robin 3:1 runs 1.19x
-//! faster at f = 0.1, r = 32 and 1.06x at r = 8, round robin 1:1 1.14x at f = 0.5, r = 32; at
-//! r = 4 every decision loses (0.92x at best, the hand-written twins too), the votes and waiting
-//! iterations costing more than the divergence they save. Seed 002's decisions run in
-//! 0.98-1.05x their hand-written CUDA C++ twin's time at the same launch (all 54 pairs),
-//! cost-balanced delaying in 1.03-1.05x. On short paths (Collatz, escape time, the walk:
-//! `docs/results/plain/`) this form runs in 0.81-1.11x the former warp program's time, where no
-//! delaying comes near the plain kernel either way. On the
-//! papers' original SYN-ITDELAY (paths of one shape with other constants, which this build
-//! compiles as two loops, so its plain kernel diverges too) majority vote 8 runs 1.07x at
-//! f = 0.1, r = 8 and 1.22x at r = 32. On MCML (a warp program, `docs/results/mcml/`)
-//! cost-balanced delaying with branch distribution over dynamic work is the fastest exact
-//! strategy on skin.
+//! SYN-ITDELAY with paths of distinct shape, which really diverge), at the library's default
+//! launch: round robin 3:1 runs 1.171x faster at f = 0.1, r = 32 and 1.053x at r = 8, round
+//! robin 1:1 1.145x at f = 0.5, r = 32 and 1.039x at r = 8; at r = 4 every decision loses
+//! (0.92x at best, the hand-written twins too), the votes and waiting iterations costing more
+//! than the divergence they save. Every decision runs in 1.014-1.037x the time of its
+//! hand-written twin in plain Rust (`reconverge_device::iteration_delaying_twin!`, the same
+//! launch, all 54 pairs), and in 1.020-1.074x its CUDA C++ twin's (nvcc unrolls the float chain
+//! further; the Rust twin itself takes 0.97-1.07x the CUDA one's time), cost-balanced
+//! delaying the farthest. On short paths (Collatz, escape time, the walk: `docs/results/plain/`)
+//! no delaying comes near the plain kernel. On the papers' original SYN-ITDELAY (paths of one
+//! shape with other constants, which this build compiles as two loops, so its plain kernel
+//! diverges too) majority vote 8 runs 1.10x at f = 0.1, r = 8 and 1.23x at r = 32. On MCML
+//! (`docs/results/mcml/`) cost-balanced delaying with branch distribution over dynamic work is
+//! the fastest exact strategy on skin.
 
 use reconverge_simt::LaneMask;
 
