@@ -222,7 +222,9 @@ pub fn flat_loops<'a>(
 /// [`compiled_strategies`] lists the entry list's and adds numbers for the `_any` entry points)
 /// and the baseline, at every candidate launch, ranked by [`advise_launches`] with the
 /// registers and loop facts `module` gives ([`compiled_facts`]). Model runs that are the same
-/// for several pairs are run once.
+/// for several pairs are run once, and `sampling` takes fewer items per run where the model
+/// would take more than about [`crate::DEFAULT_MODEL_SECONDS`] ([`crate::sampling_within`];
+/// [`advise_launches`] runs a sampling as given).
 ///
 /// # Errors
 /// A strategy the shape cannot run ([`AdviseError::Strategy`]) or with no compiled entry point
@@ -240,7 +242,16 @@ pub fn advise_compiled<K: DeviceKernel + Sync>(
         return Err(AdviseError::NoItems);
     }
     let (compiled, loops) = compiled_facts(kernel, strategies, module, gpu)?;
-    let advice = advise_launches(kernel, items, strategies, gpu, sampling, &compiled)?;
+    let sampling = crate::sampling_within(
+        kernel,
+        items,
+        strategies,
+        gpu,
+        sampling,
+        &compiled,
+        crate::DEFAULT_MODEL_SECONDS,
+    )?;
+    let advice = advise_launches(kernel, items, strategies, gpu, &sampling, &compiled)?;
     Ok(CompiledAdvice {
         advice,
         compiled,
