@@ -92,40 +92,38 @@ crate::warp_program_enum!(
     |program, warp, sink, tally| program.step(warp, sink, tally)
 );
 
-/// A branch loop's strategies, with the papers' parameters ([`crate::Kernel::STRATEGIES`]).
-const LOOP_STRATEGIES: &[Strategy] = &[
-    Strategy::BASELINE,
-    Strategy::DYNAMIC_WORK_ASSIGNMENT,
-    Strategy::iteration_delaying(PAPER_MAJORITY_VOTE),
-    Strategy::iteration_delaying(PAPER_ROUND_ROBIN),
-    Strategy::iteration_delaying(PAPER_MAJORITY_VOTE).over(Assignment::Dynamic),
-    Strategy::iteration_delaying(PAPER_ROUND_ROBIN).over(Assignment::Dynamic),
-    Strategy::GRID_WIDE_DYNAMIC_WORK,
-    Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT),
-    Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
-        .over(Assignment::Dynamic),
-    Strategy::COLLABORATIVE_CONTEXT_COLLECTION,
-];
+/// A branch loop's strategies, with the papers' parameters, then `$extra`: the one list both
+/// [`LOOP_STRATEGIES`] and [`REMAPPABLE_STRATEGIES`] start with.
+macro_rules! loop_strategies {
+    ($($extra:expr),* $(,)?) => {
+        &[
+            Strategy::BASELINE,
+            Strategy::DYNAMIC_WORK_ASSIGNMENT,
+            Strategy::iteration_delaying(PAPER_MAJORITY_VOTE),
+            Strategy::iteration_delaying(PAPER_ROUND_ROBIN),
+            Strategy::iteration_delaying(PAPER_MAJORITY_VOTE).over(Assignment::Dynamic),
+            Strategy::iteration_delaying(PAPER_ROUND_ROBIN).over(Assignment::Dynamic),
+            Strategy::GRID_WIDE_DYNAMIC_WORK,
+            Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT),
+            Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
+                .over(Assignment::Dynamic),
+            Strategy::COLLABORATIVE_CONTEXT_COLLECTION,
+            $($extra,)*
+        ]
+    };
+}
+
+/// A branch loop's strategies ([`crate::Kernel::STRATEGIES`]).
+const LOOP_STRATEGIES: &[Strategy] = loop_strategies!();
 
 /// [`LOOP_STRATEGIES`] and, for a workload with a key, thread-data remapping under the paths as
 /// written, iteration delaying and speculative reconvergence.
-const REMAPPABLE_STRATEGIES: &[Strategy] = &[
-    Strategy::BASELINE,
-    Strategy::DYNAMIC_WORK_ASSIGNMENT,
-    Strategy::iteration_delaying(PAPER_MAJORITY_VOTE),
-    Strategy::iteration_delaying(PAPER_ROUND_ROBIN),
-    Strategy::iteration_delaying(PAPER_MAJORITY_VOTE).over(Assignment::Dynamic),
-    Strategy::iteration_delaying(PAPER_ROUND_ROBIN).over(Assignment::Dynamic),
-    Strategy::GRID_WIDE_DYNAMIC_WORK,
-    Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT),
-    Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
-        .over(Assignment::Dynamic),
+const REMAPPABLE_STRATEGIES: &[Strategy] = loop_strategies!(
     Strategy::THREAD_DATA_REMAPPING,
     Strategy::iteration_delaying(PAPER_MAJORITY_VOTE).over(Assignment::Remapped),
     Strategy::speculative_reconvergence(spec::DEFAULT_THRESHOLD, spec::DEFAULT_MAX_WAIT)
         .over(Assignment::Remapped),
-    Strategy::COLLABORATIVE_CONTEXT_COLLECTION,
-];
+);
 
 crate::kernel_impl! {
     impl<L: BranchLoop + Copy> for BranchLoopKernel -> L::Output {
