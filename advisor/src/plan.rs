@@ -234,6 +234,15 @@ impl Gpu {
         });
         given.unwrap_or_else(|| vec![self.calibration.default_registers])
     }
+
+    /// The launch the baseline is compared at for `items` items ([`Advice::reference`]): the
+    /// backend's default for it, at the occupancy its registers allow.
+    fn reference_launch(&self, items: u32, registers: Option<&Registers>) -> Launch {
+        let base_regs = self.registers_of(&Strategy::BASELINE, registers);
+        Launch::for_items(&Strategy::BASELINE, items, self.calibration.sms, |t| {
+            self.blocks_per_sm(t, base_regs[0]).ok()
+        })
+    }
 }
 
 /// A launch's predicted time.
@@ -503,10 +512,7 @@ pub fn sampling_within<K: Kernel + ?Sized>(
         return Err(AdviseError::NoItems);
     }
     let registers = compiled.registers.as_ref();
-    let base_regs = gpu.registers_of(&Strategy::BASELINE, registers);
-    let reference = Launch::for_items(&Strategy::BASELINE, items, gpu.calibration.sms, |t| {
-        gpu.blocks_per_sm(t, base_regs[0]).ok()
-    });
+    let reference = gpu.reference_launch(items, registers);
     let pilot = Sampling {
         items: PILOT_ITEMS,
         resamples: 1,
@@ -877,10 +883,7 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
         return Err(AdviseError::NoItems);
     }
     let registers = compiled.registers.as_ref();
-    let base_regs = gpu.registers_of(&Strategy::BASELINE, registers);
-    let reference = Launch::for_items(&Strategy::BASELINE, items, gpu.calibration.sms, |t| {
-        gpu.blocks_per_sm(t, base_regs[0]).ok()
-    });
+    let reference = gpu.reference_launch(items, registers);
     let mut list: Vec<Strategy> = vec![Strategy::BASELINE];
     let mut skipped = Vec::new();
     for s in strategies {
@@ -965,7 +968,7 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
                     .iter()
                     .map(|p| {
                         let p = regrouped(p, reference, items);
-                        launch_time(&p, reference, gpu, &base_regs).map(|t| t.ns)
+                        launch_time(&p, reference, gpu, &regs).map(|t| t.ns)
                     })
                     .collect::<Result<Vec<f64>, _>>()?;
                 runs.first()
