@@ -4,6 +4,7 @@ use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use reconverge_simt::{GpuWarp, ThreadWarp, WARP_SIZE, Warp};
+use reconverge_transforms::strategies::collaborative_context_collection::WarpDeal;
 use reconverge_transforms::strategies::thread_data_remapping::Permutation;
 use reconverge_transforms::{
     Assignment, Kernel, PathSchedule, Sink, Strategy, Tally, WarpProgram, WarpTask,
@@ -12,7 +13,6 @@ use reconverge_transforms::{
 
 use crate::EntryArgs;
 use crate::shared_stack::SharedContextStack;
-use reconverge_transforms::strategies::collaborative_context_collection::WarpDeal;
 
 /// A device panic stops the kernel: `trap` makes the launch fail with
 /// `CUDA_ERROR_ILLEGAL_INSTRUCTION`, which the host reports with the kernel's name.
