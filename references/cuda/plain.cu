@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -289,6 +290,27 @@ struct EscapeTimeW : ItemFunction<EscapeTimeParams> {
 };
 
 // ---- Expected outputs ----------------------------------------------------------------------
+
+// For the twins' harnesses that include this file with a main of their own: the one
+// argument, the folder DIR, and its settings file DIR/<name> opened into `settings`; false,
+// after saying why on stderr, where the argument or the file is missing (their mains then exit
+// with status 2).
+#ifdef PLAIN_CU_NO_MAIN
+static bool open_settings(int argc, char **argv, const char *name, std::string &dir,
+                          std::ifstream &settings) {
+    if (argc != 2 || argv[1][0] == '-') {
+        fprintf(stderr, "usage: %s DIR\n", argv[0]);
+        return false;
+    }
+    dir = argv[1];
+    settings.open(dir + "/" + name);
+    if (!settings) {
+        fprintf(stderr, "%s/%s: cannot open\n", dir.c_str(), name);
+        return false;
+    }
+    return true;
+}
+#endif
 
 // Reads DIR/<name>.out into `out` (n = size / sizeof(T)); false if it cannot.
 template <class T>

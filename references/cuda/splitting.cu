@@ -132,16 +132,9 @@ static bool bench_setting(const std::string &dir, const std::string &name, const
 #endif  // __CUDACC__
 
 int main(int argc, char **argv) {
-    if (argc != 2 || argv[1][0] == '-') {
-        fprintf(stderr, "usage: %s DIR\n", argv[0]);
-        return 2;
-    }
-    std::string dir = argv[1];
-    std::ifstream settings(dir + "/split-settings.tsv");
-    if (!settings) {
-        fprintf(stderr, "%s/split-settings.tsv: cannot open\n", dir.c_str());
-        return 2;
-    }
+    std::string dir;
+    std::ifstream settings;
+    if (!open_settings(argc, argv, "split-settings.tsv", dir, settings)) return 2;
     const char *env = getenv("TECHNIQUES_REPEATS");
     int repeats = env ? atoi(env) : 15;
     if (repeats < 1) repeats = 1;

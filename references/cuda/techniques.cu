@@ -251,16 +251,9 @@ static bool bench_setting(const std::string &dir, const std::string &setting,
 #endif  // __CUDACC__
 
 int main(int argc, char **argv) {
-    if (argc != 2 || argv[1][0] == '-') {
-        fprintf(stderr, "usage: %s DIR\n", argv[0]);
-        return 2;
-    }
-    std::string dir = argv[1];
-    std::ifstream settings(dir + "/settings.tsv");
-    if (!settings) {
-        fprintf(stderr, "%s/settings.tsv: cannot open\n", dir.c_str());
-        return 2;
-    }
+    std::string dir;
+    std::ifstream settings;
+    if (!open_settings(argc, argv, "settings.tsv", dir, settings)) return 2;
     bool ok = true;
     // TECHNIQUES_REPEATS: timed launches per kernel after the warm-up (1 under a profiler).
     const char *env = getenv("TECHNIQUES_REPEATS");
