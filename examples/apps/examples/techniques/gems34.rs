@@ -76,14 +76,7 @@ fn zcull(
     let mut rows = super::ExtraRows::open(args, name)?;
     let items = reference.len() as u32;
     let strategy = Strategy::Z_CULL_MASKING;
-    let launch = gpu.try_launch_for(kernel, &strategy, items)?;
-    let names = reconverge_gpu::CudaBackend::entry_points(kernel, &strategy)?;
-    let resources = (
-        gpu.gpu()
-            .attributes(names[names.len() - 1])?
-            .registers_per_thread,
-        None,
-    );
+    let (launch, resources) = super::multi_pass_launch(gpu, kernel, &strategy, items)?;
     for (code, skip) in [("z-cull masking", 0), ("z-cull masking, path passes", 1)] {
         rows.time(code, launch, args.repeats, resources, || {
             let r = gpu.try_run(kernel, strategy, items, launch)?;
@@ -150,14 +143,7 @@ fn occlusion(
     let (_, scratch) = occlusion_scratch_bytes::<<DynamicWork as ItemLoop>::State>(items);
     for n in PER_LAUNCH {
         let strategy = Strategy::occlusion_query_loop(n);
-        let launch = gpu.try_launch_for(kernel, &strategy, items)?;
-        let names = reconverge_gpu::CudaBackend::entry_points(kernel, &strategy)?;
-        let resources = (
-            gpu.gpu()
-                .attributes(names[names.len() - 1])?
-                .registers_per_thread,
-            None,
-        );
+        let (launch, resources) = super::multi_pass_launch(gpu, kernel, &strategy, items)?;
         let code = format!("occlusion-query loop, {n} iterations per launch");
         rows.time(&code, launch, args.repeats, resources, || {
             let r = gpu.try_run(kernel, strategy, items, launch)?;

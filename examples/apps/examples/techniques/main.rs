@@ -371,6 +371,24 @@ impl ExtraRows {
     }
 }
 
+/// A multi-pass strategy's default launch for `items` items, and the registers of its last
+/// pass's entry point (the pass that runs the paths), as [`ExtraRows::time`] takes them.
+#[cfg(feature = "cuda")]
+fn multi_pass_launch<K: reconverge_gpu::DeviceKernel>(
+    gpu: &reconverge_gpu::CudaBackend,
+    kernel: &K,
+    strategy: &reconverge_transforms::Strategy,
+    items: u32,
+) -> Result<(reconverge_backend::Launch, (u32, Option<f64>)), Error> {
+    let launch = gpu.try_launch_for(kernel, strategy, items)?;
+    let names = reconverge_gpu::CudaBackend::entry_points(kernel, strategy)?;
+    let last = names
+        .last()
+        .ok_or_else(|| format!("{strategy}: no entry point"))?;
+    let registers = gpu.gpu().attributes(last)?.registers_per_thread;
+    Ok((launch, (registers, None)))
+}
+
 /// A run's kernel time in milliseconds, every pass.
 #[cfg(feature = "cuda")]
 fn run_ms<O>(run: &reconverge_backend::Run<O>) -> f64 {

@@ -71,14 +71,7 @@ fn twin(
     // reconverge's branch splitting (two passes, which the comparison leaves out: it times
     // one-entry strategies), at its default launch.
     let strategy = Strategy::BRANCH_SPLITTING;
-    let launch = gpu.try_launch_for(kernel, &strategy, items)?;
-    let names = reconverge_gpu::CudaBackend::entry_points(kernel, &strategy)?;
-    let resources = (
-        gpu.gpu()
-            .attributes(names[names.len() - 1])?
-            .registers_per_thread,
-        None,
-    );
+    let (launch, resources) = super::multi_pass_launch(gpu, kernel, &strategy, items)?;
     rows.time("branch splitting", launch, args.repeats, resources, || {
         let r = gpu.try_run(kernel, strategy, items, launch)?;
         Ok((super::run_ms(&r), r.outputs == reference))
