@@ -531,26 +531,24 @@ pub fn sampling_within<K: Kernel + ?Sized>(
     )?;
     let ran = (blocks.len() as u64 * u64::from(reference.threads_per_block)).min(u64::from(items));
     let per_item = clock.elapsed().as_secs_f64() / ran.max(1) as f64;
-    let mut groups: Vec<(Strategy, Launch)> = vec![(Strategy::BASELINE, reference)];
-    for s in std::iter::once(&Strategy::BASELINE).chain(strategies) {
-        if kernel.passes(s).is_err() {
-            continue;
-        }
-        let regs = gpu.registers_of(s, registers);
-        for (launch, _) in candidate_launches(s, items, gpu, regs[0]) {
-            let profiled = (*s, profiled_launch(s, launch, items));
-            if !groups.contains(&profiled) {
-                groups.push(profiled);
-            }
+    let list: Vec<Strategy> = std::iter::once(&Strategy::BASELINE)
+        .chain(strategies)
+        .filter(|s| kernel.passes(s).is_ok())
+        .copied()
+        .collect();
+    let pairs = candidate_pairs(&list, items, gpu, registers);
+    // The model runs `advise_launches` makes, as it groups them: whole launches share runs
+    // that sampled ones cannot (`same_warps`), so the whole launch is kept where its fewer
+    // runs fit the time, and a cut sample is sized for the sampled runs.
+    let runs = |whole: bool| model_groups(&pairs, items, reference, whole).1.len();
+    let cores = rayon::current_num_threads();
+    if sampling.runs_whole_launch(items) {
+        let kept = sampling.within_seconds(items, runs(true), per_item, seconds, cores);
+        if kept == *sampling {
+            return Ok(kept);
         }
     }
-    Ok(sampling.within_seconds(
-        items,
-        groups.len(),
-        per_item,
-        seconds,
-        rayon::current_num_threads(),
-    ))
+    Ok(sampling.within_seconds(items, runs(false), per_item, seconds, cores))
 }
 
 /// Items of the pilot run [`sampling_within`] times a workload's model with.
@@ -865,6 +863,66 @@ impl Advice {
     }
 }
 
+/// Every (strategy, launch) pair [`advise_launches`] ranks: each strategy of `list` at its
+/// [`candidate_launches`] for its registers.
+fn candidate_pairs(
+    list: &[Strategy],
+    items: u32,
+    gpu: &Gpu,
+    registers: Option<&Registers>,
+) -> Vec<(Strategy, Launch, Grid)> {
+    list.iter()
+        .flat_map(|&strategy| {
+            let regs = gpu.registers_of(&strategy, registers);
+            candidate_launches(&strategy, items, gpu, regs[0])
+                .into_iter()
+                .map(move |(launch, grid)| (strategy, launch, grid))
+        })
+        .collect()
+}
+
+/// One model run per group of `pairs` (a strategy, the launch it is profiled at, the indices
+/// of the pairs that share its runs), and the index of the group whose runs give the
+/// baseline at `reference`, the launch every speedup is over (a group of its own, with no
+/// pair, where no candidate shares it).
+///
+/// Pairs whose model runs are the same share them: grid-wide dealing at launches of one block
+/// size (see `profiled_launch`) and, where `whole` launches run, launches of one strategy
+/// whose warps run the same items whatever the block size (`same_warps`: one run, its warps
+/// regrouped into each launch's blocks).
+fn model_groups(
+    pairs: &[(Strategy, Launch, Grid)],
+    items: u32,
+    reference: Launch,
+    whole: bool,
+) -> (usize, Vec<(Strategy, Launch, Vec<usize>)>) {
+    let shares =
+        |s: &Strategy, a: Launch, b: Launch| a == b || (whole && same_warps(s, a, b, items));
+    let mut groups: Vec<(Strategy, Launch, Vec<usize>)> = Vec::new();
+    for (i, &(strategy, launch, _)) in pairs.iter().enumerate() {
+        let profiled = profiled_launch(&strategy, launch, items);
+        match groups
+            .iter_mut()
+            .find(|(s, l, _)| *s == strategy && shares(s, *l, profiled))
+        {
+            Some((_, _, members)) => members.push(i),
+            None => groups.push((strategy, profiled, vec![i])),
+        }
+    }
+    let reference_run = profiled_launch(&Strategy::BASELINE, reference, items);
+    let reference_group = match groups
+        .iter()
+        .position(|(s, l, _)| *s == Strategy::BASELINE && shares(s, *l, reference_run))
+    {
+        Some(g) => g,
+        None => {
+            groups.push((Strategy::BASELINE, reference_run, Vec::new()));
+            groups.len() - 1
+        }
+    };
+    (reference_group, groups)
+}
+
 /// Ranks every (strategy, launch) pair of `strategies` (the baseline always included) on
 /// `items` items: each strategy at [`candidate_launches`], predicted on `gpu` from sampled
 /// model runs (see the module docs).
@@ -895,48 +953,9 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
             _ => list.push(*s),
         }
     }
-    let pairs: Vec<(Strategy, Launch, Grid)> = list
-        .iter()
-        .flat_map(|&strategy| {
-            let regs = gpu.registers_of(&strategy, registers);
-            candidate_launches(&strategy, items, gpu, regs[0])
-                .into_iter()
-                .map(move |(launch, grid)| (strategy, launch, grid))
-        })
-        .collect();
-    // Pairs whose model runs are the same (grid-wide dealing at launches of one block size,
-    // see `profiled_launch`) share them: one group per distinct run, the groups' runs
-    // independent, one per core.
-    // So do whole launches of one strategy whose warps run the same items whatever the block
-    // size (`same_warps`): one run, its warps regrouped into each launch's blocks.
+    let pairs = candidate_pairs(&list, items, gpu, registers);
     let whole = sampling.runs_whole_launch(items);
-    let shares =
-        |s: &Strategy, a: Launch, b: Launch| a == b || (whole && same_warps(s, a, b, items));
-    let mut groups: Vec<(Strategy, Launch, Vec<usize>)> = Vec::new();
-    for (i, &(strategy, launch, _)) in pairs.iter().enumerate() {
-        let profiled = profiled_launch(&strategy, launch, items);
-        match groups
-            .iter_mut()
-            .find(|(s, l, _)| *s == strategy && shares(s, *l, profiled))
-        {
-            Some((_, _, members)) => members.push(i),
-            None => groups.push((strategy, profiled, vec![i])),
-        }
-    }
-    // The baseline at the reference launch, which every speedup is over, is one of its
-    // candidates (one item per thread at its default block size) or a group of its own: its
-    // runs are made once, with the others, in parallel.
-    let reference_run = profiled_launch(&Strategy::BASELINE, reference, items);
-    let reference_group = match groups
-        .iter()
-        .position(|(s, l, _)| *s == Strategy::BASELINE && shares(s, *l, reference_run))
-    {
-        Some(g) => g,
-        None => {
-            groups.push((Strategy::BASELINE, reference_run, Vec::new()));
-            groups.len() - 1
-        }
-    };
+    let (reference_group, groups) = model_groups(&pairs, items, reference, whole);
     let grouped = groups
         .par_iter()
         .enumerate()
@@ -1375,6 +1394,33 @@ mod tests {
         assert_eq!(pick.map(|r| r.0), Some(Strategy::GRID_WIDE_DYNAMIC_WORK));
         let none: [(Strategy, Spread); 0] = [];
         assert!(recommend(&none, |r| r.0, |r| r.1).is_none());
+    }
+
+    #[test]
+    fn whole_launches_of_as_many_threads_share_one_model_run_and_sampled_ones_do_not() {
+        let items = 1 << 16;
+        let at = |threads_per_block, blocks| Launch {
+            threads_per_block,
+            blocks,
+        };
+        let wide = (Strategy::BASELINE, at(256, 256), Grid::OneItemPerThread);
+        let narrow = (Strategy::BASELINE, at(128, 512), Grid::OneItemPerThread);
+        let wave = (Strategy::BASELINE, at(256, 64), Grid::OneWave);
+        let dynamic = (
+            Strategy::DYNAMIC_WORK_ASSIGNMENT,
+            at(256, 256),
+            Grid::OneItemPerThread,
+        );
+        let pairs = [wide, narrow, wave, dynamic];
+        // Whole: the baseline's grid-stride warps run the same items at 65,536 threads
+        // whatever the block, so `wide` and `narrow` are one run, the reference one of them.
+        let (reference, groups) = model_groups(&pairs, items, at(256, 256), true);
+        assert_eq!(groups.len(), 3);
+        assert_eq!(groups[reference].2, vec![0, 1]);
+        // Sampled: every launch its own run; a reference no pair shares is a run of its own.
+        let (reference, groups) = model_groups(&pairs, items, at(512, 128), false);
+        assert_eq!(groups.len(), 5);
+        assert!(groups[reference].2.is_empty());
     }
 
     #[test]
