@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Every run takes the launch the backend picks (`run_auto`: one thread per item for the
-//! baseline, one resident wave of blocks for dynamic work). `--compare DIR` also holds every
+//! baseline and a block's counter, one resident wave of blocks for the grid-wide counter).
+//! `--compare DIR` also holds every
 //! strategy against the walk's plain kernels on the GPU (`CudaBackend::compare_with_plain`)
 //! and writes `DIR/walk.tsv`, and the CPU's outputs as `DIR/expected/walk.out` for
 //! `references/cuda/plain.cu`.
