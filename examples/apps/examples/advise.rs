@@ -35,7 +35,8 @@ use reconverge_transforms::{
 use reconverge_workloads::held_out;
 use reconverge_workloads::mcml::{McmlKernel, McmlLoop};
 use reconverge_workloads::synthetic::{
-    BranchSplitBench, DynamicWork, Gems34Branch, MaskLayout, PathUnification, SynBrDis, SynItDelay,
+    BranchSplitBench, ClassChains, DynamicWork, Gems34Branch, MaskLayout, PathUnification,
+    PeriodicBlockLoop, RareCostlyBody, SynBrDis, SynItDelay,
 };
 
 type DynError = Box<dyn Error>;
@@ -195,6 +196,23 @@ enum Workload {
     /// The escape-time image issue 27 was filed on (`reference::ESCAPE_TIME`, 1024 x 768
     /// pixels, 1-512 iterations, a rare costly refinement), measured after revision 7 was fixed.
     EscapeTime,
+    /// Issue 44's techniques on the workloads of the techniques page: a costly body in 1 iteration of 32 (collaborative context collection's favourable
+    /// case, `RareCostlyBody::FAVOURABLE`).
+    RareBody,
+    /// A costly body in every iteration (its unfavourable case).
+    RareEveryIteration,
+    /// An expensive block every 8 of 256 iterations at a per-item phase (speculative
+    /// reconvergence's favourable case, `PeriodicBlockLoop::phased(256, 8, 64)`).
+    PeriodicPhased,
+    /// The same block at phase 0 for every item (its unfavourable case).
+    PeriodicAligned,
+    /// Float or integer chains by a hashed class (thread-data remapping's favourable case,
+    /// `ClassChains::interleaved(64, 16)`).
+    ClassesInterleaved,
+    /// The classes in runs of 32 (nothing to regroup).
+    ClassesGrouped,
+    /// A key unrelated to each iteration's path.
+    ClassesUnpredictable,
     /// The calibration set (papers' workloads only): SYN-ITDELAY at f = 0 and 0.5, seed 004's
     /// dynamic-work loop; with `--sweep` (GPU) or `--fit` (offline).
     Calibration,
@@ -443,6 +461,29 @@ fn main() -> Result<(), DynError> {
         ),
         Workload::SunsetMap => run(&BranchLoopKernel(held_out::SUNSET_MAP), &a, one),
         Workload::GeometricJobs => run(&ItemLoopKernel(held_out::GEOMETRIC_JOBS), &a, one),
+        Workload::RareBody => run(&BranchLoopKernel(RareCostlyBody::FAVOURABLE), &a, one),
+        Workload::RareEveryIteration => {
+            run(&BranchLoopKernel(RareCostlyBody::EVERY_ITERATION), &a, one)
+        }
+        Workload::PeriodicPhased => run(
+            &BranchLoopKernel(PeriodicBlockLoop::phased(256, 8, 64)),
+            &a,
+            one,
+        ),
+        Workload::PeriodicAligned => run(
+            &BranchLoopKernel(PeriodicBlockLoop::aligned(256, 8, 64)),
+            &a,
+            one,
+        ),
+        Workload::ClassesInterleaved => {
+            run(&BranchLoopKernel(ClassChains::interleaved(64, 16)), &a, one)
+        }
+        Workload::ClassesGrouped => run(&BranchLoopKernel(ClassChains::grouped(64, 16)), &a, one),
+        Workload::ClassesUnpredictable => run(
+            &BranchLoopKernel(ClassChains::unpredictable(64, 16)),
+            &a,
+            one,
+        ),
         Workload::Calibration => calibration::run(&a),
         Workload::Papers => papers(&a),
     }
