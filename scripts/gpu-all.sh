@@ -16,6 +16,8 @@
 #                        GPUMCML_DIR; never committed): kernel time (ncu) and whole process
 #   first-process/       the first mcml process on the machine against later ones, SASS
 #                        shipped against PTX (scripts/first-process.sh)
+#   advise-techniques.tar.gz  issue 44's seven technique workloads swept (every strategy at
+#                        every candidate launch), for `advise <workload> --score`
 #   user-advise.txt      the advisor over the user workload's compiled entry points
 #                        (advise_compiled: registers from the driver, loops from the SASS)
 #   plain.tar.gz         reconverge against the plain kernels of the reference workloads: every
@@ -29,7 +31,7 @@ out="${1:-$root/gpu-results}"
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
 # PARTS picks what to run (a device call has a time limit): default all of them.
-parts=" ${PARTS:-first plain techniques ccc user advise check mcml gpumcml profile reproduce benches tune} "
+parts=" ${PARTS:-first plain techniques ccc user advise techadvise check mcml gpumcml profile reproduce benches tune} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 
 # First, while the driver's JIT cache is as the machine came: the first mcml process against
@@ -212,6 +214,23 @@ if want advise && [[ -x "$dev/user-workload" ]]; then
         > "$out/user-advise.txt" 2>&1
     echo "exit $?" >> "$out/user-advise.txt"
     grep -E "^\| walk_|advised in|recommended|loops taken|exit" "$out/user-advise.txt"
+fi
+
+if want techadvise && [[ -x "$dev/advise" ]]; then
+    # Issue 44: the advisor's pick on each technique's favourable and unfavourable workload,
+    # scored offline against this sweep (every strategy at every candidate launch, outputs
+    # checked against the CPU's): `advise <workload> --score <tsv>` on any machine.
+    echo "== the techniques' workloads swept for the advisor (every strategy x launch)"
+    mkdir -p "$out/advise-techniques"
+    for w in rare-body rare-every-iteration periodic-phased periodic-aligned \
+        classes-interleaved classes-grouped classes-unpredictable; do
+        timeout 150 "$dev/advise" "$w" --backend cuda --sweep "$out/advise-techniques/$w.tsv" \
+            --reps 5 > "$out/advise-techniques/$w.log" 2>&1
+        echo "$w: exit $?, $(($(wc -l < "$out/advise-techniques/$w.tsv") - 1)) rows"
+    done
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader \
+        > "$out/advise-techniques/device.txt"
+    tar -czf "$out/advise-techniques.tar.gz" -C "$out" advise-techniques
 fi
 
 if want check; then
