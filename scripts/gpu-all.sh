@@ -102,7 +102,7 @@ if want techniques && [[ -x "$dev/techniques" ]]; then
     # Speculative reconvergence's twin (Damani et al. CGO 2020) on the periodic-block loop,
     # phased (favourable) and aligned (unfavourable), 2^20 items as the example's settings.
     if [[ -f "$dev/speculative_reconvergence.cu" ]] \
-        && nvcc -O3 -arch="sm_$cap" -o "$t/specrecon_cuda" "$dev/speculative_reconvergence.cu"; then
+        && nvcc -O3 -fmad=false -arch="sm_$cap" -o "$t/specrecon_cuda" "$dev/speculative_reconvergence.cu"; then
         for phased in 1 0; do
             "$t/specrecon_cuda" 1048576 256 8 64 "$phased" | sed "s/^/periodic-phased$phased\t/"
         done > "$t/specrecon-cuda.tsv" 2> "$t/specrecon-cuda.err"
@@ -111,8 +111,11 @@ if want techniques && [[ -x "$dev/techniques" ]]; then
     # Thread-data remapping's twin (G-Streamline, ASPLOS 2011) on the class-chains loop:
     # interleaved (favourable), grouped and unpredictable (unfavourable), the example's
     # settings (2^20 items, 64 iterations, 16 rounds); rows: setting kernel layout ms identical.
+    # -fmad=false as for every twin: the Rust loop multiplies and adds (`v * 2 + 1`), and nvcc's
+    # default would fuse the pair into one FFMA (the same bits here only because every step is
+    # exact), half the float chain's instructions: another arithmetic, not the same code.
     if [[ -f "$dev/thread_data_remapping.cu" ]] \
-        && nvcc -O3 -arch="sm_$cap" -o "$t/remap_cuda" "$dev/thread_data_remapping.cu"; then
+        && nvcc -O3 -fmad=false -arch="sm_$cap" -o "$t/remap_cuda" "$dev/thread_data_remapping.cu"; then
         for layout in interleaved:0 grouped:1 unpredictable:2; do
             "$t/remap_cuda" 1048576 64 16 "${layout#*:}" | sed "s/^/classes-${layout%:*}\t/"
         done > "$t/remap-cuda.tsv" 2> "$t/remap-cuda.err"
@@ -174,7 +177,7 @@ if want ccc && [[ -f "$dev/collaborative_context_collection.cu" ]]; then
     c="$out/ccc"
     mkdir -p "$c"
     cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')"
-    nvcc -O3 -arch="sm_$cap" -Xptxas -v -o "$c/ccc_cuda" "$dev/collaborative_context_collection.cu" \
+    nvcc -O3 -fmad=false -arch="sm_$cap" -Xptxas -v -o "$c/ccc_cuda" "$dev/collaborative_context_collection.cu" \
         > "$c/ccc-ptxas.txt" 2>&1 \
         && "$c/ccc_cuda" $((1 << 20)) 20 > "$c/ccc-cuda.tsv" 2> "$c/ccc-cuda.err"
     echo "exit $?" >> "$c/ccc-cuda.err"

@@ -23,7 +23,7 @@
 //   rate_q32 kernel threads_per_block blocks shared_bytes median_ms identical
 // Exit status 0 only if every output is identical to the CPU's.
 //
-// Build: nvcc -O3 -arch=sm_90 -o target/ccc_cuda references/cuda/collaborative_context_collection.cu
+// Build: nvcc -O3 -fmad=false -arch=sm_90 -o target/ccc_cuda references/cuda/collaborative_context_collection.cu
 
 #include <algorithm>
 #include <cstdint>

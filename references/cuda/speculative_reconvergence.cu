@@ -16,7 +16,7 @@
 //
 // Usage:  speculative_reconvergence_cuda [items] [iterations] [period] [block_rounds] [phased]
 // Prints one TSV line per kernel: kernel threshold max_wait median_ms identical.
-// Build: nvcc -O3 -arch=sm_90 -o target/speculative_reconvergence_cuda \
+// Build: nvcc -O3 -fmad=false -arch=sm_90 -o target/speculative_reconvergence_cuda \
 //            references/cuda/speculative_reconvergence.cu
 
 #include <cstdint>

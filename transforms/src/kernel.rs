@@ -370,6 +370,27 @@ pub trait Kernel {
         false
     }
 
+    /// Thread-data remapping's permutation pass (pass 0 of
+    /// [`Assignment::Remapped`](crate::Assignment::Remapped)) as the code of one lane of a warp:
+    /// the CUDA backend runs it in every thread of the launch, warp 0 of each block sorting its
+    /// block's chunk of `task` by the workload's key into the permutation in `scratch`
+    /// ([`crate::strategies::thread_data_remapping::permute_as_lane`]). `lane` and `vote` are
+    /// as for [`Kernel::delayed_items`]. The permutation is the warp program's, slot for slot.
+    ///
+    /// Returns `false`, having called nothing, for a kernel without such a form (the default):
+    /// the backend then runs the pass's warp program.
+    #[inline(always)]
+    fn remap_permutation(
+        &self,
+        lane: u32,
+        vote: impl FnMut(bool) -> LaneMask,
+        task: WarpTask,
+        scratch: &Scratch,
+    ) -> bool {
+        let _ = (lane, vote, task, scratch);
+        false
+    }
+
     /// Bytes of dynamic shared memory a launch of `strategy` with `threads_per_block` threads
     /// per block needs (collaborative context collection's per-warp stacks); 0, the default,
     /// for none. The CUDA backend sizes its launches and its occupancy with it.

@@ -171,3 +171,57 @@ fn ids_name_the_remapping() {
         "delaying-majority-vote-8-stop-remapped"
     );
 }
+
+/// The GPU's permutation pass (`permute_as_lane`, each lane's own code with the warp's
+/// ballots), run by 32 OS threads voting as a warp, writes for every block the block's chunk
+/// stably sorted by key: what a stable sort of the chunk's items by class gives.
+#[test]
+fn the_lanes_permutation_pass_is_a_stable_sort_of_each_chunk() {
+    use reconverge_cpu::thread_warp::ThreadBallot;
+    use reconverge_transforms::strategies::thread_data_remapping::{Permutation, permute_as_lane};
+    use reconverge_transforms::{BranchLoop, WarpTask};
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    for (items, blocks, layout) in [
+        (0, 1, 0),
+        (1, 1, 0),
+        (33, 1, 0),
+        (100, 3, 0),
+        (300, 2, 1),
+        (97, 4, 2),
+    ] {
+        let w = ClassChains {
+            iterations: 3,
+            rounds: 1,
+            layout,
+        };
+        let words: Vec<AtomicU32> = (0..items).map(|_| AtomicU32::new(u32::MAX)).collect();
+        for block in 0..blocks {
+            // Warp 1 of each block returns at once; warp 0 sorts.
+            for warp in [1, 0] {
+                let task = WarpTask::new(items, blocks, block, 64, warp);
+                let ballot = ThreadBallot::default();
+                std::thread::scope(|s| {
+                    for lane in 0..32 {
+                        let (ballot, words, w) = (&ballot, &words[..], &w);
+                        s.spawn(move || {
+                            let mut round = 0;
+                            let vote = |p| ballot.vote(&mut round, lane, p);
+                            permute_as_lane(w, lane, vote, task, Permutation::new(words));
+                        });
+                    }
+                });
+            }
+            let task = WarpTask::new(items, blocks, block, 64, 0);
+            let mut want: Vec<u32> = (task.block_start..task.block_end).collect();
+            want.sort_by_key(|&i| w.remap_key(i));
+            let got: Vec<u32> = (task.block_start..task.block_end)
+                .map(|s| words[s as usize].load(Ordering::Relaxed))
+                .collect();
+            assert_eq!(
+                got, want,
+                "{items} items, {blocks} blocks, layout {layout}, block {block}"
+            );
+        }
+    }
+}

@@ -126,12 +126,20 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
     let loop_pass = u32::from(strategy.items == Assignment::Remapped);
     // The technique is a constant of the entry point, so only one of these is compiled in.
     let ran = if pass < loop_pass {
-        // SAFETY: as below.
-        let mut warp = unsafe { GpuWarp::new().with_grid_counter(work_counter) };
         let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);
-        run(
-            kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
-        )
+        // Each lane its own code with the warp's ballots (`Kernel::remap_permutation`), as the
+        // CUDA twin's `permute`; the warp program where the kernel has no such form.
+        let mut whole_warp = GpuWarp::new();
+        let lane = whole_warp.lane_ids();
+        let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
+        (kernel.passes(&strategy).is_ok() && kernel.remap_permutation(lane, vote, task, scratch))
+            || {
+                // SAFETY: as below.
+                let mut warp = unsafe { GpuWarp::new().with_grid_counter(work_counter) };
+                run(
+                    kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
+                )
+            }
     } else if strategy.runs_per_thread() || strategy.runs_as_thread_program() {
         // Each thread on its own: a warp of one lane whose task is the thread's items (warp
         // `tid` of width 1 in the block). The plain loop, with no vote or mask of the warp's;

@@ -227,6 +227,21 @@ crate::kernel_impl! {
             collected_thread_loop(&self.0, lane, vote, stack, deal, put, tally)
         }
 
+        #[inline(always)]
+        fn remap_permutation(
+            &self,
+            lane: u32,
+            vote: impl FnMut(bool) -> LaneMask,
+            task: WarpTask,
+            scratch: &crate::Scratch,
+        ) -> bool {
+            if L::REMAP_BUCKETS == 0 {
+                return false;
+            }
+            remap::permute_as_lane(&self.0, lane, vote, task, Permutation::new(scratch));
+            true
+        }
+
         fn dynamic_shared_bytes(&self, strategy: &Strategy, threads_per_block: u32) -> u32 {
             if strategy.paths != PathSchedule::CollaborativeContextCollection {
                 return 0;
