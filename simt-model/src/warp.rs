@@ -109,7 +109,9 @@ pub trait Warp {
 
     /// Adds `n` to the block-shared work counter `counter` once for the whole warp and returns
     /// its previous value in every lane (a warp-aggregated `atomicAdd` on shared memory).
-    /// Counted as one issue of [`Region::ATOMIC`] by the lowest lane of `mask`.
+    /// Counted as one issue of [`Region::ATOMIC`] by the lowest lane of `mask`. The counters
+    /// deal items under dynamic work assignment: the CUDA backend sets them (and pays the
+    /// block barrier that takes) only for a strategy over `Assignment::Dynamic`.
     fn block_fetch_add(&mut self, mask: LaneMask, counter: usize, n: u32) -> u32;
 
     /// Adds `n` to the launch's one grid-wide work counter (in global memory, zeroed before the

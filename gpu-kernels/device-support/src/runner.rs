@@ -92,10 +92,13 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
             _thread_idx_x(),
         )
     };
-    // Only a strategy that can take items from its block's counter needs the counters set (and
-    // the barrier that comes with it): the per-thread baseline and grid-wide dealing do not.
-    // The strategy's technique is a constant of the entry point, the same in every thread.
-    if !strategy.runs_per_thread() || strategy.items == Assignment::Dynamic {
+    // Only a strategy that takes items from its block's counter needs the counters set (and
+    // the barrier that comes with it): counter 0 is the dealer's of `Assignment::Dynamic`
+    // (the warp programs' and collaborative context collection's), and nothing else reads
+    // them. Static, remapped and grid-wide dealing skip the barrier, as the twins do (z-cull
+    // masking's passes paid a barrier per block for nothing). The strategy's technique is a
+    // constant of the entry point, the same in every thread.
+    if strategy.items == Assignment::Dynamic {
         // SAFETY: every thread of the block calls this function, hence the barrier inside.
         unsafe { GpuWarp::init_block_counters(initial_block_counters(threads)) };
     }
