@@ -889,20 +889,33 @@ mod schedule {
         if let Some(path) = &a.score {
             return score(kernel, a, &gpu, path);
         }
-        let compiled = compiled_facts(a)?.compiled::<K>(K::STRATEGIES, gpu.arch);
+        // The shape's strategies that have an entry point: a pick must be one the GPU can run
+        // (the periodic-block loop's list compiles no collaborative context collection, which
+        // the model ranked first there).
+        let runnable: Vec<Strategy> = K::STRATEGIES
+            .iter()
+            .filter(|s| K::entry_point(s, 0).is_some())
+            .copied()
+            .collect();
+        let strategies = if runnable.is_empty() {
+            K::STRATEGIES
+        } else {
+            &runnable[..]
+        };
+        let compiled = compiled_facts(a)?.compiled::<K>(strategies, gpu.arch);
         let sampling = match a.sample_items {
             Some(_) => sampling(a),
             None => reconverge_advisor::sampling_within(
                 kernel,
                 items,
-                K::STRATEGIES,
+                strategies,
                 &gpu,
                 &sampling(a),
                 &compiled,
                 reconverge_advisor::DEFAULT_MODEL_SECONDS,
             )?,
         };
-        let advice = advise_launches(kernel, items, K::STRATEGIES, &gpu, &sampling, &compiled)?;
+        let advice = advise_launches(kernel, items, strategies, &gpu, &sampling, &compiled)?;
         println!("{advice}");
         Ok(())
     }

@@ -60,11 +60,14 @@
 //! backend how much a launch needs).
 //!
 //! Measured on an H200 (`docs/results/techniques/`, `RareCostlyBody`, 2^20 items): with the
-//! body taken in 1 iteration of 32, the per-thread form over dynamic work runs 1.18x faster
-//! than the best plain kernel (0.99x over static assignment); the hand-written CUDA C++ twin
-//! 1.56x, so reconverge takes 1.32x its time (38-40 registers against the twin's 26, which
-//! holds reconverge at 0.75 occupancy). With the body in every iteration it loses (0.71x; the
-//! twin 0.53x).
+//! body taken in 1 iteration of 32, the per-thread form at its default launch (one resident
+//! wave, which the backend gives it under any assignment: at one item per thread a warp has
+//! little to collect) runs 1.28x faster than the best plain kernel; the hand-written CUDA C++
+//! twin 1.49x, so reconverge takes 1.17x its time (38 registers against the twin's 26, which
+//! holds reconverge at 0.75 occupancy; ptxas at 32 registers spills 4 bytes; and the stack is
+//! read and written through generic addresses where the twin's are shared `LDS`/`STS`). With
+//! the body in every iteration it
+//! loses (0.67x; the twin 0.52x).
 
 use reconverge_simt::{LaneMask, WARP_SIZE};
 

@@ -31,8 +31,8 @@
 //! The CUDA backend runs it as each thread's loop with a warp vote per iteration
 //! ([`crate::Kernel::speculative_items`], through the same `speculative_paths` rule as the
 //! warp program). Measured on an H200 (`docs/results/techniques/`): on blocks every 8
-//! iterations at a per-item phase, 3.13x the best plain kernel at threshold 24 and 2.82x at 16,
-//! 1.00x the time of the hand-written CUDA C++ twin at both (0.8826 against 0.8831 ms); with
+//! iterations at a per-item phase, 3.15x the best plain kernel at threshold 24 and 2.83x at 16,
+//! 0.99x the time of the hand-written CUDA C++ twin at threshold 24 (0.8764 against 0.8821 ms); with
 //! every item at phase 0 it loses (0.73x): the votes cost and there is nothing to gather.
 
 use reconverge_simt::LaneMask;

@@ -32,11 +32,12 @@
 //!
 //! Measured on an H200 (`docs/results/techniques/`, `ClassChains`, 2^20 items of 64 iterations
 //! whose float or integer chain the item's class picks): with the classes interleaved at random
-//! remapping runs 1.17x faster than the best plain kernel, both passes timed; the hand-written
-//! CUDA C++ twin (`references/cuda/thread_data_remapping.cu`, the same two kernels) 1.68x, so
-//! reconverge takes 1.44x the twin's time there. With the classes already in runs of 32 it
-//! loses (0.73x), and with a key unrelated to the paths too (0.82x): the pass and the
-//! permutation's load per item buy nothing.
+//! remapping runs 1.43x faster than the best plain kernel, both passes timed, in 0.99x the time
+//! of the hand-written CUDA C++ twin (`references/cuda/thread_data_remapping.cu`, the same two
+//! kernels, `nvcc -fmad=false`), the GPU's pass 0 being each lane's own code
+//! ([`permute_as_lane`]). With the classes already in runs of 32 it loses (0.90x), and with a
+//! key unrelated to the paths too (0.94x): the pass and the permutation's load per item buy
+//! nothing.
 
 use core::sync::atomic::Ordering;
 
