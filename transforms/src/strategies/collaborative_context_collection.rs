@@ -64,9 +64,10 @@
 //! wave, which the backend gives it under any assignment: at one item per thread a warp has
 //! little to collect) runs 1.28x faster than the best plain kernel; the hand-written CUDA C++
 //! twin 1.49x, so reconverge takes 1.17x its time (38 registers against the twin's 26, which
-//! holds reconverge at 0.75 occupancy; ptxas at 32 registers spills 4 bytes; and the stack is
-//! read and written through generic addresses where the twin's are shared `LDS`/`STS`). With
-//! the body in every iteration it
+//! holds reconverge at 0.75 occupancy, though capped at 32 registers, occupancy 1.0, it ran
+//! 4 % slower: `docs/results/techniques/ccc-register-cap/`; and the stack is read and written
+//! through generic addresses where the twin's are shared `LDS`/`STS`). With the body in every
+//! iteration it
 //! loses (0.67x; the twin 0.52x).
 
 use reconverge_simt::{LaneMask, WARP_SIZE};
