@@ -132,9 +132,7 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
         let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);
         // Each lane its own code with the warp's ballots (`Kernel::remap_permutation`), as the
         // CUDA twin's `permute`; the warp program where the kernel has no such form.
-        let mut whole_warp = GpuWarp::new();
-        let lane = whole_warp.lane_ids();
-        let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
+        let (lane, vote) = warp_vote();
         (kernel.passes(&strategy).is_ok() && kernel.remap_permutation(lane, vote, task, scratch))
             || {
                 // SAFETY: as below.
@@ -193,9 +191,7 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
                         let mut warp = unsafe { ThreadWarp::new(work_counter) };
                         let task = WarpTask::new(items, blocks, block, threads, warp_in_block);
                         let dealing = WarpDeal::new(task, strategy.items);
-                        let mut whole_warp = GpuWarp::new();
-                        let lane = whole_warp.lane_ids();
-                        let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
+                        let (lane, vote) = warp_vote();
                         let deal = |j| dealing.item(&mut warp, 1, j);
                         let put = |item, out| sink.put(item, out);
                         kernel.collected_items(lane, vote, &mut stack, deal, put, &mut acc)
@@ -207,10 +203,8 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
                 // SAFETY: as above.
                 let mut warp = unsafe { ThreadWarp::new(work_counter) };
                 let task = WarpTask::new(items, blocks, block, threads, tid);
-                let mut whole_warp = GpuWarp::new();
-                let lane = whole_warp.lane_ids();
+                let (lane, vote) = warp_vote();
                 let next = thread_items(&mut warp, &strategy, task, scratch);
-                let vote = move |p: bool| whole_warp.ballot(u32::MAX, p);
                 let put = |item, out| sink.put(item, out);
                 // Read through its pointer, the workload is read again after every store the loop
                 // makes (an item's output, a tally add: LLVM cannot prove they do not alias it),
@@ -256,6 +250,16 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
         // SAFETY: `status` points to one `u32` (the caller's contract).
         unsafe { *status = 1 };
     }
+}
+
+/// The calling thread's lane and its warp's ballot over all 32 lanes (`__ballot_sync` with a
+/// full mask): what the per-thread forms that vote take. Every lane of the warp must call the
+/// ballot at the same points.
+#[inline(always)]
+fn warp_vote() -> (u32, impl FnMut(bool) -> u32) {
+    let mut whole_warp = GpuWarp::new();
+    let lane = whole_warp.lane_ids();
+    (lane, move |p: bool| whole_warp.ballot(u32::MAX, p))
 }
 
 /// The largest workload, in bytes, that the voted per-thread loops copy into registers.

@@ -167,15 +167,22 @@ impl<'s, W: Warp, L: BranchLoop> RemapPass<'s, W, L> {
         {
             return false;
         }
-        let mut slot = self.task.block_start;
-        for at in self.at.iter_mut().take(self.buckets as usize) {
-            let count = *at;
-            *at = slot;
-            slot = slot.saturating_add(count);
-        }
+        first_slots(&mut self.at, self.buckets, self.task.block_start);
         self.placing = true;
         self.next = self.task.block_start;
         true
+    }
+}
+
+/// Turns the first `buckets` per-key counts of the counting scan into each key's first slot,
+/// keys in order from slot `first` (an exclusive prefix sum): where the placing scan starts.
+#[inline(always)]
+fn first_slots(at: &mut [u32; MAX_BUCKETS as usize], buckets: u32, first: u32) {
+    let mut slot = first;
+    for at in at.iter_mut().take(buckets as usize) {
+        let count = *at;
+        *at = slot;
+        slot = slot.saturating_add(count);
     }
 }
 
@@ -274,12 +281,7 @@ pub fn permute_as_lane<L: BranchLoop>(
         }
         window = window.saturating_add(width);
     }
-    let mut slot = first;
-    for at in at.iter_mut().take(buckets as usize) {
-        let count = *at;
-        *at = slot;
-        slot = slot.saturating_add(count);
-    }
+    first_slots(&mut at, buckets, first);
     let mut window = first;
     while window < end {
         let mine = key_of(window);
