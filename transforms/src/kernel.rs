@@ -349,7 +349,10 @@ pub trait Kernel {
     /// over any [`Assignment`](crate::Assignment), with [`Kernel::dynamic_shared_bytes`] of
     /// dynamic shared memory. `lane` and `vote` are as for [`Kernel::delayed_items`]; `deal(j)`
     /// is the warp's `j`-th item in the strategy's order (the same in every lane), `None` once
-    /// they are all dealt. Outputs and adds are the baseline's.
+    /// they are all dealt; `warp_items` is how many items `deal` has for the warp when that is
+    /// known before the loop (static dealing: then no vote is needed to learn that the dealer
+    /// ran dry, as the twin's `end - cursor`), `None` under a counter. Outputs and adds are the
+    /// baseline's.
     ///
     /// Returns `false`, having called nothing, for a kernel without such a form (the default).
     #[allow(clippy::too_many_arguments)]
@@ -363,10 +366,11 @@ pub trait Kernel {
         vote: impl FnMut(bool) -> LaneMask,
         stack: &mut C,
         deal: impl FnMut(u32) -> Option<u32>,
+        warp_items: Option<u32>,
         put: impl FnMut(u32, Self::Output),
         tally: &mut T,
     ) -> bool {
-        let _ = (lane, vote, stack, deal, put, tally);
+        let _ = (lane, vote, stack, deal, warp_items, put, tally);
         false
     }
 
@@ -388,6 +392,36 @@ pub trait Kernel {
         scratch: &Scratch,
     ) -> bool {
         let _ = (lane, vote, task, scratch);
+        false
+    }
+
+    /// Pass `pass` of a multi-pass strategy of GPU Gems 2 ch. 34 as the code of one lane of a
+    /// warp, the form the hand-written kernels take: z-cull masking's passes
+    /// ([`crate::strategies::z_cull_masking::pass_as_lane`]) and the occlusion-query loop's
+    /// ([`crate::strategies::occlusion_query_loop::pass_as_lane`]). The CUDA backend runs it in
+    /// every thread of the launch for those strategies, instead of the pass's warp program
+    /// (which kept each lane's item and flags in registers of a program dealing windows, and
+    /// measured 1.1-1.5x the hand-written kernels' time on an H200). `lane` and `vote` are as
+    /// for [`Kernel::delayed_items`], `task` is the calling lane's warp and `scratch` the run's.
+    /// Outputs and adds are the baseline's; the passes may take their windows in another order
+    /// than the warp programs (the scratch's layout is the same).
+    ///
+    /// Returns `false`, having called nothing, for a kernel or strategy without such a form
+    /// (the default): the backend then runs the pass's warp program.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn pass_as_lane<T: Tally>(
+        &self,
+        strategy: &Strategy,
+        pass: u32,
+        lane: u32,
+        vote: impl FnMut(bool) -> LaneMask,
+        task: WarpTask,
+        scratch: &Scratch,
+        put: impl FnMut(u32, Self::Output),
+        tally: &mut T,
+    ) -> bool {
+        let _ = (strategy, pass, lane, vote, task, scratch, put, tally);
         false
     }
 

@@ -62,6 +62,40 @@ impl<'s> DecisionMask<'s> {
         }
     }
 
+    /// Sets word `index` (items `32 · index …`, bit `j` for item `32 · index + j`) to `lanes`:
+    /// what a warp stores when it owns the word's whole window (the lane forms of the passes,
+    /// whose windows start on multiples of 32). Nothing past the mask's end.
+    #[inline]
+    pub fn set_word(&self, index: u32, lanes: LaneMask) {
+        if let Some(w) = self.words.get(index as usize) {
+            w.store(lanes, Ordering::Relaxed);
+        }
+    }
+
+    /// Word `index` (0 past the mask's end).
+    #[inline]
+    pub fn word(&self, index: u32) -> LaneMask {
+        self.words
+            .get(index as usize)
+            .map_or(0, |w| w.load(Ordering::Relaxed))
+    }
+
+    /// Word `index` read as plain memory (0 past the mask's end): a pass that only reads the
+    /// mask loads it as the hand-written kernel does, where the atomic load of [`Self::word`]
+    /// is a system-scope load on the GPU (`ld.relaxed.sys`).
+    ///
+    /// # Safety
+    /// Nothing writes the mask while the reading pass runs: it was written by an earlier pass
+    /// (an earlier launch on the GPU, a finished pass on the CPU).
+    #[inline]
+    pub unsafe fn word_of_earlier_pass(&self, index: u32) -> LaneMask {
+        self.words.get(index as usize).map_or(0, |w| {
+            // SAFETY: the word is live memory inside an `UnsafeCell`, and no write races with
+            // this read (the caller's contract).
+            unsafe { w.as_ptr().read() }
+        })
+    }
+
     /// Whether `item`'s bit is set (false past the mask's end).
     #[inline]
     pub fn get(&self, item: u32) -> bool {

@@ -143,6 +143,26 @@ pub const THIS_CRATE_PTX_ENV: &str = "RECONVERGE_THIS_CRATE_PTX";
 /// on the host), so they are not required like the listed kernels.
 pub const SUPPORT_KERNELS: &[&str] = &["reconverge_add_up_tally_copies"];
 
+/// The file [`DYNAMIC_SHARED_BASE_IR`] is written to, beside the PTX.
+const DYNAMIC_SHARED_BASE_FILE: &str = "reconverge-dynamic-shared.ll";
+
+/// LLVM IR linked into every module: `reconverge_dynamic_shared_base()`, the generic address of
+/// the block's dynamic shared memory (`extern __shared__` in CUDA), which device code declares
+/// as an external function. Rust cannot name LLVM's shared address space, but this function
+/// returns an `addrspacecast` of a shared-space global; once `internalize` and the inliner have
+/// put it into its callers, LLVM's address-space inference turns every access derived from it
+/// into `ld.shared` / `st.shared`, with 32-bit offsets, where the generic pointer of an `asm!`
+/// `cvta` gave generic loads and stores of 64-bit addresses (collaborative context
+/// collection's stacks: `LD.E`/`ST.E` and more registers, against the CUDA twin's
+/// `LDS`/`STS`). A module that does not call it loses it at `internalize`.
+const DYNAMIC_SHARED_BASE_IR: &str = "\
+@reconverge_dynamic_shared = external addrspace(3) global [0 x i8], align 16
+
+define ptr @reconverge_dynamic_shared_base() alwaysinline nounwind readnone {
+  ret ptr addrspacecast (ptr addrspace(3) @reconverge_dynamic_shared to ptr)
+}
+";
+
 /// The whole `build.rs` of a crate with GPU entry points of its own
 /// (`reconverge::gpu_entry_points!` in its library):
 ///
@@ -606,8 +626,10 @@ impl PtxBuilder {
         let optimized = out_dir.join(format!("{stem}.opt.bc"));
         let ptx_path = out_dir.join(file_name);
 
+        let shared_base = out_dir.join(DYNAMIC_SHARED_BASE_FILE);
+        write_if_changed(&shared_base, DYNAMIC_SHARED_BASE_IR.as_bytes())?;
         let mut link = Command::new(&tc.llvm_link);
-        link.args(&bitcode).arg("-o").arg(&linked);
+        link.args(&bitcode).arg(&shared_base).arg("-o").arg(&linked);
         toolchain::command_stdout(&mut link)?;
 
         let mut opt = Command::new(&tc.opt);

@@ -141,6 +141,25 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
                     kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
                 )
             }
+    } else if matches!(
+        strategy.paths,
+        PathSchedule::ZCullMasking | PathSchedule::OcclusionQueryLoop { .. }
+    ) {
+        // GPU Gems 2's passes as each lane's own code with the warp's ballots
+        // (`Kernel::pass_as_lane`), as their hand-written twins; the warp program where the
+        // kernel has no such form.
+        let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);
+        let (lane, vote) = warp_vote();
+        let put = |item, out| sink.put(item, out);
+        (kernel.passes(&strategy).is_ok()
+            && kernel.pass_as_lane(&strategy, pass, lane, vote, task, scratch, put, &mut acc))
+            || {
+                // SAFETY: as below.
+                let mut warp = unsafe { GpuWarp::new().with_grid_counter(work_counter) };
+                run(
+                    kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
+                )
+            }
     } else if strategy.runs_per_thread() || strategy.runs_as_thread_program() {
         // Each thread on its own: a warp of one lane whose task is the thread's items (warp
         // `tid` of width 1 in the block). The plain loop, with no vote or mask of the warp's;
@@ -192,9 +211,10 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
                         let task = WarpTask::new(items, blocks, block, threads, warp_in_block);
                         let dealing = WarpDeal::new(task, strategy.items);
                         let (lane, vote) = warp_vote();
+                        let known = dealing.known_len();
                         let deal = |j| dealing.item(&mut warp, 1, j);
                         let put = |item, out| sink.put(item, out);
-                        kernel.collected_items(lane, vote, &mut stack, deal, put, &mut acc)
+                        kernel.collected_items(lane, vote, &mut stack, deal, known, put, &mut acc)
                     }
                 }
             };

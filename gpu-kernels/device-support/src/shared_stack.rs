@@ -8,10 +8,14 @@ use reconverge_transforms::strategies::collaborative_context_collection::{
     ContextStack, STACK, STATES_OFFSET,
 };
 
-// The block's dynamic shared memory, sized by the host at launch
-// (`Kernel::dynamic_shared_bytes`). Declared in PTX because Rust has no way to place a static
-// in the `.shared` state space.
-core::arch::global_asm!(".extern .shared .align 16 .b8 reconverge_dynamic_shared[];");
+unsafe extern "C" {
+    /// The generic address of the block's dynamic shared memory, sized by the host at launch
+    /// (`Kernel::dynamic_shared_bytes`). Defined in LLVM IR that `reconverge-build` links into
+    /// every module, because Rust has no way to name the `.shared` state space: there it is an
+    /// `addrspacecast` of a shared-space global, so LLVM compiles the stack's accesses to
+    /// `ld.shared` / `st.shared` (as CUDA's `extern __shared__`) instead of generic ones.
+    safe fn reconverge_dynamic_shared_base() -> *mut u8;
+}
 
 /// One warp's stack: `bytes` bytes of dynamic shared memory from `base` (a generic address),
 /// the layout of `shared_bytes_per_warp`.
@@ -28,23 +32,17 @@ impl SharedContextStack {
     #[inline(always)]
     pub fn for_warp(warp_in_block: u32, bytes_per_warp: u32) -> Option<Self> {
         let size: u32;
-        let base: u64;
-        // SAFETY: reads a special register and the address of the block's dynamic shared
-        // memory; neither touches memory.
+        // SAFETY: reads a special register; touches no memory.
         unsafe {
             asm!("mov.u32 {s}, %dynamic_smem_size;", s = out(reg32) size, options(pure, nomem, nostack));
-            asm!(
-                "cvta.shared.u64 {p}, reconverge_dynamic_shared;",
-                p = out(reg64) base,
-                options(pure, nomem, nostack)
-            );
         }
+        let base = reconverge_dynamic_shared_base();
         let offset = warp_in_block.checked_mul(bytes_per_warp)?;
         if offset.checked_add(bytes_per_warp)? > size || bytes_per_warp % 16 != 0 {
             return None;
         }
         Some(Self {
-            base: (base as *mut u8).wrapping_add(offset as usize),
+            base: base.wrapping_add(offset as usize),
             bytes: bytes_per_warp,
         })
     }

@@ -107,6 +107,27 @@ crate::kernel_impl! {
         fn repeat_last_pass_while(&self, strategy: &Strategy) -> Option<usize> {
             matches!(mode_of(strategy), Ok(Mode::Passes(_))).then_some(PassLoopLayout::QUERY)
         }
+
+        #[inline(always)]
+        fn pass_as_lane<T: crate::Tally>(
+            &self,
+            strategy: &Strategy,
+            pass: u32,
+            lane: u32,
+            vote: impl FnMut(bool) -> reconverge_simt::LaneMask,
+            task: crate::WarpTask,
+            scratch: &crate::Scratch,
+            put: impl FnMut(u32, L::Output),
+            tally: &mut T,
+        ) -> bool {
+            let Ok(Mode::Passes(iterations)) = mode_of(strategy) else {
+                return false;
+            };
+            crate::strategies::occlusion_query_loop::pass_as_lane(
+                &self.0, iterations, pass == 0, lane, vote, task, scratch, put, tally,
+            );
+            true
+        }
     }
 }
 

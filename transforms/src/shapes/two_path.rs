@@ -275,6 +275,26 @@ crate::kernel_impl! {
                 _ => 0,
             }
         }
+
+        #[inline(always)]
+        fn pass_as_lane<T: crate::Tally>(
+            &self,
+            strategy: &Strategy,
+            pass: u32,
+            lane: u32,
+            vote: impl FnMut(bool) -> reconverge_simt::LaneMask,
+            task: WarpTask,
+            scratch: &crate::Scratch,
+            put: impl FnMut(u32, P::Output),
+            _tally: &mut T,
+        ) -> bool {
+            if *strategy != Strategy::Z_CULL_MASKING || pass > 2 {
+                return false;
+            }
+            let mask = DecisionMask::new(scratch);
+            crate::strategies::z_cull_masking::pass_as_lane(&self.0, pass, lane, vote, task, mask, put);
+            true
+        }
     }
 }
 

@@ -208,3 +208,79 @@ impl<'s, W: Warp, L: ItemLoop> PassLoopProgram<'s, W, L> {
         true
     }
 }
+
+/// One pass of the occlusion-query loop as the code of one lane of a warp: the form the
+/// hand-written kernel takes (`reconverge_device::occlusion_twin!`), which the GPU runs instead
+/// of [`PassLoopProgram`]. The launch's warps take windows of 32 consecutive items at a stride
+/// of the grid, so a window's finished bits are one word of the mask, which the window's lane 0
+/// stores whole. The first pass (`first_pass`) starts every item; a later one runs only the
+/// items whose bit is clear, from their stored states. Each item runs at most `iterations`
+/// iterations; one still running stores its state and counts in the query word, one that
+/// finished puts its output.
+///
+/// `vote(p)` is the warp's ballot of `p`, which every lane of the warp calls at the same points
+/// (once per window); `lane` is the calling lane, `task` the lane's warp (its
+/// `threads_per_block` a multiple of 32). Outputs and adds are the baseline's.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn pass_as_lane<L: ItemLoop, T: Tally>(
+    workload: &L,
+    iterations: u32,
+    first_pass: bool,
+    lane: u32,
+    mut vote: impl FnMut(bool) -> LaneMask,
+    task: WarpTask,
+    scratch: &Scratch,
+    mut put: impl FnMut(u32, L::Output),
+    tally: &mut T,
+) {
+    let (query, finished, slots) = PassLoopLayout::split::<L::State>(scratch, task.items);
+    let items = task.items;
+    let stride = task.launch_threads();
+    let mut window = task.thread_in_grid(0, reconverge_simt::WARP_SIZE);
+    while window < items {
+        let item = window.saturating_add(lane);
+        let index = window / 32;
+        let runs = item < items && (first_pass || finished.word(index) >> lane & 1 == 0);
+        let mut left = false;
+        if runs {
+            let state = if first_pass {
+                Some(workload.start(item))
+            } else {
+                // SAFETY: the item is unfinished in a pass after the first, so the first pass
+                // started it and every pass since stored its state.
+                unsafe { slots.load(item) }
+            };
+            if let Some(mut s) = state {
+                let mut k = 0;
+                while k < iterations && workload.running(&s) {
+                    workload.body(&mut s, tally);
+                    k += 1;
+                }
+                left = workload.running(&s);
+                if left {
+                    slots.store(item, s);
+                } else {
+                    put(item, workload.finish(&s));
+                }
+            }
+        }
+        let left = vote(left);
+        if lane == 0 {
+            let has = match items - window {
+                n if n >= 32 => LaneMask::MAX,
+                n => (1 << n) - 1,
+            };
+            finished.set_word(index, has & !left);
+            if left != 0
+                && let Some(q) = query
+            {
+                q.fetch_add(left.count_ones(), Ordering::Relaxed);
+            }
+        }
+        window = match window.checked_add(stride) {
+            Some(next) if stride > 0 => next,
+            _ => break,
+        };
+    }
+}

@@ -12,7 +12,7 @@
 //! with a coherent one, against predication's 0.071 / 0.073 ms; with the mask pass 0.121 /
 //! 0.085 ms.
 
-use reconverge_simt::{Region, Warp};
+use reconverge_simt::{LaneMask, Region, Warp};
 
 use crate::io::{Sink, WarpTask};
 use crate::scratch::DecisionMask;
@@ -86,5 +86,55 @@ impl<'s, W: Warp, P: TwoPath> ZCullPath<'s, W, P> {
             let dec = warp.map_ref(&p.lanes, |l| l.dec);
             warp.ballot(live, dec)
         })
+    }
+}
+
+/// Pass `pass` of z-cull masking as the code of one lane of a warp: the form the hand-written
+/// kernel takes (`reconverge_device::zcull_twin!`), which the GPU runs instead of the warp
+/// programs above. The launch's warps take windows of 32 consecutive items at a stride of the
+/// grid (warp `k` of the launch: items `32k …`, then `32k + threads …`), so a window's decisions
+/// are one word of the mask, which the window's lane 0 stores whole in pass 0 (no atomic OR
+/// across two words). In passes 1 (path A) and 2 (path B) each lane loads its window's word and
+/// runs the path if its item's bit says so; a window with no lane on the path runs nothing.
+///
+/// `vote(p)` is the warp's ballot of `p` (every lane of the warp calls it at the same points:
+/// the windows are the warp's, the same in every lane); `lane` is the calling lane, `task` the
+/// lane's warp (its `threads_per_block` a multiple of 32). Outputs are the baseline's.
+#[inline(always)]
+pub fn pass_as_lane<P: TwoPath>(
+    workload: &P,
+    pass: u32,
+    lane: u32,
+    mut vote: impl FnMut(bool) -> LaneMask,
+    task: WarpTask,
+    mask: DecisionMask<'_>,
+    mut put: impl FnMut(u32, P::Output),
+) {
+    let items = task.items;
+    let stride = task.launch_threads();
+    let mut window = task.thread_in_grid(0, reconverge_simt::WARP_SIZE);
+    while window < items {
+        let item = window.saturating_add(lane);
+        let has = item < items;
+        let index = window / 32;
+        if pass == 0 {
+            let word = vote(has && workload.decide(item));
+            if lane == 0 {
+                mask.set_word(index, word);
+            }
+        } else if has {
+            // SAFETY: passes 1 and 2 only read the mask, which pass 0 wrote.
+            let word = unsafe { mask.word_of_earlier_pass(index) };
+            let take_a = word >> lane & 1 != 0;
+            if pass == 1 && take_a {
+                put(item, workload.path_a(item));
+            } else if pass == 2 && !take_a {
+                put(item, workload.path_b(item));
+            }
+        }
+        window = match window.checked_add(stride) {
+            Some(next) if stride > 0 => next,
+            _ => break,
+        };
     }
 }
