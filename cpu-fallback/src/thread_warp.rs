@@ -284,15 +284,11 @@ where
                                 round: &round,
                                 lane,
                             };
-                            // Dealt by stride, the warp's items are known: the loop counts
-                            // instead of voting on a dry dealer, as the GPU's static dealing.
-                            let known = (dealing == Dealing::Stride).then_some(items);
                             kernel.collected_items(
                                 lane,
                                 vote,
                                 &mut lane_stack,
                                 deal,
-                                known,
                                 put,
                                 &mut adds,
                             )

@@ -349,10 +349,7 @@ pub trait Kernel {
     /// over any [`Assignment`](crate::Assignment), with [`Kernel::dynamic_shared_bytes`] of
     /// dynamic shared memory. `lane` and `vote` are as for [`Kernel::delayed_items`]; `deal(j)`
     /// is the warp's `j`-th item in the strategy's order (the same in every lane), `None` once
-    /// they are all dealt; `warp_items` is how many items `deal` has for the warp when that is
-    /// known before the loop (static dealing: then no vote is needed to learn that the dealer
-    /// ran dry, as the twin's `end - cursor`), `None` under a counter. Outputs and adds are the
-    /// baseline's.
+    /// they are all dealt. Outputs and adds are the baseline's.
     ///
     /// Returns `false`, having called nothing, for a kernel without such a form (the default).
     #[allow(clippy::too_many_arguments)]
@@ -366,11 +363,10 @@ pub trait Kernel {
         vote: impl FnMut(bool) -> LaneMask,
         stack: &mut C,
         deal: impl FnMut(u32) -> Option<u32>,
-        warp_items: Option<u32>,
         put: impl FnMut(u32, Self::Output),
         tally: &mut T,
     ) -> bool {
-        let _ = (lane, vote, stack, deal, warp_items, put, tally);
+        let _ = (lane, vote, stack, deal, put, tally);
         false
     }
 

@@ -13,6 +13,7 @@
 //! later pass sees everything an earlier one wrote.
 
 use core::marker::PhantomData;
+use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use reconverge_simt::LaneMask;
@@ -152,15 +153,31 @@ impl<'s, S: Copy> ItemSlots<'s, S> {
         self.words.get(first..first.checked_add(n)?)
     }
 
+    /// Whether a value moves as whole 32-bit words: its alignment is 4 or more (so its size is
+    /// a multiple of 4). Others move byte by byte (`read_unaligned`), which the GPU does as
+    /// one load or store per byte.
+    const BY_WORDS: bool = core::mem::align_of::<S>() >= 4;
+
     /// Stores `value` as `item`'s (nothing happens past the scratch's end).
     #[inline(always)]
     pub fn store(&self, item: u32, value: S) {
         if let Some(slot) = self.slot(item) {
-            // SAFETY: the slot spans `size_of::<S>()` bytes or more, all inside `UnsafeCell`s
-            // (`AtomicU32`), so writing them through this shared borrow is allowed; the write
-            // is unaligned-safe; no other thread touches this item's slot during the pass (the
-            // caller's contract: one lane per item).
-            unsafe { core::ptr::write_unaligned(slot.as_ptr().cast::<S>().cast_mut(), value) }
+            let to = slot.as_ptr().cast::<MaybeUninit<u32>>().cast_mut();
+            if Self::BY_WORDS {
+                let from = (&raw const value).cast::<MaybeUninit<u32>>();
+                for k in 0..Self::words_per_item() {
+                    // SAFETY: `S` is 4-aligned and `words_per_item()` words long, so word `k`
+                    // lies within `value` and is aligned; it is copied as `MaybeUninit` (padding
+                    // included) into word `k` of the slot, which lies inside an `UnsafeCell`
+                    // (`AtomicU32`) that no other thread touches during the pass (the caller's
+                    // contract: one lane per item).
+                    unsafe { to.add(k).write(from.add(k).read()) }
+                }
+            } else {
+                // SAFETY: the slot spans `size_of::<S>()` bytes or more, all inside
+                // `UnsafeCell`s, written through this shared borrow as above; unaligned-safe.
+                unsafe { core::ptr::write_unaligned(to.cast::<S>(), value) }
+            }
         }
     }
 
@@ -173,9 +190,21 @@ impl<'s, S: Copy> ItemSlots<'s, S> {
     #[inline(always)]
     pub unsafe fn load(&self, item: u32) -> Option<S> {
         let slot = self.slot(item)?;
-        // SAFETY: in bounds as for `store`; the bytes are those of a stored `S` (the caller's
-        // contract), read unaligned.
-        Some(unsafe { core::ptr::read_unaligned(slot.as_ptr().cast::<S>()) })
+        let from = slot.as_ptr().cast::<MaybeUninit<u32>>();
+        if Self::BY_WORDS {
+            let mut value = MaybeUninit::<S>::uninit();
+            let to = value.as_mut_ptr().cast::<MaybeUninit<u32>>();
+            for k in 0..Self::words_per_item() {
+                // SAFETY: in bounds and aligned on both sides, as for `store`.
+                unsafe { to.add(k).write(from.add(k).read()) }
+            }
+            // SAFETY: every byte of `value` was copied from a stored `S` (the caller's contract).
+            Some(unsafe { value.assume_init() })
+        } else {
+            // SAFETY: in bounds as for `store`; the bytes are those of a stored `S` (the caller's
+            // contract), read unaligned.
+            Some(unsafe { core::ptr::read_unaligned(from.cast::<S>()) })
+        }
     }
 }
 

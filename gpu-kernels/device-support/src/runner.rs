@@ -168,19 +168,20 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
         // SAFETY: `work_counter` is the launch's zeroed grid counter (the caller's contract).
         let mut warp = unsafe { ThreadWarp::new(work_counter) };
         let task = WarpTask::new(items, blocks, block, threads, tid);
+        // A pass the strategy does not have runs nothing (and reports it), without reaching
+        // the warp program: its program would refuse it too, but LLVM cannot see that, and
+        // kept the whole warp program beside MCML's plain loop (whose plain form always runs).
         let applies = pass == loop_pass && kernel.passes(&strategy).is_ok();
-        let plain = if strategy.runs_per_thread() {
-            applies
-                && plain_items(
+        applies
+            && (if strategy.runs_per_thread() {
+                plain_items(
                     kernel, &mut warp, &strategy, task, scratch, &mut sink, &mut acc,
                 )
-        } else {
-            applies && unified_items(kernel, &strategy, task, &mut sink, &mut acc)
-        };
-        plain
-            || run(
+            } else {
+                unified_items(kernel, &strategy, task, &mut sink, &mut acc)
+            } || run(
                 kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
-            )
+            ))
     } else {
         // The loop schedules that vote per iteration first as each thread's plain loop with a
         // warp vote at the iteration point, the form a programmer writes by hand; the warp
@@ -211,10 +212,9 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
                         let task = WarpTask::new(items, blocks, block, threads, warp_in_block);
                         let dealing = WarpDeal::new(task, strategy.items);
                         let (lane, vote) = warp_vote();
-                        let known = dealing.known_len();
                         let deal = |j| dealing.item(&mut warp, 1, j);
                         let put = |item, out| sink.put(item, out);
-                        kernel.collected_items(lane, vote, &mut stack, deal, known, put, &mut acc)
+                        kernel.collected_items(lane, vote, &mut stack, deal, put, &mut acc)
                     }
                 }
             };

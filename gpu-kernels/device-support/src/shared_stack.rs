@@ -47,43 +47,46 @@ impl SharedContextStack {
         })
     }
 
-    /// The byte offsets of slot `slot`'s state, if the slot and the state fit the stack.
+    /// Slot `slot` wrapped into the stack (the loop never names one past it, module docs of
+    /// collaborative context collection), and the byte offset of its state, if `STACK` states
+    /// fit the stack. Whether they fit depends only on `S` and the stack's size, constants of
+    /// the entry point, so the check folds away; a check of each slot instead cost a branch
+    /// around every load and store (more `BSSY`/`BSYNC` than the CUDA twin).
     #[inline(always)]
-    fn state_at<S>(&self, slot: u32) -> Option<usize> {
-        let slot = slot as usize;
-        let at = STATES_OFFSET + slot * core::mem::size_of::<S>();
-        (slot < STACK
-            && at + core::mem::size_of::<S>() <= self.bytes as usize
-            && core::mem::align_of::<S>() <= 16)
-            .then_some(at)
+    fn state_at<S>(&self, slot: u32) -> Option<(usize, usize)> {
+        let slot = slot as usize % STACK;
+        let size = core::mem::size_of::<S>();
+        (STATES_OFFSET + STACK * size <= self.bytes as usize && core::mem::align_of::<S>() <= 16)
+            .then_some((slot, STATES_OFFSET + slot * size))
     }
 }
 
 impl ContextStack for SharedContextStack {
     #[inline(always)]
     fn store<S: Copy>(&mut self, slot: u32, item: u32, state: S) {
-        let Some(at) = self.state_at::<S>(slot) else {
+        let Some((slot, at)) = self.state_at::<S>(slot) else {
             return;
         };
         // SAFETY: both places lie within this warp's part of the launch's dynamic shared memory
-        // (`for_warp` checked its size, `state_at` the slot), aligned: the part starts on 16
+        // (`for_warp` checked its size; `state_at` wrapped the slot into the stack and checked
+        // that `STACK` states fit), aligned: the part starts on 16
         // bytes, item indices are 4 bytes apart and states follow at 256, `size_of::<S>()` apart
         // (a multiple of its alignment, at most 16).
         unsafe {
-            self.base.add(slot as usize * 4).cast::<u32>().write(item);
+            self.base.add(slot * 4).cast::<u32>().write(item);
             self.base.add(at).cast::<S>().write(state);
         }
     }
 
     #[inline(always)]
     fn load<S: Copy>(&mut self, slot: u32) -> Option<(u32, S)> {
-        let at = self.state_at::<S>(slot)?;
+        let (slot, at) = self.state_at::<S>(slot)?;
         // SAFETY: as for `store`; the loop loads only slots it stored a context of type `S` in
         // (the module docs of collaborative context collection: a slot is popped only after
         // its push, behind a `sync`).
         unsafe {
             Some((
-                self.base.add(slot as usize * 4).cast::<u32>().read(),
+                self.base.add(slot * 4).cast::<u32>().read(),
                 self.base.add(at).cast::<S>().read(),
             ))
         }

@@ -221,11 +221,10 @@ crate::kernel_impl! {
             vote: impl FnMut(bool) -> LaneMask,
             stack: &mut C,
             deal: impl FnMut(u32) -> Option<u32>,
-            warp_items: Option<u32>,
             put: impl FnMut(u32, L::Output),
             tally: &mut T,
         ) -> bool {
-            collected_thread_loop(&self.0, lane, vote, stack, deal, warp_items, put, tally)
+            collected_thread_loop(&self.0, lane, vote, stack, deal, put, tally)
         }
 
         #[inline(always)]

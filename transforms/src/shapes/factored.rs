@@ -187,13 +187,12 @@ crate::kernel_impl! {
             vote: impl FnMut(bool) -> LaneMask,
             stack: &mut C,
             deal: impl FnMut(u32) -> Option<u32>,
-            warp_items: Option<u32>,
             put: impl FnMut(u32, L::Output),
             tally: &mut T,
         ) -> bool {
             // Each iteration's path in full (the factored code inside it), as the unfactored
             // loop's other schedules run it.
-            collected_thread_loop(&Unfactored(&self.0), lane, vote, stack, deal, warp_items, put, tally)
+            collected_thread_loop(&Unfactored(&self.0), lane, vote, stack, deal, put, tally)
         }
 
         fn dynamic_shared_bytes(&self, strategy: &Strategy, threads_per_block: u32) -> u32 {

@@ -99,10 +99,13 @@ pub const STATES_OFFSET: usize = STACK * core::mem::size_of::<u32>();
 /// GPU), slot `slot < STACK` holding an item's index and its state at [`shared_bytes_per_warp`]'s
 /// layout. What [`collected_thread_loop`] saves contexts to.
 pub trait ContextStack {
-    /// Stores `item` and `state` in slot `slot`; does nothing for a slot at or past [`STACK`].
+    /// Stores `item` and `state` in slot `slot`. The loop never names a slot at or past
+    /// [`STACK`] (the module docs bound the stacks); a stack given one must not touch memory
+    /// outside itself (it may ignore the slot, or wrap it into the stack).
     fn store<S: Copy>(&mut self, slot: u32, item: u32, state: S);
     /// The item and state in slot `slot` (as the last `store` there left them; any bits of a
-    /// valid `S` before that), `None` for a slot at or past [`STACK`].
+    /// valid `S` before that); `None` where the stack cannot hold an `S`, or for a slot at or
+    /// past [`STACK`] where it does not wrap it.
     fn load<S: Copy>(&mut self, slot: u32) -> Option<(u32, S)>;
     /// Waits until every lane of the warp has reached this call, their stores before it seen by
     /// the loads after it (`__syncwarp`). Called by all lanes at the same points.

@@ -11,8 +11,7 @@ use crate::shape::BranchLoop;
 /// GPU"): `lane` is the thread's lane, `vote(p)` the ballot of `p` over the whole warp (every
 /// lane calls it at the same points), `stack` the warp's stack, `deal(j)` the warp's `j`-th item
 /// (the same for every lane; `None` once the warp's items are all dealt, and for every later
-/// `j`), `warp_items` the number of items `deal` has when known before the loop (then the loop
-/// knows the dealer is dry by counting, without a vote), `put` an item's output. Each step: finished items put their output; free lanes take a
+/// `j`), `put` an item's output. Each step: finished items put their output; free lanes take a
 /// resumed context, by rank, else the warp's next items; lanes whose condition chose the body
 /// push their context and are free, the others run the cheap path; once 32 contexts wait (or
 /// nothing else can run) they are popped, one per lane, run the body and go on the resumed
@@ -27,7 +26,6 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
     mut vote: impl FnMut(bool) -> LaneMask,
     stack: &mut C,
     mut deal: impl FnMut(u32) -> Option<u32>,
-    warp_items: Option<u32>,
     mut put: impl FnMut(u32, L::Output),
     tally: &mut T,
 ) -> bool {
@@ -75,10 +73,10 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
                     }
                 }
                 dealt = dealt.saturating_add(need.count_ones() - from_resumed);
-                dealt_all = match warp_items {
-                    Some(n) => dealt >= n,
-                    None => vote(dry) != 0,
-                };
+                // A vote even where the dealer's count is known in advance (static dealing):
+                // counting instead (`dealt >= n`) measured 5 % slower on an H200, the branches
+                // on it no longer uniform to ptxas.
+                dealt_all = vote(dry) != 0;
             }
             if vote(has && !w.running(&state)) == 0 {
                 break;

@@ -57,20 +57,6 @@ impl WarpDeal {
         }
     }
 
-    /// How many items [`WarpDeal::item`] has for the warp, when that is known without claiming
-    /// any (static dealing: rows of 32 at a stride of the block's threads, up to the chunk's
-    /// end); `None` under a counter.
-    pub fn known_len(&self) -> Option<u32> {
-        let stride = self.task.threads_per_block;
-        match self.assignment {
-            Assignment::Static | Assignment::Remapped if stride >= WARP_SIZE => {
-                let len = self.task.block_end.saturating_sub(self.first);
-                Some((len / stride).saturating_mul(WARP_SIZE) + (len % stride).min(WARP_SIZE))
-            }
-            _ => None,
-        }
-    }
-
     /// The warp's `j`-th item, `None` past the warp's last (and for every later `j` too: a row
     /// whose lane `l` is past the end has every later item past it). A claim on a counter (`j`
     /// at 32 or more under dynamic assignment) is made by the lanes of `mask` on `warp`.
@@ -189,34 +175,5 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for CollectionProgram<W, L> {
         issue(warp, regions.after_branch, lanes.body);
         issue(warp, moved, lanes.body);
         true
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use reconverge_simt::ModelWarp;
-
-    use super::*;
-
-    /// Static dealing's count is the number of `j` that `item` deals, over chunks that end
-    /// inside a row, on a row's edge, before the warp's first item and past several rows.
-    #[test]
-    fn known_len_counts_the_items_static_dealing_gives() {
-        let mut warp = ModelWarp::new();
-        for (items, blocks, threads) in [(0, 1, 32), (1, 1, 32), (40, 1, 64), (1000, 3, 96)] {
-            for block in 0..blocks {
-                for w in 0..threads / WARP_SIZE {
-                    let task = WarpTask::new(items, blocks, block, threads, w);
-                    let deal = WarpDeal::new(task, Assignment::Static);
-                    let dealt = (0..)
-                        .take_while(|&j| deal.item(&mut warp, 1, j).is_some())
-                        .count();
-                    assert_eq!(deal.known_len(), Some(dealt as u32), "{task:?}");
-                }
-            }
-        }
-        let task = WarpTask::new(100, 1, 0, 64, 0);
-        assert_eq!(WarpDeal::new(task, Assignment::Dynamic).known_len(), None);
-        assert_eq!(WarpDeal::new(task, Assignment::GridWide).known_len(), None);
     }
 }
