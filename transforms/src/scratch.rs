@@ -73,6 +73,22 @@ impl<'s> DecisionMask<'s> {
         }
     }
 
+    /// [`Self::set_word`] as a plain store, as the hand-written kernel stores its ballot: the
+    /// atomic store is a system-scope store on the GPU (`st.relaxed.sys`, `STG.E.STRONG.SYS`).
+    ///
+    /// # Safety
+    /// No other thread reads or writes word `index` while the pass that calls this runs (z-cull
+    /// masking's lane form: each window, and so each word, belongs to one warp, whose lane 0
+    /// alone stores it, and nothing reads the mask before a later pass).
+    #[inline]
+    pub unsafe fn set_word_exclusive(&self, index: u32, lanes: LaneMask) {
+        if let Some(w) = self.words.get(index as usize) {
+            // SAFETY: live memory inside an `UnsafeCell`; no access races with this store (the
+            // caller's contract).
+            unsafe { w.as_ptr().write(lanes) }
+        }
+    }
+
     /// Word `index` (0 past the mask's end).
     #[inline]
     pub fn word(&self, index: u32) -> LaneMask {

@@ -63,14 +63,17 @@
 //! body taken in 1 iteration of 32, the per-thread form at its default launch (one resident
 //! wave, which the backend gives it under any assignment: at one item per thread a warp has
 //! little to collect) runs 1.30x faster than the best plain kernel; the hand-written CUDA C++
-//! twin 1.49x, so reconverge takes 1.15x its time. Its stack is read and written with shared
+//! twin 1.53x, so reconverge takes 1.17x its time. Its stack is read and written with shared
 //! `LDS`/`STS`, as the twin's (the GPU's stack is based on an address LLVM knows to be shared),
 //! and slots are wrapped into the stack rather than checked, so no branch guards a load or a
 //! store: 32 registers and occupancy 1.0 (the twin 26). What is left: an item index kept beside
 //! each state (one more `LDS`/`STS` per push and pop), a vote on whether the dealer ran dry
 //! where the twin counts (counting measured 5 % slower: its branches were no longer uniform to
-//! ptxas), and more divergent branches (14 `BSSY` against 9). With the body in every iteration
-//! it loses (0.72x; the twin 0.53x).
+//! ptxas), and more divergent branches (14 `BSSY` against 9). Under ncu it issues 1.23x the
+//! twin's warp instructions (69.5 M against 56.7 M, 24.2 against 25.0 active threads per
+//! instruction, `raw/ncu-*-rare-body.csv.gz`): about 35 more per warp step, the dealer's
+//! saturating arithmetic and its vote among them. With the body in every iteration it loses
+//! (0.72x; the twin 0.53x).
 
 use reconverge_simt::{LaneMask, WARP_SIZE};
 

@@ -120,7 +120,10 @@ pub fn pass_as_lane<P: TwoPath>(
         if pass == 0 {
             let word = vote(has && workload.decide(item));
             if lane == 0 {
-                mask.set_word(index, word);
+                // SAFETY: this window, and so its word, is this warp's alone (windows are dealt
+                // at a stride of the grid), and only its lane 0 stores it; no pass reads the
+                // mask before pass 1.
+                unsafe { mask.set_word_exclusive(index, word) };
             }
         } else if has {
             // SAFETY: passes 1 and 2 only read the mask, which pass 0 wrote.
