@@ -107,7 +107,7 @@ pub use measured::{Halving, MeasuredTuning, Timing, backend_time, grid_measured,
 pub use plan::{
     Advice, DEFAULT_MODEL_SECONDS, Gpu, Grid, LaunchTime, MIN_BUDGETED_ITEMS, Ranked, Sampling,
     Spread, advise_launches, candidate_launches, launch_time, predict_launch, recommend,
-    sample_blocks, sampled_profiles, sampling_within,
+    sample_blocks, sampled_profiles, sampling_within, shared_bytes_per_warp,
 };
 pub use profile::{CompiledLoops, PlainLoop, Profile, Stats, WarpWork, profile, profile_blocks};
 /// The SASS loop reader [`advise_compiled`] uses, re-exported so that its answer
@@ -239,7 +239,9 @@ pub enum AdviseError {
 
 /// Registers per thread of each entry point (from `ptxas -v` or `cudaFuncGetAttributes`), so
 /// that the prediction includes occupancy. Optional: without it the advisor assumes every
-/// launch runs at the baseline's occupancy. Shared memory is not modelled.
+/// launch runs at the baseline's occupancy. A strategy's dynamic shared memory
+/// ([`Profile::shared_bytes_per_warp`]: collaborative context collection's stacks) counts
+/// beside the registers.
 #[derive(Clone, Debug)]
 pub struct Registers {
     /// The GPU's architecture row (`Device::lookup("h100")?.limits()?`).
@@ -608,7 +610,7 @@ impl Baseline {
     /// The baseline of a run already made, with its occupancy under `options`' registers.
     fn new(profile: Profile, launch: Launch, options: &Options) -> Result<Self, AdviseError> {
         let occupancy = match &options.registers {
-            Some(r) => Some(occupancy_of(&r.arch, launch, r.baseline)?),
+            Some(r) => Some(occupancy_of(&r.arch, launch, r.baseline, 0)?),
             None => None,
         };
         Ok(Self {
@@ -641,7 +643,8 @@ impl Baseline {
                 let mut time = 0.0;
                 for (pass, counters) in &run.launches {
                     let reg = regs[(*pass as usize).min(regs.len() - 1)];
-                    let o = occupancy_of(&r.arch, self.launch, reg)?;
+                    let shared = run.dynamic_shared_bytes(self.launch.threads_per_block);
+                    let o = occupancy_of(&r.arch, self.launch, reg, shared)?;
                     occ.push(o);
                     time += counters.issue_slots() as f64 * options.effective(base_occ)
                         / options.effective(o);
@@ -679,10 +682,16 @@ fn ratio(base: f64, time: f64) -> f64 {
     }
 }
 
-fn occupancy_of(arch: &ArchLimits, launch: Launch, registers: u32) -> Result<f64, AdviseError> {
+fn occupancy_of(
+    arch: &ArchLimits,
+    launch: Launch,
+    registers: u32,
+    dynamic_shared: u32,
+) -> Result<f64, AdviseError> {
     let o = calculate_occupancy(
         arch,
-        &KernelResources::new(launch.threads_per_block, registers),
+        &KernelResources::new(launch.threads_per_block, registers)
+            .with_dynamic_smem(dynamic_shared),
         &LaunchConfig::default(),
     )
     .map_err(|source| AdviseError::Occupancy { registers, source })?;

@@ -208,9 +208,23 @@ impl Gpu {
     /// # Errors
     /// [`AdviseError::Occupancy`] / [`AdviseError::NoOccupancy`] where none fits.
     pub fn blocks_per_sm(&self, threads: u32, registers: u32) -> Result<u32, AdviseError> {
+        self.blocks_per_sm_sharing(threads, registers, 0)
+    }
+
+    /// [`Gpu::blocks_per_sm`] of blocks that also ask for `dynamic_shared` bytes of dynamic
+    /// shared memory each (NVIDIA's occupancy rules, as the CUDA backend sizes its launches).
+    ///
+    /// # Errors
+    /// As [`Gpu::blocks_per_sm`].
+    pub fn blocks_per_sm_sharing(
+        &self,
+        threads: u32,
+        registers: u32,
+        dynamic_shared: u32,
+    ) -> Result<u32, AdviseError> {
         let o = calculate_occupancy(
             &self.arch,
-            &KernelResources::new(threads, registers),
+            &KernelResources::new(threads, registers).with_dynamic_smem(dynamic_shared),
             &LaunchConfig::default(),
         )
         .map_err(|source| AdviseError::Occupancy { registers, source })?;
@@ -419,7 +433,9 @@ pub fn launch_time(
             .or(registers.last())
             .copied()
             .unwrap_or(cal.default_registers);
-        let per_sm = gpu.blocks_per_sm(launch.threads_per_block, regs)?;
+        let threads = launch.threads_per_block;
+        let per_sm =
+            gpu.blocks_per_sm_sharing(threads, regs, profile.dynamic_shared_bytes(threads))?;
         let work = synthesize(profile, i, launch, cal);
         let m: Makespan = simulate_dealing(
             &work.blocks,
@@ -536,7 +552,7 @@ pub fn sampling_within<K: Kernel + ?Sized>(
         .filter(|s| kernel.passes(s).is_ok())
         .copied()
         .collect();
-    let pairs = candidate_pairs(&list, items, gpu, registers);
+    let pairs = candidate_pairs(kernel, &list, items, gpu, registers);
     // The model runs `advise_launches` makes, as it groups them: whole launches share runs
     // that sampled ones cannot (`same_warps`), so the whole launch is kept where its fewer
     // runs fit the time, and a cut sample is sized for the sampled runs.
@@ -600,6 +616,7 @@ fn regrouped(profile: &Profile, launch: Launch, items: u32) -> std::borrow::Cow<
         blocks: (0..launch.blocks).collect(),
         items: profile.items,
         launch_warps: profile.launch_warps.clone(),
+        shared_bytes_per_warp: profile.shared_bytes_per_warp,
     })
 }
 
@@ -739,18 +756,28 @@ impl fmt::Display for Grid {
 /// `Launch::for_items`.
 pub const BLOCK_SIZES: [u32; 3] = [128, 256, 512];
 
+/// Dynamic shared memory `strategy` asks for on `kernel` per warp of a block
+/// ([`Kernel::dynamic_shared_bytes`] of a one-warp block): what [`candidate_launches`] and
+/// [`Profile::shared_bytes_per_warp`] count.
+pub fn shared_bytes_per_warp<K: Kernel + ?Sized>(kernel: &K, strategy: &Strategy) -> u32 {
+    kernel.dynamic_shared_bytes(strategy, WARP_SIZE)
+}
+
 /// The launches the advisor ranks for `strategy`: each block size of [`BLOCK_SIZES`] that fits
-/// at `registers` per thread, with one item per thread, one resident wave and four waves
-/// (never more blocks than the items need).
+/// at `registers` per thread and `shared_bytes_per_warp` bytes of dynamic shared memory per
+/// warp ([`Profile::shared_bytes_per_warp`]), with one item per thread, one resident wave and
+/// four waves (never more blocks than the items need).
 pub fn candidate_launches(
     strategy: &Strategy,
     items: u32,
     gpu: &Gpu,
     registers: u32,
+    shared_bytes_per_warp: u32,
 ) -> Vec<(Launch, Grid)> {
     let mut out: Vec<(Launch, Grid)> = Vec::new();
     for threads in BLOCK_SIZES {
-        let Ok(per_sm) = gpu.blocks_per_sm(threads, registers) else {
+        let shared = shared_bytes_per_warp.saturating_mul(threads.div_ceil(WARP_SIZE));
+        let Ok(per_sm) = gpu.blocks_per_sm_sharing(threads, registers, shared) else {
             continue;
         };
         let needed = items
@@ -874,7 +901,8 @@ impl Advice {
 
 /// Every (strategy, launch) pair [`advise_launches`] ranks: each strategy of `list` at its
 /// [`candidate_launches`] for its registers.
-fn candidate_pairs(
+fn candidate_pairs<K: Kernel + ?Sized>(
+    kernel: &K,
     list: &[Strategy],
     items: u32,
     gpu: &Gpu,
@@ -883,7 +911,8 @@ fn candidate_pairs(
     list.iter()
         .flat_map(|&strategy| {
             let regs = gpu.registers_of(&strategy, registers);
-            candidate_launches(&strategy, items, gpu, regs[0])
+            let shared = shared_bytes_per_warp(kernel, &strategy);
+            candidate_launches(&strategy, items, gpu, regs[0], shared)
                 .into_iter()
                 .map(move |(launch, grid)| (strategy, launch, grid))
         })
@@ -962,7 +991,7 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
             _ => list.push(*s),
         }
     }
-    let pairs = candidate_pairs(&list, items, gpu, registers);
+    let pairs = candidate_pairs(kernel, &list, items, gpu, registers);
     let whole = sampling.runs_whole_launch(items);
     let (reference_group, groups) = model_groups(&pairs, items, reference, whole);
     let grouped = groups
@@ -1163,6 +1192,7 @@ mod tests {
             blocks,
             items,
             launch_warps: vec![warps],
+            shared_bytes_per_warp: 0,
         }
     }
 

@@ -73,6 +73,20 @@ pub struct Profile {
     /// Per launch, each warp's work ([`WarpWork`]), warps in the order of [`Profile::blocks`]
     /// (`warps_per_block` of each): what the schedule model places on the GPU.
     pub launch_warps: Vec<Vec<WarpWork>>,
+    /// Dynamic shared memory the strategy's launches ask for per warp of a block
+    /// ([`Kernel::dynamic_shared_bytes`] of a one-warp block: collaborative context
+    /// collection's stacks), 0 for none. A block of `w` warps asks for `w` times as much, as
+    /// the library's kernels do; the schedule model's resident blocks count it.
+    pub shared_bytes_per_warp: u32,
+}
+
+impl Profile {
+    /// Dynamic shared memory per block of `threads` threads ([`Profile::shared_bytes_per_warp`]
+    /// per warp, saturating).
+    pub fn dynamic_shared_bytes(&self, threads: u32) -> u32 {
+        self.shared_bytes_per_warp
+            .saturating_mul(threads.div_ceil(reconverge_simt::WARP_SIZE))
+    }
 }
 
 /// One warp's work in one launch: what the schedule model needs to price it.
@@ -345,6 +359,7 @@ pub fn profile_blocks<K: Kernel + ?Sized>(
         blocks: blocks.to_vec(),
         items,
         launch_warps,
+        shared_bytes_per_warp: crate::plan::shared_bytes_per_warp(kernel, &asked),
     })
 }
 

@@ -844,11 +844,13 @@ mod schedule {
         items: u32,
         gpu: &Gpu,
         registers: u32,
+        shared_bytes_per_warp: u32,
     ) -> Vec<(Launch, String)> {
-        let mut out: Vec<(Launch, String)> = candidate_launches(strategy, items, gpu, registers)
-            .into_iter()
-            .map(|(l, g)| (l, g.to_string()))
-            .collect();
+        let mut out: Vec<(Launch, String)> =
+            candidate_launches(strategy, items, gpu, registers, shared_bytes_per_warp)
+                .into_iter()
+                .map(|(l, g)| (l, g.to_string()))
+                .collect();
         let blocks = gpu.calibration.sms.min(
             items
                 .div_ceil(strategy.items_per_thread().max(1))
@@ -961,7 +963,8 @@ mod schedule {
                 .first()
                 .copied()
                 .unwrap_or(gpu_model.calibration.default_registers);
-            for (launch, grid) in sweep_launches(&strategy, items, gpu_model, first) {
+            let shared = reconverge_advisor::shared_bytes_per_warp(kernel, &strategy);
+            for (launch, grid) in sweep_launches(&strategy, items, gpu_model, first, shared) {
                 let mut times = Vec::new();
                 let mut equal = true;
                 for rep in 0..=a.reps {
