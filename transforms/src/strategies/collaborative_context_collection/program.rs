@@ -63,16 +63,23 @@ impl WarpDeal {
     #[inline(always)]
     pub fn item<W: Warp>(&self, warp: &mut W, mask: LaneMask, j: u32) -> Option<u32> {
         let task = self.task;
+        // An item's offset from the warp's first, against the items from there to `end`: one
+        // compare (the offset in 64 bits cannot overflow), and an offset below it cannot
+        // overflow the item index either.
+        let first = self.first;
+        let at = |offset: u64, end: u32| {
+            (offset < u64::from(end.saturating_sub(first)))
+                .then(|| first.wrapping_add(offset as u32))
+        };
         if j < WARP_SIZE {
-            return Some(self.first.saturating_add(j)).filter(|&i| i < self.end);
+            return at(u64::from(j), self.end);
         }
         match self.assignment {
-            Assignment::Static | Assignment::Remapped => Some(
-                self.first
-                    .saturating_add(j % WARP_SIZE)
-                    .saturating_add((j / WARP_SIZE).saturating_mul(task.threads_per_block)),
-            )
-            .filter(|&i| i < task.block_end),
+            Assignment::Static | Assignment::Remapped => at(
+                u64::from(j % WARP_SIZE)
+                    + u64::from(j / WARP_SIZE) * u64::from(task.threads_per_block),
+                task.block_end,
+            ),
             Assignment::Dynamic => {
                 let n = warp.block_fetch_add(mask, 0, 1);
                 (n < task.block_len()).then(|| task.block_start.saturating_add(n))
