@@ -79,7 +79,8 @@ macro_rules! warp_program_enum {
 /// `program` (`STRATEGIES`, `passes`, `tally_len`, ...) go into the impl as written, but for
 /// [`Kernel::plain_items`], which may be written as `fn plain_items(&self, next, put, tally)
 /// { ... }` (naming its arguments, patterns such as `mut next` or `_tally` allowed) and gets
-/// its signature, and `#[inline(always)]`, from here too.
+/// its signature, and `#[inline(always)]`, from here too; [`Kernel::pass_as_lane`] likewise
+/// (`fn pass_as_lane(&self, strategy, pass, lane, vote, task, scratch, put, tally) { ... }`).
 ///
 /// ```
 /// # use reconverge_transforms::{BranchLoop, BranchLoopProgram, check_pass, kernel_impl};
@@ -156,6 +157,33 @@ macro_rules! kernel_impl {
                 fn plain_items<T: $crate::Tally>(
                     &$this,
                     $next: impl FnMut() -> Option<u32>,
+                    $put: impl FnMut(u32, $output),
+                    $tally: &mut T,
+                ) -> bool $body
+            ]
+            $($rest)*
+        }
+    };
+    (@items $output:ty; [$($done:tt)*]
+        fn pass_as_lane(
+            &$this:ident, $strategy:pat, $pass:pat, $lane:pat, $vote:pat, $task:pat,
+            $scratch:pat, $put:pat, $tally:pat $(,)?
+        ) $body:block
+        $($rest:tt)*
+    ) => {
+        $crate::kernel_impl! {
+            @items $output; [
+                $($done)*
+                #[allow(clippy::too_many_arguments)]
+                #[inline(always)]
+                fn pass_as_lane<T: $crate::Tally>(
+                    &$this,
+                    $strategy: &$crate::Strategy,
+                    $pass: u32,
+                    $lane: u32,
+                    $vote: impl FnMut(bool) -> reconverge_simt::LaneMask,
+                    $task: $crate::WarpTask,
+                    $scratch: &$crate::Scratch,
                     $put: impl FnMut(u32, $output),
                     $tally: &mut T,
                 ) -> bool $body

@@ -108,18 +108,7 @@ crate::kernel_impl! {
             matches!(mode_of(strategy), Ok(Mode::Passes(_))).then_some(PassLoopLayout::QUERY)
         }
 
-        #[inline(always)]
-        fn pass_as_lane<T: crate::Tally>(
-            &self,
-            strategy: &Strategy,
-            pass: u32,
-            lane: u32,
-            vote: impl FnMut(bool) -> reconverge_simt::LaneMask,
-            task: crate::WarpTask,
-            scratch: &crate::Scratch,
-            put: impl FnMut(u32, L::Output),
-            tally: &mut T,
-        ) -> bool {
+        fn pass_as_lane(&self, strategy, pass, lane, vote, task, scratch, put, tally) {
             let Ok(Mode::Passes(iterations)) = mode_of(strategy) else {
                 return false;
             };

@@ -276,18 +276,7 @@ crate::kernel_impl! {
             }
         }
 
-        #[inline(always)]
-        fn pass_as_lane<T: crate::Tally>(
-            &self,
-            strategy: &Strategy,
-            pass: u32,
-            lane: u32,
-            vote: impl FnMut(bool) -> reconverge_simt::LaneMask,
-            task: WarpTask,
-            scratch: &crate::Scratch,
-            put: impl FnMut(u32, P::Output),
-            _tally: &mut T,
-        ) -> bool {
+        fn pass_as_lane(&self, strategy, pass, lane, vote, task, scratch, put, _tally) {
             if *strategy != Strategy::Z_CULL_MASKING || pass > 2 {
                 return false;
             }
