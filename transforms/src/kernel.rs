@@ -79,8 +79,10 @@ macro_rules! warp_program_enum {
 /// `program` (`STRATEGIES`, `passes`, `tally_len`, ...) go into the impl as written, but for
 /// [`Kernel::plain_items`], which may be written as `fn plain_items(&self, next, put, tally)
 /// { ... }` (naming its arguments, patterns such as `mut next` or `_tally` allowed) and gets
-/// its signature, and `#[inline(always)]`, from here too; [`Kernel::pass_as_lane`] likewise
-/// (`fn pass_as_lane(&self, strategy, pass, lane, vote, task, scratch, put, tally) { ... }`).
+/// its signature, and `#[inline(always)]`, from here too; [`Kernel::pass_as_lane`] and
+/// [`Kernel::collected_items`] likewise (`fn pass_as_lane(&self, strategy, pass, lane, vote,
+/// task, scratch, put, tally) { ... }`, `fn collected_items(&self, lane, vote, stack, deal, put,
+/// tally) { ... }`).
 ///
 /// ```
 /// # use reconverge_transforms::{BranchLoop, BranchLoopProgram, check_pass, kernel_impl};
@@ -157,6 +159,34 @@ macro_rules! kernel_impl {
                 fn plain_items<T: $crate::Tally>(
                     &$this,
                     $next: impl FnMut() -> Option<u32>,
+                    $put: impl FnMut(u32, $output),
+                    $tally: &mut T,
+                ) -> bool $body
+            ]
+            $($rest)*
+        }
+    };
+    (@items $output:ty; [$($done:tt)*]
+        fn collected_items(
+            &$this:ident, $lane:pat, $vote:pat, $stack:ident, $deal:pat, $put:pat, $tally:pat
+            $(,)?
+        ) $body:block
+        $($rest:tt)*
+    ) => {
+        $crate::kernel_impl! {
+            @items $output; [
+                $($done)*
+                #[allow(clippy::too_many_arguments)]
+                #[inline(always)]
+                fn collected_items<
+                    T: $crate::Tally,
+                    C: $crate::strategies::collaborative_context_collection::ContextStack,
+                >(
+                    &$this,
+                    $lane: u32,
+                    $vote: impl FnMut(bool) -> reconverge_simt::LaneMask,
+                    $stack: &mut C,
+                    $deal: impl FnMut(u32) -> Option<u32>,
                     $put: impl FnMut(u32, $output),
                     $tally: &mut T,
                 ) -> bool $body

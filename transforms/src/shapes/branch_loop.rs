@@ -9,7 +9,7 @@ use crate::io::{Tally, WarpTask};
 use crate::kernel::{WarpProgram, check_pass};
 use crate::shape::BranchLoop;
 use crate::strategies::collaborative_context_collection::{
-    CollectionProgram, ContextStack, collected_thread_loop, shared_bytes_per_warp,
+    CollectionProgram, collected_thread_loop, shared_bytes_per_warp,
 };
 use crate::strategies::dynamic_work_assignment::{
     Assignment, Dealer, Lane, dealt_step, plain_loop_of,
@@ -213,17 +213,7 @@ crate::kernel_impl! {
                 && voted_plain_loop(paths, lane, vote, next, put, w, tally)
         }
 
-        #[allow(clippy::too_many_arguments)]
-        #[inline(always)]
-        fn collected_items<T: crate::Tally, C: ContextStack>(
-            &self,
-            lane: u32,
-            vote: impl FnMut(bool) -> LaneMask,
-            stack: &mut C,
-            deal: impl FnMut(u32) -> Option<u32>,
-            put: impl FnMut(u32, L::Output),
-            tally: &mut T,
-        ) -> bool {
+        fn collected_items(&self, lane, vote, stack, deal, put, tally) {
             collected_thread_loop(&self.0, lane, vote, stack, deal, put, tally)
         }
 

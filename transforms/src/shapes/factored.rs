@@ -10,7 +10,7 @@ use crate::kernel::check_pass;
 use crate::shape::{BranchLoop, FactoredBranchLoop, LoopRegions};
 use crate::shapes::branch_loop::{BranchLoopKernel, BranchLoopProgram};
 use crate::strategies::collaborative_context_collection::{
-    CollectionProgram, ContextStack, collected_thread_loop,
+    CollectionProgram, collected_thread_loop,
 };
 use crate::strategies::dynamic_work_assignment::{
     Assignment, Dealer, Lane, dealt_step, plain_loop_of,
@@ -179,17 +179,7 @@ crate::kernel_impl! {
             self.0.tally_len()
         }
 
-        #[allow(clippy::too_many_arguments)]
-        #[inline(always)]
-        fn collected_items<T: crate::Tally, C: ContextStack>(
-            &self,
-            lane: u32,
-            vote: impl FnMut(bool) -> LaneMask,
-            stack: &mut C,
-            deal: impl FnMut(u32) -> Option<u32>,
-            put: impl FnMut(u32, L::Output),
-            tally: &mut T,
-        ) -> bool {
+        fn collected_items(&self, lane, vote, stack, deal, put, tally) {
             // Each iteration's path in full (the factored code inside it), as the unfactored
             // loop's other schedules run it.
             collected_thread_loop(&Unfactored(&self.0), lane, vote, stack, deal, put, tally)
