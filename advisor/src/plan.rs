@@ -763,6 +763,12 @@ pub fn shared_bytes_per_warp<K: Kernel + ?Sized>(kernel: &K, strategy: &Strategy
     kernel.dynamic_shared_bytes(strategy, WARP_SIZE)
 }
 
+/// Dynamic shared memory of a block of `threads` threads at `per_warp` bytes per warp (the
+/// library's kernels ask for it warp by warp), saturating.
+pub(crate) fn shared_bytes_per_block(per_warp: u32, threads: u32) -> u32 {
+    per_warp.saturating_mul(threads.div_ceil(WARP_SIZE))
+}
+
 /// The launches the advisor ranks for `strategy`: each block size of [`BLOCK_SIZES`] that fits
 /// at `registers` per thread and `shared_bytes_per_warp` bytes of dynamic shared memory per
 /// warp ([`Profile::shared_bytes_per_warp`]), with one item per thread, one resident wave and
@@ -776,7 +782,7 @@ pub fn candidate_launches(
 ) -> Vec<(Launch, Grid)> {
     let mut out: Vec<(Launch, Grid)> = Vec::new();
     for threads in BLOCK_SIZES {
-        let shared = shared_bytes_per_warp.saturating_mul(threads.div_ceil(WARP_SIZE));
+        let shared = shared_bytes_per_block(shared_bytes_per_warp, threads);
         let Ok(per_sm) = gpu.blocks_per_sm_sharing(threads, registers, shared) else {
             continue;
         };

@@ -84,8 +84,7 @@ impl Profile {
     /// Dynamic shared memory per block of `threads` threads ([`Profile::shared_bytes_per_warp`]
     /// per warp, saturating).
     pub fn dynamic_shared_bytes(&self, threads: u32) -> u32 {
-        self.shared_bytes_per_warp
-            .saturating_mul(threads.div_ceil(reconverge_simt::WARP_SIZE))
+        crate::plan::shared_bytes_per_block(self.shared_bytes_per_warp, threads)
     }
 }
 

@@ -128,38 +128,31 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
     // voted forms run.
     let loop_pass = u32::from(strategy.items == Assignment::Remapped);
     // The technique is a constant of the entry point, so only one of these is compiled in.
-    let ran = if pass < loop_pass {
-        let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);
-        // Each lane its own code with the warp's ballots (`Kernel::remap_permutation`), as the
-        // CUDA twin's `permute`; the warp program where the kernel has no such form.
-        let (lane, vote) = warp_vote();
-        (kernel.passes(&strategy).is_ok() && kernel.remap_permutation(lane, vote, task, scratch))
-            || {
-                // SAFETY: as below.
-                let mut warp = unsafe { GpuWarp::new().with_grid_counter(work_counter) };
-                run(
-                    kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
-                )
-            }
-    } else if matches!(
+    let gems_passes = matches!(
         strategy.paths,
         PathSchedule::ZCullMasking | PathSchedule::OcclusionQueryLoop { .. }
-    ) {
-        // GPU Gems 2's passes as each lane's own code with the warp's ballots
-        // (`Kernel::pass_as_lane`), as their hand-written twins; the warp program where the
-        // kernel has no such form.
+    );
+    let ran = if pass < loop_pass || gems_passes {
+        // A pass as each lane's own code with the warp's ballots, as the CUDA twins write it:
+        // remapping's permutation pass (`Kernel::remap_permutation`, the twin's `permute`) and
+        // GPU Gems 2's passes (`Kernel::pass_as_lane`); the warp program where the kernel has
+        // no such form.
         let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);
         let (lane, vote) = warp_vote();
-        let put = |item, out| sink.put(item, out);
-        (kernel.passes(&strategy).is_ok()
-            && kernel.pass_as_lane(&strategy, pass, lane, vote, task, scratch, put, &mut acc))
-            || {
-                // SAFETY: as below.
-                let mut warp = unsafe { GpuWarp::new().with_grid_counter(work_counter) };
-                run(
-                    kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
-                )
-            }
+        let as_lane = kernel.passes(&strategy).is_ok()
+            && if pass < loop_pass {
+                kernel.remap_permutation(lane, vote, task, scratch)
+            } else {
+                let put = |item, out| sink.put(item, out);
+                kernel.pass_as_lane(&strategy, pass, lane, vote, task, scratch, put, &mut acc)
+            };
+        as_lane || {
+            // SAFETY: as below.
+            let mut warp = unsafe { GpuWarp::new().with_grid_counter(work_counter) };
+            run(
+                kernel, &mut warp, &strategy, pass, task, scratch, &mut sink, &mut acc,
+            )
+        }
     } else if strategy.runs_per_thread() || strategy.runs_as_thread_program() {
         // Each thread on its own: a warp of one lane whose task is the thread's items (warp
         // `tid` of width 1 in the block). The plain loop, with no vote or mask of the warp's;

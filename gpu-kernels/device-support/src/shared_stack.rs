@@ -69,9 +69,9 @@ impl ContextStack for SharedContextStack {
         };
         // SAFETY: both places lie within this warp's part of the launch's dynamic shared memory
         // (`for_warp` checked its size; `state_at` wrapped the slot into the stack and checked
-        // that `STACK` states fit), aligned: the part starts on 16
-        // bytes, item indices are 4 bytes apart and states follow at 256, `size_of::<S>()` apart
-        // (a multiple of its alignment, at most 16).
+        // that `STACK` states fit), aligned: the part starts on 16 bytes, item indices are 4
+        // bytes apart and states follow at 256, `size_of::<S>()` apart (a multiple of its
+        // alignment, at most 16).
         unsafe {
             self.base.add(slot * 4).cast::<u32>().write(item);
             self.base.add(at).cast::<S>().write(state);
