@@ -47,6 +47,11 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 
+// The host's fused multiply-add (`f32::mul_add`, for `mcml`'s exact f32) and its run-time
+// check for the FMA instruction are std's.
+#[cfg(not(target_arch = "nvptx64"))]
+extern crate std;
+
 /// This package's source folder (the one with its `Cargo.toml`), for a build script that
 /// compiles the package for the GPU in a device crate of its own
 /// (`reconverge_gpu_build::PtxBuilder::template_path`): the same sources in a workspace and

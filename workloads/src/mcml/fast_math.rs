@@ -24,7 +24,7 @@
 //!
 //! The products and sums that the physics writes as [`McmlFloat::mul_then_add`] (the
 //! moves, the new direction, Henyey–Greenstein and Fresnel: about 20 per step) are one
-//! `fma.rn.f32` each on the GPU, which rounds once where f32 rounds twice.
+//! `fma.rn.f32` each, as in exact f32.
 //!
 //! Every other operation is exact f32: `+`, `−` and `×` are IEEE operations (Rust never
 //! contracts them into an FMA), and every `num_traits::Float` method is f32's own.

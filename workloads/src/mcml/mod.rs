@@ -39,6 +39,8 @@ macro_rules! ptx_instructions {
 
 pub mod fast_math;
 mod float;
+#[macro_use]
+mod fused;
 mod params;
 mod photon;
 mod tally;
@@ -48,6 +50,7 @@ pub use fast_math::{
     FastF32, fast_cos_sin_draw_f32, fast_div_f32, fast_neg_ln_draw_f32, fast_sqrt_f32,
 };
 pub use float::{FIXED_ONE, McmlFloat, cos_sin_draw_f32, neg_ln_draw_f32};
+pub use fused::fma_f32;
 pub use params::{
     Beam, BeamError, Grid, GridSpec, HenyeyGreenstein, Layer, LayerSpec, MAX_LAYERS, McmlParams,
     ParamError, ROULETTE_CHANCE, ROULETTE_THRESHOLD, StepView,

@@ -123,17 +123,26 @@ impl<F: McmlFloat> LayerConstants<F> {
     }
 }
 
-/// Launches photon `photon_index` along +z with weight 1 − Rsp (the specular part is
-/// accounted once, by the caller, as `N · Rsp`). A glass top layer starts the photon at the top
-/// of layer 2 (MCML's `LaunchPhoton`).
-///
-/// The entry point is the origin for the pencil beam, which draws nothing. A Gaussian or flat
-/// [`Beam`] draws it from the photon's own stream before the first step: first the radius
-/// (Gaussian `R · sqrt(−ln ξ / 2)` from [`McmlFloat::neg_ln_uniform`], flat `R · sqrt(ξ)` from
-/// [`McmlFloat::uniform_co`]), then the azimuth ([`McmlFloat::azimuth`]); only IEEE operations
-/// and the crate's own functions, so the CPU and the GPU draw the same point.
-#[inline]
-pub fn launch<F: McmlFloat>(params: &McmlParams<F>, seed: u64, photon_index: u64) -> Photon<F> {
+with_host_fma! {
+    /// Launches photon `photon_index` along +z with weight 1 − Rsp (the specular part is accounted
+    /// once, by the caller, as `N · Rsp`). A glass top layer starts the photon at the top of layer
+    /// 2 (MCML's `LaunchPhoton`).
+    ///
+    /// The entry point is the origin for the pencil beam, which draws nothing. A Gaussian or flat
+    /// [`Beam`] draws it from the photon's own stream before the first step: first the radius
+    /// (Gaussian `R · sqrt(−ln ξ / 2)` from [`McmlFloat::neg_ln_uniform`], flat `R · sqrt(ξ)` from
+    /// [`McmlFloat::uniform_co`]), then the azimuth ([`McmlFloat::azimuth`]); only IEEE operations
+    /// and the crate's own functions, so the CPU and the GPU draw the same point.
+    pub fn launch<F: McmlFloat>(
+        params: &McmlParams<F>,
+        seed: u64,
+        photon_index: u64,
+    ) -> Photon<F> = launch_body;
+}
+
+/// [`launch`]'s code, in the copies `with_host_fma!` makes of it.
+#[inline(always)]
+fn launch_body<F: McmlFloat>(params: &McmlParams<F>, seed: u64, photon_index: u64) -> Photon<F> {
     let layer = params.start_layer;
     let mut photon = Photon {
         x: F::zero(),
@@ -184,20 +193,25 @@ fn depth_to_face<F: McmlFloat>(p: &Photon<F>) -> F {
     face - p.z
 }
 
-/// Samples the step (or reuses `sleft`) and returns whether it reaches a layer boundary: the
-/// condition of MCML's main branch. Then it does what both paths of that branch begin with
-/// (branch path unification, seed 004): a step that reaches a face is cut there (`cut_at_face`,
-/// MCML's `dl_b`, issued by a GPU warp only for the lanes that hit), the photon hops, and the
-/// step's first uniform draw is made into [`Photon::xi`]. Both paths drew that number first
-/// (the boundary for Fresnel, the interaction for the polar angle), so each photon's stream is
-/// used exactly as before; the paths no longer carry a copy of the hop and of the generator
-/// each (on the GPU a warp issued both copies whenever its lanes split, and the boundary copy
-/// at one or two active lanes).
-///
-/// In glass every step goes to the boundary (MCML's `StepSizeInGlass`); a glass photon with
-/// `uz == 0` is killed, as MCML does, and the call returns `true` with nothing left to do.
-#[inline]
-pub fn prepare_step<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
+with_host_fma! {
+    /// Samples the step (or reuses `sleft`) and returns whether it reaches a layer boundary: the
+    /// condition of MCML's main branch. Then it does what both paths of that branch begin with
+    /// (branch path unification, seed 004): a step that reaches a face is cut there (`cut_at_face`,
+    /// MCML's `dl_b`, issued by a GPU warp only for the lanes that hit), the photon hops, and the
+    /// step's first uniform draw is made into [`Photon::xi`]. Both paths drew that number first
+    /// (the boundary for Fresnel, the interaction for the polar angle), so each photon's stream is
+    /// used exactly as before; the paths no longer carry a copy of the hop and of the generator
+    /// each (on the GPU a warp issued both copies whenever its lanes split, and the boundary copy
+    /// at one or two active lanes).
+    ///
+    /// In glass every step goes to the boundary (MCML's `StepSizeInGlass`); a glass photon with `uz
+    /// == 0` is killed, as MCML does, and the call returns `true` with nothing left to do.
+    pub fn prepare_step<F: McmlFloat>(photon: &mut Photon<F>) -> bool = prepare_step_body;
+}
+
+/// [`prepare_step`]'s code, in the copies `with_host_fma!` makes of it.
+#[inline(always)]
+fn prepare_step_body<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
     let l = photon.here;
     let hit = if l.is_glass() {
         if photon.uz == F::zero() {
@@ -323,11 +337,20 @@ fn radial_bin<F: McmlFloat>(params: &StepView<'_, F>, p: &Photon<F>) -> u32 {
     (p.y.mul_then_add(p.y, p.x * p.x).sqrt_rn() * params.grid.inv_dr).bin_index(params.grid.nr)
 }
 
-/// The boundary path, once [`prepare_step`] has hopped to the face: transmit or reflect by
-/// Fresnel (MCML's `CrossOrNot`) with the step's draw [`Photon::xi`]. A photon leaving the top
-/// or bottom tissue layer is tallied (all of its weight: MCML 1.2's all-or-none mode) and dies.
-#[inline]
-pub fn boundary<F: McmlFloat, T: Tally>(
+with_host_fma! {
+    /// The boundary path, once [`prepare_step`] has hopped to the face: transmit or reflect by
+    /// Fresnel (MCML's `CrossOrNot`) with the step's draw [`Photon::xi`]. A photon leaving the top
+    /// or bottom tissue layer is tallied (all of its weight: MCML 1.2's all-or-none mode) and dies.
+    pub fn boundary<F: McmlFloat, T: Tally>(
+        params: &StepView<'_, F>,
+        photon: &mut Photon<F>,
+        tally: &mut T,
+    ) = boundary_body;
+}
+
+/// [`boundary`]'s code, in the copies `with_host_fma!` makes of it.
+#[inline(always)]
+fn boundary_body<F: McmlFloat, T: Tally>(
     params: &StepView<'_, F>,
     photon: &mut Photon<F>,
     tally: &mut T,
@@ -386,16 +409,25 @@ pub fn boundary<F: McmlFloat, T: Tally>(
     }
 }
 
-/// [`boundary`] after branch distribution (seed 002 §4.2.2, fig. 9): the up and down cases,
-/// which differ only in the next layer, the sign of `uz`, the escape test and the escape tally,
-/// share one copy of the Fresnel computation and of the cross-or-reflect code. Only those
-/// small selections stay divergent (and compile to selects), so a warp whose lanes hit faces
-/// in both directions issues the Fresnel code once instead of twice.
-///
-/// Bit for bit the same as [`boundary`]: every value is computed by the same operations on the
-/// same operands, only selected differently (`-(-x)` and `|x|` of a known sign are exact).
-#[inline]
-pub fn boundary_distributed<F: McmlFloat, T: Tally>(
+with_host_fma! {
+    /// [`boundary`] after branch distribution (seed 002 §4.2.2, fig. 9): the up and down cases,
+    /// which differ only in the next layer, the sign of `uz`, the escape test and the escape tally,
+    /// share one copy of the Fresnel computation and of the cross-or-reflect code. Only those small
+    /// selections stay divergent (and compile to selects), so a warp whose lanes hit faces in both
+    /// directions issues the Fresnel code once instead of twice.
+    ///
+    /// Bit for bit the same as [`boundary`]: every value is computed by the same operations on the
+    /// same operands, only selected differently (`-(-x)` and `|x|` of a known sign are exact).
+    pub fn boundary_distributed<F: McmlFloat, T: Tally>(
+        params: &StepView<'_, F>,
+        photon: &mut Photon<F>,
+        tally: &mut T,
+    ) = boundary_distributed_body;
+}
+
+/// [`boundary_distributed`]'s code, in the copies `with_host_fma!` makes of it.
+#[inline(always)]
+fn boundary_distributed_body<F: McmlFloat, T: Tally>(
     params: &StepView<'_, F>,
     photon: &mut Photon<F>,
     tally: &mut T,
@@ -470,11 +502,20 @@ pub fn spin_theta<F: McmlFloat>(hg: &HenyeyGreenstein<F>, xi: F) -> F {
     }
 }
 
-/// The interaction path, once [`prepare_step`] has hopped: drop (absorb `w·µa/µt`, tallied
-/// in `A_rz`) and spin (MCML's `Drop` + `Spin`), the polar angle from the step's draw
-/// [`Photon::xi`].
-#[inline]
-pub fn interact<F: McmlFloat, T: Tally>(
+with_host_fma! {
+    /// The interaction path, once [`prepare_step`] has hopped: drop (absorb `w·µa/µt`, tallied in
+    /// `A_rz`) and spin (MCML's `Drop` + `Spin`), the polar angle from the step's draw
+    /// [`Photon::xi`].
+    pub fn interact<F: McmlFloat, T: Tally>(
+        params: &StepView<'_, F>,
+        photon: &mut Photon<F>,
+        tally: &mut T,
+    ) = interact_body;
+}
+
+/// [`interact`]'s code, in the copies `with_host_fma!` makes of it.
+#[inline(always)]
+fn interact_body<F: McmlFloat, T: Tally>(
     params: &StepView<'_, F>,
     photon: &mut Photon<F>,
     tally: &mut T,
@@ -585,25 +626,36 @@ pub struct Steps {
     pub interaction: u64,
 }
 
-/// One whole photon life, the scalar MCML loop (specular excluded: the caller adds `Rsp`);
-/// returns its steps.
-#[inline]
-pub fn simulate_photon<F: McmlFloat, T: Tally>(
+with_host_fma! {
+    /// One whole photon life, the scalar MCML loop (specular excluded: the caller adds `Rsp`);
+    /// returns its steps.
+    pub fn simulate_photon<F: McmlFloat, T: Tally>(
+        params: &McmlParams<F>,
+        seed: u64,
+        photon_index: u64,
+        tally: &mut T,
+    ) -> Steps = simulate_photon_body;
+}
+
+/// [`simulate_photon`]'s code, in the copies `with_host_fma!` makes of it.
+#[inline(always)]
+fn simulate_photon_body<F: McmlFloat, T: Tally>(
     params: &McmlParams<F>,
     seed: u64,
     photon_index: u64,
     tally: &mut T,
 ) -> Steps {
-    let mut p = launch(params, seed, photon_index);
+    // The steps' own code, not their dispatching functions: one check per photon.
+    let mut p = launch_body(params, seed, photon_index);
     let params = &StepView::new(params);
     let mut steps = Steps::default();
     while alive(&p) {
-        if prepare_step(&mut p) {
+        if prepare_step_body(&mut p) {
             steps.boundary += 1;
-            boundary(params, &mut p, tally);
+            boundary_body(params, &mut p, tally);
         } else {
             steps.interaction += 1;
-            interact(params, &mut p, tally);
+            interact_body(params, &mut p, tally);
         }
         roulette(params, &mut p, tally);
     }
