@@ -355,8 +355,8 @@ fn parse_strategy_id(text: &str) -> Result<Strategy, String> {
 
 impl Args {
     /// The arguments with the backend's default strategy where `--strategy` is not given, the
-    /// fastest on each: the plain loop on the CPU (1.21x the emulated-warp baseline,
-    /// scripts/main-job-timing.sh), and on the GPU each thread's photon loop over one grid-wide
+    /// fastest on each: the plain loop on the CPU (1.54x the emulated-warp baseline,
+    /// scripts/main-job-timing.sh, 2026-11-29), and on the GPU each thread's photon loop over one grid-wide
     /// counter, in both modes (H200, 10^8 photons, 2026-11-28: 1.34x the baseline's kernel on
     /// skin, 1.40x on the slab, bit-identical; with `--fast-math` within 1 % of the fastest
     /// fast-math kernel, dynamic work over the block's counter).
