@@ -93,6 +93,23 @@ impl WarpTask {
             .saturating_add(self.thread_in_block(lane, warp_width))
     }
 
+    /// The first items of this warp's windows of 32 consecutive items at a stride of the
+    /// grid (warp `k` of the launch: items `32k …`, then `32k + threads …`), each below
+    /// `items`: what GPU Gems 2's passes run as each lane's own code. Counted in `u64`, so no
+    /// start wraps and none needs a saturating select (the hand-written kernels' arithmetic,
+    /// with the overflow a `u32` launch index could have ruled out instead of clamped).
+    #[inline(always)]
+    pub fn grid_stride_windows(&self) -> impl Iterator<Item = u32> + use<> {
+        let threads = u64::from(self.threads_per_block);
+        let stride = (u64::from(self.blocks) * threads).max(1);
+        let first = u64::from(self.block) * threads + u64::from(self.warp_in_block) * 32;
+        let items = u64::from(self.items);
+        core::iter::successors(Some(first), move |&w| Some(w + stride))
+            .take_while(move |&w| w < items)
+            // Below `items`, a u32.
+            .map(|w| w as u32)
+    }
+
     /// Items in the block's chunk.
     pub fn block_len(&self) -> u32 {
         self.block_end - self.block_start
@@ -138,5 +155,35 @@ mod tests {
             WarpTask::new(10, u32::MAX, 1, 1024, 0).launch_threads(),
             u32::MAX
         );
+    }
+
+    /// Every warp of a launch together visits each window of 32 items once, in windows that
+    /// start below `items` at a multiple of 32, also where a `u32` grid index would wrap (the
+    /// last warps of a grid with more threads than `u32::MAX`) and with items near
+    /// `u32::MAX`.
+    #[test]
+    fn grid_stride_windows_cover_each_window_once() {
+        extern crate std;
+        use std::vec::Vec;
+        for (items, blocks, threads) in [(1000, 3, 64), (4096, 16, 256), (33, 1, 32), (0, 2, 32)] {
+            let mut starts: Vec<u32> = (0..blocks)
+                .flat_map(|b| (0..threads / 32).map(move |w| (b, w)))
+                .flat_map(|(b, w)| {
+                    WarpTask::new(items, blocks, b, threads, w).grid_stride_windows()
+                })
+                .collect();
+            starts.sort_unstable();
+            let want: Vec<u32> = (0..items.div_ceil(32)).map(|k| 32 * k).collect();
+            assert_eq!(starts, want, "{items} items, {blocks} x {threads}");
+        }
+        // Block 2^22 of 1024 threads starts at 2^32: past every u32 item, so no window.
+        let far = WarpTask::new(u32::MAX, 1 << 23, 1 << 22, 1024, 0);
+        assert_eq!(far.grid_stride_windows().count(), 0);
+        // The launch's last warp (2^16 blocks of 1024 threads: a stride of 2^26) ends at the
+        // last window below u32::MAX; its next start would pass it.
+        let last = WarpTask::new(u32::MAX, 1 << 16, (1 << 16) - 1, 1024, 31);
+        let starts: Vec<u32> = last.grid_stride_windows().collect();
+        assert_eq!(starts.len(), 64);
+        assert_eq!(starts[62..], [u32::MAX - 31 - (1 << 26), u32::MAX - 31]);
     }
 }

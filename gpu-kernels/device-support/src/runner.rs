@@ -104,7 +104,8 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
     }
     // SAFETY: the caller guarantees `kernel` points to a valid `K`.
     let kernel = unsafe { &*kernel };
-    let scratch: &[AtomicU32] = if scratch.is_null() || scratch_len == 0 {
+    // Non-null where it has elements (the caller's contract): only the length is tested.
+    let scratch: &[AtomicU32] = if scratch_len == 0 {
         &[]
     } else {
         // SAFETY: `scratch` holds `scratch_len` u32s of device memory (the caller's

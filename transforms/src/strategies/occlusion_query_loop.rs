@@ -236,12 +236,12 @@ pub fn pass_as_lane<L: ItemLoop, T: Tally>(
 ) {
     let (query, finished, slots) = PassLoopLayout::split::<L::State>(scratch, task.items);
     let items = task.items;
-    let stride = task.launch_threads();
-    let mut window = task.thread_in_grid(0, reconverge_simt::WARP_SIZE);
-    while window < items {
-        let item = window.saturating_add(lane);
+    for window in task.grid_stride_windows() {
+        // `window < items`, so neither this difference nor an item that has it wraps.
+        let has = lane < items - window;
+        let item = window.wrapping_add(lane);
         let index = window / 32;
-        let runs = item < items && (first_pass || finished.word(index) >> lane & 1 == 0);
+        let runs = has && (first_pass || finished.word(index) >> lane & 1 == 0);
         let mut left = false;
         if runs {
             let state = if first_pass {
@@ -278,9 +278,5 @@ pub fn pass_as_lane<L: ItemLoop, T: Tally>(
                 q.fetch_add(left.count_ones(), Ordering::Relaxed);
             }
         }
-        window = match window.checked_add(stride) {
-            Some(next) if stride > 0 => next,
-            _ => break,
-        };
     }
 }

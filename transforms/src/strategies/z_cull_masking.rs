@@ -111,11 +111,10 @@ pub fn pass_as_lane<P: TwoPath>(
     mut put: impl FnMut(u32, P::Output),
 ) {
     let items = task.items;
-    let stride = task.launch_threads();
-    let mut window = task.thread_in_grid(0, reconverge_simt::WARP_SIZE);
-    while window < items {
-        let item = window.saturating_add(lane);
-        let has = item < items;
+    for window in task.grid_stride_windows() {
+        // `window < items`, so neither this difference nor an item that has it wraps.
+        let has = lane < items - window;
+        let item = window.wrapping_add(lane);
         let index = window / 32;
         if pass == 0 {
             let word = vote(has && workload.decide(item));
@@ -135,9 +134,5 @@ pub fn pass_as_lane<P: TwoPath>(
                 put(item, workload.path_b(item));
             }
         }
-        window = match window.checked_add(stride) {
-            Some(next) if stride > 0 => next,
-            _ => break,
-        };
     }
 }
