@@ -46,7 +46,7 @@ use reconverge_device::{DeviceKernel, EntryNumbers};
 use reconverge_gpu_build::{LoopNesting, SassError, loop_nesting};
 use reconverge_transforms::Strategy;
 
-use crate::plan::{Advice, Gpu, Sampling, advise_launches};
+use crate::plan::{Advice, Gpu, Sampling};
 use crate::{AdviseError, Compiled, CompiledLoops, Registers};
 
 /// Why a module could not say an entry point's registers.
@@ -220,16 +220,16 @@ pub fn flat_loops<'a>(
 /// Which of the strategies a user compiled, at which launch, for `items` items of `kernel`: every
 /// strategy of `strategies` (each must have compiled entry points:
 /// [`compiled_strategies`] lists the entry list's and adds numbers for the `_any` entry points)
-/// and the baseline, at every candidate launch, ranked by [`advise_launches`] with the
-/// registers and loop facts `module` gives ([`compiled_facts`]). Model runs that are the same
-/// for several pairs are run once, and `sampling` takes fewer items per run where the model
-/// would take more than about [`crate::DEFAULT_MODEL_SECONDS`] ([`crate::sampling_within`];
-/// [`advise_launches`] runs a sampling as given).
+/// and the baseline, at every candidate launch, ranked with the registers and loop facts
+/// `module` gives ([`compiled_facts`]). Model runs that are the same for several pairs are run
+/// once, and `sampling` takes fewer items per run where the model would take more than about
+/// [`crate::DEFAULT_MODEL_SECONDS`], the first pairs then modelled again on a larger sample
+/// ([`crate::advise_within`]; [`crate::advise_launches`] runs a sampling as given).
 ///
 /// # Errors
 /// A strategy the shape cannot run ([`AdviseError::Strategy`]) or with no compiled entry point
 /// ([`AdviseError::NoEntryPoint`]), checked before anything runs; registers the module cannot
-/// say; as [`advise_launches`].
+/// say; as [`advise_launches`](crate::advise_launches).
 pub fn advise_compiled<K: DeviceKernel + Sync>(
     kernel: &K,
     items: u32,
@@ -242,7 +242,7 @@ pub fn advise_compiled<K: DeviceKernel + Sync>(
         return Err(AdviseError::NoItems);
     }
     let (compiled, loops) = compiled_facts(kernel, strategies, module, gpu)?;
-    let sampling = crate::sampling_within(
+    let advice = crate::advise_within(
         kernel,
         items,
         strategies,
@@ -251,7 +251,6 @@ pub fn advise_compiled<K: DeviceKernel + Sync>(
         &compiled,
         crate::DEFAULT_MODEL_SECONDS,
     )?;
-    let advice = advise_launches(kernel, items, strategies, gpu, &sampling, &compiled)?;
     Ok(CompiledAdvice {
         advice,
         compiled,

@@ -82,6 +82,7 @@
 pub mod accuracy;
 pub mod calibrate;
 pub mod compiled;
+pub mod finalists;
 pub mod measured;
 pub mod plan;
 pub mod profile;
@@ -103,6 +104,7 @@ pub use compiled::{
     CompiledAdvice, CompiledModule, EntryFactsError, advise_compiled, compiled_facts,
     compiled_strategies, entry_points_of, flat_loops,
 };
+pub use finalists::{FINALISTS, advise_within};
 pub use measured::{Halving, MeasuredTuning, Timing, backend_time, grid_measured, tune_measured};
 pub use plan::{
     Advice, DEFAULT_MODEL_SECONDS, Gpu, Grid, LaunchTime, MIN_BUDGETED_ITEMS, Ranked, Sampling,
@@ -458,7 +460,8 @@ impl SlotAdvice {
 /// model's predicted time, from each launch run whole on the model (up to 1.5 · 2^20 items) or
 /// from stratified samples of its multiprocessors ([`Sampling::default`]; fewer items per run
 /// where the model runs would take more than about [`DEFAULT_MODEL_SECONDS`] on this machine,
-/// [`sampling_within`]), the pairs modelled in parallel. This is the advisor's main entry point; [`advise_launches`] takes a strategy
+/// the first pairs then modelled again on a larger sample: [`advise_within`]), the pairs
+/// modelled in parallel. This is the advisor's main entry point; [`advise_launches`] takes a strategy
 /// list, a sampling and registers of your own.
 ///
 /// # Errors
@@ -469,17 +472,15 @@ pub fn advise<K: Kernel + Sync + ?Sized>(
     items: u32,
     gpu: &Gpu,
 ) -> Result<Advice, AdviseError> {
-    let compiled = Compiled::default();
-    let sampling = sampling_within(
+    advise_within(
         kernel,
         items,
         K::STRATEGIES,
         gpu,
         &Sampling::default(),
-        &compiled,
+        &Compiled::default(),
         DEFAULT_MODEL_SECONDS,
-    )?;
-    advise_launches(kernel, items, K::STRATEGIES, gpu, &sampling, &compiled)
+    )
 }
 
 /// The issue-slot model on one fixed launch (see "The issue-slot model" in the crate docs):

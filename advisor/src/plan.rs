@@ -847,6 +847,10 @@ pub struct Advice {
     pub device: String,
     /// The sampling used.
     pub sampling: Sampling,
+    /// Where the ranking's first pairs were modelled again on a larger sample
+    /// ([`crate::advise_within`]): how many, and that sampling. They lead the ranking, in the
+    /// order of their second predictions; the rest follow in their first ones.
+    pub confirmed: Option<(usize, Sampling)>,
 }
 
 /// Which of `rows` (each a strategy and its predicted time over resamples) to recommend: the
@@ -907,7 +911,7 @@ impl Advice {
 
 /// Every (strategy, launch) pair [`advise_launches`] ranks: each strategy of `list` at its
 /// [`candidate_launches`] for its registers.
-fn candidate_pairs<K: Kernel + ?Sized>(
+pub(crate) fn candidate_pairs<K: Kernel + ?Sized>(
     kernel: &K,
     list: &[Strategy],
     items: u32,
@@ -934,7 +938,7 @@ fn candidate_pairs<K: Kernel + ?Sized>(
 /// size (see `profiled_launch`) and, where `whole` launches run, launches of one strategy
 /// whose warps run the same items whatever the block size (`same_warps`: one run, its warps
 /// regrouped into each launch's blocks).
-fn model_groups(
+pub(crate) fn model_groups(
     pairs: &[(Strategy, Launch, Grid)],
     items: u32,
     reference: Launch,
@@ -998,8 +1002,37 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
         }
     }
     let pairs = candidate_pairs(kernel, &list, items, gpu, registers);
+    let (ranked, base, baseline) =
+        rank_pairs(kernel, items, &pairs, gpu, sampling, compiled, reference)?;
+    Ok(Advice {
+        shape: K::SHAPE,
+        items,
+        reference,
+        baseline_ns: Spread::of(&base),
+        confirmed: None,
+        baseline,
+        ranked,
+        skipped,
+        device: gpu.calibration.device.clone(),
+        sampling: *sampling,
+    })
+}
+
+/// `pairs` ranked by their predicted times on `sampling`'s model runs (runs shared where
+/// `model_groups` says they are the same), fastest first, with the baseline's times at
+/// `reference` over the resamples (every speedup's denominator) and its divergence.
+pub(crate) fn rank_pairs<K: Kernel + Sync + ?Sized>(
+    kernel: &K,
+    items: u32,
+    pairs: &[(Strategy, Launch, Grid)],
+    gpu: &Gpu,
+    sampling: &Sampling,
+    compiled: &Compiled,
+    reference: Launch,
+) -> Result<(Vec<Ranked>, Vec<f64>, Divergence), AdviseError> {
+    let registers = compiled.registers.as_ref();
     let whole = sampling.runs_whole_launch(items);
-    let (reference_group, groups) = model_groups(&pairs, items, reference, whole);
+    let (reference_group, groups) = model_groups(pairs, items, reference, whole);
     let grouped = groups
         .par_iter()
         .enumerate()
@@ -1082,17 +1115,7 @@ pub fn advise_launches<K: Kernel + Sync + ?Sized>(
     if ranked.is_empty() {
         return Err(AdviseError::NothingRan);
     }
-    Ok(Advice {
-        shape: K::SHAPE,
-        items,
-        reference,
-        baseline_ns: Spread::of(&base),
-        baseline,
-        ranked,
-        skipped,
-        device: gpu.calibration.device.clone(),
-        sampling: *sampling,
-    })
+    Ok((ranked, base, baseline))
 }
 
 impl fmt::Display for Advice {
@@ -1163,14 +1186,31 @@ impl fmt::Display for Advice {
             "recommended: {} at {} blocks x {} threads ({}), {:.3}x predicted",
             b.strategy, b.launch.blocks, b.launch.threads_per_block, b.grid, b.speedup.median,
         )?;
-        if self.sampling.runs_whole_launch(self.items) {
-            Ok(())
-        } else {
+        let last = match self.confirmed {
+            Some((_, confirm)) => confirm,
+            None => self.sampling,
+        };
+        if !last.runs_whole_launch(self.items) {
             write!(
                 f,
                 " ({:.3}-{:.3} over resamples)",
                 b.speedup.min, b.speedup.max
-            )
+            )?;
+        }
+        match self.confirmed {
+            Some((n, confirm)) if confirm.runs_whole_launch(self.items) => write!(
+                f,
+                "\nconfirmed: the first {} pairs and the plain kernel's best launch ({n} pairs) modelled again, every launch whole",
+                crate::FINALISTS
+            ),
+            Some((n, confirm)) => write!(
+                f,
+                "\nconfirmed: the first {} pairs and the plain kernel's best launch ({n} pairs) modelled again on about {} items x {} resamples",
+                crate::FINALISTS,
+                confirm.items,
+                confirm.resamples
+            ),
+            None => Ok(()),
         }
     }
 }

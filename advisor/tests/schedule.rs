@@ -264,3 +264,72 @@ fn launches_whose_warps_run_the_same_items_share_one_run_and_are_each_timed_as_t
         }
     }
 }
+
+/// Screen, then confirm: where the budget cuts the sample, `advise_within` models the ranking's
+/// first pairs (and the plain kernel's best launch) again on a larger sample. Those pairs lead
+/// the ranking in the order of their second predictions, each predicted exactly as
+/// `advise_launches` predicts it on that sample, and the rest follow in screening order. With a
+/// budget that affords the whole sampling nothing is cut, so nothing is confirmed.
+#[test]
+fn advise_within_confirms_the_first_pairs_on_a_larger_sample() {
+    use reconverge_advisor::{FINALISTS, advise_within};
+    let kernel = ItemLoopKernel(DynamicWork::new(8, 64, 1));
+    let items = 1 << 16;
+    let strategies = [
+        Strategy::BASELINE,
+        Strategy::DYNAMIC_WORK_ASSIGNMENT,
+        Strategy::GRID_WIDE_DYNAMIC_WORK,
+    ];
+    let whole = Sampling {
+        items,
+        resamples: 1,
+        seed: 1,
+    };
+    let compiled = Compiled::default();
+    let advise = |seconds| {
+        advise_within(
+            &kernel,
+            items,
+            &strategies,
+            &gpu(),
+            &whole,
+            &compiled,
+            seconds,
+        )
+        .expect("runs")
+    };
+    assert_eq!(advise(1e6).confirmed, None);
+    // A budget that cuts the screening's sample but leaves the finalists a larger one; how
+    // small depends on this machine's speed, so it is searched for.
+    let confirmed = (0..12)
+        .map(|k| advise(1e-3 * 2f64.powi(k)))
+        .find(|a| a.confirmed.is_some())
+        .expect("some budget cuts the screening and confirms its finalists");
+    let (n, sampling) = confirmed.confirmed.expect("found so");
+    assert!((FINALISTS..=FINALISTS + 1).contains(&n), "{n} pairs");
+    assert!(
+        sampling.items * sampling.resamples
+            > confirmed.sampling.items * confirmed.sampling.resamples
+    );
+    let again =
+        advise_launches(&kernel, items, &strategies, &gpu(), &sampling, &compiled).expect("runs");
+    for w in confirmed.ranked[..n].windows(2) {
+        assert!(w[0].time_ns.median <= w[1].time_ns.median);
+    }
+    for r in &confirmed.ranked[..n] {
+        let same = again
+            .ranked
+            .iter()
+            .find(|a| (a.strategy, a.launch) == (r.strategy, r.launch))
+            .expect("every pair is ranked");
+        let gap = (same.time_ns.median / r.time_ns.median - 1.0).abs();
+        assert!(gap < 1e-9, "{} at {:?}: {gap}", r.strategy, r.launch);
+    }
+    assert!(
+        confirmed.ranked[..n]
+            .iter()
+            .any(|r| r.strategy == Strategy::BASELINE)
+    );
+    assert_eq!(confirmed.ranked.len(), again.ranked.len());
+    assert!(confirmed.to_string().contains("confirmed: the first"));
+}

@@ -905,9 +905,9 @@ mod schedule {
             &runnable[..]
         };
         let compiled = compiled_facts(a)?.compiled::<K>(strategies, gpu.arch);
-        let sampling = match a.sample_items {
-            Some(_) => sampling(a),
-            None => reconverge_advisor::sampling_within(
+        let advice = match a.sample_items {
+            Some(_) => advise_launches(kernel, items, strategies, &gpu, &sampling(a), &compiled)?,
+            None => reconverge_advisor::advise_within(
                 kernel,
                 items,
                 strategies,
@@ -917,7 +917,6 @@ mod schedule {
                 reconverge_advisor::DEFAULT_MODEL_SECONDS,
             )?,
         };
-        let advice = advise_launches(kernel, items, strategies, &gpu, &sampling, &compiled)?;
         println!("{advice}");
         Ok(())
     }
