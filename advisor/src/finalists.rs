@@ -4,16 +4,16 @@
 //! budget, [`sampling_within`] cuts the items each model run samples, and the sampling error of
 //! a cut sample can reorder pairs whose times are close. Measured on the held-out sunset map
 //! (H100 sweeps, a 2-core VM): cut to about 225,000 items x 3 resamples, the pick ran 0.867 of
-//! the best measured time, where the whole launch's model picked the best. Only the first few
-//! pairs decide the pick, so [`advise_within`] spends two thirds of the budget ranking every
-//! pair on the cut sample and the rest modelling the first [`FINALISTS`] pairs (and the plain
-//! kernel's best launch, which [`recommend`](crate::recommend) may fall back to) again on a
-//! sample as large as the remaining time allows: a few runs instead of dozens, so usually the
-//! whole launch.
-
-use reconverge_transforms::{Kernel, Strategy};
+//! the best measured time, where the whole launch's model picked the best; confirmed, it picks
+//! the best (`docs/results/advisor/held-out-budget/`: 7 of 8 held-out picks within 10 % of the
+//! best, 6 before). Only the first few pairs decide the pick, so [`advise_within`] spends two
+//! thirds of the budget ranking every pair on the cut sample and the rest modelling the first
+//! [`FINALISTS`] pairs (and the plain kernel's best launch, which
+//! [`recommend`](crate::recommend) may fall back to) again on a larger sample: a few runs
+//! instead of dozens, so up to four times the items per run, or the whole launch.
 
 use reconverge_backend::Launch;
+use reconverge_transforms::{Kernel, Strategy};
 
 use crate::plan::{model_groups, rank_pairs};
 use crate::{
@@ -32,9 +32,12 @@ const CONFIRMING_GROWTH: f64 = 4.0;
 /// [`advise_launches`] within about `seconds` of model time on this machine: every pair of
 /// `strategies` (and the baseline) ranked on `sampling`, or on a sample [`sampling_within`]
 /// cuts to two thirds of the time, and then, where it was cut, the [`FINALISTS`] fastest pairs
-/// and the baseline's fastest launch modelled again on `sampling` itself where the remaining
-/// third affords it (a cut of it where it does not). The confirmed pairs lead the ranking in
-/// the order of their second predictions ([`Advice::confirmed`]).
+/// and the baseline's fastest launch modelled again on a larger sample: as many items as the
+/// screening modelled, spread over the finalists' runs, at most four times the screening's per
+/// run, and `sampling` itself (the whole launch by default) where that much reaches it. The
+/// confirmed pairs lead the ranking in the order of their second predictions
+/// ([`Advice::confirmed`]); the confirming sample follows from the screening's alone, so
+/// [`advise_launches`] on each reproduces the advice anywhere.
 ///
 /// # Errors
 /// As [`sampling_within`] and [`advise_launches`].
