@@ -82,10 +82,13 @@ impl<'s> DecisionMask<'s> {
     /// alone stores it, and nothing reads the mask before a later pass).
     #[inline]
     pub unsafe fn set_word_exclusive(&self, index: u32, lanes: LaneMask) {
-        if let Some(w) = self.words.get(index as usize) {
-            // SAFETY: live memory inside an `UnsafeCell`; no access races with this store (the
-            // caller's contract).
-            unsafe { w.as_ptr().write(lanes) }
+        // An index test and pointer arithmetic, not `get`'s `Option<&_>`: the GPU tested that
+        // reference against null besides (the scratch's pointer is a kernel parameter).
+        let i = index as usize;
+        if i < self.words.len() {
+            // SAFETY: word `i` is in bounds, live memory inside an `UnsafeCell`; no access
+            // races with this store (the caller's contract).
+            unsafe { AtomicU32::as_ptr(&*self.words.as_ptr().add(i)).write(lanes) }
         }
     }
 
@@ -106,11 +109,15 @@ impl<'s> DecisionMask<'s> {
     /// (an earlier launch on the GPU, a finished pass on the CPU).
     #[inline]
     pub unsafe fn word_of_earlier_pass(&self, index: u32) -> LaneMask {
-        self.words.get(index as usize).map_or(0, |w| {
-            // SAFETY: the word is live memory inside an `UnsafeCell`, and no write races with
-            // this read (the caller's contract).
-            unsafe { w.as_ptr().read() }
-        })
+        // As `set_word_exclusive`: no `Option<&_>` for the GPU to test against null.
+        let i = index as usize;
+        if i < self.words.len() {
+            // SAFETY: word `i` is in bounds, live memory inside an `UnsafeCell`, and no write
+            // races with this read (the caller's contract).
+            unsafe { AtomicU32::as_ptr(&*self.words.as_ptr().add(i)).read() }
+        } else {
+            0
+        }
     }
 
     /// Whether `item`'s bit is set (false past the mask's end).
