@@ -32,7 +32,7 @@ pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
 /// the `fma` target feature, taken when the processor has FMA (every x86-64 processor since
 /// 2013). Without it, a generic build calls `fmaf` for every fused operation and keeps the
 /// loop's floats in memory around the calls: MCML's photon loop ran 2.1 times slower that way
-/// than unfused, and 0.74 times as long as unfused with the copy. `body` must be
+/// than unfused, and 0.75 times as long as unfused with the copy. `body` must be
 /// `#[inline(always)]` (a closure would not be inlined into the copy, which then calls
 /// `fmaf` again). A build that assumes FMA (`-C target-cpu=native`) has no check; other
 /// targets (the GPU; AArch64, whose FMA is in the base instruction set) just call `body`.
