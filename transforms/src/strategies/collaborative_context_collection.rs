@@ -74,8 +74,10 @@
 //! instruction, `raw/ncu-*-rare-body.csv.gz`): about 35 more per warp step, the dealer's
 //! arithmetic and its vote among them. The dealer's item index since then comes from a 64-bit
 //! offset and one compare instead of saturating adds ([`WarpDeal::item`]): 0.0977-0.0995 ms
-//! against 0.0994-0.1031 ms before, four alternating rounds in one H200 job (about 4 %). With
-//! the body in every iteration it loses (0.72x; the twin 0.53x).
+//! against 0.0994-0.1031 ms before, four alternating rounds in one H200 job (about 4 %); under
+//! static assignment from one formula, without a branch on `j < 32`: 0.1013 -> 0.1000 ms
+//! (medians of five rounds, `docs/results/techniques/ccc-static-dealer/`). With the body in
+//! every iteration it loses (0.72x; the twin 0.53x).
 
 use reconverge_simt::{LaneMask, WARP_SIZE};
 

@@ -71,15 +71,15 @@ impl WarpDeal {
             (offset < u64::from(end.saturating_sub(first)))
                 .then(|| first.wrapping_add(offset as u32))
         };
-        if j < WARP_SIZE {
-            return at(u64::from(j), self.end);
-        }
         match self.assignment {
+            // The first row is the `j < 32` case of the block-stride rows (`end` is the
+            // block's end here): one formula, no branch on `j`.
             Assignment::Static | Assignment::Remapped => at(
                 u64::from(j % WARP_SIZE)
                     + u64::from(j / WARP_SIZE) * u64::from(task.threads_per_block),
                 task.block_end,
             ),
+            _ if j < WARP_SIZE => at(u64::from(j), self.end),
             Assignment::Dynamic => {
                 let n = warp.block_fetch_add(mask, 0, 1);
                 (n < task.block_len()).then(|| task.block_start.saturating_add(n))
