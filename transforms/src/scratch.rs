@@ -82,13 +82,13 @@ impl<'s> DecisionMask<'s> {
     /// alone stores it, and nothing reads the mask before a later pass).
     #[inline]
     pub unsafe fn set_word_exclusive(&self, index: u32, lanes: LaneMask) {
-        // An index test and pointer arithmetic, not `get`'s `Option<&_>`: the GPU tested that
-        // reference against null besides (the scratch's pointer is a kernel parameter).
+        // An index test, not `get`'s `Option<&_>`: the GPU tested that reference against null
+        // besides (the scratch's pointer is a kernel parameter).
         let i = index as usize;
         if i < self.words.len() {
-            // SAFETY: word `i` is in bounds, live memory inside an `UnsafeCell`; no access
-            // races with this store (the caller's contract).
-            unsafe { AtomicU32::as_ptr(&*self.words.as_ptr().add(i)).write(lanes) }
+            // SAFETY: `i` is in bounds (tested just above); the word is live memory inside an
+            // `UnsafeCell`, and no access races with this store (the caller's contract).
+            unsafe { self.words.get_unchecked(i).as_ptr().write(lanes) }
         }
     }
 
@@ -112,9 +112,9 @@ impl<'s> DecisionMask<'s> {
         // As `set_word_exclusive`: no `Option<&_>` for the GPU to test against null.
         let i = index as usize;
         if i < self.words.len() {
-            // SAFETY: word `i` is in bounds, live memory inside an `UnsafeCell`, and no write
-            // races with this read (the caller's contract).
-            unsafe { AtomicU32::as_ptr(&*self.words.as_ptr().add(i)).read() }
+            // SAFETY: `i` is in bounds (tested just above); the word is live memory inside an
+            // `UnsafeCell`, and no write races with this read (the caller's contract).
+            unsafe { self.words.get_unchecked(i).as_ptr().read() }
         } else {
             0
         }

@@ -65,8 +65,6 @@ mod ptx {
         fn sin_approx(x): f32, reg32 = "sin.approx.ftz.f32 {r}, {x};";
         fn cos_approx(x): f32, reg32 = "cos.approx.ftz.f32 {r}, {x};";
         fn sqrt_approx(x): f32, reg32 = "sqrt.approx.ftz.f32 {r}, {x};";
-        /// `a · b + c` with one rounding (IEEE 754 `fusedMultiplyAdd`).
-        fn fma_rn(a, b, c): f32, reg32 = "fma.rn.f32 {r}, {a}, {b}, {c};";
         /// At most 2 ulp from the quotient for `|b|` in [2^-126, 2^126] (PTX ISA §9.7.3.8).
         fn div_approx(a, b): f32, reg32 = "div.approx.ftz.f32 {r}, {a}, {b};";
     }
@@ -365,14 +363,10 @@ impl McmlFloat for FastF32 {
     fn bin_index(self, n: u32) -> u32 {
         self.0.bin_index(n)
     }
-    /// One `fma.rn.f32` on the GPU (a rounding fewer than f32's product and sum); f32's
-    /// product and sum elsewhere.
+    /// f32's: one fused multiply-add ([`super::fma_f32`]), `fma.rn.f32` on the GPU.
     #[inline(always)]
     fn mul_then_add(self, b: Self, c: Self) -> Self {
-        #[cfg(target_arch = "nvptx64")]
-        return Self(ptx::fma_rn(self.0, b.0, c.0));
-        #[cfg(not(target_arch = "nvptx64"))]
-        return Self(self.0.mul_then_add(b.0, c.0));
+        Self(self.0.mul_then_add(b.0, c.0))
     }
 }
 

@@ -28,7 +28,7 @@ pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
 /// either way, only faster. MCML's step functions, which a strategy calls once per lane and
 /// step, and its photon loop are declared so.
 ///
-/// On x86-64 the function is a check (a load and a branch) and two copies of `body`, one with
+/// On x86-64 the function is std's check (a cached answer) and two copies of `body`, one with
 /// the `fma` target feature, taken when the processor has FMA (every x86-64 processor since
 /// 2013). Without it, a generic build calls `fmaf` for every fused operation and keeps the
 /// loop's floats in memory around the calls: MCML's photon loop ran 2.1 times slower that way
@@ -46,7 +46,7 @@ macro_rules! with_host_fma {
         #[inline]
         pub fn $name<$($g: $bound),*>($($arg: $t),*) $(-> $ret)? {
             #[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-            if $crate::mcml::fused::x86_has_fma() {
+            if std::is_x86_feature_detected!("fma") {
                 #[target_feature(enable = "fma")]
                 fn compiled_with_fma<$($g: $bound),*>($($arg: $t),*) $(-> $ret)? {
                     $body($($arg),*)
@@ -57,22 +57,6 @@ macro_rules! with_host_fma {
             $body($($arg),*)
         }
     };
-}
-
-/// Whether this x86-64 processor has FMA, asked once.
-#[cfg(all(target_arch = "x86_64", not(target_feature = "fma")))]
-pub(crate) fn x86_has_fma() -> bool {
-    use core::sync::atomic::{AtomicU8, Ordering};
-    /// 0: not asked yet, 1: no FMA, 2: FMA.
-    static ANSWER: AtomicU8 = AtomicU8::new(0);
-    match ANSWER.load(Ordering::Relaxed) {
-        0 => {
-            let has = std::is_x86_feature_detected!("fma");
-            ANSWER.store(if has { 2 } else { 1 }, Ordering::Relaxed);
-            has
-        }
-        answer => answer == 2,
-    }
 }
 
 #[cfg(target_arch = "nvptx64")]
