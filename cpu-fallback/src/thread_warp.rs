@@ -27,7 +27,7 @@ use std::sync::{Barrier, Mutex};
 
 use reconverge_simt::{LaneMask, WARP_SIZE};
 use reconverge_transforms::strategies::collaborative_context_collection::{
-    ContextStack, STACK, STATES_OFFSET, shared_bytes_per_warp,
+    ContextStack, ItemDealer, STACK, STATES_OFFSET, shared_bytes_per_warp,
 };
 use reconverge_transforms::{Decision, Kernel};
 
@@ -66,6 +66,19 @@ impl ThreadBallot {
             self.words[(k + 2) % 3].store(0, Ordering::SeqCst);
         }
         word
+    }
+}
+
+/// Items `0..n` dealt in order, their count known in advance.
+struct CountedItems(u32);
+
+impl ItemDealer for CountedItems {
+    fn item(&mut self, j: u32) -> Option<u32> {
+        (j < self.0).then_some(j)
+    }
+
+    fn count(&self) -> Option<u32> {
+        Some(self.0)
     }
 }
 
@@ -267,31 +280,44 @@ where
                             threshold, max_wait, lane, vote, next, put, &mut adds,
                         ),
                         VotedLoop::CollaborativeContextCollection => {
-                            // The warp's `j`-th item: `j` over one warp dealt by stride; the
-                            // first 32 by lane, then the counter's, dealt by counter.
-                            let deal = |j: u32| {
-                                let item = match dealing {
-                                    Dealing::Counter if j >= WARP_SIZE => {
-                                        counter.fetch_add(1, Ordering::SeqCst)
-                                    }
-                                    _ => j,
-                                };
-                                (item < items).then_some(item)
-                            };
                             let mut lane_stack = LaneStack {
                                 stack,
                                 ballot,
                                 round: &round,
                                 lane,
                             };
-                            kernel.collected_items(
-                                lane,
-                                vote,
-                                &mut lane_stack,
-                                deal,
-                                put,
-                                &mut adds,
-                            )
+                            match dealing {
+                                // The warp's `j`-th item is `j`, all `items` of them known in
+                                // advance: the lanes count them (static assignment's form).
+                                Dealing::Stride => kernel.collected_items(
+                                    lane,
+                                    vote,
+                                    &mut lane_stack,
+                                    CountedItems(items),
+                                    put,
+                                    &mut adds,
+                                ),
+                                // The first 32 by lane, then the counter's: the lanes vote on
+                                // whether it ran dry.
+                                Dealing::Counter => {
+                                    let deal = |j: u32| {
+                                        let item = if j >= WARP_SIZE {
+                                            counter.fetch_add(1, Ordering::SeqCst)
+                                        } else {
+                                            j
+                                        };
+                                        (item < items).then_some(item)
+                                    };
+                                    kernel.collected_items(
+                                        lane,
+                                        vote,
+                                        &mut lane_stack,
+                                        deal,
+                                        put,
+                                        &mut adds,
+                                    )
+                                }
+                            }
                         }
                     };
                     (ran, tally, round.get())

@@ -186,7 +186,7 @@ macro_rules! kernel_impl {
                     $lane: u32,
                     $vote: impl FnMut(bool) -> reconverge_simt::LaneMask,
                     $stack: &mut C,
-                    $deal: impl FnMut(u32) -> Option<u32>,
+                    $deal: impl $crate::strategies::collaborative_context_collection::ItemDealer,
                     $put: impl FnMut(u32, $output),
                     $tally: &mut T,
                 ) -> bool $body
@@ -405,9 +405,9 @@ pub trait Kernel {
     /// `references/cuda/collaborative_context_collection.cu` writes it): the CUDA backend runs it
     /// for [`PathSchedule::CollaborativeContextCollection`](crate::PathSchedule::CollaborativeContextCollection)
     /// over any [`Assignment`](crate::Assignment), with [`Kernel::dynamic_shared_bytes`] of
-    /// dynamic shared memory. `lane` and `vote` are as for [`Kernel::delayed_items`]; `deal(j)`
-    /// is the warp's `j`-th item in the strategy's order (the same in every lane), `None` once
-    /// they are all dealt. Outputs and adds are the baseline's.
+    /// dynamic shared memory. `lane` and `vote` are as for [`Kernel::delayed_items`]; `deal` gives
+    /// the warp's items in the strategy's order (the same in every lane; `ItemDealer::count`
+    /// where it knows how many). Outputs and adds are the baseline's.
     ///
     /// Returns `false`, having called nothing, for a kernel without such a form (the default).
     #[allow(clippy::too_many_arguments)]
@@ -420,7 +420,7 @@ pub trait Kernel {
         lane: u32,
         vote: impl FnMut(bool) -> LaneMask,
         stack: &mut C,
-        deal: impl FnMut(u32) -> Option<u32>,
+        deal: impl crate::strategies::collaborative_context_collection::ItemDealer,
         put: impl FnMut(u32, Self::Output),
         tally: &mut T,
     ) -> bool {

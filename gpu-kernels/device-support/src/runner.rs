@@ -204,9 +204,8 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
                         // SAFETY: as above.
                         let mut warp = unsafe { ThreadWarp::new(work_counter) };
                         let task = WarpTask::new(items, blocks, block, threads, warp_in_block);
-                        let dealing = WarpDeal::new(task, strategy.items);
                         let (lane, vote) = warp_vote();
-                        let deal = |j| dealing.item(&mut warp, 1, j);
+                        let deal = WarpDeal::new(task, strategy.items).on(&mut warp);
                         let put = |item, out| sink.put(item, out);
                         kernel.collected_items(lane, vote, &mut stack, deal, put, &mut acc)
                     }

@@ -88,7 +88,7 @@ mod per_thread;
 mod program;
 
 pub use per_thread::collected_thread_loop;
-pub use program::{CollectionProgram, WarpDeal, context_words};
+pub use program::{CollectionProgram, DealOnWarp, ItemDealer, WarpDeal, context_words};
 
 /// Contexts one warp's shared-memory stacks hold together: 2·32 − 1 is the most ever in
 /// flight (module docs), rounded up to a power of two.

@@ -237,9 +237,10 @@ pub fn pass_as_lane<L: ItemLoop, T: Tally>(
     let (query, finished, slots) = PassLoopLayout::split::<L::State>(scratch, task.items);
     let items = task.items;
     for window in task.grid_stride_windows() {
-        // `window < items`, so neither this difference nor an item that has it wraps.
-        let has = lane < items - window;
+        // A window starts at a multiple of 32 below `items` (so at most `u32::MAX - 31`) and
+        // `lane < 32`: the item cannot wrap, and its bound is the one the sink tests.
         let item = window.wrapping_add(lane);
+        let has = item < items;
         let index = window / 32;
         let runs = has && (first_pass || finished.word(index) >> lane & 1 == 0);
         let mut left = false;

@@ -112,9 +112,11 @@ pub fn pass_as_lane<P: TwoPath>(
 ) {
     let items = task.items;
     for window in task.grid_stride_windows() {
-        // `window < items`, so neither this difference nor an item that has it wraps.
-        let has = lane < items - window;
+        // A window starts at a multiple of 32 below `items` (so at most `u32::MAX - 31`) and
+        // `lane < 32`: the item cannot wrap, and its bound is the one the sink tests, which
+        // LLVM then tests once.
         let item = window.wrapping_add(lane);
+        let has = item < items;
         let index = window / 32;
         if pass == 0 {
             let word = vote(has && workload.decide(item));
@@ -124,13 +126,15 @@ pub fn pass_as_lane<P: TwoPath>(
                 // mask before pass 1.
                 unsafe { mask.set_word_exclusive(index, word) };
             }
-        } else if has {
+        } else {
+            // The window's word, loaded by every lane of it as the twin's warp loads it (no
+            // branch around the load).
             // SAFETY: passes 1 and 2 only read the mask, which pass 0 wrote.
             let word = unsafe { mask.word_of_earlier_pass(index) };
             let take_a = word >> lane & 1 != 0;
-            if pass == 1 && take_a {
+            if has && pass == 1 && take_a {
                 put(item, workload.path_a(item));
-            } else if pass == 2 && !take_a {
+            } else if has && pass == 2 && !take_a {
                 put(item, workload.path_b(item));
             }
         }

@@ -3,15 +3,15 @@
 
 use reconverge_simt::{LaneMask, WARP_SIZE};
 
-use super::{ContextStack, STACK};
+use super::{ContextStack, ItemDealer, STACK};
 use crate::io::Tally;
 use crate::shape::BranchLoop;
 
 /// Collaborative context collection as the loop of one thread of a warp (module docs, "On the
 /// GPU"): `lane` is the thread's lane, `vote(p)` the ballot of `p` over the whole warp (every
-/// lane calls it at the same points), `stack` the warp's stack, `deal(j)` the warp's `j`-th item
-/// (the same for every lane; `None` once the warp's items are all dealt, and for every later
-/// `j`), `put` an item's output. Each step: finished items put their output; free lanes take a
+/// lane calls it at the same points), `stack` the warp's stack, `deal` the warp's items (the
+/// same for every lane; a closure `deal(j)` giving the `j`-th, or a dealer that also knows how
+/// many it deals, which the loop then counts instead of voting on), `put` an item's output. Each step: finished items put their output; free lanes take a
 /// resumed context, by rank, else the warp's next items; lanes whose condition chose the body
 /// push their context and are free, the others run the cheap path; once 32 contexts wait (or
 /// nothing else can run) they are popped, one per lane, run the body and go on the resumed
@@ -25,7 +25,7 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
     lane: u32,
     mut vote: impl FnMut(bool) -> LaneMask,
     stack: &mut C,
-    mut deal: impl FnMut(u32) -> Option<u32>,
+    mut deal: impl ItemDealer,
     mut put: impl FnMut(u32, L::Output),
     tally: &mut T,
 ) -> bool {
@@ -36,8 +36,10 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
     // `STACK`, and a slot past it would be ignored by the stack, never a panic.
     const STACK_U32: u32 = STACK as u32;
     let below = (1u32 << lane) - 1;
-    // Warp-uniform: the stacks' heights, the items dealt, whether the dealer ran dry.
+    // Warp-uniform: the stacks' heights, the items dealt, whether the dealer ran dry, and
+    // how many it deals where that is known (then the lanes count, as the twin does).
     let (mut waiting, mut resumed, mut dealt, mut dealt_all) = (0u32, 0u32, 0u32, false);
+    let count = deal.count();
     let mut has = false;
     let mut item = 0;
     // A lane without a context holds the state of a valid item, never used (as the other
@@ -51,8 +53,16 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
                 has = false;
             }
             let need = vote(!has);
-            let from_resumed = need.count_ones().min(resumed);
-            if need == 0 || (from_resumed == 0 && dealt_all) {
+            let free = need.count_ones();
+            let from_resumed = free.min(resumed);
+            // New items the free lanes left over take: all of them while the dealer may have
+            // more, as many as are left where it counts.
+            let fresh = match count {
+                Some(n) => (free - from_resumed).min(n.saturating_sub(dealt)),
+                None if dealt_all => 0,
+                None => free - from_resumed,
+            };
+            if from_resumed + fresh == 0 {
                 break;
             }
             let rank = (need & below).count_ones();
@@ -64,18 +74,26 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
                 (item, state, has) = (i, s, true);
             }
             resumed -= from_resumed;
-            if !dealt_all {
+            // The free lanes past the resumed contexts, by rank (wrapping: a lane that took
+            // one is not `!has`, nor one whose rank is below `from_resumed`).
+            let nth = rank.wrapping_sub(from_resumed);
+            if count.is_some() {
+                if !has
+                    && nth < fresh
+                    && let Some(i) = deal.item(dealt + nth)
+                {
+                    (item, state, has) = (i, w.start(i), true);
+                }
+                dealt += fresh;
+            } else if fresh > 0 {
                 let mut dry = false;
                 if !has {
-                    match deal(dealt.saturating_add(rank.saturating_sub(from_resumed))) {
+                    match deal.item(dealt.saturating_add(nth)) {
                         Some(i) => (item, state, has) = (i, w.start(i), true),
                         None => dry = true,
                     }
                 }
-                dealt = dealt.saturating_add(need.count_ones() - from_resumed);
-                // A vote even where the dealer's count is known in advance (static dealing):
-                // counting instead (`dealt >= n`) measured 5 % slower on an H200, the branches
-                // on it no longer uniform to ptxas.
+                dealt = dealt.saturating_add(fresh);
                 dealt_all = vote(dry) != 0;
             }
             if vote(has && !w.running(&state)) == 0 {

@@ -19,19 +19,22 @@ pub const fn context_words<S>() -> u32 {
 }
 
 /// The items of one warp under an [`Assignment`], dealt to whichever lane is free (a lane that
-/// finds no resumed context): the warp's `j`-th item is its `j`-th first item for `j < 32`
-/// (`first + j`, as the other loop programs' lanes start), then, under static assignment, the
-/// next of the warp's block-stride rows (`first + j % 32 + (j / 32) · threads_per_block`), and
-/// otherwise a claim on the block's or the launch's counter. Dealt per warp rather than per lane
-/// because under collection the lanes that take new items are the ones the resumed stack left
-/// free, the same few each step: per-lane sequences would run dry at different times and leave
-/// a long tail of under-full body issues (the model showed 8.8 lanes per body issue instead of
-/// 32 when every iteration takes the body).
+/// finds no resumed context). Under static assignment the warp's items are one contiguous
+/// chunk of its block's (the block's items split evenly among its warps, as the hand-written
+/// CUDA C++ twin splits the launch's), so the warp knows in advance how many it is dealt
+/// ([`WarpDeal::count`]) and its lanes count them instead of voting on whether the dealer ran
+/// dry. Otherwise the warp's `j`-th item is its `j`-th first item for `j < 32` (`first + j`, as
+/// the other loop programs' lanes start), then a claim on the block's or the launch's counter.
+/// Dealt per warp rather than per lane because under collection the lanes that take new items
+/// are the ones the resumed stack left free, the same few each step: per-lane sequences would
+/// run dry at different times and leave a long tail of under-full body issues (the model showed
+/// 8.8 lanes per body issue instead of 32 when every iteration takes the body).
 #[derive(Clone, Copy, Debug)]
 pub struct WarpDeal {
     task: WarpTask,
     assignment: Assignment,
-    /// The warp's first item, and the end of the range its first row is dealt from.
+    /// The warp's first item, and the end of the range dealt from it without a claim (under
+    /// static assignment, the warp's whole chunk).
     first: u32,
     end: u32,
 }
@@ -39,15 +42,25 @@ pub struct WarpDeal {
 impl WarpDeal {
     /// The dealing of warp `task.warp_in_block` (of 32 lanes) under `assignment`.
     pub fn new(task: WarpTask, assignment: Assignment) -> Self {
-        let (end, first) = match assignment {
-            Assignment::GridWide => (task.items, task.thread_in_grid(0, WARP_SIZE)),
-            // Remapping does not pair with this schedule (`PathSchedule::pairs_with`): a run
-            // over it is refused before any program is made; dealt as static if ever asked.
-            Assignment::Static | Assignment::Dynamic | Assignment::Remapped => (
-                task.block_end,
+        let (first, end) = match assignment {
+            Assignment::GridWide => (task.thread_in_grid(0, WARP_SIZE), task.items),
+            Assignment::Dynamic => (
                 task.block_start
                     .saturating_add(task.warp_in_block.saturating_mul(WARP_SIZE)),
+                task.block_end,
             ),
+            // Remapping does not pair with this schedule (`PathSchedule::pairs_with`): a run
+            // over it is refused before any program is made; dealt as static if ever asked.
+            Assignment::Static | Assignment::Remapped => {
+                let len = task.block_len();
+                let warps = (task.threads_per_block / WARP_SIZE).max(1);
+                let chunk = len.div_ceil(warps);
+                // Offsets within the block's chunk, clamped to it: a warp past its items gets
+                // an empty chunk at the block's end.
+                let offset = task.warp_in_block.saturating_mul(chunk).min(len);
+                let first = task.block_start + offset;
+                (first, first + chunk.min(len - offset))
+            }
         };
         Self {
             task,
@@ -57,29 +70,28 @@ impl WarpDeal {
         }
     }
 
-    /// The warp's `j`-th item, `None` past the warp's last (and for every later `j` too: a row
-    /// whose lane `l` is past the end has every later item past it). A claim on a counter (`j`
-    /// at 32 or more under dynamic assignment) is made by the lanes of `mask` on `warp`.
+    /// How many items the warp is dealt in all, where that is known before dealing: under
+    /// static assignment its chunk's length (`item(j)` is `Some` exactly for `j` below it),
+    /// otherwise `None` (a counter can run dry at any claim).
+    #[inline(always)]
+    pub fn count(&self) -> Option<u32> {
+        matches!(self.assignment, Assignment::Static | Assignment::Remapped)
+            .then(|| self.end.saturating_sub(self.first))
+    }
+
+    /// The warp's `j`-th item, `None` past the warp's last (and for every later `j` too). A
+    /// claim on a counter (`j` at 32 or more under dynamic assignment) is made by the lanes of
+    /// `mask` on `warp`.
     #[inline(always)]
     pub fn item<W: Warp>(&self, warp: &mut W, mask: LaneMask, j: u32) -> Option<u32> {
         let task = self.task;
-        // An item's offset from the warp's first, against the items from there to `end`: one
-        // compare (the offset in 64 bits cannot overflow), and an offset below it cannot
-        // overflow the item index either.
-        let first = self.first;
-        let at = |offset: u64, end: u32| {
-            (offset < u64::from(end.saturating_sub(first)))
-                .then(|| first.wrapping_add(offset as u32))
+        // Below `end - first`, an offset cannot overflow the item index.
+        let within = |offset: u32| {
+            (offset < self.end.saturating_sub(self.first)).then(|| self.first + offset)
         };
         match self.assignment {
-            // The first row is the `j < 32` case of the block-stride rows (`end` is the
-            // block's end here): one formula, no branch on `j`.
-            Assignment::Static | Assignment::Remapped => at(
-                u64::from(j % WARP_SIZE)
-                    + u64::from(j / WARP_SIZE) * u64::from(task.threads_per_block),
-                task.block_end,
-            ),
-            _ if j < WARP_SIZE => at(u64::from(j), self.end),
+            Assignment::Static | Assignment::Remapped => within(j),
+            _ if j < WARP_SIZE => within(j),
             Assignment::Dynamic => {
                 let n = warp.block_fetch_add(mask, 0, 1);
                 (n < task.block_len()).then(|| task.block_start.saturating_add(n))
@@ -89,6 +101,53 @@ impl WarpDeal {
                 Some(task.launch_threads().saturating_add(n)).filter(|&i| i < task.items)
             }
         }
+    }
+
+    /// This dealing on `warp`, the form [`super::collected_thread_loop`] takes (a claim made by
+    /// the calling lane alone).
+    pub fn on<W: Warp>(self, warp: &mut W) -> DealOnWarp<'_, W> {
+        DealOnWarp { deal: self, warp }
+    }
+}
+
+/// The items a warp is dealt, in order and the same in every lane: what
+/// [`super::collected_thread_loop`] gives its free lanes. A closure `FnMut(u32) -> Option<u32>`
+/// is one whose count is not known in advance.
+pub trait ItemDealer {
+    /// The warp's `j`-th item, `None` past its last (and for every later `j`).
+    fn item(&mut self, j: u32) -> Option<u32>;
+
+    /// How many items the dealer deals in all, where that is known before dealing (`item(j)`
+    /// is then `Some` exactly for `j` below it), the same in every lane: the loop then counts
+    /// the items dealt, as the hand-written kernel does, instead of voting on whether a lane
+    /// found none. `None`, the default, where dealing can run dry at any `j`.
+    fn count(&self) -> Option<u32> {
+        None
+    }
+}
+
+impl<F: FnMut(u32) -> Option<u32>> ItemDealer for F {
+    #[inline(always)]
+    fn item(&mut self, j: u32) -> Option<u32> {
+        self(j)
+    }
+}
+
+/// A [`WarpDeal`] on the warp its claims are made on ([`WarpDeal::on`]).
+pub struct DealOnWarp<'w, W: Warp> {
+    deal: WarpDeal,
+    warp: &'w mut W,
+}
+
+impl<W: Warp> ItemDealer for DealOnWarp<'_, W> {
+    #[inline(always)]
+    fn item(&mut self, j: u32) -> Option<u32> {
+        self.deal.item(self.warp, 1, j)
+    }
+
+    #[inline(always)]
+    fn count(&self) -> Option<u32> {
+        self.deal.count()
     }
 }
 
