@@ -59,25 +59,24 @@
 //! of the block's dynamic shared memory ([`crate::Kernel::dynamic_shared_bytes`] tells the
 //! backend how much a launch needs).
 //!
-//! Measured on an H200 (`docs/results/techniques/`, `RareCostlyBody`, 2^20 items): with the
-//! body taken in 1 iteration of 32, the per-thread form at its default launch (one resident
-//! wave, which the backend gives it under any assignment: at one item per thread a warp has
-//! little to collect) runs 1.30x faster than the best plain kernel; the hand-written CUDA C++
-//! twin 1.53x, so reconverge takes 1.17x its time. Its stack is read and written with shared
-//! `LDS`/`STS`, as the twin's (the GPU's stack is based on an address LLVM knows to be shared),
-//! and slots are wrapped into the stack rather than checked, so no branch guards a load or a
-//! store: 32 registers and occupancy 1.0 (the twin 26). What is left: an item index kept beside
-//! each state (one more `LDS`/`STS` per push and pop), a vote on whether the dealer ran dry
-//! where the twin counts (counting measured 5 % slower: its branches were no longer uniform to
-//! ptxas), and more divergent branches (14 `BSSY` against 9). Under ncu it issues 1.23x the
-//! twin's warp instructions (69.5 M against 56.7 M, 24.2 against 25.0 active threads per
-//! instruction, `raw/ncu-*-rare-body.csv.gz`): about 35 more per warp step, the dealer's
-//! arithmetic and its vote among them. The dealer's item index since then comes from a 64-bit
-//! offset and one compare instead of saturating adds ([`WarpDeal::item`]): 0.0977-0.0995 ms
-//! against 0.0994-0.1031 ms before, four alternating rounds in one H200 job (about 4 %); under
-//! static assignment from one formula, without a branch on `j < 32`: 0.1013 -> 0.1000 ms
-//! (medians of five rounds, `docs/results/techniques/ccc-static-dealer/`). With the body in
-//! every iteration it loses (0.72x; the twin 0.53x).
+//! Under static assignment a warp's items are one contiguous chunk of its block's and the
+//! dealer knows how many ([`ItemDealer::count`]), so the lanes count the items dealt as the
+//! twin does; under the dynamic assignments, where a counter can run dry at any claim, they
+//! vote on whether a lane found none.
+//!
+//! Measured on an H200 (`RareCostlyBody`, 2^20 items, body taken in 1 iteration of 32; the
+//! per-thread form at its default launch, one resident wave, which the backend gives it under
+//! any assignment: at one item per thread a warp has little to collect): 1.46x faster than the
+//! best plain kernel, 1.052x the time of the hand-written CUDA C++ twin in the same job (five
+//! alternating rounds, `docs/results/techniques/ccc-counted-dealer/`; 1.16x before the lanes
+//! counted). Its stack is read and written with shared `LDS`/`STS`, as the twin's (the GPU's
+//! stack is based on an address LLVM knows to be shared), and slots are wrapped into the stack
+//! rather than checked, so no branch guards a load or a store. What is left, under ncu (1.035x
+//! the twin's time there): 1.8x the twin's branch instructions (12.1 M against 6.8 M, most of
+//! the 1.13x warp instructions; ptxas does not see every branch of the loop as warp-uniform) and
+//! an item index kept beside each state (one more `LDS`/`STS` per push and pop). With the body
+//! in every iteration it loses (0.76x the best plain kernel; the twin 0.53x,
+//! `docs/results/techniques/`).
 
 use reconverge_simt::{LaneMask, WARP_SIZE};
 
