@@ -66,17 +66,17 @@
 //!
 //! Measured on an H200 (`RareCostlyBody`, 2^20 items, body taken in 1 iteration of 32; the
 //! per-thread form at its default launch, one resident wave, which the backend gives it under
-//! any assignment: at one item per thread a warp has little to collect): 1.46x faster than the
-//! best plain kernel, 1.052x the time of the hand-written CUDA C++ twin in the same job (five
+//! any assignment: at one item per thread a warp has little to collect): 1.52x faster than the
+//! best plain kernel, 1.00x the time of the hand-written CUDA C++ twin in the same job (six
 //! alternating rounds, `docs/results/techniques/ccc-counted-dealer/`; 1.16x before the lanes
-//! counted). Its stack is read and written with shared `LDS`/`STS`, as the twin's (the GPU's
-//! stack is based on an address LLVM knows to be shared), and slots are wrapped into the stack
-//! rather than checked, so no branch guards a load or a store. What is left, under ncu (1.035x
-//! the twin's time there): 1.8x the twin's branch instructions (12.1 M against 6.8 M, most of
-//! the 1.13x warp instructions; ptxas does not see every branch of the loop as warp-uniform) and
-//! an item index kept beside each state (one more `LDS`/`STS` per push and pop). With the body
-//! in every iteration it loses (0.76x the best plain kernel; the twin 0.53x,
-//! `docs/results/techniques/`).
+//! counted, 1.06x before the loop's flags were combined without short-circuits, each of which
+//! had been a branch in a convergence region of its own). Its stack is read and written with
+//! shared `LDS`/`STS`, as the twin's (the GPU's stack is based on an address LLVM knows to be
+//! shared), and slots are wrapped into the stack rather than checked, so no branch guards a
+//! load or a store. Under ncu it issues 1.03x the twin's warp instructions, 1.4x its branch
+//! instructions, and an item index kept beside each state (one more `LDS`/`STS` per push and
+//! pop). With the body in every iteration it loses (0.78x the best plain kernel; the twin
+//! 0.53x).
 
 use reconverge_simt::{LaneMask, WARP_SIZE};
 

@@ -48,7 +48,10 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
     loop {
         // 1. Refill, again while a lane took a context that had already finished.
         loop {
-            if has && !w.running(&state) {
+            // `&` and `|` on the loop's flags, not `&&` and `||`: both sides are a few register
+            // operations, and evaluated whole they make one predicate, where short-circuits made
+            // a branch each (ptxas wraps each in a convergence region).
+            if has & !w.running(&state) {
                 put(item, w.finish(&state));
                 has = false;
             }
@@ -96,7 +99,7 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
                 dealt = dealt.saturating_add(fresh);
                 dealt_all = vote(dry) != 0;
             }
-            if vote(has && !w.running(&state)) == 0 {
+            if vote(has & !w.running(&state)) == 0 {
                 break;
             }
         }
@@ -119,7 +122,7 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
             w.after_branch(&mut state, tally);
         }
         // 3. A warp's worth waiting, or nothing else left to run: the body with popped lanes.
-        if waiting >= WARP_SIZE || (holding & !wanting == 0 && resumed == 0 && waiting > 0) {
+        if (waiting >= WARP_SIZE) | ((holding & !wanting == 0) & (resumed == 0) & (waiting > 0)) {
             let k = waiting.min(WARP_SIZE);
             stack.sync();
             let mut ran = None;
