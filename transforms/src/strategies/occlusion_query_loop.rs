@@ -242,7 +242,10 @@ pub fn pass_as_lane<L: ItemLoop, T: Tally>(
         let item = window.wrapping_add(lane);
         let has = item < items;
         let index = window / 32;
-        let runs = has && (first_pass || finished.word(index) >> lane & 1 == 0);
+        // The window's word loaded by every lane, without a branch around the load (as the
+        // twin's warp loads it), and the flags combined whole: one predicate.
+        let unfinished = first_pass | (finished.word(index) >> lane & 1 == 0);
+        let runs = has & unfinished;
         let mut left = false;
         if runs {
             let state = if first_pass {
