@@ -6,8 +6,9 @@
 //! (H100 sweeps, a 2-core VM): cut to about 225,000 items x 3 resamples, the pick ran 0.867 of
 //! the best measured time, where the whole launch's model picked the best; confirmed, it picks
 //! the best (`docs/results/advisor/held-out-budget/`: 7 of 8 held-out picks within 10 % of the
-//! best, 6 before). Only the first few pairs decide the pick, so [`advise_within`] spends two
-//! thirds of the budget ranking every pair on the cut sample and the rest modelling the first
+//! best, 6 before; 8 of 8 with [`crate::LAUNCH_MARGIN`] since). Only the first few pairs decide
+//! the pick, so [`advise_within`] spends two thirds of the budget ranking every pair on the cut
+//! sample and the rest modelling the first
 //! [`FINALISTS`] pairs (and the plain kernel's best launch, which
 //! [`recommend`](crate::recommend) may fall back to) again on a larger sample: a few runs
 //! instead of dozens, so up to four times the items per run, or the whole launch.

@@ -107,9 +107,10 @@ pub use compiled::{
 pub use finalists::{FINALISTS, advise_within};
 pub use measured::{Halving, MeasuredTuning, Timing, backend_time, grid_measured, tune_measured};
 pub use plan::{
-    Advice, DEFAULT_MODEL_SECONDS, Gpu, Grid, LaunchTime, MIN_BUDGETED_ITEMS, Ranked, Sampling,
-    Spread, advise_launches, candidate_launches, launch_time, predict_launch, recommend,
-    sample_blocks, sampled_profiles, sampling_within, shared_bytes_per_warp,
+    Advice, DEFAULT_MODEL_SECONDS, Gpu, Grid, LAUNCH_MARGIN, LaunchTime, MIN_BUDGETED_ITEMS,
+    Ranked, Sampling, Spread, advise_launches, candidate_launches, default_launch, launch_time,
+    predict_launch, recommend, sample_blocks, sampled_profiles, sampling_within,
+    shared_bytes_per_warp,
 };
 pub use profile::{CompiledLoops, PlainLoop, Profile, Stats, WarpWork, profile, profile_blocks};
 /// The SASS loop reader [`advise_compiled`] uses, re-exported so that its answer

@@ -823,6 +823,10 @@ pub struct Ranked {
     /// The median resample's schedule length over its throughput bound: above 1 where
     /// imbalance, the tail or latency (not issue slots) set the time.
     pub schedule_over_throughput: f64,
+    /// Whether `launch` is the one the backend picks for the strategy ([`default_launch`]),
+    /// for a strategy whose threads each run their own loop ([`Strategy::runs_per_thread`]:
+    /// the launches [`LAUNCH_MARGIN`] was measured on); `false` for the others.
+    pub own_launch: bool,
 }
 
 /// The advisor's answer to "which strategy and which launch".
@@ -853,20 +857,41 @@ pub struct Advice {
     pub confirmed: Option<(usize, Sampling)>,
 }
 
-/// Which of `rows` (each a strategy and its predicted time over resamples) to recommend: the
-/// fastest by median, unless it is not the plain kernel and does not beat the fastest plain
-/// pair in every resample (its slowest resample faster than the plain pair's fastest); then
-/// that plain pair. `None` for no rows.
+/// How much faster the model must predict another launch of a strategy than the strategy's
+/// own launch ([`default_launch`], what the backend picks) before the advisor recommends it.
+///
+/// The model ranks launches of one strategy less surely than it ranks strategies. On H200
+/// sweeps of loops whose items all cost alike (the aligned periodic block, grouped classes,
+/// the body in every iteration) it predicted one resident wave of 128-thread blocks 1.6 %
+/// faster than one thread per item, and the wave measured 5-11 % slower; on the held-out
+/// two-path runs (H100) the same 1.2 % prediction measured 13 % slower
+/// (`docs/results/advisor/techniques-h200/`, `docs/results/advisor/held-out-budget/`). The
+/// backend's own launch, for its part, measured within 5 % of each strategy's best swept launch
+/// on 14 of 15 workloads ([`Launch::for_items`]). Where the model's gain is real it is large
+/// (one resident wave on the sunset map and the cost map: 1.29x and 1.14x predicted, 1.21x and
+/// 1.07x measured), so a margin of 5 % keeps those. Only for the strategies whose threads each
+/// run their own loop ([`Strategy::runs_per_thread`]): for a warp-level schedule over a block's
+/// counter the backend's one resident wave measured 0.85x the best launch on the phased
+/// periodic block, where the model's one thread per item was the best.
+pub const LAUNCH_MARGIN: f64 = 0.05;
+
+/// Which of `rows` (each a strategy, its predicted time over resamples, and whether its launch
+/// is the strategy's own, [`default_launch`]) to recommend: the fastest by median, unless it is
+/// not the plain kernel and does not beat the fastest plain pair in every resample (its slowest
+/// resample faster than the plain pair's fastest); then that plain pair. Then the chosen
+/// strategy at its own launch instead, unless the chosen launch is predicted faster than it by
+/// more than [`LAUNCH_MARGIN`]. `None` for no rows.
 ///
 /// A strategy's machinery is worth taking only where the model is sure it pays: on the
 /// held-out workloads measured on an H100, pairs predicted within their resamples' spread of
 /// the plain kernel ran anywhere from 0.57x to 1.07x its time (the cost map's dealt loops
 /// desynchronise their lanes, which the model does not see), and the plain kernel is the one
-/// its user would have written.
+/// its user would have written. Likewise a launch other than the backend's own.
 pub fn recommend<T>(
     rows: &[T],
     strategy: impl Fn(&T) -> Strategy,
     time: impl Fn(&T) -> Spread,
+    own_launch: impl Fn(&T) -> bool,
 ) -> Option<&T> {
     let fastest = rows
         .iter()
@@ -875,21 +900,52 @@ pub fn recommend<T>(
         .iter()
         .filter(|r| strategy(r) == Strategy::BASELINE)
         .min_by(|a, b| time(a).median.total_cmp(&time(b).median));
-    match plain {
-        Some(p) if strategy(fastest) != Strategy::BASELINE && time(fastest).max >= time(p).min => {
-            Some(p)
-        }
-        _ => Some(fastest),
-    }
+    let pick = match plain {
+        Some(p) if strategy(fastest) != Strategy::BASELINE && time(fastest).max >= time(p).min => p,
+        _ => fastest,
+    };
+    let own = rows
+        .iter()
+        .find(|r| strategy(r) == strategy(pick) && own_launch(r))
+        .filter(|own| time(own).median <= time(pick).median * (1.0 + LAUNCH_MARGIN));
+    Some(own.unwrap_or(pick))
+}
+
+/// The launch the backend picks for `strategy` over `items` items of `kernel` on `gpu`
+/// ([`Launch::for_items`]), its blocks per multiprocessor from `gpu`'s occupancy at the
+/// strategy's registers (`registers`, else the calibration's default) and dynamic shared
+/// memory: the launch a user who asks for none gets, which [`recommend`] keeps unless another
+/// is predicted faster by more than [`LAUNCH_MARGIN`].
+pub fn default_launch<K: Kernel + ?Sized>(
+    kernel: &K,
+    strategy: &Strategy,
+    items: u32,
+    gpu: &Gpu,
+    registers: Option<&Registers>,
+) -> Launch {
+    let regs = gpu.registers_of(strategy, registers)[0];
+    let per_warp = shared_bytes_per_warp(kernel, strategy);
+    Launch::for_items(strategy, items, gpu.calibration.sms, |t| {
+        gpu.blocks_per_sm_sharing(t, regs, shared_bytes_per_block(per_warp, t))
+            .ok()
+    })
 }
 
 impl Advice {
     /// The recommended pair ([`recommend`]): the fastest predicted, unless it does not beat
-    /// the plain kernel's fastest launch in every resample (then that launch). On a tie the
-    /// one listed first: the simpler strategy, the smaller launch.
+    /// the plain kernel's fastest launch in every resample (then that launch), at the
+    /// strategy's own launch unless the model predicts the other faster by more than
+    /// [`LAUNCH_MARGIN`]. On a tie the one listed first: the simpler strategy, the smaller
+    /// launch.
     pub fn recommended(&self) -> &Ranked {
         // `advise_launches` returns an error rather than an empty ranking.
-        recommend(&self.ranked, |r| r.strategy, |r| r.time_ns).unwrap_or(&self.ranked[0])
+        recommend(
+            &self.ranked,
+            |r| r.strategy,
+            |r| r.time_ns,
+            |r| r.own_launch,
+        )
+        .unwrap_or(&self.ranked[0])
     }
 
     /// `strategy`'s fastest launch, if it ran.
@@ -1107,6 +1163,8 @@ pub(crate) fn rank_pairs<K: Kernel + Sync + ?Sized>(
                 } else {
                     1.0
                 },
+                own_launch: strategy.runs_per_thread()
+                    && launch == default_launch(kernel, &strategy, items, gpu, registers),
             })
         })
         .collect::<Result<Vec<Ranked>, AdviseError>>()?;
@@ -1466,19 +1524,51 @@ mod tests {
         // Faster by median but not in every resample: the plain kernel.
         let close = (Strategy::DYNAMIC_WORK_ASSIGNMENT, t(0.9, 1.0, 1.05));
         let rows = [plain, close];
-        let pick = recommend(&rows, |r| r.0, |r| r.1);
+        let pick = recommend(&rows, |r| r.0, |r| r.1, |_| false);
         assert_eq!(pick.map(|r| r.0), Some(Strategy::BASELINE));
         // Faster in every resample (its slowest below the plain kernel's fastest): the strategy.
         let clear = (Strategy::GRID_WIDE_DYNAMIC_WORK, t(0.8, 0.85, 0.95));
         let rows = [plain, close, clear];
-        let pick = recommend(&rows, |r| r.0, |r| r.1);
+        let pick = recommend(&rows, |r| r.0, |r| r.1, |_| false);
         assert_eq!(pick.map(|r| r.0), Some(Strategy::GRID_WIDE_DYNAMIC_WORK));
         // Without a plain row, the fastest; without rows, none.
         let rows = [close, clear];
-        let pick = recommend(&rows, |r| r.0, |r| r.1);
+        let pick = recommend(&rows, |r| r.0, |r| r.1, |_| false);
         assert_eq!(pick.map(|r| r.0), Some(Strategy::GRID_WIDE_DYNAMIC_WORK));
         let none: [(Strategy, Spread); 0] = [];
-        assert!(recommend(&none, |r| r.0, |r| r.1).is_none());
+        assert!(recommend(&none, |r| r.0, |r| r.1, |_| false).is_none());
+    }
+
+    /// The backend's own launch stays unless another launch of the same strategy is predicted
+    /// faster by more than the margin: 1.6 % faster (the one-wave launches of uniform loops that
+    /// measured 5-11 % slower) keeps it; 20 % faster takes the other; the margin never trades
+    /// strategies.
+    #[test]
+    fn a_strategy_keeps_its_own_launch_unless_another_is_predicted_clearly_faster() {
+        let t = |ns| Spread {
+            min: ns,
+            median: ns,
+            max: ns,
+        };
+        let own = (Strategy::BASELINE, t(1.0), true);
+        let near = (Strategy::BASELINE, t(1.0 / 1.016), false);
+        let rows = [own, near];
+        let pick = recommend(&rows, |r| r.0, |r| r.1, |r| r.2);
+        assert!(pick.is_some_and(|r| r.2), "kept the own launch");
+        let clear = (Strategy::BASELINE, t(0.8), false);
+        let rows = [own, near, clear];
+        let pick = recommend(&rows, |r| r.0, |r| r.1, |r| r.2);
+        assert_eq!(pick.map(|r| r.1.median), Some(0.8));
+        // A strategy clearly faster than the plain kernel, 2 % faster than its own launch:
+        // that strategy at its own launch, not the plain kernel's.
+        let grid_own = (Strategy::GRID_WIDE_DYNAMIC_WORK, t(0.7), true);
+        let grid_near = (Strategy::GRID_WIDE_DYNAMIC_WORK, t(0.7 / 1.02), false);
+        let rows = [own, grid_near, grid_own];
+        let pick = recommend(&rows, |r| r.0, |r| r.1, |r| r.2);
+        assert_eq!(
+            pick.map(|r| (r.0, r.2)),
+            Some((Strategy::GRID_WIDE_DYNAMIC_WORK, true))
+        );
     }
 
     #[test]

@@ -1048,12 +1048,24 @@ mod schedule {
                     }),
                     loops: loops.clone(),
                 };
+                // Whether the row's launch is the one the backend picks for its strategy, at
+                // the registers the sweep recorded (what `Advice::recommended` keeps on a
+                // near tie).
+                let own = strategy.runs_per_thread()
+                    && reconverge_advisor::default_launch(
+                        kernel,
+                        &strategy,
+                        r.items,
+                        gpu,
+                        compiled.registers.as_ref(),
+                    ) == r.launch;
                 predict_launch(
                     kernel, strategy, r.items, r.launch, gpu, &sampling, &compiled,
                 )
+                .map(|times| (times, own))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        for (&(r, strategy), times) in selected.iter().zip(predicted) {
+        for (&(r, strategy), (times, own)) in selected.iter().zip(predicted) {
             let ns: Vec<f64> = times.iter().map(|t| t.ns).collect();
             let spread = Spread::of(&ns);
             let mid = times
@@ -1096,11 +1108,12 @@ mod schedule {
                 spread,
                 r.median_ms,
                 strategy,
+                own,
             ));
         }
         // The advisor's own rule (`Advice::recommended`) over the rows measured.
-        let pick =
-            reconverge_advisor::recommend(&scored, |x| x.3, |x| x.1).ok_or("no row to score")?;
+        let pick = reconverge_advisor::recommend(&scored, |x| x.3, |x| x.1, |x| x.4)
+            .ok_or("no row to score")?;
         let best = scored
             .iter()
             .min_by(|x, y| x.2.total_cmp(&y.2))
