@@ -11,11 +11,11 @@ use crate::shape::BranchLoop;
 /// GPU"): `lane` is the thread's lane, `vote(p)` the ballot of `p` over the whole warp (every
 /// lane calls it at the same points), `stack` the warp's stack, `deal` the warp's items (the
 /// same for every lane; a closure `deal(j)` giving the `j`-th, or a dealer that also knows how
-/// many it deals, which the loop then counts instead of voting on), `put` an item's output. Each step: finished items put their output; free lanes take a
-/// resumed context, by rank, else the warp's next items; lanes whose condition chose the body
-/// push their context and are free, the others run the cheap path; once 32 contexts wait (or
-/// nothing else can run) they are popped, one per lane, run the body and go on the resumed
-/// stack. Each item runs the baseline's iterations in order, so outputs and adds are the
+/// many it deals, which the loop then counts instead of voting on), `put` an item's output.
+/// Each step: finished items put their output; free lanes take a resumed context, by rank,
+/// else the warp's next items; lanes whose condition chose the body push their context and are
+/// free, the others run the cheap path; once 32 contexts wait (or nothing else can run) they
+/// are popped, one per lane, run the body and go on the resumed stack. Each item runs the baseline's iterations in order, so outputs and adds are the
 /// baseline's. Returns `false`, having called nothing, for a state aligned to more than 16
 /// bytes (the stack's layout cannot hold it) or a lane past the warp.
 #[allow(clippy::too_many_arguments)]

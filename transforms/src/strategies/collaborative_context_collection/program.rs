@@ -243,3 +243,48 @@ impl<W: Warp, L: BranchLoop> WarpProgram<W> for CollectionProgram<W, L> {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    use reconverge_simt::ModelWarp;
+
+    use super::*;
+
+    /// Under static assignment each warp of a block is dealt one contiguous chunk of the
+    /// block's items, exactly `count` of them, and the warps of all blocks together are dealt
+    /// every item once: blocks and warps that outnumber the items get empty chunks.
+    #[test]
+    fn static_dealing_gives_each_warp_a_counted_chunk_and_every_item_once() {
+        let mut warp = ModelWarp::new();
+        for (items, blocks, threads) in [(1000, 3, 256), (33, 1, 128), (5, 4, 64), (0, 2, 32)] {
+            let mut dealt: Vec<u32> = Vec::new();
+            for block in 0..blocks {
+                for w in 0..threads / WARP_SIZE {
+                    let task = WarpTask::new(items, blocks, block, threads, w);
+                    let deal = WarpDeal::new(task, Assignment::Static);
+                    let n = deal.count().expect("static dealing is counted");
+                    let chunk: Vec<u32> = (0..n)
+                        .map(|j| deal.item(&mut warp, 1, j).expect("counted items exist"))
+                        .collect();
+                    assert_eq!(deal.item(&mut warp, 1, n), None, "{items} items");
+                    assert!(chunk.windows(2).all(|p| p[1] == p[0] + 1), "{chunk:?}");
+                    assert!(
+                        chunk
+                            .iter()
+                            .all(|&i| (task.block_start..task.block_end).contains(&i))
+                    );
+                    dealt.extend(chunk);
+                }
+            }
+            dealt.sort_unstable();
+            assert_eq!(
+                dealt,
+                (0..items).collect::<Vec<_>>(),
+                "{items} x {blocks} x {threads}"
+            );
+        }
+    }
+}
