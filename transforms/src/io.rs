@@ -110,6 +110,17 @@ impl WarpTask {
             .map(|w| w as u32)
     }
 
+    /// Lane `lane`'s item in the window that starts at `window` (one of
+    /// [`WarpTask::grid_stride_windows`]), and whether the launch has it (`item < items`). A
+    /// window starts at a multiple of 32 below `items`, so at most `u32::MAX - 31`, and
+    /// `lane < 32`: the item cannot wrap, and its bound is the one an output's sink tests, which
+    /// LLVM then tests once.
+    #[inline(always)]
+    pub fn window_item(&self, window: u32, lane: u32) -> (u32, bool) {
+        let item = window.wrapping_add(lane);
+        (item, item < self.items)
+    }
+
     /// Items in the block's chunk.
     pub fn block_len(&self) -> u32 {
         self.block_end - self.block_start

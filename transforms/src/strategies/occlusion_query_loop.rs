@@ -237,10 +237,7 @@ pub fn pass_as_lane<L: ItemLoop, T: Tally>(
     let (query, finished, slots) = PassLoopLayout::split::<L::State>(scratch, task.items);
     let items = task.items;
     for window in task.grid_stride_windows() {
-        // A window starts at a multiple of 32 below `items` (so at most `u32::MAX - 31`) and
-        // `lane < 32`: the item cannot wrap, and its bound is the one the sink tests.
-        let item = window.wrapping_add(lane);
-        let has = item < items;
+        let (item, has) = task.window_item(window, lane);
         let index = window / 32;
         // The window's word loaded by every lane, without a branch around the load (as the
         // twin's warp loads it), and the flags combined whole: one predicate.

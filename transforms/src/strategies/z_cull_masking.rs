@@ -110,13 +110,8 @@ pub fn pass_as_lane<P: TwoPath>(
     mask: DecisionMask<'_>,
     mut put: impl FnMut(u32, P::Output),
 ) {
-    let items = task.items;
     for window in task.grid_stride_windows() {
-        // A window starts at a multiple of 32 below `items` (so at most `u32::MAX - 31`) and
-        // `lane < 32`: the item cannot wrap, and its bound is the one the sink tests, which
-        // LLVM then tests once.
-        let item = window.wrapping_add(lane);
-        let has = item < items;
+        let (item, has) = task.window_item(window, lane);
         let index = window / 32;
         if pass == 0 {
             let word = vote(has && workload.decide(item));
