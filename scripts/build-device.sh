@@ -41,6 +41,8 @@ cp "$root/references/cuda/plain.cu" "$root/references/cuda/techniques.cu" \
     "$root/references/cuda/thread_data_remapping.cu" "$root/.device/"
 # Collaborative context collection's CUDA C++ twin (gpu-all.sh part ccc), built there with nvcc.
 cp "$root/references/cuda/collaborative_context_collection.cu" "$root/.device/"
+# The IEEE check of the division and square-root steps MCML's exact f32 runs (gpu-all.sh check).
+cp "$root/references/cuda/fast_paths.cu" "$root/.device/"
 if want reproduce && [[ -f "$root/examples/apps/examples/reproduce.rs" ]]; then
     cargo build --release -p reconverge-apps --features cuda --example reproduce
     cp "$CARGO_TARGET_DIR/release/examples/reproduce" "$root/.device/"

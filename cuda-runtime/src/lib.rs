@@ -55,7 +55,7 @@ pub use reconverge_device::{
 pub use tally_copies::{DEFAULT_TALLY_COPIES, TALLY_COPIES_MAX_BYTES};
 
 #[cfg(feature = "runtime")]
-pub use backend::{CudaBackend, PlainSchedule, WarmUp};
+pub use backend::{CudaBackend, DYNAMIC_SHARED_LIMIT, PlainSchedule, WarmUp};
 #[cfg(feature = "runtime")]
 pub use cuda::{DeviceInfo, GpuContext, KernelAttributes, ModuleImage, Timed};
 /// The `cudarc` this crate was built with, for launches of kernels with signatures of their own

@@ -54,8 +54,8 @@ mod runner;
 
 pub use mci::{McInput, MciError, MciErrorKind, OutputFormat, RunInput, RunLines};
 pub use on_backend::{
-    BATCH_PHOTONS, BackendRun, BackendRunError, Batching, GPU_BLOCK_SIZES, RunOptions, gpu_launch,
-    run_on_backend, run_on_backend_streams,
+    BATCH_PHOTONS, BackendRun, BackendRunError, Batching, GPU_BLOCK_SIZES, RunOptions,
+    gpu_dynamic_shared_bytes, gpu_launch, gpu_launch_for, run_on_backend, run_on_backend_streams,
 };
 pub use result::{RunResult, add_tally};
 pub use runner::{CHUNK_PHOTONS, RunError, Streams, run, run_streams, run_with};

@@ -55,6 +55,52 @@ pub fn gpu_launch(
     Launch::new(threads, blocks.saturating_mul(multiprocessors.max(1)))
 }
 
+/// Block sizes for a strategy whose blocks need dynamic shared memory by the warp
+/// (collaborative context collection's stacks: 7,936 bytes per warp for MCML's photon, so at
+/// most 6 warps fit the 48 KiB a block may have): every whole number of warps up to 1,024
+/// threads, largest first.
+const SHARED_BLOCK_SIZES: [u32; 32] = {
+    let mut sizes = [0; 32];
+    let mut i = 0;
+    while i < 32 {
+        sizes[i] = 32 * (32 - i as u32);
+        i += 1;
+    }
+    sizes
+};
+
+/// [`gpu_launch`] for `strategy`, whose blocks of `threads` threads need
+/// [`gpu_dynamic_shared_bytes`] of dynamic shared memory: `blocks_per_sm(threads, bytes)` is the
+/// driver's occupancy with that much (`None` or 0 where such a block cannot run). A strategy
+/// that needs none launches as [`gpu_launch`] does; one that needs some, of the sizes whose
+/// shared memory a block may have (`limit` bytes), the one that keeps the most warps resident.
+///
+/// # Errors
+/// [`BackendError::InvalidLaunch`] where no size fits.
+pub fn gpu_launch_for<F: McmlFloat>(
+    strategy: &Strategy,
+    multiprocessors: u32,
+    limit: u32,
+    blocks_per_sm: impl Fn(u32, u32) -> Option<u32>,
+) -> Result<Launch, BackendError> {
+    let shared = |threads| gpu_dynamic_shared_bytes::<F>(strategy, threads);
+    if shared(32) == 0 {
+        return gpu_launch(multiprocessors, |threads| blocks_per_sm(threads, 0));
+    }
+    let fits = |threads| match shared(threads) {
+        bytes if bytes > limit => None,
+        bytes => blocks_per_sm(threads, bytes),
+    };
+    let (threads, blocks) = Launch::fullest_block(&SHARED_BLOCK_SIZES, fits).unwrap_or((32, 0));
+    Launch::new(threads, blocks.saturating_mul(multiprocessors.max(1)))
+}
+
+/// Bytes of dynamic shared memory a block of `threads` threads of MCML's GPU kernel needs under
+/// `strategy` (collaborative context collection's per-warp stacks of photons; 0 for the others).
+pub fn gpu_dynamic_shared_bytes<F: McmlFloat>(strategy: &Strategy, threads: u32) -> u32 {
+    McmlKernel::<F>::dynamic_shared_bytes_for(strategy, threads)
+}
+
 /// Longest batch: a launch's items are a `u32`.
 const MAX_BATCH_PHOTONS: u64 = 1 << 30;
 

@@ -73,3 +73,54 @@ fn nothing_fits_is_an_error_not_a_panic() {
     assert!(gpu_launch(132, |_| None).is_err());
     assert!(gpu_launch(132, |_| Some(0)).is_err());
 }
+
+/// Blocks per SM on an H100 of a kernel with `registers` registers per thread and `shared`
+/// bytes of dynamic shared memory per block.
+fn h100_shared(registers: u32) -> impl Fn(u32, u32) -> Option<u32> {
+    move |threads, shared| {
+        let arch = ComputeCapability::new(9, 0).limits().ok()?;
+        calculate_occupancy(
+            arch,
+            &KernelResources::new(threads, registers).with_dynamic_smem(shared),
+            &LaunchConfig::default(),
+        )
+        .ok()
+        .map(|o| o.active_blocks_per_sm)
+    }
+}
+
+#[test]
+fn collaborative_context_collection_launches_within_a_blocks_shared_memory() {
+    use reconverge_mcml::{gpu_dynamic_shared_bytes, gpu_launch_for};
+    use reconverge_transforms::{Assignment, Strategy};
+    let limit = 48 * 1024;
+    let ccc = Strategy::COLLABORATIVE_CONTEXT_COLLECTION.over(Assignment::GridWide);
+    // A warp's stacks: 64 item indices and 64 photons of 120 bytes (f32), 7,936 bytes.
+    assert_eq!(gpu_dynamic_shared_bytes::<f32>(&ccc, 32), 64 * 4 + 64 * 120);
+    for registers in [40, 64, 80, 110] {
+        let fit = h100_shared(registers);
+        let l = gpu_launch_for::<f32>(&ccc, 132, limit, &fit).unwrap();
+        let shared = gpu_dynamic_shared_bytes::<f32>(&ccc, l.threads_per_block);
+        assert!(shared <= limit, "{registers}: {shared} bytes");
+        let warps = |t: u32| {
+            let s = gpu_dynamic_shared_bytes::<f32>(&ccc, t);
+            if s > limit {
+                0
+            } else {
+                fit(t, s).unwrap_or(0) * (t / 32)
+            }
+        };
+        // No whole number of warps up to 1024 threads keeps more of them resident.
+        let chosen = warps(l.threads_per_block);
+        assert!(chosen > 0);
+        assert!((1..=32).all(|w| warps(32 * w) <= chosen), "{registers}");
+        assert_eq!(l.blocks, fit(l.threads_per_block, shared).unwrap() * 132);
+    }
+    // Strategies without shared memory launch as `gpu_launch` does.
+    let plain = gpu_launch_for::<f32>(&Strategy::GRID_WIDE_DYNAMIC_WORK, 132, limit, |t, s| {
+        assert_eq!(s, 0);
+        h100(56)(t)
+    })
+    .unwrap();
+    assert_eq!(plain, gpu_launch(132, h100(56)).unwrap());
+}

@@ -197,6 +197,7 @@ pub const MCML_GPU_STRATEGIES: &[Strategy] = &[
     Strategy::iteration_delaying(Decision::CostBalanced).over(Assignment::Dynamic),
     Strategy::branch_distribution_with_delaying(Decision::CostBalanced).over(Assignment::Dynamic),
     Strategy::GRID_WIDE_DYNAMIC_WORK,
+    Strategy::COLLABORATIVE_CONTEXT_COLLECTION.over(Assignment::GridWide),
 ];
 
 /// MCML's fast-math entry points ([`FastF32`](crate::mcml::FastF32): approximate PTX division,
@@ -211,6 +212,7 @@ pub const MCML_FAST_MATH_STRATEGIES: &[Strategy] = &[
     Strategy::BRANCH_DISTRIBUTION.over(Assignment::Dynamic),
     Strategy::branch_distribution_with_delaying(Decision::CostBalanced).over(Assignment::Dynamic),
     Strategy::GRID_WIDE_DYNAMIC_WORK,
+    Strategy::COLLABORATIVE_CONTEXT_COLLECTION.over(Assignment::GridWide),
 ];
 
 /// Calls `$entries!` (`reconverge_device::entries!`, `reconverge_device::device_entries!` or
@@ -411,14 +413,14 @@ macro_rules! paper_entries {
                 mcml_baseline, mcml_dynamic, mcml_mv16, mcml_rr11_idle, mcml_rr11, mcml_rr31,
                 mcml_rr31_idle, mcml_distribution, mcml_distribution_dynamic,
                 mcml_mv4_dynamic, mcml_mv8_dynamic, mcml_rr31_dynamic,
-                mcml_balanced_dynamic, mcml_distribution_balanced, mcml_grid,
+                mcml_balanced_dynamic, mcml_distribution_balanced, mcml_grid, mcml_ccc_grid,
             }
 
             // MCML in opt-in fast math (approximate division, sqrt, lg2, sin/cos on the GPU;
             // not bit-identical to the CPU, checked within stated tolerances).
             FastF32 as McmlKernel from ($crate::gpu_entries::MCML_FAST_MATH_STRATEGIES) {
                 mcml_fast_baseline, mcml_fast_dynamic, mcml_fast_distribution_dynamic,
-                mcml_fast_distribution_balanced, mcml_fast_grid,
+                mcml_fast_distribution_balanced, mcml_fast_grid, mcml_fast_ccc_grid,
             }
         }
     };

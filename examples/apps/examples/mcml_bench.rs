@@ -398,8 +398,14 @@ fn gpu_measure() -> Result<(String, u64, Box<Measure<'static>>), Box<dyn std::er
             .ok_or_else(|| format!("no entry point for {strategy:?} (fast math: {fast_math})"))?;
             let gpu_context = gpu.gpu();
             let sms = u32::try_from(gpu_context.device().multiprocessors).unwrap_or(1);
+            let blocks_per_sm = |t, shared| {
+                gpu_context
+                    .max_active_blocks_with_shared(entry, t, shared)
+                    .ok()
+            };
+            let limit = reconverge_gpu::DYNAMIC_SHARED_LIMIT;
             let launch =
-                reconverge_mcml::gpu_launch(sms, |t| gpu_context.max_active_blocks(entry, t).ok())
+                reconverge_mcml::gpu_launch_for::<f32>(&strategy, sms, limit, blocks_per_sm)
                     .map_err(|e| e.to_string())?;
             // Warm the entry point up on a small run so the timed one is steady state.
             let run = |photons: u64, seed: u64| {

@@ -616,16 +616,25 @@ where
         let entry = <McmlKernel<F>>::entry_point(strategy, 0)
             .ok_or_else(|| format!("no CUDA entry point for MCML under {strategy}"))?;
         let gpu = gpu.gpu();
+        let sms = u32::try_from(gpu.device().multiprocessors).unwrap_or(1);
+        let limit = reconverge_gpu::DYNAMIC_SHARED_LIMIT;
         let launch = match args.threads_per_block {
-            Some(threads) => Launch::new(
-                threads,
-                gpu.resident_blocks(entry, threads)
-                    .map_err(|e| e.to_string())?,
-            ),
-            None => {
-                let sms = u32::try_from(gpu.device().multiprocessors).unwrap_or(1);
-                reconverge_mcml::gpu_launch(sms, |t| gpu.max_active_blocks(entry, t).ok())
+            Some(threads) => {
+                let shared = reconverge_mcml::gpu_dynamic_shared_bytes::<F>(strategy, threads);
+                if shared > limit {
+                    return Err(format!(
+                        "{strategy} needs {shared} bytes of shared memory per block of {threads} \
+                         threads, over the {limit} a block may have: use fewer threads per block"
+                    ));
+                }
+                let per_sm = gpu
+                    .max_active_blocks_with_shared(entry, threads, shared)
+                    .map_err(|e| e.to_string())?;
+                Launch::new(threads, per_sm.max(1).saturating_mul(sms))
             }
+            None => reconverge_mcml::gpu_launch_for::<F>(strategy, sms, limit, |t, shared| {
+                gpu.max_active_blocks_with_shared(entry, t, shared).ok()
+            }),
         }
         .map_err(|e| e.to_string())?;
         match args.blocks {

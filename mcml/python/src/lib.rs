@@ -372,7 +372,13 @@ fn simulate_cuda(
     })?;
     let gpu_context = gpu.gpu();
     let sms = u32::try_from(gpu_context.device().multiprocessors).unwrap_or(1);
-    let launch = reconverge_mcml::gpu_launch(sms, |t| gpu_context.max_active_blocks(entry, t).ok())
+    let blocks_per_sm = |t, shared| {
+        gpu_context
+            .max_active_blocks_with_shared(entry, t, shared)
+            .ok()
+    };
+    let limit = reconverge_gpu::DYNAMIC_SHARED_LIMIT;
+    let launch = reconverge_mcml::gpu_launch_for::<f32>(&strategy, sms, limit, blocks_per_sm)
         .map_err(|e| PyErrState::Backend(e.to_string()))?;
     run_on_backend_streams::<f32, _>(
         &gpu,

@@ -93,6 +93,11 @@ pub use program::{CollectionProgram, DealOnWarp, ItemDealer, WarpDeal, context_w
 /// flight (module docs), rounded up to a power of two.
 pub const STACK: usize = 2 * WARP_SIZE as usize;
 
+/// Bytes of a context above which [`collected_thread_loop`]'s lanes park the contexts they hold
+/// on the resumed stack before a body run, instead of keeping them in registers beside the
+/// popped one (the module docs' bound still holds: parking moves contexts, it adds none).
+pub const PARK_ABOVE: usize = 64;
+
 /// Bytes of shared memory one warp's stacks take for a workload whose state is `S`: the
 /// contexts' `u32` item indices (`STACK` of them, 256 bytes), then their states, rounded up to
 /// 16 bytes so that the next warp's stack stays aligned ([`ContextStack`]'s layout).

@@ -64,6 +64,39 @@ pub trait McmlFloat:
     /// which cost MCML a fifth of its GPU issue slots. IEEE 754 fixes the result bit for bit,
     /// so the hardware instructions of both sides agree without sharing code.
     fn sqrt_rn(self) -> Self;
+    /// [`McmlFloat::sqrt_rn`] for an argument the caller knows to be 0 or at least
+    /// [`IN_RANGE_MIN`] and finite (or negative, where NaN is what it wants): the same bits.
+    ///
+    /// On the GPU, f32's `sqrt.rn` is a reciprocal square root seed and two Newton steps, with
+    /// a range check and a branch (in its own convergence region) to a slow path for zero,
+    /// subnormal, infinite and negative arguments: 5 of its 9 issue slots. Here the steps alone
+    /// and a selection for 0, which give the correctly rounded root over the whole range
+    /// (checked against `sqrt.rn` on every float from 2^-101 up by `references/cuda/
+    /// fast_paths.cu`). Elsewhere, and for f64 and [`FastF32`](super::FastF32), it is `sqrt_rn`.
+    #[inline(always)]
+    fn sqrt_rn_in_range(self) -> Self {
+        self.sqrt_rn()
+    }
+    /// The square root of a squared radius that only picks a radial bin: [`McmlFloat::sqrt_rn`]
+    /// where the bin can tell. f32 raises the argument to [`IN_RANGE_MIN`] and takes
+    /// [`McmlFloat::sqrt_rn_in_range`]: a radius under 2^-50 cm lands in bin 0 either way (for
+    /// any grid whose `dr` is above 2^-50 cm), and the CPU computes the same.
+    #[inline(always)]
+    fn sqrt_for_bin(self) -> Self {
+        self.sqrt_rn()
+    }
+    /// `self / b` rounded as IEEE 754 divides, for operands the caller knows to be in range:
+    /// `self` is +0 or, as `b` and the quotient, of magnitude within `[IN_RANGE_MIN,
+    /// IN_RANGE_MAX]`, of either sign. The same bits as `/` (not for `self` = −0).
+    ///
+    /// On the GPU, f32's `div.rn` is a reciprocal seed and Newton steps, with a check
+    /// (`FCHK`) and a branch to a slow path for operands outside the steps' range: 4 of its 10
+    /// issue slots. Here the steps alone (checked against `div.rn` by `references/cuda/
+    /// fast_paths.cu`). Elsewhere, and for f64 and [`FastF32`](super::FastF32), it is `/`.
+    #[inline(always)]
+    fn div_rn_in_range(self, b: Self) -> Self {
+        self / b
+    }
     /// `self · b + c` as MCML writes it. f64 (MCML's own precision) rounds the product and
     /// the sum, as MCML does (Rust never contracts them into an FMA). f32 and
     /// [`FastF32`](super::FastF32) round once: IEEE 754's fused multiply-add ([`fma_f32`]),
@@ -76,13 +109,73 @@ pub trait McmlFloat:
     }
 }
 
+/// The least magnitude [`McmlFloat::sqrt_rn_in_range`] and [`McmlFloat::div_rn_in_range`]
+/// take (besides 0): 2^-100, with room below it to the GPU's fast paths' own limit (2^-101 for
+/// the root).
+pub const IN_RANGE_MIN: f32 = 1.0 / (1u128 << 100) as f32;
+/// The largest magnitude [`McmlFloat::div_rn_in_range`] takes: 2^100.
+pub const IN_RANGE_MAX: f32 = (1u128 << 100) as f32;
+
 /// The GPU's correctly rounded square roots (`sqrt.rn`: IEEE 754 round to nearest even, not the
-/// approximate `sqrt.approx`).
+/// approximate `sqrt.approx`), and the Newton steps of `sqrt.rn` and `div.rn` without their
+/// range checks.
 #[cfg(target_arch = "nvptx64")]
 mod ptx {
     ptx_instructions! {
         fn sqrt_rn_f32(x): f32, reg32 = "sqrt.rn.f32 {r}, {x};";
         fn sqrt_rn_f64(x): f64, reg64 = "sqrt.rn.f64 {r}, {x};";
+    }
+
+    /// `sqrt.rn.f32`'s steps for `x` in `[2^-101, ∞)`: `y ≈ 1/√x`, `s = x·y`, `s + (x − s²)·y/2`
+    /// (what ptxas emits for `sqrt.rn` there, without the check around it).
+    #[inline(always)]
+    pub fn sqrt_steps_f32(x: f32) -> f32 {
+        let r: f32;
+        // SAFETY: arithmetic on registers only; no memory, no side effects.
+        unsafe {
+            core::arch::asm!(
+                "{{",
+                ".reg .f32 y, s, h, e;",
+                "rsqrt.approx.ftz.f32 y, {x};",
+                "mul.ftz.f32 s, {x}, y;",
+                "mul.ftz.f32 h, y, 0f3F000000;",
+                "neg.f32 e, s;",
+                "fma.rn.f32 e, e, s, {x};",
+                "fma.rn.f32 {r}, e, h, s;",
+                "}}",
+                r = out(reg32) r,
+                x = in(reg32) x,
+                options(pure, nomem, nostack)
+            );
+        }
+        r
+    }
+
+    /// `div.rn.f32`'s steps: `r ≈ 1/b` refined once, `q = a·r`, `q + (a − b·q)·r` (what ptxas
+    /// emits for `div.rn` when its check passes, without the check).
+    #[inline(always)]
+    pub fn div_steps_f32(a: f32, b: f32) -> f32 {
+        let q: f32;
+        // SAFETY: arithmetic on registers only; no memory, no side effects.
+        unsafe {
+            core::arch::asm!(
+                "{{",
+                ".reg .f32 r, e, nb, p;",
+                "rcp.approx.ftz.f32 r, {b};",
+                "neg.f32 nb, {b};",
+                "fma.rn.f32 e, nb, r, 0f3F800000;",
+                "fma.rn.f32 r, r, e, r;",
+                "fma.rn.f32 p, {a}, r, 0f00000000;",
+                "fma.rn.f32 e, nb, p, {a};",
+                "fma.rn.f32 {q}, r, e, p;",
+                "}}",
+                q = out(reg32) q,
+                a = in(reg32) a,
+                b = in(reg32) b,
+                options(pure, nomem, nostack)
+            );
+        }
+        q
     }
 }
 
@@ -369,6 +462,28 @@ impl McmlFloat for f32 {
         return libm::sqrtf(self);
     }
     #[inline(always)]
+    fn sqrt_rn_in_range(self) -> Self {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            // The steps make NaN of 0 (0 · ∞); IEEE's root of ±0 is itself.
+            let root = ptx::sqrt_steps_f32(self);
+            if self == 0.0 { self } else { root }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.sqrt_rn()
+    }
+    #[inline(always)]
+    fn sqrt_for_bin(self) -> Self {
+        self.max(IN_RANGE_MIN).sqrt_rn_in_range()
+    }
+    #[inline(always)]
+    fn div_rn_in_range(self, b: Self) -> Self {
+        #[cfg(target_arch = "nvptx64")]
+        return ptx::div_steps_f32(self, b);
+        #[cfg(not(target_arch = "nvptx64"))]
+        return self / b;
+    }
+    #[inline(always)]
     fn bin_index(self, n: u32) -> u32 {
         let i = f32_to_u32(self);
         let last = n.saturating_sub(1);
@@ -553,6 +668,36 @@ mod tests {
             let psi = 2.0 * core::f64::consts::PI * t;
             assert_eq!(c, libm::cos(psi));
             assert!((s - libm::sin(psi)).abs() < 1e-7);
+        }
+    }
+}
+
+#[cfg(test)]
+mod in_range_tests {
+    use super::*;
+
+    /// Raising a squared radius to 2^-100 never moves a radius into another bin of a grid whose
+    /// `dr` is above 2^-50 cm, down to zero and the subnormals.
+    #[test]
+    fn the_binning_root_picks_the_exact_roots_bin() {
+        for dr in [1.0e-4f32, 0.01, 0.5] {
+            let inv_dr = 1.0 / dr;
+            let tiny = [
+                0.0,
+                f32::from_bits(1),
+                1.0e-40,
+                1.0e-30,
+                IN_RANGE_MIN,
+                1.0e-20,
+            ];
+            for r2 in tiny
+                .into_iter()
+                .chain((0..200).map(|i| 1.0e-9 * 1.37f32.powi(i)))
+            {
+                let exact = (r2.sqrt_rn() * inv_dr).bin_index(1000);
+                let binned = (r2.sqrt_for_bin() * inv_dr).bin_index(1000);
+                assert_eq!(binned, exact, "r² = {r2:e}, dr = {dr}");
+            }
         }
     }
 }

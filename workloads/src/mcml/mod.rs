@@ -49,17 +49,20 @@ mod warp_loop;
 pub use fast_math::{
     FastF32, fast_cos_sin_draw_f32, fast_div_f32, fast_neg_ln_draw_f32, fast_sqrt_f32,
 };
-pub use float::{FIXED_ONE, McmlFloat, cos_sin_draw_f32, neg_ln_draw_f32};
+pub use float::{
+    FIXED_ONE, IN_RANGE_MAX, IN_RANGE_MIN, McmlFloat, cos_sin_draw_f32, neg_ln_draw_f32,
+};
 pub use fused::fma_f32;
 pub use params::{
     Beam, BeamError, Grid, GridSpec, HenyeyGreenstein, Layer, LayerSpec, MAX_LAYERS, McmlParams,
     ParamError, ROULETTE_CHANCE, ROULETTE_THRESHOLD, StepView,
 };
 pub use photon::{
-    LayerConstants, Photon, Steps, alive, boundary, boundary_distributed, fresnel, interact,
-    launch, prepare_step, roulette, simulate_photon, spin_theta,
+    LayerConstants, Photon, Steps, alive, boundary, boundary_distributed, choose_step, fresnel,
+    interact, launch, prepare_step, roulette, simulate_photon, spin_theta, take_step,
 };
 pub use tally::{SliceTally, Tally, TallyBin, TallyLayout};
 pub use warp_loop::{
-    DistributedBoundary, MCML_REGIONS, McmlKernel, McmlLoop, McmlProgram, McmlSteps,
+    CollectedBoundary, DistributedBoundary, MCML_REGIONS, McmlKernel, McmlLoop, McmlProgram,
+    McmlSteps,
 };

@@ -224,6 +224,12 @@ pub struct Layer<F> {
     pub n_over_above: F,
     /// `n / n_below`, the same at the bottom face.
     pub n_over_below: F,
+    /// Fresnel reflectance at normal incidence on the top face, `((n_above − n) / (n_above +
+    /// n))²`, computed in `F` by the operations [`super::fresnel`] would apply to the two
+    /// indices (so the same bits): a boundary step then divides once instead of twice.
+    pub r_normal_above: F,
+    /// The same at the bottom face, with `n_below`.
+    pub r_normal_below: F,
 }
 
 /// The per-layer constants of Henyey–Greenstein sampling (MCML's `SpinTheta`), computed once on
@@ -393,6 +399,8 @@ impl<F: McmlFloat> McmlParams<F> {
                     // Set below, once every layer's index is known.
                     n_over_above: F::one(),
                     n_over_below: F::one(),
+                    r_normal_above: F::zero(),
+                    r_normal_below: F::zero(),
                 };
             }
             z = z1;
@@ -417,6 +425,20 @@ impl<F: McmlFloat> McmlParams<F> {
                 };
                 slot.n_over_above = F::lit(up);
                 slot.n_over_below = F::lit(down);
+            }
+        }
+        // Normal-incidence reflectances of the tissue layers' faces, in `F` from the indices
+        // as rounded to `F`, as the boundary path would compute them.
+        for i in 1..=layers.len() {
+            let normal = |n1: F, n2: F| {
+                let r = (n2 - n1) / (n2 + n1);
+                r * r
+            };
+            let n = |j: usize| out.get(j).map_or(F::one(), |l| l.n);
+            let (above, here, below) = (n(i - 1), n(i), n(i + 1));
+            if let Some(slot) = out.get_mut(i) {
+                slot.r_normal_above = normal(here, above);
+                slot.r_normal_below = normal(here, below);
             }
         }
         // MCML's Rspecular: Fresnel at normal incidence, plus the glass layer's multiple
@@ -549,5 +571,55 @@ impl<'p, F: McmlFloat> StepView<'p, F> {
     #[inline(always)]
     pub fn layout(&self) -> super::tally::TallyLayout {
         self.grid.layout()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each tissue layer's normal-incidence reflectances are Fresnel's `((n1 − n2) / (n1 +
+    /// n2))²` (within f32's rounding of the f64 value) and exactly what the boundary path's
+    /// Fresnel code gives at normal incidence.
+    #[test]
+    fn normal_incidence_reflectances_are_fresnels() {
+        let layer = |n, d| LayerSpec {
+            n,
+            mua: 1.0,
+            mus: 100.0,
+            g: 0.9,
+            d,
+        };
+        let grid = GridSpec {
+            dz: 0.01,
+            dr: 0.01,
+            nz: 10,
+            nr: 10,
+            na: 5,
+        };
+        let (n_above, n_below) = (1.0, 1.33);
+        let specs = [layer(1.37, 0.1), layer(1.5, 0.2), layer(1.4, 0.3)];
+        let p = McmlParams::<f32>::new(n_above, &specs, n_below, grid).unwrap();
+        let indices = [n_above, 1.37, 1.5, 1.4, n_below];
+        for i in 1..=specs.len() {
+            let l = p.layer(i as u32);
+            let reference = |n1: f64, n2: f64| ((n1 - n2) / (n1 + n2)).powi(2);
+            for (got, other) in [
+                (l.r_normal_above, indices[i - 1]),
+                (l.r_normal_below, indices[i + 1]),
+            ] {
+                let want = reference(indices[i], other);
+                assert!(
+                    (f64::from(got) - want).abs() <= want * 1e-5,
+                    "layer {i}: {got} against {want}"
+                );
+            }
+            let above = p.layer(i as u32 - 1).n;
+            let below = p.layer(i as u32 + 1).n;
+            let (r_up, _) = super::super::fresnel(l.n, above, l.n_over_above, 1.0);
+            let (r_down, _) = super::super::fresnel(l.n, below, l.n_over_below, 1.0);
+            assert_eq!(l.r_normal_above.to_bits(), r_up.to_bits(), "layer {i}");
+            assert_eq!(l.r_normal_below.to_bits(), r_down.to_bits(), "layer {i}");
+        }
     }
 }

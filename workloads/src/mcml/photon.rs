@@ -35,7 +35,7 @@
 //! are the same bit for bit; on the GPU this turns most of the `A_rz` atomics (the global
 //! memory traffic that bounds GPU MCML codes) into register adds.
 
-use super::float::McmlFloat;
+use super::float::{IN_RANGE_MIN, McmlFloat};
 use super::params::{Beam, HenyeyGreenstein, Layer, McmlParams, StepView};
 use super::tally::{Tally, TallyBin};
 use crate::rng::StreamRng;
@@ -212,29 +212,14 @@ with_host_fma! {
 /// [`prepare_step`]'s code, in the copies `with_host_fma!` makes of it.
 #[inline(always)]
 fn prepare_step_body<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
-    let l = photon.here;
-    let hit = if l.is_glass() {
+    let hit = if photon.here.is_glass() {
         if photon.uz == F::zero() {
             photon.dead = true;
             return true;
         }
         true
     } else {
-        if photon.sleft == F::zero() {
-            photon.s = F::neg_ln_uniform(&mut photon.rng) * l.inv_mut;
-        } else {
-            photon.s = photon.sleft * l.inv_mut;
-            photon.sleft = F::zero();
-        }
-        // MCML's HitBoundary without its division: `s > dl_b` with `dl_b = Δz / uz` is
-        // `s·uz > Δz` (or `<` for `uz < 0`).
-        let uz = photon.uz;
-        let dz = depth_to_face(photon);
-        let su = photon.s * uz;
-        // Both comparisons and a selection, not an if-else chain: the GPU compiler made the
-        // chain a branch that half of a warp's lanes take each way (2.5 % of the
-        // bit-identical kernel's issue slots). `uz == 0` (neither) is `false`, as in MCML.
-        (uz > F::zero() && su > dz) | (uz < F::zero() && su < dz)
+        sample_step(photon)
     };
     if hit {
         cut_at_face(photon);
@@ -242,6 +227,71 @@ fn prepare_step_body<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
     hop(photon);
     photon.xi = F::uniform_co(&mut photon.rng);
     hit
+}
+
+/// In tissue: samples the step (or reuses `sleft`) and returns whether it reaches a face.
+#[inline(always)]
+fn sample_step<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
+    let inv_mut = photon.here.inv_mut;
+    if photon.sleft == F::zero() {
+        photon.s = F::neg_ln_uniform(&mut photon.rng) * inv_mut;
+    } else {
+        photon.s = photon.sleft * inv_mut;
+        photon.sleft = F::zero();
+    }
+    // MCML's HitBoundary without its division: `s > dl_b` with `dl_b = Δz / uz` is
+    // `s·uz > Δz` (or `<` for `uz < 0`).
+    let uz = photon.uz;
+    let dz = depth_to_face(photon);
+    let su = photon.s * uz;
+    // Both comparisons and a selection, not an if-else chain: the GPU compiler made the
+    // chain a branch that half of a warp's lanes take each way (2.5 % of the
+    // bit-identical kernel's issue slots). `uz == 0` (neither) is `false`, as in MCML.
+    (uz > F::zero() && su > dz) | (uz < F::zero() && su < dz)
+}
+
+with_host_fma! {
+    /// The first half of [`prepare_step`]: samples the step (or reuses `sleft`) and returns
+    /// whether it reaches a layer boundary, without moving the photon. With [`take_step`] after
+    /// it, the same bits as [`prepare_step`]; a schedule that runs the boundary path for a whole
+    /// warp of photons at once (collaborative context collection) takes a boundary step's cut
+    /// and hop there, where every lane needs them, instead of in a region a warp issues for the
+    /// few lanes that hit a face.
+    pub fn choose_step<F: McmlFloat>(photon: &mut Photon<F>) -> bool = choose_step_body;
+}
+
+/// [`choose_step`]'s code, in the copies `with_host_fma!` makes of it.
+#[inline(always)]
+fn choose_step_body<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
+    if photon.here.is_glass() {
+        // MCML kills a glass photon with `uz == 0`; [`take_step`] then does nothing.
+        if photon.uz == F::zero() {
+            photon.dead = true;
+        }
+        true
+    } else {
+        sample_step(photon)
+    }
+}
+
+with_host_fma! {
+    /// The second half of [`prepare_step`], after [`choose_step`] returned `hit`: a step that
+    /// reaches a face is cut there, the photon hops, and the step's draw [`Photon::xi`] is
+    /// made. Nothing for a photon [`choose_step`] killed (a glass photon with `uz == 0`).
+    pub fn take_step<F: McmlFloat>(photon: &mut Photon<F>, hit: bool) = take_step_body;
+}
+
+/// [`take_step`]'s code, in the copies `with_host_fma!` makes of it.
+#[inline(always)]
+fn take_step_body<F: McmlFloat>(photon: &mut Photon<F>, hit: bool) {
+    if photon.dead {
+        return;
+    }
+    if hit {
+        cut_at_face(photon);
+    }
+    hop(photon);
+    photon.xi = F::uniform_co(&mut photon.rng);
 }
 
 /// The first half of MCML's `HitBoundary` for a step [`prepare_step`] found reaching a face:
@@ -287,25 +337,46 @@ fn hop<F: McmlFloat>(p: &mut Photon<F>) {
 /// [`Layer::n_over_above`]: super::Layer::n_over_above
 #[inline]
 pub fn fresnel<F: McmlFloat>(n1: F, n2: F, n1_over_n2: F, ca1: F) -> (F, F) {
+    let normal = {
+        let r = (n2 - n1) / (n2 + n1);
+        r * r
+    };
+    fresnel_with_normal(n1, n2, n1_over_n2, normal, ca1, |a, b| a / b)
+}
+
+/// [`fresnel`] with its normal-incidence reflectance `((n2 − n1) / (n2 + n1))²` given, as a
+/// layer precomputes it for each face ([`Layer::r_normal_above`]): the same bits, one
+/// division fewer on the boundary path. `divide` is the general case's division.
+///
+/// [`Layer::r_normal_above`]: super::Layer::r_normal_above
+#[inline(always)]
+fn fresnel_with_normal<F: McmlFloat>(
+    n1: F,
+    n2: F,
+    n1_over_n2: F,
+    normal: F,
+    ca1: F,
+    divide: impl Fn(F, F) -> F,
+) -> (F, F) {
     let one = F::one();
     // Every case is computed and the answer selected, not branched to: a GPU warp runs this
     // for the one or two lanes that hit a face, where four nested branches cost more issue
     // slots than the arithmetic of the cases they skip. Each case's value comes from the same
     // operations as in MCML's if-else chain, so the selected one is the same bits; the others
     // may be NaN or infinite (a root of a negative, a division by zero) and are dropped.
-    let normal = {
-        let r = (n2 - n1) / (n2 + n1);
-        r * r
-    };
-    let sa1 = (-ca1).mul_then_add(ca1, one).sqrt_rn();
+    // `1 − c²` of a float `c` in [0, 1] is 0 or at least 2^-24, negative past 1 (where NaN is
+    // what the code wants): in range for `sqrt_rn_in_range`.
+    let sa1 = (-ca1).mul_then_add(ca1, one).sqrt_rn_in_range();
     let sa2 = sa1 * n1_over_n2;
-    let ca2 = (-sa2).mul_then_add(sa2, one).sqrt_rn();
+    let ca2 = (-sa2).mul_then_add(sa2, one).sqrt_rn_in_range();
     let cap = (-sa1).mul_then_add(sa2, ca1 * ca2); // cos(a1 + a2)
     let cam = sa1.mul_then_add(sa2, ca1 * ca2); // cos(a1 - a2)
     let sap = ca1.mul_then_add(sa2, sa1 * ca2); // sin(a1 + a2)
     let sam = (-ca1).mul_then_add(sa2, sa1 * ca2); // sin(a1 - a2)
-    let oblique =
-        F::lit(0.5) * sam * sam * cap.mul_then_add(cap, cam * cam) / (sap * sap * cam * cam);
+    let oblique = divide(
+        F::lit(0.5) * sam * sam * cap.mul_then_add(cap, cam * cam),
+        sap * sap * cam * cam,
+    );
     // MCML's order of the special cases: matched indices, normal incidence, grazing
     // incidence, total internal reflection, then the general case.
     let total = ca1 < F::lit(COS90D) || sa2 >= one;
@@ -321,9 +392,16 @@ pub fn fresnel<F: McmlFloat>(n1: F, n2: F, n1_over_n2: F, ca1: F) -> (F, F) {
 /// MCML's `CrossUpOrNot`/`CrossDnOrNot` reflectance: total at grazing incidence
 /// (`cos ≤ COS90D`), else [`fresnel`]. A selection after the call, not a branch around it (see
 /// [`fresnel`]); the grazing case's `fresnel` value is dropped.
+///
+/// The reflectance only decides a draw `ξ > r`, and draws are 0 or at least 2^-24 apart from
+/// it: so the general case's numerator is raised to 2^-100 (a reflectance under 2^-60 decides
+/// every draw as 0 does) and divided by `div_rn_in_range`, whose range then holds (the
+/// denominator `sin²(a1 + a2) cos²(a1 − a2)` is at most 1 and, away from grazing incidence
+/// and total reflection, far above 2^-100). Every decision is the one of the plain division.
 #[inline(always)]
-fn grazing_or_fresnel<F: McmlFloat>(n1: F, n2: F, n1_over_n2: F, ca1: F) -> (F, F) {
-    let (r, ca2) = fresnel(n1, n2, n1_over_n2, ca1);
+fn grazing_or_fresnel<F: McmlFloat>(n1: F, n2: F, n1_over_n2: F, normal: F, ca1: F) -> (F, F) {
+    let in_range = |a: F, b: F| a.max(F::lit(f64::from(IN_RANGE_MIN))).div_rn_in_range(b);
+    let (r, ca2) = fresnel_with_normal(n1, n2, n1_over_n2, normal, ca1, in_range);
     let grazing = ca1 <= F::lit(COS90D);
     (
         if grazing { F::one() } else { r },
@@ -334,7 +412,8 @@ fn grazing_or_fresnel<F: McmlFloat>(n1: F, n2: F, n1_over_n2: F, ca1: F) -> (F, 
 /// The radial bin of the photon's position.
 #[inline(always)]
 fn radial_bin<F: McmlFloat>(params: &StepView<'_, F>, p: &Photon<F>) -> u32 {
-    (p.y.mul_then_add(p.y, p.x * p.x).sqrt_rn() * params.grid.inv_dr).bin_index(params.grid.nr)
+    let r2 = p.y.mul_then_add(p.y, p.x * p.x);
+    (r2.sqrt_for_bin() * params.grid.inv_dr).bin_index(params.grid.nr)
 }
 
 with_host_fma! {
@@ -362,8 +441,9 @@ fn boundary_body<F: McmlFloat, T: Tally>(
     if photon.uz < F::zero() {
         // CrossUpOrNot.
         let nt = params.layer(photon.layer - 1).n;
+        let here = params.layer(photon.layer);
         let (r, uz1) =
-            grazing_or_fresnel(ni, nt, params.layer(photon.layer).n_over_above, -photon.uz);
+            grazing_or_fresnel(ni, nt, here.n_over_above, here.r_normal_above, -photon.uz);
         if photon.xi > r {
             if photon.layer == 1 {
                 photon.uz = -uz1;
@@ -386,8 +466,9 @@ fn boundary_body<F: McmlFloat, T: Tally>(
     } else {
         // CrossDnOrNot.
         let nt = params.layer(photon.layer + 1).n;
+        let here = params.layer(photon.layer);
         let (r, uz1) =
-            grazing_or_fresnel(ni, nt, params.layer(photon.layer).n_over_below, photon.uz);
+            grazing_or_fresnel(ni, nt, here.n_over_below, here.r_normal_below, photon.uz);
         if photon.xi > r {
             if photon.layer == params.num_layers {
                 photon.uz = uz1;
@@ -452,7 +533,12 @@ fn boundary_distributed_body<F: McmlFloat, T: Tally>(
     } else {
         here.n_over_below
     };
-    let (r, uz1) = grazing_or_fresnel(ni, nt, ratio, ca);
+    let normal = if up {
+        here.r_normal_above
+    } else {
+        here.r_normal_below
+    };
+    let (r, uz1) = grazing_or_fresnel(ni, nt, ratio, normal, ca);
     if photon.xi > r {
         // The divergent epilogue, as selections: escape face, sign of the new direction.
         let escapes = if up {
@@ -494,7 +580,12 @@ pub fn spin_theta<F: McmlFloat>(hg: &HenyeyGreenstein<F>, xi: F) -> F {
     if hg.two_g == F::zero() {
         F::lit(2.0) * xi - one
     } else {
-        let temp = hg.one_minus_g2 / hg.two_g.mul_then_add(xi, hg.one_minus_g);
+        // In range for `div_rn_in_range`: `1 − g²` is 0 or at least 2^-24 and the divisor is
+        // `1 − g + 2gξ`, in [1 − g, 1 + g] (`g` in (0, 1]; 0 only at g = 1 and ξ = 0, where
+        // both divisions give NaN).
+        let temp = hg
+            .one_minus_g2
+            .div_rn_in_range(hg.two_g.mul_then_add(xi, hg.one_minus_g));
         let cost = (-temp).mul_then_add(temp, hg.one_plus_g2) * hg.inv_two_g;
         // Clamped by two selections, not an if-else chain (which compiles to a branch).
         let above = if cost < -one { -one } else { cost };
@@ -548,8 +639,10 @@ fn interact_body<F: McmlFloat, T: Tally>(
     let (ux, uy, uz) = (photon.ux, photon.uy, photon.uz);
     // A branch, not selections: computing both cases and selecting (tried on an H100) made the
     // per-thread kernel 3.5 % slower on skin and 2 % on the slab.
+    // `sin2t` is `1 − cos²` of a float cosine in [-1, 1]: 0 or at least 2^-24 (in range for
+    // `sqrt_rn_in_range`); `sin2z` below is at least 2e-6 (|uz| ≤ COSZERO).
     if uz.abs() > F::COSZERO {
-        let sint = sin2t.sqrt_rn();
+        let sint = sin2t.sqrt_rn_in_range();
         photon.ux = sint * cosp;
         photon.uy = sint * sinp;
         photon.uz = if uz >= F::zero() { cost } else { -cost };
@@ -557,7 +650,7 @@ fn interact_body<F: McmlFloat, T: Tally>(
         // MCML's sin θ / sqrt(1 − uz²) and sin θ · sqrt(1 − uz²) from one square root and one
         // division (MCML takes two roots and divides twice).
         let sin2z = (-uz).mul_then_add(uz, one);
-        let k = (sin2t / sin2z).sqrt_rn();
+        let k = sin2t.div_rn_in_range(sin2z).sqrt_rn_in_range();
         let sint_temp = k * sin2z;
         photon.ux = (-uy)
             .mul_then_add(sinp, ux * uz * cosp)

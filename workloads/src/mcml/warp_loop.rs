@@ -11,12 +11,14 @@ use reconverge_simt::Warp;
 use reconverge_transforms::{
     Assignment, BranchLoop, BranchLoopKernel, BranchLoopProgram, Decision, LoopRegion, LoopRegions,
     PathSchedule, Strategy, StrategyError, Tally as WarpTally, check_pass,
+    strategies::collaborative_context_collection::{CollectionProgram, shared_bytes_per_warp},
 };
 
 use super::float::McmlFloat;
 use super::params::{McmlParams, StepView};
 use super::photon::{
-    Photon, alive, boundary, boundary_distributed, interact, launch, prepare_step, roulette,
+    Photon, alive, boundary, boundary_distributed, choose_step, interact, launch, prepare_step,
+    roulette, take_step,
 };
 use super::tally::{Tally, TallyBin};
 
@@ -186,6 +188,55 @@ impl<F: McmlFloat> BranchLoop for DistributedBoundary<'_, F> {
     fn finish(&self, _photon: &Photon<F>) {}
 }
 
+/// [`DistributedBoundary`] with a boundary step's cut at the face, hop and draw moved from the
+/// condition into the boundary path ([`choose_step`] / [`take_step`]), for collaborative
+/// context collection: there the boundary path runs for a warp's worth of photons at once,
+/// so the cut's division is issued with every lane busy instead of in a region a warp issues
+/// whenever one of its lanes hits a face. Each path hops and draws its own copy, which a plain
+/// loop would issue twice when its lanes diverge. Same photons, same tallies, bit for bit.
+#[derive(Clone, Copy, Debug)]
+pub struct CollectedBoundary<'a, F>(pub McmlSteps<'a, F>);
+
+impl<F: McmlFloat> BranchLoop for CollectedBoundary<'_, F> {
+    type State = Photon<F>;
+    type Output = ();
+
+    fn regions(&self) -> LoopRegions {
+        self.0.regions()
+    }
+    fn tally_len(&self) -> usize {
+        self.0.tally_len()
+    }
+    #[inline(always)]
+    fn start(&self, item: u32) -> Photon<F> {
+        self.0.start(item)
+    }
+    #[inline(always)]
+    fn running(&self, photon: &Photon<F>) -> bool {
+        self.0.running(photon)
+    }
+    #[inline(always)]
+    fn condition(&self, photon: &mut Photon<F>) -> bool {
+        choose_step(photon)
+    }
+    #[inline(always)]
+    fn taken<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
+        take_step(photon, true);
+        boundary_distributed(&self.0.view, photon, &mut self.0.flat(tally));
+    }
+    #[inline(always)]
+    fn not_taken<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
+        take_step(photon, false);
+        self.0.not_taken(photon, tally)
+    }
+    #[inline(always)]
+    fn after_branch<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
+        self.0.after_branch(photon, tally)
+    }
+    #[inline(always)]
+    fn finish(&self, _photon: &Photon<F>) {}
+}
+
 /// MCML as a [`Kernel`](reconverge_transforms::Kernel): every loop strategy of
 /// [`BranchLoopKernel`] (baseline, iteration delaying, dynamic work assignment) on MCML's main
 /// branch (seed 002 fig. 8), plus [`Strategy::BRANCH_DISTRIBUTION`] of the boundary path's
@@ -198,6 +249,21 @@ impl<F: McmlFloat> BranchLoop for DistributedBoundary<'_, F> {
 #[repr(transparent)]
 pub struct McmlKernel<F>(pub McmlLoop<F>);
 
+impl<F: McmlFloat> McmlKernel<F> {
+    /// [`Kernel::dynamic_shared_bytes`](reconverge_transforms::Kernel::dynamic_shared_bytes)
+    /// without a kernel: it depends on the strategy and the photon's size only, so a launch can
+    /// be sized before the run's parameters are.
+    pub fn dynamic_shared_bytes_for(strategy: &Strategy, threads_per_block: u32) -> u32 {
+        if strategy.paths != PathSchedule::CollaborativeContextCollection {
+            return 0;
+        }
+        let warps = threads_per_block.div_ceil(reconverge_simt::WARP_SIZE);
+        u32::try_from(shared_bytes_per_warp::<Photon<F>>())
+            .unwrap_or(u32::MAX)
+            .saturating_mul(warps)
+    }
+}
+
 /// One warp of [`McmlKernel`].
 #[allow(clippy::large_enum_variant)]
 pub enum McmlProgram<'k, W: Warp, F: McmlFloat> {
@@ -205,11 +271,14 @@ pub enum McmlProgram<'k, W: Warp, F: McmlFloat> {
     AsWritten(BranchLoopProgram<W, McmlSteps<'k, F>>),
     /// The boundary path after branch distribution.
     Distributed(BranchLoopProgram<W, DistributedBoundary<'k, F>>),
+    /// Collaborative context collection: photons that reach a face wait on the warp's stack
+    /// until a warp's worth of them cross together (the boundary written once for both faces).
+    Collected(CollectionProgram<W, CollectedBoundary<'k, F>>),
 }
 
 reconverge_transforms::warp_program_enum!(
     #[inline(always)]
-    impl<'k, W, F: McmlFloat> for McmlProgram -> () { AsWritten, Distributed }
+    impl<'k, W, F: McmlFloat> for McmlProgram -> () { AsWritten, Distributed, Collected }
     |program, warp, sink, tally| program.step(warp, sink, tally)
 );
 
@@ -235,6 +304,11 @@ reconverge_transforms::kernel_impl! {
         const SHAPE = "MCML photon loop";
         fn program(&self, warp, strategy, pass, task, _scratch) {
             check_pass(pass, 1)?;
+            if strategy.paths == PathSchedule::CollaborativeContextCollection {
+                let boundary = CollectedBoundary(self.0.steps());
+                return CollectionProgram::new(warp, boundary, strategy.items, task)
+                    .map(McmlProgram::Collected);
+            }
             match distributed_loop_strategy(strategy) {
                 Some(lanes) => {
                     let boundary = DistributedBoundary(self.0.steps());
@@ -266,6 +340,7 @@ reconverge_transforms::kernel_impl! {
             Strategy::iteration_delaying(Decision::CostBalanced).over(Assignment::Dynamic),
             Strategy::branch_distribution_with_delaying(Decision::CostBalanced).over(Assignment::Dynamic),
             Strategy::GRID_WIDE_DYNAMIC_WORK,
+            Strategy::COLLABORATIVE_CONTEXT_COLLECTION.over(Assignment::GridWide),
         ];
 
         fn tally_len(&self) -> usize {
@@ -320,6 +395,15 @@ reconverge_transforms::kernel_impl! {
         ) -> bool {
             BranchLoopKernel(DistributedBoundary(self.0.steps()))
                 .delayed_items(decision, lane, vote, next, put, tally)
+        }
+
+        fn collected_items(&self, lane, vote, stack, deal, put, tally) {
+            BranchLoopKernel(CollectedBoundary(self.0.steps()))
+                .collected_items(lane, vote, stack, deal, put, tally)
+        }
+
+        fn dynamic_shared_bytes(&self, strategy: &Strategy, threads_per_block: u32) -> u32 {
+            Self::dynamic_shared_bytes_for(strategy, threads_per_block)
         }
     }
 }

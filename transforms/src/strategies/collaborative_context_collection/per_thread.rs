@@ -3,7 +3,7 @@
 
 use reconverge_simt::{LaneMask, WARP_SIZE};
 
-use super::{ContextStack, ItemDealer, STACK};
+use super::{ContextStack, ItemDealer, PARK_ABOVE, STACK};
 use crate::io::Tally;
 use crate::shape::BranchLoop;
 
@@ -35,6 +35,12 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
     // Slots are computed with wrapping arithmetic: the module docs' bound keeps them under
     // `STACK`, and a slot past it would be ignored by the stack, never a panic.
     const STACK_U32: u32 = STACK as u32;
+    // A large context held in a lane while the body runs on a popped one doubles the loop's
+    // registers (MCML's 120-byte photon: 61 registers for the plain loop, 136 and a stack frame
+    // with both live). Past `PARK_ABOVE` bytes the holders park theirs on the resumed stack
+    // first: one store and one load per holder per body run, against a body run every 32
+    // wanting iterations. A constant of the state's type, so the other arm folds away.
+    let park = core::mem::size_of::<L::State>() > PARK_ABOVE;
     let below = (1u32 << lane) - 1;
     // Warp-uniform: the stacks' heights, the items dealt, whether the dealer ran dry, and
     // how many it deals where that is known (then the lanes count, as the twin does).
@@ -124,20 +130,50 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
         // 3. A warp's worth waiting, or nothing else left to run: the body with popped lanes.
         if (waiting >= WARP_SIZE) | ((holding & !wanting == 0) & (resumed == 0) & (waiting > 0)) {
             let k = waiting.min(WARP_SIZE);
+            if park {
+                // Lanes still holding a context park it on the resumed stack first, so that no
+                // lane holds its own context and a popped one in registers at once. It comes
+                // back at the next refill, to whichever lane is free, as a resumed context does.
+                let parking = vote(has);
+                if has {
+                    let rank = (parking & below).count_ones();
+                    stack.store(STACK_U32.wrapping_sub(resumed + 1 + rank), item, state);
+                    has = false;
+                }
+                resumed += parking.count_ones();
+            }
             stack.sync();
-            let mut ran = None;
-            if lane < k
-                && let Some((i, mut s)) = stack.load::<L::State>(waiting.wrapping_sub(1 + lane))
-            {
-                w.taken(&mut s, tally);
-                w.after_branch(&mut s, tally);
-                ran = Some((i, s));
+            let pop = waiting.wrapping_sub(1 + lane);
+            let push = STACK_U32.wrapping_sub(resumed + 1 + lane);
+            if park {
+                // Every lane is free: the popped context runs in the lane's own registers.
+                let mut ran = false;
+                if lane < k
+                    && let Some((i, s)) = stack.load::<L::State>(pop)
+                {
+                    (item, state, ran) = (i, s, true);
+                    w.taken(&mut state, tally);
+                    w.after_branch(&mut state, tally);
+                }
+                stack.sync();
+                if ran {
+                    stack.store(push, item, state);
+                }
+            } else {
+                let mut ran = None;
+                if lane < k
+                    && let Some((i, mut s)) = stack.load::<L::State>(pop)
+                {
+                    w.taken(&mut s, tally);
+                    w.after_branch(&mut s, tally);
+                    ran = Some((i, s));
+                }
+                stack.sync();
+                if let Some((i, s)) = ran {
+                    stack.store(push, i, s);
+                }
             }
             waiting -= k;
-            stack.sync();
-            if let Some((i, s)) = ran {
-                stack.store(STACK_U32.wrapping_sub(resumed + 1 + lane), i, s);
-            }
             resumed += k;
         }
     }
