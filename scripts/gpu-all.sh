@@ -239,7 +239,7 @@ fi
 if want check; then
 echo "== device check"
 mkdir -p "$out/check"
-OUT="$out/check" BUDGET=200 SANITIZE_TIMEOUT=40 bash "$dev/device-check.sh" > "$out/check/full.log" 2>&1
+OUT="$out/check" BUDGET=200 SANITIZE_TIMEOUT=90 bash "$dev/device-check.sh" > "$out/check/full.log" 2>&1
 grep -E "SUMMARY|DEVICE CHECK|sanitizer|occupancy prediction" "$out/check/full.log"
 # MCML's exact f32 runs div.rn's and sqrt.rn's steps without their range checks where its
 # operands are in range: the evidence that they give IEEE's bits there.

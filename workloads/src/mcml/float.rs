@@ -85,6 +85,15 @@ pub trait McmlFloat:
     fn sqrt_for_bin(self) -> Self {
         self.sqrt_rn()
     }
+    /// Fresnel's general-case reflectance `self / b` where it only decides a draw `ξ > r`
+    /// (draws are 0 or at least 2^-24): `/` where the draw can tell. f32 raises the numerator
+    /// to [`IN_RANGE_MIN`] and takes [`McmlFloat::div_rn_in_range`] (the denominator is at most
+    /// 1 and far above 2^-100 where the value is used), which decides every draw as `/` does;
+    /// the CPU computes the same.
+    #[inline(always)]
+    fn reflectance_quotient(self, b: Self) -> Self {
+        self / b
+    }
     /// `self / b` rounded as IEEE 754 divides, for operands the caller knows to be in range:
     /// `self` is +0 or, as `b` and the quotient, of magnitude within `[IN_RANGE_MIN,
     /// IN_RANGE_MAX]`, of either sign. The same bits as `/` (not for `self` = −0).
@@ -475,6 +484,10 @@ impl McmlFloat for f32 {
     #[inline(always)]
     fn sqrt_for_bin(self) -> Self {
         self.max(IN_RANGE_MIN).sqrt_rn_in_range()
+    }
+    #[inline(always)]
+    fn reflectance_quotient(self, b: Self) -> Self {
+        self.max(IN_RANGE_MIN).div_rn_in_range(b)
     }
     #[inline(always)]
     fn div_rn_in_range(self, b: Self) -> Self {

@@ -35,7 +35,7 @@
 //! are the same bit for bit; on the GPU this turns most of the `A_rz` atomics (the global
 //! memory traffic that bounds GPU MCML codes) into register adds.
 
-use super::float::{IN_RANGE_MIN, McmlFloat};
+use super::float::McmlFloat;
 use super::params::{Beam, HenyeyGreenstein, Layer, McmlParams, StepView};
 use super::tally::{Tally, TallyBin};
 use crate::rng::StreamRng;
@@ -393,15 +393,16 @@ fn fresnel_with_normal<F: McmlFloat>(
 /// (`cos ≤ COS90D`), else [`fresnel`]. A selection after the call, not a branch around it (see
 /// [`fresnel`]); the grazing case's `fresnel` value is dropped.
 ///
-/// The reflectance only decides a draw `ξ > r`, and draws are 0 or at least 2^-24 apart from
-/// it: so the general case's numerator is raised to 2^-100 (a reflectance under 2^-60 decides
-/// every draw as 0 does) and divided by `div_rn_in_range`, whose range then holds (the
-/// denominator `sin²(a1 + a2) cos²(a1 − a2)` is at most 1 and, away from grazing incidence
-/// and total reflection, far above 2^-100). Every decision is the one of the plain division.
+/// The reflectance only decides a draw `ξ > r`, so the general case divides by
+/// [`McmlFloat::reflectance_quotient`]: in f32 its numerator is raised to 2^-100 (a
+/// reflectance under 2^-60 decides every draw in `[0, 1)`, multiples of 2^-24, as 0 does) and
+/// divided without `div.rn`'s range check, which then holds (the denominator `sin²(a1 + a2)
+/// cos²(a1 − a2)` is at most 1 and, away from grazing incidence and total reflection, far above
+/// 2^-100). Every decision is the one of the plain division.
 #[inline(always)]
 fn grazing_or_fresnel<F: McmlFloat>(n1: F, n2: F, n1_over_n2: F, normal: F, ca1: F) -> (F, F) {
-    let in_range = |a: F, b: F| a.max(F::lit(f64::from(IN_RANGE_MIN))).div_rn_in_range(b);
-    let (r, ca2) = fresnel_with_normal(n1, n2, n1_over_n2, normal, ca1, in_range);
+    let quotient = |a: F, b: F| a.reflectance_quotient(b);
+    let (r, ca2) = fresnel_with_normal(n1, n2, n1_over_n2, normal, ca1, quotient);
     let grazing = ca1 <= F::lit(COS90D);
     (
         if grazing { F::one() } else { r },
