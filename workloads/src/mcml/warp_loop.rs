@@ -145,29 +145,44 @@ impl<F: McmlFloat> BranchLoop for McmlSteps<'_, F> {
     fn finish(&self, _photon: &Photon<F>) {}
 }
 
+/// The [`BranchLoop`] items a wrapper of [`McmlSteps`] (`Self(steps)`) takes from it
+/// unchanged: the photon, its start, whether it runs, roulette after the branch.
+macro_rules! same_as_steps {
+    () => {
+        type State = Photon<F>;
+        type Output = ();
+
+        fn regions(&self) -> LoopRegions {
+            self.0.regions()
+        }
+        fn tally_len(&self) -> usize {
+            self.0.tally_len()
+        }
+        #[inline(always)]
+        fn start(&self, item: u32) -> Photon<F> {
+            self.0.start(item)
+        }
+        #[inline(always)]
+        fn running(&self, photon: &Photon<F>) -> bool {
+            self.0.running(photon)
+        }
+        #[inline(always)]
+        fn after_branch<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
+            self.0.after_branch(photon, tally)
+        }
+        #[inline(always)]
+        fn finish(&self, _photon: &Photon<F>) {}
+    };
+}
+
 /// [`McmlSteps`] with the boundary path after branch distribution ([`boundary_distributed`],
 /// seed 002 fig. 9). Same photons, same tallies, bit for bit.
 #[derive(Clone, Copy, Debug)]
 pub struct DistributedBoundary<'a, F>(pub McmlSteps<'a, F>);
 
 impl<F: McmlFloat> BranchLoop for DistributedBoundary<'_, F> {
-    type State = Photon<F>;
-    type Output = ();
+    same_as_steps!();
 
-    fn regions(&self) -> LoopRegions {
-        self.0.regions()
-    }
-    fn tally_len(&self) -> usize {
-        self.0.tally_len()
-    }
-    #[inline(always)]
-    fn start(&self, item: u32) -> Photon<F> {
-        self.0.start(item)
-    }
-    #[inline(always)]
-    fn running(&self, photon: &Photon<F>) -> bool {
-        self.0.running(photon)
-    }
     #[inline(always)]
     fn condition(&self, photon: &mut Photon<F>) -> bool {
         self.0.condition(photon)
@@ -180,12 +195,6 @@ impl<F: McmlFloat> BranchLoop for DistributedBoundary<'_, F> {
     fn not_taken<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
         self.0.not_taken(photon, tally)
     }
-    #[inline(always)]
-    fn after_branch<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
-        self.0.after_branch(photon, tally)
-    }
-    #[inline(always)]
-    fn finish(&self, _photon: &Photon<F>) {}
 }
 
 /// [`DistributedBoundary`] with a boundary step's cut at the face, hop and draw moved from the
@@ -198,23 +207,8 @@ impl<F: McmlFloat> BranchLoop for DistributedBoundary<'_, F> {
 pub struct CollectedBoundary<'a, F>(pub McmlSteps<'a, F>);
 
 impl<F: McmlFloat> BranchLoop for CollectedBoundary<'_, F> {
-    type State = Photon<F>;
-    type Output = ();
+    same_as_steps!();
 
-    fn regions(&self) -> LoopRegions {
-        self.0.regions()
-    }
-    fn tally_len(&self) -> usize {
-        self.0.tally_len()
-    }
-    #[inline(always)]
-    fn start(&self, item: u32) -> Photon<F> {
-        self.0.start(item)
-    }
-    #[inline(always)]
-    fn running(&self, photon: &Photon<F>) -> bool {
-        self.0.running(photon)
-    }
     #[inline(always)]
     fn condition(&self, photon: &mut Photon<F>) -> bool {
         choose_step(photon)
@@ -229,12 +223,6 @@ impl<F: McmlFloat> BranchLoop for CollectedBoundary<'_, F> {
         take_step(photon, false);
         self.0.not_taken(photon, tally)
     }
-    #[inline(always)]
-    fn after_branch<T: WarpTally>(&self, photon: &mut Photon<F>, tally: &mut T) {
-        self.0.after_branch(photon, tally)
-    }
-    #[inline(always)]
-    fn finish(&self, _photon: &Photon<F>) {}
 }
 
 /// MCML as a [`Kernel`](reconverge_transforms::Kernel): every loop strategy of

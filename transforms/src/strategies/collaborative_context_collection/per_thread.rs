@@ -36,10 +36,11 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
     // `STACK`, and a slot past it would be ignored by the stack, never a panic.
     const STACK_U32: u32 = STACK as u32;
     // A large context held in a lane while the body runs on a popped one doubles the loop's
-    // registers (MCML's 120-byte photon: 61 registers for the plain loop, 136 and a stack frame
-    // with both live). Past `PARK_ABOVE` bytes the holders park theirs on the resumed stack
-    // first: one store and one load per holder per body run, against a body run every 32
-    // wanting iterations. A constant of the state's type, so the other arm folds away.
+    // registers (MCML's 120-byte photon: 136 registers and a stack frame with both live, 110
+    // parked; the plain loop 61). Past `PARK_ABOVE` bytes the holders park theirs on the
+    // resumed stack first: one store and one load per holder per body run, against a body run
+    // every 32 wanting iterations. A constant of the state's type, so the other arm folds away
+    // (the smaller contexts' SASS is the same, up to register names).
     let park = core::mem::size_of::<L::State>() > PARK_ABOVE;
     let below = (1u32 << lane) - 1;
     // Warp-uniform: the stacks' heights, the items dealt, whether the dealer ran dry, and
