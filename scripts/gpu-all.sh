@@ -398,12 +398,13 @@ if want profile && command -v ncu > /dev/null; then
     for kernel in ${PROFILE_KERNELS:-mcml_distribution_balanced mcml_distribution_dynamic \
         mcml_fast_distribution_balanced mcml_fast_distribution_dynamic}; do
     fast=(); [[ $kernel == mcml_fast_* ]] && fast=(--fast-math)
-    strategy=(branch-distribution --dynamic-work)
-    [[ $kernel == *_balanced ]] && strategy=(branch-distribution-cost-balanced)
-    [[ $kernel == mcml_dynamic || $kernel == mcml_fast_dynamic ]] && strategy=(dynamic)
-    [[ $kernel == mcml_grid || $kernel == mcml_fast_grid ]] && strategy=(grid-dynamic)
+    strategy=(--strategy branch-distribution --dynamic-work)
+    [[ $kernel == *_balanced ]] && strategy=(--strategy branch-distribution-cost-balanced)
+    [[ $kernel == mcml_dynamic || $kernel == mcml_fast_dynamic ]] && strategy=(--strategy dynamic)
+    [[ $kernel == mcml_grid || $kernel == mcml_fast_grid ]] && strategy=(--strategy grid-dynamic)
+    [[ $kernel == *_ccc_grid ]] && strategy=(--strategy-id collaborative-context-collection-grid-wide)
     # One batch: the same single launch (after the warm-up) in both profiler runs.
-    run=(--backend cuda --f32 "${fast[@]}" --strategy "${strategy[@]}"
+    run=(--backend cuda --f32 "${fast[@]}" "${strategy[@]}"
         --builtin skin --photons $n --batch-photons $n)
     echo "== where MCML's time goes: ncu on $kernel, skin, 10^7 photons"
     timeout 300 ncu --kernel-name $kernel --launch-skip 1 --csv \
