@@ -197,3 +197,78 @@ fn the_per_thread_form_computes_the_plain_loops_outputs() {
         }
     }
 }
+
+/// [`RareCostlyBody`] with 100 bytes more state, past `PARK_ABOVE`: the per-thread form then
+/// parks the contexts its lanes hold on the resumed stack before each body run. The padding is
+/// the item's index, scrambled, in every word; the output says whether it came back intact.
+#[derive(Clone, Copy, Debug)]
+struct Padded(RareCostlyBody);
+
+type PaddedState = (
+    <RareCostlyBody as reconverge_transforms::BranchLoop>::State,
+    u32,
+    [u32; 24],
+);
+
+impl reconverge_transforms::BranchLoop for Padded {
+    type State = PaddedState;
+    type Output = (u32, bool);
+
+    fn regions(&self) -> reconverge_transforms::LoopRegions {
+        self.0.regions()
+    }
+    fn start(&self, item: u32) -> PaddedState {
+        (self.0.start(item), item, [item ^ 0x5a5a_5a5a; 24])
+    }
+    fn running(&self, s: &PaddedState) -> bool {
+        self.0.running(&s.0)
+    }
+    fn condition(&self, s: &mut PaddedState) -> bool {
+        self.0.condition(&mut s.0)
+    }
+    fn taken<T: reconverge_transforms::Tally>(&self, s: &mut PaddedState, tally: &mut T) {
+        self.0.taken(&mut s.0, tally)
+    }
+    fn not_taken<T: reconverge_transforms::Tally>(&self, s: &mut PaddedState, tally: &mut T) {
+        self.0.not_taken(&mut s.0, tally)
+    }
+    fn after_branch<T: reconverge_transforms::Tally>(&self, s: &mut PaddedState, tally: &mut T) {
+        self.0.after_branch(&mut s.0, tally)
+    }
+    fn finish(&self, s: &PaddedState) -> (u32, bool) {
+        (
+            self.0.finish(&s.0),
+            s.2.iter().all(|&p| p == s.1 ^ 0x5a5a_5a5a),
+        )
+    }
+}
+
+/// Contexts past `PARK_ABOVE` bytes: parked before each body run, every item still computes the
+/// plain loop's output with its whole context intact, under both dealings.
+#[test]
+fn the_per_thread_form_parks_large_contexts_and_loses_none() {
+    use reconverge_cpu::thread_warp::{Dealing, VotedLoop, run_voted_warp};
+    use reconverge_transforms::strategies::collaborative_context_collection::PARK_ABOVE;
+    assert!(core::mem::size_of::<PaddedState>() > PARK_ABOVE);
+    for w in [RareCostlyBody::FAVOURABLE, RareCostlyBody::EVERY_ITERATION] {
+        for items in [1, 33, 1000] {
+            for dealing in [Dealing::Stride, Dealing::Counter] {
+                let run = run_voted_warp(
+                    &BranchLoopKernel(Padded(w)),
+                    VotedLoop::CollaborativeContextCollection,
+                    items,
+                    dealing,
+                )
+                .expect("the branch loop has the per-thread form");
+                for (item, out) in run.outputs.iter().enumerate() {
+                    assert_eq!(
+                        *out,
+                        Some((w.reference(item as u32), true)),
+                        "{w:?}, {items} items, {dealing:?}, item {item}"
+                    );
+                }
+                assert!(run.votes.iter().all(|&v| v == run.votes[0]), "{dealing:?}");
+            }
+        }
+    }
+}
