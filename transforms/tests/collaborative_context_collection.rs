@@ -161,13 +161,46 @@ proptest! {
     }
 }
 
+/// Runs `kernel`'s per-thread form (`Kernel::collected_items`) on 32 OS threads as one warp,
+/// over each item count and both dealings: every item's output must be `expected(item)`, and
+/// every lane must have voted (and synchronised) as often as the others, or the warp would hang.
+fn check_per_thread_form<L>(
+    kernel: &BranchLoopKernel<L>,
+    items_list: &[u32],
+    expected: impl Fn(u32) -> L::Output,
+) where
+    L: BranchLoop + Copy + Sync + core::fmt::Debug,
+    L::Output: PartialEq + core::fmt::Debug,
+{
+    use reconverge_cpu::thread_warp::{Dealing, VotedLoop, run_voted_warp};
+    for &items in items_list {
+        for dealing in [Dealing::Stride, Dealing::Counter] {
+            let run = run_voted_warp(
+                kernel,
+                VotedLoop::CollaborativeContextCollection,
+                items,
+                dealing,
+            )
+            .expect("the branch loop has the per-thread form");
+            for (item, out) in run.outputs.iter().enumerate() {
+                assert_eq!(
+                    *out,
+                    Some(expected(item as u32)),
+                    "{:?}, {items} items, {dealing:?}, item {item}",
+                    kernel.0
+                );
+            }
+            assert!(run.votes.iter().all(|&v| v == run.votes[0]), "{dealing:?}");
+        }
+    }
+}
+
 /// The GPU's form, each thread's own loop with warp votes and the warp's shared stack
 /// (`Kernel::collected_items`), run by 32 OS threads as one warp: every item's output is the
 /// plain loop's under both dealings, and every lane voted (and synchronised) as often as the
 /// others, or the warp would hang.
 #[test]
 fn the_per_thread_form_computes_the_plain_loops_outputs() {
-    use reconverge_cpu::thread_warp::{Dealing, VotedLoop, run_voted_warp};
     for w in [
         RareCostlyBody::FAVOURABLE,
         RareCostlyBody::EVERY_ITERATION,
@@ -176,25 +209,9 @@ fn the_per_thread_form_computes_the_plain_loops_outputs() {
             seed: 3,
         },
     ] {
-        for items in [0, 1, 31, 33, 1000] {
-            for dealing in [Dealing::Stride, Dealing::Counter] {
-                let run = run_voted_warp(
-                    &BranchLoopKernel(w),
-                    VotedLoop::CollaborativeContextCollection,
-                    items,
-                    dealing,
-                )
-                .expect("the branch loop has the per-thread form");
-                for (item, out) in run.outputs.iter().enumerate() {
-                    assert_eq!(
-                        *out,
-                        Some(w.reference(item as u32)),
-                        "{w:?}, {items} items, {dealing:?}, item {item}"
-                    );
-                }
-                assert!(run.votes.iter().all(|&v| v == run.votes[0]), "{dealing:?}");
-            }
-        }
+        check_per_thread_form(&BranchLoopKernel(w), &[0, 1, 31, 33, 1000], |i| {
+            w.reference(i)
+        });
     }
 }
 
@@ -247,28 +264,11 @@ impl reconverge_transforms::BranchLoop for Padded {
 /// plain loop's output with its whole context intact, under both dealings.
 #[test]
 fn the_per_thread_form_parks_large_contexts_and_loses_none() {
-    use reconverge_cpu::thread_warp::{Dealing, VotedLoop, run_voted_warp};
     use reconverge_transforms::strategies::collaborative_context_collection::PARK_ABOVE;
     assert!(core::mem::size_of::<PaddedState>() > PARK_ABOVE);
     for w in [RareCostlyBody::FAVOURABLE, RareCostlyBody::EVERY_ITERATION] {
-        for items in [1, 33, 1000] {
-            for dealing in [Dealing::Stride, Dealing::Counter] {
-                let run = run_voted_warp(
-                    &BranchLoopKernel(Padded(w)),
-                    VotedLoop::CollaborativeContextCollection,
-                    items,
-                    dealing,
-                )
-                .expect("the branch loop has the per-thread form");
-                for (item, out) in run.outputs.iter().enumerate() {
-                    assert_eq!(
-                        *out,
-                        Some((w.reference(item as u32), true)),
-                        "{w:?}, {items} items, {dealing:?}, item {item}"
-                    );
-                }
-                assert!(run.votes.iter().all(|&v| v == run.votes[0]), "{dealing:?}");
-            }
-        }
+        check_per_thread_form(&BranchLoopKernel(Padded(w)), &[1, 33, 1000], |i| {
+            (w.reference(i), true)
+        });
     }
 }

@@ -77,7 +77,6 @@
 //! instructions, and an item index kept beside each state (one more `LDS`/`STS` per push and
 //! pop). With the body in every iteration it loses (0.78x the best plain kernel; the twin
 //! 0.53x).
-
 //!
 //! # Large contexts
 //! A lane that holds its own context while the body runs on a popped one keeps both in

@@ -1,6 +1,7 @@
 //! Simulation parameters as plain `Copy` data: what a GPU kernel receives as a parameter.
 
 use super::float::McmlFloat;
+use super::photon::normal_reflectance;
 
 /// Most tissue layers a simulation may have (the two ambient media are extra). Fixed so that
 /// [`McmlParams`] is plain `Copy` data with no pointers, fit for a kernel parameter.
@@ -225,8 +226,8 @@ pub struct Layer<F> {
     /// `n / n_below`, the same at the bottom face.
     pub n_over_below: F,
     /// Fresnel reflectance at normal incidence on the top face, `((n_above − n) / (n_above +
-    /// n))²`, computed in `F` by the operations [`super::fresnel`] would apply to the two
-    /// indices (so the same bits): a boundary step then divides once instead of twice.
+    /// n))²` in `F` by the code [`super::fresnel`] uses (so the same bits): a boundary step
+    /// then divides once instead of twice.
     pub r_normal_above: F,
     /// The same at the bottom face, with `n_below`.
     pub r_normal_below: F,
@@ -430,15 +431,11 @@ impl<F: McmlFloat> McmlParams<F> {
         // Normal-incidence reflectances of the tissue layers' faces, in `F` from the indices
         // as rounded to `F`, as the boundary path would compute them.
         for i in 1..=layers.len() {
-            let normal = |n1: F, n2: F| {
-                let r = (n2 - n1) / (n2 + n1);
-                r * r
-            };
             let n = |j: usize| out.get(j).map_or(F::one(), |l| l.n);
             let (above, here, below) = (n(i - 1), n(i), n(i + 1));
             if let Some(slot) = out.get_mut(i) {
-                slot.r_normal_above = normal(here, above);
-                slot.r_normal_below = normal(here, below);
+                slot.r_normal_above = normal_reflectance(here, above);
+                slot.r_normal_below = normal_reflectance(here, below);
             }
         }
         // MCML's Rspecular: Fresnel at normal incidence, plus the glass layer's multiple

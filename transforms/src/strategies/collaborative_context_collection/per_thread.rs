@@ -15,9 +15,10 @@ use crate::shape::BranchLoop;
 /// Each step: finished items put their output; free lanes take a resumed context, by rank,
 /// else the warp's next items; lanes whose condition chose the body push their context and are
 /// free, the others run the cheap path; once 32 contexts wait (or nothing else can run) they
-/// are popped, one per lane, run the body and go on the resumed stack. Each item runs the baseline's iterations in order, so outputs and adds are the
-/// baseline's. Returns `false`, having called nothing, for a state aligned to more than 16
-/// bytes (the stack's layout cannot hold it) or a lane past the warp.
+/// are popped, one per lane, run the body and go on the resumed stack. Each item runs the
+/// baseline's iterations in order, so outputs and adds are the baseline's. Returns `false`,
+/// having called nothing, for a state aligned to more than 16 bytes (the stack's layout cannot
+/// hold it) or a lane past the warp.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
@@ -146,6 +147,9 @@ pub fn collected_thread_loop<L: BranchLoop, C: ContextStack, T: Tally>(
             stack.sync();
             let pop = waiting.wrapping_sub(1 + lane);
             let push = STACK_U32.wrapping_sub(resumed + 1 + lane);
+            // Two arms, not one written over references to either pair of variables: that form
+            // gave the small contexts' kernels other code (`rare_ccc` 8 SASS instructions more,
+            // other registers) than the one measured against the CUDA twin.
             if park {
                 // Every lane is free: the popped context runs in the lane's own registers.
                 let mut ran = false;
