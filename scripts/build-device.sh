@@ -13,8 +13,9 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target-gpu}"
 # installed. Without any the binaries ship PTX alone and the build warns.
 if [[ -z "${RECONVERGE_PTXAS+set}" ]] && ! command -v ptxas > /dev/null \
     && [[ ! -x "${CUDA_PATH:-/usr/local/cuda}/bin/ptxas" ]]; then
-    pip_ptxas="$(python3 -c 'import nvidia.cuda_nvcc as m, os; print(os.path.join(m.__path__[0], "bin", "ptxas"))' 2>/dev/null)"
-    [[ -x "$pip_ptxas" ]] && export RECONVERGE_PTXAS="$pip_ptxas"
+    pip_ptxas="$(python3 -c 'import nvidia.cuda_nvcc as m, os; print(os.path.join(m.__path__[0], "bin", "ptxas"))' 2>/dev/null || true)"
+    # `if`, not `&&`: under `set -e` a false test as the block's last command ended the script.
+    if [[ -x "$pip_ptxas" ]]; then export RECONVERGE_PTXAS="$pip_ptxas"; fi
 fi
 echo "ptxas for SASS: ${RECONVERGE_PTXAS:-$(command -v ptxas || echo "none found: PTX only")}"
 parts=" ${PARTS:-plain user check mcml profile reproduce benches tune} "

@@ -403,6 +403,7 @@ if want profile && command -v ncu > /dev/null; then
     [[ $kernel == mcml_dynamic || $kernel == mcml_fast_dynamic ]] && strategy=(--strategy dynamic)
     [[ $kernel == mcml_grid || $kernel == mcml_fast_grid ]] && strategy=(--strategy grid-dynamic)
     [[ $kernel == *_ccc_grid ]] && strategy=(--strategy-id collaborative-context-collection-grid-wide)
+    [[ $kernel == *_spec16w4_grid ]] && strategy=(--strategy-id speculative-reconvergence-16-4-grid-wide)
     # One batch: the same single launch (after the warm-up) in both profiler runs.
     run=(--backend cuda --f32 "${fast[@]}" "${strategy[@]}"
         --builtin skin --photons $n --batch-photons $n)

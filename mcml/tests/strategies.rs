@@ -77,13 +77,13 @@ fn the_plain_per_thread_loop_reproduces_scalar_mcml_bit_for_bit() {
     assert_eq!(tally, scalar.tally);
 }
 
-/// MCML's iteration delaying as each thread's photon loop with a warp vote (what the CUDA
-/// backend runs for the delaying strategies and branch distribution with delaying,
-/// `Kernel::delayed_items`), run by 32 threads as one warp: every decision, dealt by stride and
+/// MCML's iteration delaying and speculative reconvergence as each thread's photon loop with a
+/// warp vote (what the CUDA backend runs for the delaying strategies, branch distribution with
+/// delaying and speculative reconvergence: `Kernel::delayed_items`, `Kernel::speculative_items`), run by 32 threads as one warp: every decision, dealt by stride and
 /// from a counter, adds exactly the scalar MCML tallies, and every lane votes as often.
 #[test]
 fn the_per_thread_delayed_loop_reproduces_scalar_mcml_bit_for_bit() {
-    use reconverge_cpu::thread_warp::{Dealing, run_delayed_warp};
+    use reconverge_cpu::thread_warp::{Dealing, VotedLoop, run_voted_warp};
     use reconverge_workloads::mcml::McmlLoop;
     let input = builtin("skin").expect("built-in skin input");
     let photons = 400u32;
@@ -93,20 +93,37 @@ fn the_per_thread_delayed_loop_reproduces_scalar_mcml_bit_for_bit() {
         seed: 11,
         first_photon: 0,
     });
-    for (decision, dealing) in [
-        (Decision::majority_vote(16, true), Dealing::Stride),
-        (Decision::round_robin(3, 1, true), Dealing::Counter),
-        (Decision::CostBalanced, Dealing::Counter),
+    let speculative = |threshold, max_wait| VotedLoop::SpeculativeReconvergence {
+        threshold,
+        max_wait,
+    };
+    for (form, dealing) in [
+        (
+            VotedLoop::Delaying(Decision::majority_vote(16, true)),
+            Dealing::Stride,
+        ),
+        (
+            VotedLoop::Delaying(Decision::round_robin(3, 1, true)),
+            Dealing::Counter,
+        ),
+        (
+            VotedLoop::Delaying(Decision::CostBalanced),
+            Dealing::Counter,
+        ),
+        // Speculative reconvergence: lanes at a face wait for others (`Kernel::speculative_items`).
+        (speculative(4, 1), Dealing::Counter),
+        // Released only when every live lane waits or by the bound.
+        (speculative(32, 64), Dealing::Stride),
     ] {
-        let run = run_delayed_warp(&kernel, decision, photons, dealing).expect("delayed form");
+        let run = run_voted_warp(&kernel, form, photons, dealing).expect("voted form");
         assert!(
             run.outputs.iter().all(Option::is_some),
-            "{decision:?}: a photon never finished"
+            "{form:?}: a photon never finished"
         );
-        assert_eq!(run.tally, scalar.tally, "{decision:?} {dealing:?}");
+        assert_eq!(run.tally, scalar.tally, "{form:?} {dealing:?}");
         assert!(
             run.votes.iter().all(|&v| v == run.votes[0] && v > 0),
-            "{decision:?}"
+            "{form:?}"
         );
     }
 }

@@ -54,8 +54,8 @@ pub use float::{
 };
 pub use fused::fma_f32;
 pub use params::{
-    Beam, BeamError, Grid, GridSpec, HenyeyGreenstein, Layer, LayerSpec, MAX_LAYERS, McmlParams,
-    ParamError, ROULETTE_CHANCE, ROULETTE_THRESHOLD, StepView,
+    Beam, BeamError, Face, Grid, GridSpec, HenyeyGreenstein, Layer, LayerSpec, MAX_LAYERS,
+    McmlParams, ParamError, ROULETTE_CHANCE, ROULETTE_THRESHOLD, StepView,
 };
 pub use photon::{
     LayerConstants, Photon, Steps, alive, boundary, boundary_distributed, choose_step, fresnel,

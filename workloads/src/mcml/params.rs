@@ -220,17 +220,28 @@ pub struct Layer<F> {
     /// Henyey–Greenstein terms of [`super::spin_theta`]: `1 − g²`, `1 + g²`, `1 − g`, `2g` and
     /// `1 / (2g)` (0 when `g = 0`).
     pub hg: HenyeyGreenstein<F>,
-    /// `n / n_above`, the index ratio at the top face (Snell's law and the direction's
-    /// rescaling when a photon crosses upwards); 1 for the ambient media.
-    pub n_over_above: F,
-    /// `n / n_below`, the same at the bottom face.
-    pub n_over_below: F,
-    /// Fresnel reflectance at normal incidence on the top face, `((n_above − n) / (n_above +
-    /// n))²` in `F` by the code [`super::fresnel`] uses (so the same bits): a boundary step
-    /// then divides once instead of twice.
-    pub r_normal_above: F,
-    /// The same at the bottom face, with `n_below`.
-    pub r_normal_below: F,
+    /// The top face, towards layer `i − 1`.
+    pub above: Face<F>,
+    /// The bottom face, towards layer `i + 1`.
+    pub below: Face<F>,
+}
+
+/// What the boundary path reads at one face of a layer, side by side so that the GPU loads it
+/// at once (one face's constants instead of both layers' indices and two scattered fields).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[repr(C, align(16))]
+pub struct Face<F> {
+    /// `n / n_beyond`, the index ratio at the face (Snell's law and the direction's rescaling
+    /// when a photon crosses it); 1 for the ambient media.
+    pub n_over: F,
+    /// Fresnel reflectance at normal incidence, `((n_beyond − n) / (n_beyond + n))²` in `F` by
+    /// the code [`super::fresnel`] uses (so the same bits): a boundary step then divides once
+    /// instead of twice.
+    pub r_normal: F,
+    /// Whether the indices on both sides are equal in `F`: MCML's matched case, in which a
+    /// photon crosses without reflection or refraction (the test [`super::fresnel`] makes on
+    /// the two indices, made once on the host).
+    pub matched: bool,
 }
 
 /// The per-layer constants of Henyey–Greenstein sampling (MCML's `SpinTheta`), computed once on
@@ -398,10 +409,8 @@ impl<F: McmlFloat> McmlParams<F> {
                     absorb_fraction: F::lit(absorb_fraction),
                     hg: HenyeyGreenstein::new(l.g),
                     // Set below, once every layer's index is known.
-                    n_over_above: F::one(),
-                    n_over_below: F::one(),
-                    r_normal_above: F::zero(),
-                    r_normal_below: F::zero(),
+                    above: Face::default(),
+                    below: Face::default(),
                 };
             }
             z = z1;
@@ -424,18 +433,20 @@ impl<F: McmlFloat> McmlParams<F> {
                 } else {
                     (n_of(i) / n_of(i - 1), n_of(i) / n_of(i + 1))
                 };
-                slot.n_over_above = F::lit(up);
-                slot.n_over_below = F::lit(down);
+                slot.above.n_over = F::lit(up);
+                slot.below.n_over = F::lit(down);
             }
         }
-        // Normal-incidence reflectances of the tissue layers' faces, in `F` from the indices
-        // as rounded to `F`, as the boundary path would compute them.
+        // Normal-incidence reflectances and matched indices of the tissue layers' faces, in `F`
+        // from the indices as rounded to `F`, as the boundary path would compute them.
         for i in 1..=layers.len() {
             let n = |j: usize| out.get(j).map_or(F::one(), |l| l.n);
             let (above, here, below) = (n(i - 1), n(i), n(i + 1));
             if let Some(slot) = out.get_mut(i) {
-                slot.r_normal_above = normal_reflectance(here, above);
-                slot.r_normal_below = normal_reflectance(here, below);
+                slot.above.r_normal = normal_reflectance(here, above);
+                slot.below.r_normal = normal_reflectance(here, below);
+                slot.above.matched = here == above;
+                slot.below.matched = here == below;
             }
         }
         // MCML's Rspecular: Fresnel at normal incidence, plus the glass layer's multiple
@@ -577,7 +588,8 @@ mod tests {
 
     /// Each tissue layer's normal-incidence reflectances are Fresnel's `((n1 − n2) / (n1 +
     /// n2))²` (within f32's rounding of the f64 value) and exactly what the boundary path's
-    /// Fresnel code gives at normal incidence.
+    /// Fresnel code gives at normal incidence; a face is matched exactly where its two indices
+    /// are equal (layers 3 and 4 share one here).
     #[test]
     fn normal_incidence_reflectances_are_fresnels() {
         let layer = |n, d| LayerSpec {
@@ -595,15 +607,27 @@ mod tests {
             na: 5,
         };
         let (n_above, n_below) = (1.0, 1.33);
-        let specs = [layer(1.37, 0.1), layer(1.5, 0.2), layer(1.4, 0.3)];
+        let specs = [
+            layer(1.37, 0.1),
+            layer(1.5, 0.2),
+            layer(1.4, 0.3),
+            layer(1.4, 0.4),
+        ];
         let p = McmlParams::<f32>::new(n_above, &specs, n_below, grid).unwrap();
-        let indices = [n_above, 1.37, 1.5, 1.4, n_below];
+        let indices = [n_above, 1.37, 1.5, 1.4, 1.4, n_below];
+        let matched: Vec<(bool, bool)> = (1..=specs.len() as u32)
+            .map(|i| (p.layer(i).above.matched, p.layer(i).below.matched))
+            .collect();
+        assert_eq!(
+            matched,
+            [(false, false), (false, false), (false, true), (true, false)]
+        );
         for i in 1..=specs.len() {
             let l = p.layer(i as u32);
             let reference = |n1: f64, n2: f64| ((n1 - n2) / (n1 + n2)).powi(2);
             for (got, other) in [
-                (l.r_normal_above, indices[i - 1]),
-                (l.r_normal_below, indices[i + 1]),
+                (l.above.r_normal, indices[i - 1]),
+                (l.below.r_normal, indices[i + 1]),
             ] {
                 let want = reference(indices[i], other);
                 assert!(
@@ -613,10 +637,12 @@ mod tests {
             }
             let above = p.layer(i as u32 - 1).n;
             let below = p.layer(i as u32 + 1).n;
-            let (r_up, _) = super::super::fresnel(l.n, above, l.n_over_above, 1.0);
-            let (r_down, _) = super::super::fresnel(l.n, below, l.n_over_below, 1.0);
-            assert_eq!(l.r_normal_above.to_bits(), r_up.to_bits(), "layer {i}");
-            assert_eq!(l.r_normal_below.to_bits(), r_down.to_bits(), "layer {i}");
+            let (r_up, _) = super::super::fresnel(l.n, above, l.above.n_over, 1.0);
+            let (r_down, _) = super::super::fresnel(l.n, below, l.below.n_over, 1.0);
+            assert_eq!(l.above.r_normal.to_bits(), r_up.to_bits(), "layer {i}");
+            assert_eq!(l.below.r_normal.to_bits(), r_down.to_bits(), "layer {i}");
+            assert_eq!(l.above.matched, l.n == above, "layer {i}");
+            assert_eq!(l.below.matched, l.n == below, "layer {i}");
         }
     }
 }

@@ -36,7 +36,7 @@
 //! memory traffic that bounds GPU MCML codes) into register adds.
 
 use super::float::McmlFloat;
-use super::params::{Beam, HenyeyGreenstein, Layer, McmlParams, StepView};
+use super::params::{Beam, Face, HenyeyGreenstein, Layer, McmlParams, StepView};
 use super::tally::{Tally, TallyBin};
 use crate::rng::StreamRng;
 
@@ -334,36 +334,36 @@ fn hop<F: McmlFloat>(p: &mut Photon<F>) {
 
 /// Fresnel reflectance for incidence cosine `ca1 ≥ 0` from index `n1` into `n2`, and the
 /// transmission cosine (MCML's `RFresnel`, with its special cases in its order). `n1_over_n2`
-/// is `n1 / n2` as the layer precomputes it ([`Layer::n_over_above`]): Snell's
+/// is `n1 / n2` as the layer precomputes it ([`Face::n_over`]): Snell's
 /// `sin a2 = sin a1 · n1 / n2` then costs a multiplication instead of a division.
 ///
-/// [`Layer::n_over_above`]: super::Layer::n_over_above
+/// [`Face::n_over`]: super::Face::n_over
 #[inline]
 pub fn fresnel<F: McmlFloat>(n1: F, n2: F, n1_over_n2: F, ca1: F) -> (F, F) {
     let normal = normal_reflectance(n1, n2);
-    fresnel_with_normal(n1, n2, n1_over_n2, normal, ca1, |a, b| a / b)
+    fresnel_with_normal(n1 == n2, n1_over_n2, normal, ca1, |a, b| a / b)
 }
 
 /// Fresnel reflectance at normal incidence from index `n1` into `n2`, `((n2 − n1) / (n2 +
 /// n1))²` in `F`: what [`fresnel`] selects for `ca1` past `COSZERO`, and what a layer
-/// precomputes for each face ([`Layer::r_normal_above`]), the same bits.
+/// precomputes for each face ([`Face::r_normal`]), the same bits.
 ///
-/// [`Layer::r_normal_above`]: super::Layer::r_normal_above
+/// [`Face::r_normal`]: super::Face::r_normal
 #[inline]
 pub(super) fn normal_reflectance<F: McmlFloat>(n1: F, n2: F) -> F {
     let r = (n2 - n1) / (n2 + n1);
     r * r
 }
 
-/// [`fresnel`] with its normal-incidence reflectance `((n2 − n1) / (n2 + n1))²` given, as a
-/// layer precomputes it for each face ([`Layer::r_normal_above`]): the same bits, one
-/// division fewer on the boundary path. `divide` is the general case's division.
+/// [`fresnel`] with its normal-incidence reflectance `((n2 − n1) / (n2 + n1))²` and its test
+/// `n1 == n2` given, as a layer precomputes them for each face ([`Face`]): the same bits, one
+/// division fewer and no index loads on the boundary path. `divide` is the general case's
+/// division.
 ///
-/// [`Layer::r_normal_above`]: super::Layer::r_normal_above
+/// [`Face`]: super::Face
 #[inline(always)]
 fn fresnel_with_normal<F: McmlFloat>(
-    n1: F,
-    n2: F,
+    matched: bool,
     n1_over_n2: F,
     normal: F,
     ca1: F,
@@ -395,8 +395,8 @@ fn fresnel_with_normal<F: McmlFloat>(
     let ca = if total { F::zero() } else { ca2 };
     let r = if ca1 > F::COSZERO { normal } else { r };
     let ca = if ca1 > F::COSZERO { ca1 } else { ca };
-    let r = if n1 == n2 { F::zero() } else { r };
-    let ca = if n1 == n2 { ca1 } else { ca };
+    let r = if matched { F::zero() } else { r };
+    let ca = if matched { ca1 } else { ca };
     (r, ca)
 }
 
@@ -411,9 +411,9 @@ fn fresnel_with_normal<F: McmlFloat>(
 /// cos²(a1 − a2)` is at most 1 and, away from grazing incidence and total reflection, far above
 /// 2^-100). Every decision is the one of the plain division.
 #[inline(always)]
-fn grazing_or_fresnel<F: McmlFloat>(n1: F, n2: F, n1_over_n2: F, normal: F, ca1: F) -> (F, F) {
+fn grazing_or_fresnel<F: McmlFloat>(face: &Face<F>, ca1: F) -> (F, F) {
     let quotient = |a: F, b: F| a.reflectance_quotient(b);
-    let (r, ca2) = fresnel_with_normal(n1, n2, n1_over_n2, normal, ca1, quotient);
+    let (r, ca2) = fresnel_with_normal(face.matched, face.n_over, face.r_normal, ca1, quotient);
     let grazing = ca1 <= F::lit(COS90D);
     (
         if grazing { F::one() } else { r },
@@ -449,13 +449,10 @@ fn boundary_body<F: McmlFloat, T: Tally>(
     if photon.dead {
         return;
     }
-    let ni = params.layer(photon.layer).n;
+    let here = params.layer(photon.layer);
     if photon.uz < F::zero() {
         // CrossUpOrNot.
-        let nt = params.layer(photon.layer - 1).n;
-        let here = params.layer(photon.layer);
-        let (r, uz1) =
-            grazing_or_fresnel(ni, nt, here.n_over_above, here.r_normal_above, -photon.uz);
+        let (r, uz1) = grazing_or_fresnel(&here.above, -photon.uz);
         if photon.xi > r {
             if photon.layer == 1 {
                 photon.uz = -uz1;
@@ -466,7 +463,7 @@ fn boundary_body<F: McmlFloat, T: Tally>(
                 photon.w = F::zero();
                 photon.dead = true;
             } else {
-                let ratio = params.layer(photon.layer).n_over_above;
+                let ratio = here.above.n_over;
                 enter_layer(params, photon, photon.layer - 1);
                 photon.ux = photon.ux * ratio;
                 photon.uy = photon.uy * ratio;
@@ -477,10 +474,7 @@ fn boundary_body<F: McmlFloat, T: Tally>(
         }
     } else {
         // CrossDnOrNot.
-        let nt = params.layer(photon.layer + 1).n;
-        let here = params.layer(photon.layer);
-        let (r, uz1) =
-            grazing_or_fresnel(ni, nt, here.n_over_below, here.r_normal_below, photon.uz);
+        let (r, uz1) = grazing_or_fresnel(&here.below, photon.uz);
         if photon.xi > r {
             if photon.layer == params.num_layers {
                 photon.uz = uz1;
@@ -490,7 +484,7 @@ fn boundary_body<F: McmlFloat, T: Tally>(
                 photon.w = F::zero();
                 photon.dead = true;
             } else {
-                let ratio = params.layer(photon.layer).n_over_below;
+                let ratio = here.below.n_over;
                 enter_layer(params, photon, photon.layer + 1);
                 photon.ux = photon.ux * ratio;
                 photon.uy = photon.uy * ratio;
@@ -536,21 +530,11 @@ fn boundary_distributed_body<F: McmlFloat, T: Tally>(
         photon.layer + 1
     };
     let ca = if up { -photon.uz } else { photon.uz };
-    // Factored out: Fresnel and the cross-or-reflect decision.
+    // Factored out: Fresnel and the cross-or-reflect decision, from the face's constants.
     let here = params.layer(photon.layer);
-    let ni = here.n;
-    let nt = params.layer(next).n;
-    let ratio = if up {
-        here.n_over_above
-    } else {
-        here.n_over_below
-    };
-    let normal = if up {
-        here.r_normal_above
-    } else {
-        here.r_normal_below
-    };
-    let (r, uz1) = grazing_or_fresnel(ni, nt, ratio, normal, ca);
+    let face = if up { &here.above } else { &here.below };
+    let ratio = face.n_over;
+    let (r, uz1) = grazing_or_fresnel(face, ca);
     if photon.xi > r {
         // The divergent epilogue, as selections: escape face, sign of the new direction.
         let escapes = if up {

@@ -329,6 +329,7 @@ reconverge_transforms::kernel_impl! {
             Strategy::branch_distribution_with_delaying(Decision::CostBalanced).over(Assignment::Dynamic),
             Strategy::GRID_WIDE_DYNAMIC_WORK,
             Strategy::COLLABORATIVE_CONTEXT_COLLECTION.over(Assignment::GridWide),
+            Strategy::speculative_reconvergence(16, 4).over(Assignment::GridWide),
         ];
 
         fn tally_len(&self) -> usize {
@@ -383,6 +384,27 @@ reconverge_transforms::kernel_impl! {
         ) -> bool {
             BranchLoopKernel(DistributedBoundary(self.0.steps()))
                 .delayed_items(decision, lane, vote, next, put, tally)
+        }
+
+        /// Speculative reconvergence (Damani et al., CGO 2020) as each thread's photon loop with
+        /// a warp vote at the step: a lane whose step reaches a face waits there, while the
+        /// others go on with their interactions, until `threshold` lanes wait or the oldest has
+        /// waited `max_wait` steps; then the boundary path, written once for both faces, runs
+        /// once for all of them. Same photons, same tallies as the plain loop.
+        #[allow(clippy::too_many_arguments)]
+        #[inline(always)]
+        fn speculative_items<T: reconverge_transforms::Tally>(
+            &self,
+            threshold: u32,
+            max_wait: u32,
+            lane: u32,
+            vote: impl FnMut(bool) -> reconverge_simt::LaneMask,
+            next: impl FnMut() -> Option<u32>,
+            put: impl FnMut(u32, ()),
+            tally: &mut T,
+        ) -> bool {
+            BranchLoopKernel(DistributedBoundary(self.0.steps()))
+                .speculative_items(threshold, max_wait, lane, vote, next, put, tally)
         }
 
         fn collected_items(&self, lane, vote, stack, deal, put, tally) {
