@@ -615,9 +615,10 @@ mod tests {
         ];
         let p = McmlParams::<f32>::new(n_above, &specs, n_below, grid).unwrap();
         let indices = [n_above, 1.37, 1.5, 1.4, 1.4, n_below];
-        let matched: Vec<(bool, bool)> = (1..=specs.len() as u32)
-            .map(|i| (p.layer(i).above.matched, p.layer(i).below.matched))
-            .collect();
+        let matched: [(bool, bool); 4] = core::array::from_fn(|k| {
+            let l = p.layer(k as u32 + 1);
+            (l.above.matched, l.below.matched)
+        });
         assert_eq!(
             matched,
             [(false, false), (false, false), (false, true), (true, false)]
