@@ -379,8 +379,8 @@ if want gpumcml; then
             done
             rm -rf "$g/fx" "$g/fixed.mci"
         done
-        python3 "$root/scripts/mcml-vs-gpu-mcml.py" "$g" > "$g/mcml-vs-gpu-mcml-h100.md"
-        cat "$g/mcml-vs-gpu-mcml-h100.md"
+        python3 "$root/scripts/mcml-vs-gpu-mcml.py" "$g" > "$g/mcml-vs-gpu-mcml.md"
+        cat "$g/mcml-vs-gpu-mcml.md"
         unset RECONVERGE_GPU_CUBIN
         tar -czf "$out/gpumcml.tar.gz" -C "$out" gpumcml && rm -rf "$g"
     else

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """reconverge's MCML against GPU-MCML, from one run of scripts/gpu-all.sh (part gpumcml).
 
-usage: mcml-vs-gpu-mcml.py DIR > mcml-vs-gpu-mcml-h100.md
+usage: mcml-vs-gpu-mcml.py DIR > mcml-vs-gpu-mcml.md
 
 Reads DIR/times.tsv (code, input, measure, seconds; measure is ncu_kernel: ncu's
 gpu__time_duration summed over the code's kernel launches at the base clock; wall: the whole
