@@ -12,8 +12,9 @@
 #   bench-*.txt          criterion benches with the CUDA backend
 #   tune.tar.gz          the measured tuner against the full grid of strategies and their numbers
 #                        (SYN-ITDELAY, dynamic work, path unification, MCML skin/slab)
-#   gpumcml.tar.gz       MCML against GPU-MCML (a binary you build from its public source,
-#                        GPUMCML_DIR; never committed): kernel time (ncu) and whole process
+#   gpumcml.tar.gz       MCML against GPU-MCML (built from its public source by
+#                        scripts/build-gpumcml.sh into GPUMCML_DIR; never committed): kernel
+#                        time (ncu) and whole process
 #   first-process/       the first mcml process on the machine against later ones, SASS
 #                        shipped against PTX (scripts/first-process.sh)
 #   advise-techniques.tar.gz  issue 44's seven technique workloads swept (every strategy at
@@ -308,8 +309,9 @@ fi
 
 if want gpumcml; then
     # reconverge's MCML beside GPU-MCML (ominux/gpumcml, gpumcml/fast), run in the same job.
-    # GPU-MCML is GPL code of a peer: it is never part of this repository. Build it yourself
-    # from its public source in a git-ignored folder and point GPUMCML_DIR at a folder holding
+    # GPU-MCML is GPL code of a peer: it is never part of this repository. Build it in a
+    # git-ignored folder from its public source with scripts/build-gpumcml.sh CHECKOUT OUTDIR
+    # (on this machine: it needs nvcc) and point GPUMCML_DIR at OUTDIR (default .device/gpumcml):
     # its binary `gpumcml`, its safe-primes table `safeprimes_base32.txt` and the inputs
     # `skin.mci` and `slab.mci` (the same physics and grids as `mcml --builtin skin|slab`,
     # 10^8 photons). Kernel time: ncu's gpu__time_duration summed over each code's kernel
