@@ -60,7 +60,7 @@ impl Visit for Conformance<'_> {
                     shape.blocks, shape.threads_per_block
                 ),
             );
-            let row = self.rep.workload_row(w.name, strategy.name(), &entries);
+            let row = self.rep.workload_row(w.name, strategy, &entries);
             row.items_cmp = items;
             row.equal = Some(equal);
             row.difference = difference;

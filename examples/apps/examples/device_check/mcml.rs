@@ -192,7 +192,7 @@ pub fn run(
             let _ = writeln!(
                 rep.mcml_csv,
                 "{name},{},{entry},{photons},{tpb},{},{s:.4},{rate:.0},{},{rd:.6},{a:.6},{tt:.6}",
-                strategy.name(),
+                strategy.id(),
                 launch.blocks,
                 fmt_occ(&occ)
             );
@@ -249,7 +249,7 @@ pub fn run(
                 let _ = writeln!(
                     rep.mcml_csv,
                     "{name},{},{entry},{big},{tpb},{},{s:.4},{rate:.0},,{rd:.6},{a:.6},{tt:.6}",
-                    strategy.name(),
+                    strategy.id(),
                     launch.blocks
                 );
                 throughput.push(json!({"input": name, "entry": entry, "photons": big, "blocks": launch.blocks, "kernel_s": s, "photons_per_s": rate, "rd": rd, "a": a, "tt": tt}));

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
+use reconverge_transforms::Strategy;
 use serde_json::{Value, json};
 
 /// One (workload, strategy) row of `workloads.csv`: conformance fills the comparison,
@@ -11,7 +12,7 @@ use serde_json::{Value, json};
 #[derive(Default)]
 pub struct WorkloadRow {
     pub workload: &'static str,
-    pub strategy: &'static str,
+    pub strategy: String,
     pub entries: String,
     pub items_cmp: u32,
     pub equal: Option<bool>,
@@ -88,14 +89,12 @@ impl Report {
         late
     }
 
-    /// The row of `workload`'s entry points `entries` (one strategy with its parameters),
-    /// added if the other concern has not: keyed by the entry points, since several
-    /// parameter settings of one strategy (majority-vote thresholds, round-robin cycles) share
-    /// its name.
+    /// The row of `workload`'s entry points `entries` (one strategy with its parameters, named
+    /// by its id: `Strategy::id`, unique and parsed back), added if the other concern has not.
     pub fn workload_row(
         &mut self,
         workload: &'static str,
-        strategy: &'static str,
+        strategy: Strategy,
         entries: &str,
     ) -> &mut WorkloadRow {
         let i = match self
@@ -107,7 +106,7 @@ impl Report {
             None => {
                 self.workloads.push(WorkloadRow {
                     workload,
-                    strategy,
+                    strategy: strategy.id().to_string(),
                     entries: entries.to_string(),
                     ..WorkloadRow::default()
                 });

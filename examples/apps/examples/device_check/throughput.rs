@@ -73,7 +73,7 @@ impl Visit for Throughput<'_> {
                 f(speedup, 3),
                 fmt_occ(&occ)
             );
-            let row = self.rep.workload_row(w.name, strategy.name(), &entries);
+            let row = self.rep.workload_row(w.name, strategy, &entries);
             row.items_cmp = s.items_cmp;
             row.cpu_items_per_s = cpu_rate;
             row.cpu_simd = simd;
