@@ -236,8 +236,10 @@ struct Args {
     /// sqrt.approx, lg2.approx, sin/cos.approx, subnormals flushed, each within its PTX-stated
     /// bound) and products and sums become FMAs, so results are NOT bit-identical to the exact
     /// f32 run. They agree with it within the device check's statistical tolerance. GPU entry
-    /// points exist for --strategy baseline, dynamic, branch-distribution --dynamic-work and
-    /// branch-distribution-cost-balanced. On --backend cpu this runs FastF32 on the CPU, which
+    /// points exist for --strategy baseline, dynamic, grid-dynamic (the default),
+    /// branch-distribution --dynamic-work and branch-distribution-cost-balanced, and for
+    /// --strategy-id collaborative-context-collection-grid-wide and
+    /// speculative-reconvergence-16-4-grid-wide. On --backend cpu this runs FastF32 on the CPU, which
     /// is exactly f32 (the same tallies, bit for bit). Checkpoints of fast-math runs are kept
     /// apart from f32's.
     #[arg(long, conflicts_with = "f64")]
