@@ -79,10 +79,11 @@ fn the_plain_per_thread_loop_reproduces_scalar_mcml_bit_for_bit() {
 
 /// MCML's iteration delaying and speculative reconvergence as each thread's photon loop with a
 /// warp vote (what the CUDA backend runs for the delaying strategies, branch distribution with
-/// delaying and speculative reconvergence: `Kernel::delayed_items`, `Kernel::speculative_items`), run by 32 threads as one warp: every decision, dealt by stride and
+/// delaying and speculative reconvergence: `Kernel::delayed_items`,
+/// `Kernel::speculative_items`), run by 32 threads as one warp: every form, dealt by stride and
 /// from a counter, adds exactly the scalar MCML tallies, and every lane votes as often.
 #[test]
-fn the_per_thread_delayed_loop_reproduces_scalar_mcml_bit_for_bit() {
+fn the_per_thread_voted_loops_reproduce_scalar_mcml_bit_for_bit() {
     use reconverge_cpu::thread_warp::{Dealing, VotedLoop, run_voted_warp};
     use reconverge_workloads::mcml::McmlLoop;
     let input = builtin("skin").expect("built-in skin input");

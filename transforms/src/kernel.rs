@@ -144,7 +144,8 @@ macro_rules! kernel_impl {
         }
     };
     // The items after `program`, passed through one token tree at a time into `[...]`, and
-    // `plain_items`' short form given its signature.
+    // the per-thread forms' short forms (`plain_items`, `delayed_items`, `speculative_items`,
+    // `collected_items`, `pass_as_lane`) given their signatures.
     (@items $output:ty; [$($done:tt)*]) => {
         $($done)*
     };
@@ -158,6 +159,56 @@ macro_rules! kernel_impl {
                 #[inline(always)]
                 fn plain_items<T: $crate::Tally>(
                     &$this,
+                    $next: impl FnMut() -> Option<u32>,
+                    $put: impl FnMut(u32, $output),
+                    $tally: &mut T,
+                ) -> bool $body
+            ]
+            $($rest)*
+        }
+    };
+    (@items $output:ty; [$($done:tt)*]
+        fn delayed_items(
+            &$this:ident, $decision:pat, $lane:pat, $vote:pat, $next:pat, $put:pat, $tally:pat
+            $(,)?
+        ) $body:block
+        $($rest:tt)*
+    ) => {
+        $crate::kernel_impl! {
+            @items $output; [
+                $($done)*
+                #[inline(always)]
+                fn delayed_items<T: $crate::Tally>(
+                    &$this,
+                    $decision: $crate::Decision,
+                    $lane: u32,
+                    $vote: impl FnMut(bool) -> reconverge_simt::LaneMask,
+                    $next: impl FnMut() -> Option<u32>,
+                    $put: impl FnMut(u32, $output),
+                    $tally: &mut T,
+                ) -> bool $body
+            ]
+            $($rest)*
+        }
+    };
+    (@items $output:ty; [$($done:tt)*]
+        fn speculative_items(
+            &$this:ident, $threshold:pat, $max_wait:pat, $lane:pat, $vote:pat, $next:pat,
+            $put:pat, $tally:pat $(,)?
+        ) $body:block
+        $($rest:tt)*
+    ) => {
+        $crate::kernel_impl! {
+            @items $output; [
+                $($done)*
+                #[allow(clippy::too_many_arguments)]
+                #[inline(always)]
+                fn speculative_items<T: $crate::Tally>(
+                    &$this,
+                    $threshold: u32,
+                    $max_wait: u32,
+                    $lane: u32,
+                    $vote: impl FnMut(bool) -> reconverge_simt::LaneMask,
                     $next: impl FnMut() -> Option<u32>,
                     $put: impl FnMut(u32, $output),
                     $tally: &mut T,

@@ -193,16 +193,7 @@ crate::kernel_impl! {
             })
         }
 
-        #[inline(always)]
-        fn delayed_items<T: crate::Tally>(
-            &self,
-            decision: Decision,
-            lane: u32,
-            vote: impl FnMut(bool) -> LaneMask,
-            next: impl FnMut() -> Option<u32>,
-            put: impl FnMut(u32, L::Output),
-            tally: &mut T,
-        ) -> bool {
+        fn delayed_items(&self, decision, lane, vote, next, put, tally) {
             let w = &self.0;
             let taken_cost = taken_cost_in_lane_iterations(&w.regions(), reconverge_simt::WARP_SIZE);
             let mut delay = DelayState::new(Some(decision));
@@ -242,18 +233,7 @@ crate::kernel_impl! {
                 .saturating_mul(warps)
         }
 
-        #[allow(clippy::too_many_arguments)]
-        #[inline(always)]
-        fn speculative_items<T: crate::Tally>(
-            &self,
-            threshold: u32,
-            max_wait: u32,
-            lane: u32,
-            vote: impl FnMut(bool) -> LaneMask,
-            next: impl FnMut() -> Option<u32>,
-            put: impl FnMut(u32, L::Output),
-            tally: &mut T,
-        ) -> bool {
+        fn speculative_items(&self, threshold, max_wait, lane, vote, next, put, tally) {
             let mut wait = SpecState::default();
             let paths = |live, want, _| speculative_paths(threshold, max_wait, &mut wait, live, want);
             spec::check(threshold, max_wait).is_ok()

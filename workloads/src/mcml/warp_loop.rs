@@ -372,16 +372,7 @@ reconverge_transforms::kernel_impl! {
         /// 002 fig. 5 as a programmer writes it), over the plain loop above: the boundary
         /// written once for both faces, so branch distribution with delaying (§4.2.2's MCML
         /// setting) runs it too. Same photons, same tallies as the warp programs.
-        #[inline(always)]
-        fn delayed_items<T: reconverge_transforms::Tally>(
-            &self,
-            decision: Decision,
-            lane: u32,
-            vote: impl FnMut(bool) -> reconverge_simt::LaneMask,
-            next: impl FnMut() -> Option<u32>,
-            put: impl FnMut(u32, ()),
-            tally: &mut T,
-        ) -> bool {
+        fn delayed_items(&self, decision, lane, vote, next, put, tally) {
             BranchLoopKernel(DistributedBoundary(self.0.steps()))
                 .delayed_items(decision, lane, vote, next, put, tally)
         }
@@ -391,18 +382,7 @@ reconverge_transforms::kernel_impl! {
         /// others go on with their interactions, until `threshold` lanes wait or the oldest has
         /// waited `max_wait` steps; then the boundary path, written once for both faces, runs
         /// once for all of them. Same photons, same tallies as the plain loop.
-        #[allow(clippy::too_many_arguments)]
-        #[inline(always)]
-        fn speculative_items<T: reconverge_transforms::Tally>(
-            &self,
-            threshold: u32,
-            max_wait: u32,
-            lane: u32,
-            vote: impl FnMut(bool) -> reconverge_simt::LaneMask,
-            next: impl FnMut() -> Option<u32>,
-            put: impl FnMut(u32, ()),
-            tally: &mut T,
-        ) -> bool {
+        fn speculative_items(&self, threshold, max_wait, lane, vote, next, put, tally) {
             BranchLoopKernel(DistributedBoundary(self.0.steps()))
                 .speculative_items(threshold, max_wait, lane, vote, next, put, tally)
         }
