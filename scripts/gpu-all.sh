@@ -12,9 +12,8 @@
 #   bench-*.txt          criterion benches with the CUDA backend
 #   tune.tar.gz          the measured tuner against the full grid of strategies and their numbers
 #                        (SYN-ITDELAY, dynamic work, path unification, MCML skin/slab)
-#   gpumcml.tar.gz       MCML against GPU-MCML (built from its public source by
-#                        scripts/build-gpumcml.sh into GPUMCML_DIR; never committed): kernel
-#                        time (ncu) and whole process
+#   gpumcml.tar.gz       MCML against GPU-MCML (a binary you build from its public source,
+#                        GPUMCML_DIR; never committed): kernel time (ncu) and whole process
 #   first-process/       the first mcml process on the machine against later ones, SASS
 #                        shipped against PTX (scripts/first-process.sh)
 #   advise-techniques.tar.gz  issue 44's seven technique workloads swept (every strategy at
@@ -309,9 +308,16 @@ fi
 
 if want gpumcml; then
     # reconverge's MCML beside GPU-MCML (ominux/gpumcml, gpumcml/fast), run in the same job.
-    # GPU-MCML is GPL code of a peer: it is never part of this repository. Build it in a
-    # git-ignored folder from its public source with scripts/build-gpumcml.sh CHECKOUT OUTDIR
-    # (on this machine: it needs nvcc) and point GPUMCML_DIR at OUTDIR (default .device/gpumcml):
+    # GPU-MCML is GPL code of a peer: neither it nor what builds it is part of this repository
+    # (keep both in the git-ignored .peer/). Build it on this machine (nvcc) from its public
+    # source, gpumcml/fast with its makefile's flags (-O3 -use_fast_math -maxrregcount 36) for
+    # this GPU, 64-bit: on CUDA 13 its 2010 cutil library needs a stand-in for the few calls it
+    # makes, `cudaThreadSynchronize` is `cudaDeviceSynchronize`, and the makefile's host-side
+    # `-D__CUDA_ARCH__=200` must become a macro of another name. Where a checkout lacks its
+    # `safeprimes_base32.txt`, make the table as CUDAMCML's seeding note defines it: multipliers
+    # a < 2^32, descending, with a*2^32 - 1 and a*2^31 - 1 prime (the first is 4294967118), one
+    # per thread it launches (896 per SM) and one more. Point GPUMCML_DIR (default
+    # .device/gpumcml) at a folder holding
     # its binary `gpumcml`, its safe-primes table `safeprimes_base32.txt` and the inputs
     # `skin.mci` and `slab.mci` (the same physics and grids as `mcml --builtin skin|slab`,
     # 10^8 photons). Kernel time: ncu's gpu__time_duration summed over each code's kernel
