@@ -500,10 +500,11 @@ pub trait Kernel {
         false
     }
 
-    /// Pass `pass` of a multi-pass strategy of GPU Gems 2 ch. 34 as the code of one lane of a
-    /// warp, the form the hand-written kernels take: z-cull masking's passes
-    /// ([`crate::strategies::z_cull_masking::pass_as_lane`]) and the occlusion-query loop's
-    /// ([`crate::strategies::occlusion_query_loop::pass_as_lane`]). The CUDA backend runs it in
+    /// Pass `pass` of a multi-pass strategy as the code of one lane of a warp, the form the
+    /// hand-written kernels take: z-cull masking's passes
+    /// ([`crate::strategies::z_cull_masking::pass_as_lane`]), the occlusion-query loop's
+    /// ([`crate::strategies::occlusion_query_loop::pass_as_lane`]) and branch splitting's
+    /// ([`crate::strategies::branch_splitting::pass_as_lane`]). The CUDA backend runs it in
     /// every thread of the launch for those strategies, instead of the pass's warp program
     /// (which kept each lane's item and flags in registers of a program dealing windows, and
     /// measured 1.1-1.5x the hand-written kernels' time on an H200). `lane` and `vote` are as

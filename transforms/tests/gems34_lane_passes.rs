@@ -1,5 +1,5 @@
-//! The GPU's form of GPU Gems 2 ch. 34's multi-pass strategies (`Kernel::pass_as_lane`: z-cull
-//! masking's mask and path passes, the occlusion-query loop's passes, each lane's own code
+//! The GPU's form of the multi-pass strategies (`Kernel::pass_as_lane`: z-cull masking's mask
+//! and path passes, the occlusion-query loop's passes, branch splitting's, each lane's own code
 //! with the warp's ballots) run by 32 OS threads voting as each warp, every warp of a launch,
 //! pass after pass as `PassPlan` orders them: every item is written exactly once, with the
 //! baseline's output and tally, on launches whose windows end inside a warp, launches with
@@ -15,7 +15,9 @@ use reconverge_cpu::thread_warp::ThreadBallot;
 use reconverge_transforms::{
     ItemLoopKernel, Kernel, PassPlan, Strategy, Tally, TwoPathKernel, WarpTask,
 };
-use reconverge_workloads::synthetic::{DynamicWork, Gems34Branch};
+use reconverge_workloads::synthetic::{
+    BranchSplitBench, BranchSplitDistinct, DynamicWork, Gems34Branch, MaskLayout,
+};
 
 /// Adds to shared accumulators, as the GPU's global atomics do.
 struct SharedTally<'a>(&'a [AtomicU64]);
@@ -147,5 +149,21 @@ fn occlusion_query_loop_lane_passes_give_the_baselines_outputs() {
     for (per_pass, want_passes) in [(1, 9), (4, 3), (8, 2), (16, 1)] {
         let passes = check_against_baseline(&w, &Strategy::occlusion_query_loop(per_pass));
         assert_eq!(passes, want_passes, "{per_pass} iterations per pass");
+    }
+}
+
+#[test]
+fn branch_splitting_lane_passes_give_the_baselines_outputs() {
+    // Seed 001's benchmark with its float else branch: a random mask, and a linear one (the
+    // else items first), each at two fractions of else items.
+    for w in [
+        BranchSplitDistinct(BranchSplitBench::new(300, 0.1, MaskLayout::Random, 5)),
+        BranchSplitDistinct(BranchSplitBench::new(300, 0.5, MaskLayout::Random, 6)),
+        BranchSplitDistinct(
+            BranchSplitBench::new(300, 0.3, MaskLayout::Linear, 7).with_paths(8, 40),
+        ),
+    ] {
+        let passes = check_against_baseline(&TwoPathKernel(w), &Strategy::BRANCH_SPLITTING);
+        assert_eq!(passes, 2);
     }
 }

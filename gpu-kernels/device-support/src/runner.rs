@@ -129,15 +129,17 @@ pub unsafe fn run_warp_program<K: Kernel>(args: EntryArgs<K>, strategy: Strategy
     // voted forms run.
     let loop_pass = u32::from(strategy.items == Assignment::Remapped);
     // The technique is a constant of the entry point, so only one of these is compiled in.
-    let gems_passes = matches!(
+    let lane_passes = matches!(
         strategy.paths,
-        PathSchedule::ZCullMasking | PathSchedule::OcclusionQueryLoop { .. }
+        PathSchedule::ZCullMasking
+            | PathSchedule::OcclusionQueryLoop { .. }
+            | PathSchedule::BranchSplitting
     );
-    let ran = if pass < loop_pass || gems_passes {
+    let ran = if pass < loop_pass || lane_passes {
         // A pass as each lane's own code with the warp's ballots, as the CUDA twins write it:
-        // remapping's permutation pass (`Kernel::remap_permutation`, the twin's `permute`) and
-        // GPU Gems 2's passes (`Kernel::pass_as_lane`); the warp program where the kernel has
-        // no such form.
+        // remapping's permutation pass (`Kernel::remap_permutation`, the twin's `permute`),
+        // GPU Gems 2's passes and branch splitting's (`Kernel::pass_as_lane`); the warp program
+        // where the kernel has no such form.
         let task = WarpTask::new(items, blocks, block, threads, tid / WARP_SIZE);
         let (lane, vote) = warp_vote();
         let as_lane = kernel.passes(&strategy).is_ok()

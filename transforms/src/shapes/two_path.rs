@@ -277,12 +277,20 @@ crate::kernel_impl! {
         }
 
         fn pass_as_lane(&self, strategy, pass, lane, vote, task, scratch, put, _tally) {
-            if *strategy != Strategy::Z_CULL_MASKING || pass > 2 {
-                return false;
+            match *strategy {
+                Strategy::Z_CULL_MASKING if pass <= 2 => {
+                    let mask = DecisionMask::new(scratch);
+                    crate::strategies::z_cull_masking::pass_as_lane(
+                        &self.0, pass, lane, vote, task, mask, put,
+                    );
+                    true
+                }
+                Strategy::BRANCH_SPLITTING if pass <= 1 => {
+                    crate::strategies::branch_splitting::pass_as_lane(&self.0, pass, lane, task, put);
+                    true
+                }
+                _ => false,
             }
-            let mask = DecisionMask::new(scratch);
-            crate::strategies::z_cull_masking::pass_as_lane(&self.0, pass, lane, vote, task, mask, put);
-            true
         }
     }
 }

@@ -60,3 +60,32 @@ pub(crate) fn one_path<W: Warp, P: TwoPath, X: Copy, S: Sink<P::Output>>(
     p.advance(warp, live);
     true
 }
+
+/// Pass `pass` of branch splitting as the code of one lane, the kernel seed 001 fig. 6b writes
+/// for each path (`reconverge_device::branch_splitting_twin!`): each lane takes its warp's
+/// windows of 32 consecutive items at a stride of the grid and runs path A (pass 0) or path B
+/// (pass 1) on its item where the item's decision takes that path. The GPU runs it instead of
+/// the pass's warp program, which dealt the block's items to lanes and kept each lane's item
+/// and flags in registers of that program: 1.16-1.32x the twin's time on an H200
+/// (`docs/results/techniques/`). Outputs are the baseline's.
+#[inline(always)]
+pub fn pass_as_lane<P: TwoPath>(
+    workload: &P,
+    pass: u32,
+    lane: u32,
+    task: WarpTask,
+    mut put: impl FnMut(u32, P::Output),
+) {
+    let a = pass == 0;
+    for window in task.grid_stride_windows() {
+        let (item, has) = task.window_item(window, lane);
+        if has && workload.decide(item) == a {
+            let out = if a {
+                workload.path_a(item)
+            } else {
+                workload.path_b(item)
+            };
+            put(item, out);
+        }
+    }
+}
