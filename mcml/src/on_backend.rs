@@ -56,7 +56,7 @@ pub fn gpu_launch(
 }
 
 /// Block sizes for a strategy whose blocks need dynamic shared memory by the warp
-/// (collaborative context collection's stacks: 7,936 bytes per warp for MCML's photon, so at
+/// (collaborative context collection's stacks: 7,424 bytes per warp for MCML's photon, so at
 /// most 6 warps fit the 48 KiB a block may have): every whole number of warps up to 1,024
 /// threads, largest first.
 const SHARED_BLOCK_SIZES: [u32; 32] = {

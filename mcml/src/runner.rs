@@ -33,7 +33,7 @@ pub enum RunError {
 /// and a run's result depends only on the seed and the runs before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Streams {
-    /// The seed (the key of the Philox block that seeds each photon's xoshiro128** stream).
+    /// The seed (the key of the Philox block that seeds each photon's MWC64X stream).
     pub seed: u64,
     /// Stream of the run's first photon.
     pub first_photon: u64,

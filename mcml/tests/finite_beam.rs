@@ -13,10 +13,10 @@
 //! compared bins stays below `E + 6·√(Var/n)`: the chi-square over bins, its limit set by the
 //! photon count through the measured standard errors, with a margin of six standard deviations
 //! for the bins' correlation and the residual blur of the pencil grid's bins; and every bin on
-//! its own has `|d| ≤ 6` (`BIN_LIMIT`), so that a few bad bins cannot hide in the pool. A flat
+//! its own has `|d| ≤ 7` (`BIN_LIMIT`), so that a few bad bins cannot hide in the pool. A flat
 //! beam's edge bins near the surface are also compared each with its own errors and a
 //! tighter limit (`a_flat_beams_edge_bins_agree_bin_by_bin_with_the_sampled_beam`). Bins are compared where
-//! both ways have a relative standard error below 0.1 (too few photons otherwise for the
+//! both ways have a relative standard error below 0.05 (too few photons otherwise for the
 //! normal approximation) and the beam lies inside the grid (`r + 3R` below the last bins).
 //! A convolution with the radius doubled fails this check (tested), so it can fail.
 
@@ -32,8 +32,12 @@ const BATCHES: usize = 12;
 
 /// Bins are compared where both ways' relative standard error is below this: in bins reached
 /// by few photons a batch's value is a sum of a few large weights, skewed, and its standard
-/// error is correlated with its mean, so `d` is not near Student-t there.
-const MAX_RELATIVE_SE: f64 = 0.1;
+/// error is correlated with its mean, so `d` is not near Student-t there. At 0.1, deep bins
+/// of half that mean (0.07 ± 0.0065 sampled against 0.037 ± 0.0017 convolved) reached
+/// `|d|` of 6-9 by chance: the two tests failed on 5 of 16 runs over eight seed sets, with the
+/// photons' old generator (xoshiro128+) as with MWC64X. At 0.05 with `BIN_LIMIT` 7, none of
+/// those 16 failed.
+const MAX_RELATIVE_SE: f64 = 0.05;
 
 /// A slab of optical thickness 10 (no unscattered light gets through: CONV's linear
 /// interpolation smears the transmitted pencil beam's delta at r = 0, see the module docs of
@@ -123,11 +127,12 @@ struct Agreement {
     worst: f64,
 }
 
-/// The largest `|d|` any one bin may have: with 11 degrees of freedom a bin is beyond 6 once
-/// in about 11,000, so among the 250-370 bins of a fluence map about once in 30-45 maps by
-/// chance; a bin the convolution gets wrong, as point values at a flat beam's edge did (issue
-/// 43: `d` of 8-10), is beyond it.
-const BIN_LIMIT: f64 = 6.0;
+/// The largest `|d|` any one bin may have: with 11 degrees of freedom a bin is beyond 7 once
+/// in about 44,000, so among the 150-220 bins of a fluence map about once in 200-290 maps by
+/// chance (at 6, once in 11,000 bins: a test of a dozen maps failed about once in six runs);
+/// a bin the convolution gets wrong, as point values at a flat beam's edge did (issue 43: `d`
+/// of 8-10), is beyond it, and the flat beams' edge bins have their own tighter test.
+const BIN_LIMIT: f64 = 7.0;
 
 impl Agreement {
     fn ok(&self) -> bool {

@@ -95,8 +95,12 @@ fn collaborative_context_collection_launches_within_a_blocks_shared_memory() {
     use reconverge_transforms::{Assignment, Strategy};
     let limit = 48 * 1024;
     let ccc = Strategy::COLLABORATIVE_CONTEXT_COLLECTION.over(Assignment::GridWide);
-    // A warp's stacks: 64 item indices and 64 photons of 120 bytes (f32), 7,936 bytes.
-    assert_eq!(gpu_dynamic_shared_bytes::<f32>(&ccc, 32), 64 * 4 + 64 * 120);
+    // A warp's stacks: 64 item indices and 64 photons (f32: 112 bytes, 7,424 bytes in all).
+    let photon = std::mem::size_of::<reconverge_workloads::mcml::Photon<f32>>() as u32;
+    assert_eq!(
+        gpu_dynamic_shared_bytes::<f32>(&ccc, 32),
+        64 * 4 + 64 * photon
+    );
     for registers in [40, 64, 80, 110] {
         let fit = h100_shared(registers);
         let l = gpu_launch_for::<f32>(&ccc, 132, limit, &fit).unwrap();

@@ -11,7 +11,7 @@
 //! - [`reference`](mod@reference): workloads the strategies were not developed on (Collatz, an escape-time
 //!   image with a rare costly branch) and the reference settings of the comparison against plain
 //!   hand-written CUDA kernels (`references/cuda/plain.cu`).
-//! - [`rng`]: Philox4x32-10, the per-photon xoshiro128** streams seeded by it, and MCML's
+//! - [`rng`]: Philox4x32-10, the per-photon MWC64X streams seeded by it, and MCML's
 //!   multiply-with-carry: `rand_core` generators that give the
 //!   same streams on the CPU and the GPU.
 //!

@@ -11,11 +11,11 @@
 //!   which thread or lane runs it: results then do not depend on the schedule (see DESIGN.md,
 //!   "Identical means bitwise").
 //! - [`StreamRng`]: what MCML's photons draw from. Photon `i`'s stream is keyed by `(seed, i)`
-//!   through one Philox4x32-10 block, which seeds a xoshiro128+ generator (Blackman & Vigna);
-//!   every later draw costs the same eight integer instructions, with no buffer to refill. On a
-//!   GPU that matters more than the cycles: a buffered generator refills when *any* lane's
-//!   buffer runs dry, and the whole warp then pays for it at a few active lanes (it took a
-//!   third of MCML's issue slots).
+//!   through one Philox4x32-10 block, which seeds an MWC64X generator (Thomas 2011: the
+//!   multiply-with-carry step above with output `x ^ c`); every later draw costs the same three
+//!   integer instructions, with no buffer to refill. On a GPU that matters more than the
+//!   cycles: a buffered generator refills when *any* lane's buffer runs dry, and the whole warp
+//!   then pays for it at a few active lanes (it took a third of MCML's issue slots).
 //!
 //! The `u32_to_*` / `u64_to_*` helpers turn raw bits into floats in `[0, 1)` or `(0, 1]`
 //! exactly: the result is `k · 2^-24` (f32) or `k · 2^-53` (f64) for an integer `k` that fits the
@@ -232,8 +232,8 @@ impl SeedableRng for Philox4x32 {
     }
 }
 
-/// A xoshiro128+ stream seeded per work item by Philox4x32-10: photon `i` of a run with seed
-/// `s` draws from `StreamRng::for_stream(s, i)`.
+/// A multiply-with-carry stream seeded per work item by Philox4x32-10: photon `i` of a run with
+/// seed `s` draws from `StreamRng::for_stream(s, i)`.
 ///
 /// # Why these two generators
 ///
@@ -241,85 +241,98 @@ impl SeedableRng for Philox4x32 {
 ///   numbers: as easy as 1, 2, 3", SC'11). A bijection of the 128-bit counter under a 64-bit
 ///   key; the paper reports that Philox4x32 passes TestU01's SmallCrush, Crush and BigCrush
 ///   from 7 rounds on ("Crush-resistant"), so the 10 rounds used here leave a margin of three.
-///   The counter is `(0, 0, i mod 2^32, i / 2^32)` and the key the seed, so distinct photons
-///   get unrelated 128-bit states and the state depends on `(seed, i)` only, never on the
-///   thread, lane, strategy or backend that runs the photon.
-/// - **Drawing: xoshiro128+** (Blackman & Vigna, "Scrambled linear pseudorandom number
-///   generators", ACM TOMS 47(4), 2021): 128 bits of state, period 2^128 − 1. Its authors
-///   recommend it for floating-point numbers made from the upper bits: they report that it
-///   passes BigCrush except for the linearity tests, which its lowest bits (the lowest four
-///   have low linear complexity) fail. MCML uses only upper bits: an f32 draw keeps the top
-///   24 of 32 ([`u32_to_f32_co`]), and [`StreamRng`]'s `next_u64` builds an f64 draw's 53
-///   from the top 29 bits of two draws. One draw is an addition, a shift, a rotation and five
-///   xors, eight GPU instructions (xoshiro128**, used before, adds two multiplications and a
-///   rotation for a scrambler that makes the low bits good too: about 8 of MCML's ~150
-///   thread instructions per photon step on a GPU).
+///   The counter is `(0, 0, i mod 2^32, i / 2^32)` and the key the seed, so the state depends
+///   on `(seed, i)` only, never on the thread, lane, strategy or backend that runs the photon.
+/// - **Drawing: MWC64X** (David B. Thomas, "The MWC64X random number generator", 2011): the
+///   multiply-with-carry step of CUDAMCML and GPU-MCML ([`Mwc64`]) with the multiplier
+///   [`MWC64X_MULTIPLIER`] (`a · 2^32 − 1` and `a · 2^31 − 1` prime, so every state but the two
+///   fixed points lies on a cycle of length `a · 2^31 − 1`, about 2^63) and the output
+///   `x ^ c` of the state before the step, which its author reports passes TestU01's BigCrush
+///   (the bare `x` of CUDAMCML does not). One draw is one 32 x 32 -> 64-bit multiply-add, a move
+///   and an xor: three GPU instructions where xoshiro128+ (used before, `5, 12295, ...` from
+///   state 1, 2, 3, 4) took eight, and three draws per MCML photon step made that about a tenth
+///   of the fast-math kernel's instructions.
 ///
-/// A photon draws a few hundred to a few thousand numbers, far below the 2^64 outputs after
-/// which xoshiro's authors advise a jump for parallel use; Philox's bijection makes the seeds of
-/// different photons distinct. The all-zero state (a fixed point of xoshiro) would need
-/// Philox to output 128 zero bits; it is replaced by a fixed non-zero state all the same.
-///
-/// The known-answer tests check the Philox block against Random123's vectors and the draws
-/// against the reference `xoshiro128plus.c` outputs.
+/// The streams of two photons are two starting points on those cycles: Philox picks `x` from
+/// 32 bits and `c` from 31 (odd, so never a fixed point: those have `c = 0` or `c = a − 1`).
+/// A photon draws a few hundred to a few thousand numbers; 10^8 photons of 2,000 draws start
+/// about `2^63 / 10^8 ≈ 10^11` draws apart on average, and the expected number of pairs whose
+/// draws overlap at all is about `10^16 · 2,000 / 2^63 ≈ 2` (a pair overlapping shares part of
+/// a sequence, nothing more).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct StreamRng {
-    /// xoshiro128+ state `s[0..4]`, never all zero.
-    pub state: [u32; 4],
+    /// `x` (low word) and the carry `c` (high word), `c` never 0 nor `a − 1`.
+    pub state: u64,
 }
 
 impl StreamRng {
-    /// The generator of stream `stream` under key `seed`: xoshiro128+ from the Philox4x32-10
-    /// block of counter `(0, 0, stream)` and key `seed`.
+    /// The generator of stream `stream` under key `seed`: MWC64X from the Philox4x32-10 block
+    /// of counter `(0, 0, stream)` and key `seed` ([`StreamRng::from_block`]).
     #[inline]
     pub fn for_stream(seed: u64, stream: u64) -> Self {
         let block = philox4x32_10(
             [0, 0, stream as u32, (stream >> 32) as u32],
             [seed as u32, (seed >> 32) as u32],
         );
-        Self::from_state(block)
+        Self::from_block(block)
     }
 
-    /// xoshiro128+ with the given state; an all-zero state is replaced by `[1, 2, 3, 4]` (the
-    /// reference implementation's test state), since xoshiro never leaves zero.
+    /// MWC64X started at `x = block[0]` and `c = (block[1] >> 1) | 1`: an odd carry below
+    /// 2^31, so below `a − 1` and never 0, which keeps the state off both fixed points.
     #[inline]
-    pub const fn from_state(state: [u32; 4]) -> Self {
-        if state[0] | state[1] | state[2] | state[3] == 0 {
-            Self {
-                state: [1, 2, 3, 4],
-            }
-        } else {
-            Self { state }
+    pub const fn from_block(block: [u32; 4]) -> Self {
+        let c = (block[1] >> 1) | 1;
+        Self {
+            state: (c as u64) << 32 | block[0] as u64,
         }
     }
 }
 
+/// `x · a + c` in 64 bits for [`MWC64X_MULTIPLIER`] `a`. On the GPU one `mad.wide.u32`: written
+/// as a 64-bit multiply-add of zero-extended words, ptxas spent five instructions on it.
+#[inline(always)]
+fn mwc64x_step(x: u32, c: u32) -> u64 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u64;
+        // SAFETY: one integer instruction on registers; no memory, no side effects.
+        unsafe {
+            core::arch::asm!(
+                "mad.wide.u32 {r}, {x}, {a}, {c};",
+                r = out(reg64) r,
+                x = in(reg32) x,
+                a = in(reg32) MWC64X_MULTIPLIER,
+                c = in(reg64) u64::from(c),
+                options(pure, nomem, nostack)
+            );
+        }
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        u64::from(x) * u64::from(MWC64X_MULTIPLIER) + u64::from(c)
+    }
+}
+
 impl RngCore for StreamRng {
-    /// One xoshiro128+ step (Blackman & Vigna's `next`): output `s0 + s3`.
+    /// One MWC64X step: output `x ^ c`, then `(c, x) ← x · a + c`. `x · a + c < 2^64` for any
+    /// 32-bit `x`, `a` and `c`: no overflow.
     #[inline(always)]
     fn next_u32(&mut self) -> u32 {
-        let [s0, s1, s2, s3] = self.state;
-        let out = s0.wrapping_add(s3);
-        let t = s1 << 9;
-        let s2 = s2 ^ s0;
-        let s3 = s3 ^ s1;
-        let s1 = s1 ^ s2;
-        let s0 = s0 ^ s3;
-        let s2 = s2 ^ t;
-        let s3 = s3.rotate_left(11);
-        self.state = [s0, s1, s2, s3];
-        out
+        let x = self.state as u32;
+        let c = (self.state >> 32) as u32;
+        self.state = mwc64x_step(x, c);
+        x ^ c
     }
 
-    /// Two draws, of which only the top 29 bits each are kept (xoshiro128+'s low bits are its
-    /// weak ones): the first draw's in bits 35..64, the second's in bits 6..35, so the 53 bits
-    /// an f64 draw keeps ([`u64_to_f64_co`]) are all upper bits.
+    /// Two draws, the first in the high word: an f64 draw ([`u64_to_f64_co`]) keeps the first
+    /// draw's 32 bits and the second's top 21.
     #[inline]
     fn next_u64(&mut self) -> u64 {
-        let high = u64::from(self.next_u32() >> 3);
-        let low = u64::from(self.next_u32() >> 3);
-        (high << 35) | (low << 6)
+        let high = u64::from(self.next_u32());
+        let low = u64::from(self.next_u32());
+        (high << 32) | low
     }
 
     fn fill_bytes(&mut self, dst: &mut [u8]) {
@@ -392,56 +405,118 @@ mod tests {
         assert_eq!(s.next_u32(), philox4x32_10([0, 0, 9, 0], [7, 0])[0]);
     }
 
-    /// The reference implementation's outputs (`xoshiro128plus.c`, state 1, 2, 3, 4, as
-    /// recorded by the `rand_xoshiro` crate's tests).
+    /// MWC64X as its author writes it (`res = x ^ c; hi = mul_hi(x, A); x = x * A + c;
+    /// c = hi + (x < c)`, in 32-bit words), against the 64-bit step here, from the Philox
+    /// states of 256 streams, 1,000 draws each; `next_u64` is two draws, high word first.
     #[test]
-    fn xoshiro128plus_known_answers() {
-        let mut g = StreamRng::from_state([1, 2, 3, 4]);
-        let expected = [
-            5, 12295, 25178119, 27286542, 39879690, 1140358681, 3276312097, 4110231701, 399823256,
-            2144435200,
-        ];
-        for e in expected {
-            assert_eq!(g.next_u32(), e);
+    fn stream_is_mwc64x_as_written_in_words() {
+        for i in 0..256u64 {
+            let mut ours = StreamRng::for_stream(42, i);
+            let (mut x, mut c) = (ours.state as u32, (ours.state >> 32) as u32);
+            let mut theirs = || {
+                let res = x ^ c;
+                let hi = ((u64::from(x) * u64::from(MWC64X_MULTIPLIER)) >> 32) as u32;
+                x = x.wrapping_mul(MWC64X_MULTIPLIER).wrapping_add(c);
+                c = hi + u32::from(x < c);
+                res
+            };
+            for _ in 0..1000 {
+                assert_eq!(ours.next_u32(), theirs());
+            }
+            let (a, b) = (theirs(), theirs());
+            assert_eq!(ours.next_u64(), (u64::from(a) << 32) | u64::from(b));
         }
     }
 
-    /// A stream is the Philox block of `(0, 0, i)` under the seed, then xoshiro128+ draws.
+    /// `a · 2^32 − 1` and `a · 2^31 − 1` are prime (deterministic Miller-Rabin: the first 12
+    /// primes as bases decide every n < 3.3 · 10^24), the condition under which MWC's period is
+    /// `a · 2^31 − 1` (Thomas; Marsaglia).
+    #[test]
+    fn mwc64x_multiplier_gives_safe_prime() {
+        fn mul_mod(a: u128, b: u128, m: u128) -> u128 {
+            // a, b < m < 2^64: the product fits in u128.
+            a * b % m
+        }
+        fn pow_mod(mut b: u128, mut e: u128, m: u128) -> u128 {
+            let mut r = 1;
+            b %= m;
+            while e > 0 {
+                if e & 1 == 1 {
+                    r = mul_mod(r, b, m);
+                }
+                b = mul_mod(b, b, m);
+                e >>= 1;
+            }
+            r
+        }
+        fn is_prime(n: u128) -> bool {
+            let (mut d, mut s) = (n - 1, 0);
+            while d % 2 == 0 {
+                d /= 2;
+                s += 1;
+            }
+            [2u128, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37]
+                .iter()
+                .all(|&a| {
+                    let mut x = pow_mod(a, d, n);
+                    if x == 1 || x == n - 1 {
+                        return true;
+                    }
+                    (1..s).any(|_| {
+                        x = mul_mod(x, x, n);
+                        x == n - 1
+                    })
+                })
+        }
+        let a = u128::from(MWC64X_MULTIPLIER);
+        assert!(is_prime((a << 32) - 1));
+        assert!(is_prime((a << 31) - 1));
+        // The test can fail: a neighbouring multiplier gives no safe prime.
+        assert!(!(is_prime(((a + 2) << 32) - 1) && is_prime(((a + 2) << 31) - 1)));
+    }
+
+    /// The draws of many photons' streams, taken together, are uniform and unrelated from one
+    /// draw to the next: a chi-square test of the top 8 bits (255 degrees of freedom) and of
+    /// consecutive pairs' top 4 bits each (255), over 2^20 draws from 4,096 streams of 256;
+    /// 99.9 % of uniform samples stay below 330.
+    #[test]
+    fn streams_pass_chi_square_on_top_bits() {
+        let mut single = [0u32; 256];
+        let mut pairs = [0u32; 256];
+        for i in 0..4096 {
+            let mut g = StreamRng::for_stream(7, i);
+            let mut last = g.next_u32();
+            for _ in 0..256 {
+                let u = g.next_u32();
+                single[(u >> 24) as usize] += 1;
+                pairs[((last >> 28) << 4 | u >> 28) as usize] += 1;
+                last = u;
+            }
+        }
+        for counts in [single, pairs] {
+            let n: u32 = counts.iter().sum();
+            let e = f64::from(n) / 256.0;
+            let chi2: f64 = counts.iter().map(|&k| (f64::from(k) - e).powi(2) / e).sum();
+            assert!(chi2 < 330.0, "chi-square {chi2}");
+        }
+    }
+
+    /// A stream is the Philox block of `(0, 0, i)` under the seed: `x` its first word, the carry
+    /// its second halved and made odd.
     #[test]
     fn stream_seeded_by_philox_block() {
         let seed = 0x0123_4567_89ab_cdef_u64;
         let stream = 0x0000_0001_0000_0002_u64;
         let g = StreamRng::for_stream(seed, stream);
-        assert_eq!(
-            g.state,
-            philox4x32_10([0, 0, 2, 1], [0x89ab_cdef, 0x0123_4567])
-        );
+        let block = philox4x32_10([0, 0, 2, 1], [0x89ab_cdef, 0x0123_4567]);
+        assert_eq!(g.state as u32, block[0]);
+        assert_eq!((g.state >> 32) as u32, (block[1] >> 1) | 1);
         assert_ne!(StreamRng::for_stream(seed, stream + 1).state, g.state);
         assert_ne!(StreamRng::for_stream(seed + 1, stream).state, g.state);
-        assert_eq!(StreamRng::from_state([0; 4]).state, [1, 2, 3, 4]);
-    }
-
-    /// Against the `rand_xoshiro` crate's xoshiro128+ (an implementation written apart from
-    /// this one) from 256 Philox-seeded states, 1,000 draws each; `next_u64` keeps the top 29
-    /// bits of two of its draws.
-    #[test]
-    fn stream_matches_rand_xoshiro() {
-        use rand_xoshiro::Xoshiro128Plus;
-        for i in 0..256u64 {
-            let mut ours = StreamRng::for_stream(42, i);
-            let mut seed = [0u8; 16];
-            for (chunk, word) in seed.chunks_exact_mut(4).zip(ours.state) {
-                chunk.copy_from_slice(&word.to_le_bytes());
-            }
-            let mut theirs = Xoshiro128Plus::from_seed(seed);
-            for _ in 0..1000 {
-                assert_eq!(ours.next_u32(), theirs.next_u32());
-            }
-            let (a, b) = (theirs.next_u32(), theirs.next_u32());
-            assert_eq!(
-                ours.next_u64(),
-                (u64::from(a >> 3) << 35) | (u64::from(b >> 3) << 6)
-            );
+        // All-zero and all-one blocks stay off the fixed points (c = 0, c = a - 1).
+        for block in [[0; 4], [u32::MAX; 4]] {
+            let c = (StreamRng::from_block(block).state >> 32) as u32;
+            assert!(c != 0 && c < MWC64X_MULTIPLIER - 1);
         }
     }
 

@@ -82,9 +82,10 @@
 //! A lane that holds its own context while the body runs on a popped one keeps both in
 //! registers. For contexts above [`PARK_ABOVE`] bytes the holders first park theirs on the
 //! resumed stack (it moves contexts, so the bound above still holds), and the body runs in the
-//! lane's own registers. MCML's photon loop is such a case (a 120-byte photon:
+//! lane's own registers. MCML's photon loop is such a case (a 112-byte photon:
 //! `reconverge_workloads::mcml::CollectedBoundary`): bit-identical, and 0.79x / 0.76x its
-//! per-thread loop's speed on an H200 (skin / slab), because 7,936 bytes of stack per warp and
+//! per-thread loop's speed on an H200 (skin / slab), because 7,936 bytes of stack per warp (the
+//! photon had 120 bytes then) and
 //! 94 registers leave 20 resident warps where the plain loop keeps 32, while the boundary path
 //! it collects is short (`docs/results/mcml/h200-wave9/`).
 

@@ -18,7 +18,7 @@
 //! Resampling (CUDAMCML) would be equally correct (exponential steps are memoryless) but differs
 //! draw for draw.
 //!
-//! Random numbers: photon `i` draws from stream `(seed, i)` ([`StreamRng`]: xoshiro128+ seeded
+//! Random numbers: photon `i` draws from stream `(seed, i)` ([`StreamRng`]: MWC64X seeded
 //! by one Philox4x32-10 block), so a photon's whole life is a function of `(params, seed, i)`
 //! only.
 //!
