@@ -248,10 +248,11 @@ impl SeedableRng for Philox4x32 {
 ///   [`MWC64X_MULTIPLIER`] (`a · 2^32 − 1` and `a · 2^31 − 1` prime, so every state but the two
 ///   fixed points lies on a cycle of length `a · 2^31 − 1`, about 2^63) and the output
 ///   `x ^ c` of the state before the step, which its author reports passes TestU01's BigCrush
-///   (the bare `x` of CUDAMCML does not). One draw is one 32 x 32 -> 64-bit multiply-add, a move
-///   and an xor: three GPU instructions where xoshiro128+ (used before, `5, 12295, ...` from
-///   state 1, 2, 3, 4) took eight, and three draws per MCML photon step made that about a tenth
-///   of the fast-math kernel's instructions.
+///   (the bare `x` of CUDAMCML does not). One draw is a 32 x 32 -> 64-bit multiply and the
+///   carry's 64-bit add (three sm_90 instructions; ptxas folds the xor into the draw's first
+///   use) where xoshiro128+ (used before) took eight; at about three draws per MCML photon step
+///   that ran the kernels 1.02-1.05x faster on an H200
+///   (`docs/results/mcml/h200-wave11/`).
 ///
 /// The streams of two photons are two starting points on those cycles: Philox picks `x` from
 /// 32 bits and `c` from 31 (odd, so never a fixed point: those have `c = 0` or `c = a − 1`).

@@ -10,7 +10,10 @@
 //! `docs/results/h100-reproduce/seed001-fig10-branch-splitting-random.md`):
 //! on an H100 the split version runs at 0.586–0.627x the branched kernel's speed with a linear
 //! decision mask and 0.624–0.671x with a random one, faster at none of 19 points (the paper:
-//! 1.06–1.135x faster over 98 % of the random sweep); the H100 has registers to spare.
+//! 1.06–1.135x faster over 98 % of the random sweep); the H100 has registers to spare. Those
+//! runs dealt the items to a warp program; the GPU now runs each pass as each lane's own code
+//! ([`pass_as_lane`]), as the hand-written twin does, at 0.48-0.75x the best plain kernel on
+//! seed 001's benchmark with a float else branch (H200, `docs/results/techniques/`).
 
 use reconverge_simt::{LaneMask, Warp};
 
@@ -66,8 +69,10 @@ pub(crate) fn one_path<W: Warp, P: TwoPath, X: Copy, S: Sink<P::Output>>(
 /// windows of 32 consecutive items at a stride of the grid and runs path A (pass 0) or path B
 /// (pass 1) on its item where the item's decision takes that path. The GPU runs it instead of
 /// the pass's warp program, which dealt the block's items to lanes and kept each lane's item
-/// and flags in registers of that program: 1.16-1.32x the twin's time on an H200
-/// (`docs/results/techniques/`). Outputs are the baseline's.
+/// and flags in registers of that program: 1.16-1.32x the twin's time on an H200, where this
+/// form takes 1.04-1.11x (`docs/results/techniques/`: the longer at the short heavy path,
+/// where the grid-stride loop's 64-bit bound and the launch's first window are a larger share of
+/// a thread's work than in the twin's one item per thread). Outputs are the baseline's.
 #[inline(always)]
 pub fn pass_as_lane<P: TwoPath>(
     workload: &P,
