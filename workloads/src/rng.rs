@@ -247,11 +247,11 @@ impl SeedableRng for Philox4x32 {
 ///   multiply-with-carry step of CUDAMCML and GPU-MCML ([`Mwc64`]) with the multiplier
 ///   [`MWC64X_MULTIPLIER`] (`a · 2^32 − 1` and `a · 2^31 − 1` prime, so every state but the two
 ///   fixed points lies on a cycle of length `a · 2^31 − 1`, about 2^63) and the output
-///   `x ^ c` of the state before the step, which its author reports passes TestU01's BigCrush
-///   (the bare `x` of CUDAMCML does not). One draw is a 32 x 32 -> 64-bit multiply and the
-///   carry's 64-bit add (three sm_90 instructions; ptxas folds the xor into the draw's first
-///   use) where xoshiro128+ (used before) took eight; at about three draws per MCML photon step
-///   that ran the kernels 1.02-1.05x faster on an H200
+///   `x ^ c` of the state before the step, which its author reports passes every statistical
+///   test he applied ("serious tests", not Diehard's or NIST's). One draw is a 32 x 32 ->
+///   64-bit multiply and the carry's 64-bit add (three sm_90 instructions; ptxas folds the xor
+///   into the draw's first use) where xoshiro128+ (used before) took eight; at about three
+///   draws per MCML photon step that ran the kernels 1.02-1.05x faster on an H200
 ///   (`docs/results/mcml/h200-wave11/`).
 ///
 /// The streams of two photons are two starting points on those cycles: Philox picks `x` from
