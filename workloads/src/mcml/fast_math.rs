@@ -53,9 +53,40 @@ use super::float::McmlFloat;
 ///
 /// `#[repr(transparent)]` around an `f32`, so it has f32's layout on the host and on the GPU.
 /// That makes it plain data in a kernel parameter, as f32 is.
-#[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(transparent)]
 pub struct FastF32(pub f32);
+
+/// f32's comparisons, each operator forwarded on its own. The derived impl defines only
+/// `partial_cmp`, and `>=` built on it kept an `Option<Ordering>` in the fast-math kernel's
+/// Fresnel test (`sin a2 >= 1`): two selections, a byte permute and an integer compare where
+/// f32's `>=` is one `FSETP`.
+impl PartialOrd for FastF32 {
+    #[inline(always)]
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        self.0.partial_cmp(&other.0)
+    }
+
+    #[inline(always)]
+    fn lt(&self, other: &Self) -> bool {
+        self.0 < other.0
+    }
+
+    #[inline(always)]
+    fn le(&self, other: &Self) -> bool {
+        self.0 <= other.0
+    }
+
+    #[inline(always)]
+    fn gt(&self, other: &Self) -> bool {
+        self.0 > other.0
+    }
+
+    #[inline(always)]
+    fn ge(&self, other: &Self) -> bool {
+        self.0 >= other.0
+    }
+}
 
 /// The approximate PTX instructions (`nvptx64` only).
 #[cfg(target_arch = "nvptx64")]
@@ -396,6 +427,32 @@ mod tests {
         }
         assert_eq!(FastF32::COSZERO.0, f32::COSZERO);
         assert_eq!(FastF32::lit(0.1).0, 0.1f32);
+    }
+
+    /// Every comparison operator is f32's, NaN, the two zeros and the infinities included.
+    #[test]
+    fn comparisons_are_f32s() {
+        let values = [
+            f32::NAN,
+            f32::NEG_INFINITY,
+            -1.0,
+            -0.0,
+            0.0,
+            f32::from_bits(1),
+            0.5,
+            1.0,
+            f32::INFINITY,
+        ];
+        for a in values {
+            for b in values {
+                let (x, y) = (FastF32(a), FastF32(b));
+                assert_eq!(x.partial_cmp(&y), a.partial_cmp(&b), "{a} ? {b}");
+                assert_eq!(x < y, a < b, "{a} < {b}");
+                assert_eq!(x <= y, a <= b, "{a} <= {b}");
+                assert_eq!(x > y, a > b, "{a} > {b}");
+                assert_eq!(x >= y, a >= b, "{a} >= {b}");
+            }
+        }
     }
 
     /// The layout that lets it be a kernel parameter's field, as f32 is.
