@@ -483,7 +483,13 @@ impl McmlFloat for f32 {
     }
     #[inline(always)]
     fn sqrt_for_bin(self) -> Self {
-        self.max(IN_RANGE_MIN).sqrt_rn_in_range()
+        // Raised to 2^-100 (NaN too: `max` returns the other operand), the argument is never 0,
+        // so the steps alone give `sqrt_rn_in_range`'s bits without its selection for 0, which
+        // ptxas kept as a compare and a predicated step once per photon step.
+        #[cfg(target_arch = "nvptx64")]
+        return ptx::sqrt_steps_f32(self.max(IN_RANGE_MIN));
+        #[cfg(not(target_arch = "nvptx64"))]
+        return self.max(IN_RANGE_MIN).sqrt_rn();
     }
     #[inline(always)]
     fn reflectance_quotient(self, b: Self) -> Self {
