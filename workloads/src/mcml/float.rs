@@ -79,7 +79,8 @@ pub trait McmlFloat:
     }
     /// The square root of a squared radius that only picks a radial bin: [`McmlFloat::sqrt_rn`]
     /// where the bin can tell. f32 raises the argument to [`IN_RANGE_MIN`] and takes
-    /// [`McmlFloat::sqrt_rn_in_range`]: a radius under 2^-50 cm lands in bin 0 either way (for
+    /// [`McmlFloat::sqrt_rn_in_range`]'s steps (without its case for 0, which the raised argument
+    /// never is): a radius under 2^-50 cm lands in bin 0 either way (for
     /// any grid whose `dr` is above 2^-50 cm), and the CPU computes the same.
     #[inline(always)]
     fn sqrt_for_bin(self) -> Self {
