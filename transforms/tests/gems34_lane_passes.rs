@@ -154,8 +154,9 @@ fn occlusion_query_loop_lane_passes_give_the_baselines_outputs() {
 
 #[test]
 fn branch_splitting_lane_passes_give_the_baselines_outputs() {
-    // Seed 001's benchmark with its float else branch: a random mask, and a linear one (the
-    // else items first), each at two fractions of else items.
+    // Seed 001's benchmark with its float else branch: a random mask at two fractions of else
+    // items, and the linear one (the if items first, then the else items) with other path
+    // lengths.
     for w in [
         BranchSplitDistinct(BranchSplitBench::new(300, 0.1, MaskLayout::Random, 5)),
         BranchSplitDistinct(BranchSplitBench::new(300, 0.5, MaskLayout::Random, 6)),
