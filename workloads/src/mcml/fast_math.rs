@@ -394,6 +394,10 @@ impl McmlFloat for FastF32 {
     fn bin_index(self, n: u32) -> u32 {
         self.0.bin_index(n)
     }
+    #[inline(always)]
+    fn computed_here(self) -> Self {
+        Self(self.0.computed_here())
+    }
     /// f32's: one fused multiply-add ([`super::fma_f32`]), `fma.rn.f32` on the GPU.
     #[inline(always)]
     fn mul_then_add(self, b: Self, c: Self) -> Self {

@@ -50,11 +50,13 @@ pub trait McmlFloat:
     /// quadrant and the remainder come out of its bits exactly, and two short polynomials in
     /// fused multiply-adds take it from there, the same bits on both backends.
     fn azimuth<R: RngCore>(rng: &mut R) -> (Self, Self);
-    /// Arc cosine from the `libm` crate, on every target.
+    /// Arc cosine from the `libm` crate's code, on every target: f64 `libm::acos`, f32
+    /// `libm::acosf`'s code with the hardware's correctly rounded square root in place of its
+    /// software one (the same bits; see `mcml/acos.rs`).
     ///
     /// Not `Float::acos`: when any crate of a build turns on `num-traits`' `std` feature (test
     /// and bench dependencies do), `Float::acos` becomes the platform's `acosf`, whose last bit
-    /// may differ from the GPU's. `libm` is the same code on both sides.
+    /// may differ from the GPU's. `libm`'s code is the same on both sides.
     fn acos_shared(self) -> Self;
     /// The correctly rounded square root (IEEE 754 `squareRoot`), from the hardware: `sqrt.rn`
     /// on the GPU, `sqrtss`/`sqrtpd` on x86-64, `libm` (hardware where it has an arch path,
@@ -106,6 +108,18 @@ pub trait McmlFloat:
     #[inline(always)]
     fn div_rn_in_range(self, b: Self) -> Self {
         self / b
+    }
+    /// `self`, computed where the call stands even if only a branch after it uses it.
+    ///
+    /// LLVM moves a computation whose result one side of a selection takes into a branch
+    /// around it (and ptxas keeps the branch): right on a CPU, but a GPU warp whose lanes
+    /// nearly all take that side then runs the computation anyway and pays a convergence
+    /// region besides. On the GPU f32's value passes through an empty `asm!` with side
+    /// effects, which no pass may move into a branch; no instruction is emitted for it.
+    /// Elsewhere, and for f64, `self`.
+    #[inline(always)]
+    fn computed_here(self) -> Self {
+        self
     }
     /// `self · b + c` as MCML writes it. f64 (MCML's own precision) rounds the product and
     /// the sum, as MCML does (Rust never contracts them into an FMA). f32 and
@@ -430,7 +444,7 @@ impl McmlFloat for f32 {
     }
     #[inline(always)]
     fn acos_shared(self) -> Self {
-        libm::acosf(self)
+        super::acos::acos_f32(self)
     }
     const COSZERO: Self = 1.0 - 1.0e-6;
     #[inline(always)]
@@ -495,6 +509,25 @@ impl McmlFloat for f32 {
     #[inline(always)]
     fn reflectance_quotient(self, b: Self) -> Self {
         self.max(IN_RANGE_MIN).div_rn_in_range(b)
+    }
+    #[inline(always)]
+    fn computed_here(self) -> Self {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let mut x = self;
+            // SAFETY: a PTX comment naming one register: nothing runs; the asm only marks `x`
+            // as used (and possibly changed) at this point.
+            unsafe {
+                core::arch::asm!(
+                    "// {x} computed here",
+                    x = inout(reg32) x,
+                    options(nomem, nostack, preserves_flags)
+                )
+            };
+            x
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self
     }
     #[inline(always)]
     fn div_rn_in_range(self, b: Self) -> Self {

@@ -37,6 +37,7 @@ macro_rules! ptx_instructions {
     )*};
 }
 
+mod acos;
 pub mod fast_math;
 mod float;
 #[macro_use]
