@@ -205,25 +205,25 @@ with_host_fma! {
     /// at one or two active lanes).
     ///
     /// In glass every step goes to the boundary (MCML's `StepSizeInGlass`); a glass photon with `uz
-    /// == 0` is killed, as MCML does, and the call returns `true` with nothing left to do.
+    /// == 0` is killed, as MCML does, and the call returns `true` (its boundary path then does
+    /// nothing).
     pub fn prepare_step<F: McmlFloat>(photon: &mut Photon<F>) -> bool = prepare_step_body;
 }
 
 /// [`prepare_step`]'s code, in the copies `with_host_fma!` makes of it.
 ///
 /// Not [`choose_step`] then [`take_step`]: that form tests `dead` again before the hop, and the
-/// per-thread kernel ran 1.5 % slower on the slab with it (H200); here the glass kill returns.
+/// per-thread kernel ran 1.5 % slower on the slab with it (H200).
+///
+/// Glass and tissue by selections, not a branch: a layer is glass or not for every lane of a
+/// warp alike, but a branch on it still cost a GPU warp a convergence region every step (four
+/// issue slots, 1.4-1.9 % of MCML's). A glass photon killed here hops on to a point that no
+/// longer matters (it is dead: the boundary path and the roulette only flush what it absorbed).
 #[inline(always)]
 fn prepare_step_body<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
-    let hit = if photon.here.is_glass() {
-        if photon.uz == F::zero() {
-            photon.dead = true;
-            return true;
-        }
-        true
-    } else {
-        sample_step(photon)
-    };
+    let glass = photon.here.is_glass();
+    photon.dead |= glass & (photon.uz == F::zero());
+    let hit = sample_step(photon, !glass) | glass;
     if hit {
         cut_at_face(photon);
     }
@@ -232,9 +232,11 @@ fn prepare_step_body<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
     hit
 }
 
-/// In tissue: samples the step (or reuses `sleft`) and returns whether it reaches a face.
+/// In tissue (`tissue`): samples the step (or reuses `sleft`) and returns whether it reaches a
+/// face. In glass it leaves the photon as it was (its step is the distance to the face,
+/// [`cut_at_face`]'s) and returns what the caller ignores.
 #[inline(always)]
-fn sample_step<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
+fn sample_step<F: McmlFloat>(photon: &mut Photon<F>, tissue: bool) -> bool {
     // A fresh step `−ln ξ` where none is left over, else the rest `sleft` of the last one.
     // Both computed and selected, not branched to: nearly every lane draws (a photon has
     // steps left over only after a face, in about 4 % of steps), so a GPU warp ran the draw
@@ -242,13 +244,15 @@ fn sample_step<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
     // photon's stream only where it is taken, so each stream is used as before.
     let mut drawn = photon.rng;
     let fresh = F::neg_ln_uniform(&mut drawn).computed_here();
-    let draws = photon.sleft == F::zero();
+    let draws = tissue & (photon.sleft == F::zero());
     if draws {
         photon.rng = drawn;
     }
     let steps = if draws { fresh } else { photon.sleft };
     photon.s = steps * photon.here.inv_mut;
-    photon.sleft = F::zero();
+    if tissue {
+        photon.sleft = F::zero();
+    }
     // MCML's HitBoundary without its division: `s > dl_b` with `dl_b = Δz / uz` is
     // `s·uz > Δz` (or `<` for `uz < 0`).
     let uz = photon.uz;
@@ -280,7 +284,7 @@ fn choose_step_body<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
         }
         true
     } else {
-        sample_step(photon)
+        sample_step(photon, true)
     }
 }
 
@@ -579,20 +583,24 @@ fn boundary_distributed_body<F: McmlFloat, T: Tally>(
 #[inline]
 pub fn spin_theta<F: McmlFloat>(hg: &HenyeyGreenstein<F>, xi: F) -> F {
     let one = F::one();
-    // `two_g` is 0 exactly when `g` is 0 in `F` (HenyeyGreenstein::new).
+    // In range for `div_rn_in_range`: `1 − g²` is 0 or at least 2^-24 and the divisor is
+    // `1 − g + 2gξ`, in [1 − g, 1 + g] (`g` in (0, 1]; 0 only at g = 1 and ξ = 0, where
+    // both divisions give NaN); for `g = 0` it is 1 / 1.
+    let temp = hg
+        .one_minus_g2
+        .div_rn_in_range(hg.two_g.mul_then_add(xi, hg.one_minus_g));
+    let cost = ((-temp).mul_then_add(temp, hg.one_plus_g2) * hg.inv_two_g).computed_here();
+    // Clamped by two selections, not an if-else chain (which compiles to a branch).
+    let above = if cost < -one { -one } else { cost };
+    let anisotropic = if above > one { one } else { above };
+    // `two_g` is 0 exactly when `g` is 0 in `F` (HenyeyGreenstein::new): isotropic. Both
+    // computed and the layer's selected: a branch on the layer's `g` cost a GPU warp a
+    // convergence region every scattering, though its lanes all take the same side.
+    let isotropic = F::lit(2.0) * xi - one;
     if hg.two_g == F::zero() {
-        F::lit(2.0) * xi - one
+        isotropic
     } else {
-        // In range for `div_rn_in_range`: `1 − g²` is 0 or at least 2^-24 and the divisor is
-        // `1 − g + 2gξ`, in [1 − g, 1 + g] (`g` in (0, 1]; 0 only at g = 1 and ξ = 0, where
-        // both divisions give NaN).
-        let temp = hg
-            .one_minus_g2
-            .div_rn_in_range(hg.two_g.mul_then_add(xi, hg.one_minus_g));
-        let cost = (-temp).mul_then_add(temp, hg.one_plus_g2) * hg.inv_two_g;
-        // Clamped by two selections, not an if-else chain (which compiles to a branch).
-        let above = if cost < -one { -one } else { cost };
-        if above > one { one } else { above }
+        anisotropic
     }
 }
 
