@@ -1472,6 +1472,71 @@ mod tests {
         );
     }
 
+    /// `--fast-math`'s help names every strategy with a fast-math entry point, as a user types
+    /// it (`--strategy` with or without `--dynamic-work`, else `--strategy-id`), and no other:
+    /// the list is written by hand in the help and drifted from the entry list once.
+    #[test]
+    fn fast_math_help_names_exactly_the_fast_math_entry_points() {
+        use clap::{CommandFactory, ValueEnum};
+        use reconverge_workloads::gpu_entries::MCML_FAST_MATH_STRATEGIES;
+        let help = Args::command()
+            .get_arguments()
+            .find(|a| a.get_id() == "fast_math")
+            .and_then(|a| a.get_long_help().or(a.get_help()))
+            .expect("--fast-math has help")
+            .to_string();
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        // What each `--strategy` value (with and without `--dynamic-work`) runs on the GPU.
+        let mut named = Vec::new();
+        for value in StrategyArg::value_variants() {
+            let name = value
+                .to_possible_value()
+                .expect("a value")
+                .get_name()
+                .to_string();
+            for dynamic in [false, true] {
+                let mut argv = vec!["--backend", "cuda", "--strategy", &name];
+                if dynamic {
+                    argv.push("--dynamic-work");
+                }
+                if let Ok(Ok(Some(strategy))) = parse(&argv).map(|a| a.strategy()) {
+                    let typed = if dynamic {
+                        format!("{name} --dynamic-work")
+                    } else {
+                        name.clone()
+                    };
+                    named.push((strategy, typed));
+                }
+            }
+        }
+        for strategy in MCML_FAST_MATH_STRATEGIES {
+            let id = strategy.id().to_string();
+            let mut forms = named.iter().filter(|(s, _)| s == strategy).map(|(_, t)| t);
+            assert!(
+                forms.any(|t| help.contains(t.as_str())) || help.contains(&id),
+                "--fast-math's help does not name {id}"
+            );
+        }
+        // The other way: each `--strategy` value the help lists (with `--dynamic-work` where it
+        // says so) has a fast-math entry point.
+        let listed = help
+            .split("entry points exist for")
+            .nth(1)
+            .and_then(|rest| rest.split(". ").next())
+            .expect("the help lists the entry points");
+        for (strategy, typed) in &named {
+            let word = typed.split(' ').next().unwrap_or_default();
+            let mentioned = listed.split([',', ' ']).any(|w| w == word);
+            let with_dynamic = listed.contains(&format!("{word} --dynamic-work"));
+            if mentioned && typed.contains(' ') == with_dynamic {
+                assert!(
+                    MCML_FAST_MATH_STRATEGIES.contains(strategy),
+                    "--fast-math's help names {typed}, which has no fast-math entry point"
+                );
+            }
+        }
+    }
+
     fn parse(args: &[&str]) -> Result<Args, clap::Error> {
         Args::try_parse_from(std::iter::once("mcml").chain(args.iter().copied()))
             .map(Args::resolved)
