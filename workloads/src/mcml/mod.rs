@@ -44,6 +44,7 @@ mod float;
 mod fused;
 mod params;
 mod photon;
+mod select;
 mod tally;
 mod warp_loop;
 

@@ -37,6 +37,7 @@
 
 use super::float::McmlFloat;
 use super::params::{Beam, Face, HenyeyGreenstein, Layer, McmlParams, StepView};
+use super::select::{draw_where, either};
 use super::tally::{Tally, TallyBin};
 use crate::rng::StreamRng;
 
@@ -237,18 +238,11 @@ fn prepare_step_body<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
 /// [`cut_at_face`]'s) and returns what the caller ignores.
 #[inline(always)]
 fn sample_step<F: McmlFloat>(photon: &mut Photon<F>, tissue: bool) -> bool {
-    // A fresh step `−ln ξ` where none is left over, else the rest `sleft` of the last one.
-    // Both computed and selected, not branched to: nearly every lane draws (a photon has
-    // steps left over only after a face, in about 4 % of steps), so a GPU warp ran the draw
-    // anyway and paid a convergence region around it every step. The draw advances the
-    // photon's stream only where it is taken, so each stream is used as before.
-    let mut drawn = photon.rng;
-    let fresh = F::neg_ln_uniform(&mut drawn).computed_here();
+    // A fresh step `−ln ξ` where none is left over, else the rest `sleft` of the last one: on
+    // the GPU both, the draw made for every lane and kept where taken (nearly every lane draws:
+    // a photon has steps left over only after a face, in about 4 % of steps), see `select`.
     let draws = tissue & (photon.sleft == F::zero());
-    if draws {
-        photon.rng = drawn;
-    }
-    let steps = if draws { fresh } else { photon.sleft };
+    let steps = draw_where(draws, &mut photon.rng, F::neg_ln_uniform, photon.sleft);
     photon.s = steps * photon.here.inv_mut;
     if tissue {
         photon.sleft = F::zero();
@@ -583,25 +577,24 @@ fn boundary_distributed_body<F: McmlFloat, T: Tally>(
 #[inline]
 pub fn spin_theta<F: McmlFloat>(hg: &HenyeyGreenstein<F>, xi: F) -> F {
     let one = F::one();
-    // In range for `div_rn_in_range`: `1 − g²` is 0 or at least 2^-24 and the divisor is
-    // `1 − g + 2gξ`, in [1 − g, 1 + g] (`g` in (0, 1]; 0 only at g = 1 and ξ = 0, where
-    // both divisions give NaN); for `g = 0` it is 1 / 1.
-    let temp = hg
-        .one_minus_g2
-        .div_rn_in_range(hg.two_g.mul_then_add(xi, hg.one_minus_g));
-    let cost = ((-temp).mul_then_add(temp, hg.one_plus_g2) * hg.inv_two_g).computed_here();
-    // Clamped by two selections, not an if-else chain (which compiles to a branch).
-    let above = if cost < -one { -one } else { cost };
-    let anisotropic = if above > one { one } else { above };
-    // `two_g` is 0 exactly when `g` is 0 in `F` (HenyeyGreenstein::new): isotropic. Both
-    // computed and the layer's selected: a branch on the layer's `g` cost a GPU warp a
-    // convergence region every scattering, though its lanes all take the same side.
-    let isotropic = F::lit(2.0) * xi - one;
-    if hg.two_g == F::zero() {
-        isotropic
-    } else {
-        anisotropic
-    }
+    // `two_g` is 0 exactly when `g` is 0 in `F` (HenyeyGreenstein::new): isotropic. On the GPU
+    // both computed and the layer's selected (`select`): every lane of a warp in a layer takes
+    // the same side, and a branch cost the warp a convergence region every scattering.
+    let anisotropic = || {
+        // In range for `div_rn_in_range`: `1 − g²` is 0 or at least 2^-24 and the divisor is
+        // `1 − g + 2gξ`, in [1 − g, 1 + g] (`g` in (0, 1]; 0 only at g = 1 and ξ = 0, where
+        // both divisions give NaN); for `g = 0` it is 1 / 1.
+        let temp = hg
+            .one_minus_g2
+            .div_rn_in_range(hg.two_g.mul_then_add(xi, hg.one_minus_g));
+        let cost = ((-temp).mul_then_add(temp, hg.one_plus_g2) * hg.inv_two_g).computed_here();
+        // Clamped by two selections, not an if-else chain (which compiles to a branch).
+        let above = if cost < -one { -one } else { cost };
+        if above > one { one } else { above }
+    };
+    either(hg.two_g != F::zero(), anisotropic, || {
+        F::lit(2.0) * xi - one
+    })
 }
 
 with_host_fma! {

@@ -66,7 +66,8 @@ pub fn libm_row(x: f64) -> [f64; LIBM_OUTPUTS] {
 /// length `−ln ξ` of the draw `x.to_bits()` (this crate's own logarithm), the azimuth's cosine
 /// and sine of the turn fraction that draw gives (own polynomials), the correctly rounded
 /// square root (hardware `sqrt.rn` on the GPU, `sqrtss` on x86-64: IEEE 754 fixes the bits)
-/// and `libm`'s `acosf` (the exit angle). The device check compares these bit for bit.
+/// and `libm`'s `acosf` with that root in place of its software one (the exit angle,
+/// `McmlFloat::acos_shared`). The device check compares these bit for bit.
 #[inline(always)]
 pub fn mcml_math_row(x: f32) -> [f32; LIBM_OUTPUTS] {
     use reconverge_workloads::mcml::{McmlFloat, cos_sin_draw_f32, neg_ln_draw_f32};
