@@ -20,6 +20,7 @@ import gzip
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 
@@ -206,9 +207,25 @@ def unification_section(results, w):
     return details
 
 
-def gems34_section(results, w):
+def ncu_passes_ratios(ncu_dir):
+    """The all-passes ratios to the twin, per setting, of z-cull masking and of branch
+    splitting in an ncu run of them (scripts/ncu-passes-vs-twin.py), or None without one."""
+    files = [os.path.join(ncu_dir, f) for f in ("ncu-zcull.csv", "ncu-split.csv")]
+    if not all(os.path.exists(f) for f in files):
+        return None
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ncu-passes-vs-twin.py")
+    out = []
+    for kind, f in zip(("zcull", "split"), files):
+        table = subprocess.run([sys.executable, script, kind, f], capture_output=True, text=True,
+                               check=True).stdout.splitlines()[2:]
+        out.append([float(line.split("|")[3]) for line in table])
+    return out
+
+
+def gems34_section(results, w, page):
     """GPU Gems 2 ch. 34's z-cull masking and occlusion-query loop beside their Rust twins
-    (`zcull-*.tsv`, `occlusion-*.tsv` from the techniques example's gems34.rs)."""
+    (`zcull-*.tsv`, `occlusion-*.tsv` from the techniques example's gems34.rs), and, where
+    PAGE/zcull-ncu/ holds an ncu run of them, their kernels' own durations from it."""
     zc = [f[:-4] for f in os.listdir(results) if f.startswith("zcull-") and f.endswith(".tsv")]
     oc = [f[:-4] for f in os.listdir(results) if f.startswith("occlusion-") and f.endswith(".tsv")]
     if not zc and not oc:
@@ -248,6 +265,13 @@ def gems34_section(results, w):
                 d.append(f"| {c} | {float(r['median_ms']):.4f} | {best_ms / float(r['median_ms']):.3f} | {r['registers']} | {r['identical']} |")
             details.append("\n".join(d) + "\n")
         w("")
+        ncu_ratios = ncu_passes_ratios(os.path.join(page, "zcull-ncu"))
+        if ncu_ratios:
+            z, sp = ncu_ratios
+            w(f"By Nsight Compute's kernel duration instead of events ([`zcull-ncu/`](zcull-ncu/README.md), "
+              f"an earlier run of the same kernels), z-cull masking takes {min(z):.2f}-{max(z):.2f}x its twin's "
+              f"time and branch splitting {min(sp):.2f}-{max(sp):.2f}x: the gaps are the kernels' own, the "
+              f"instructions of the grid-stride loop every lane pass runs.\n")
     for name in sorted(oc):
         rows = read_tsv(os.path.join(results, name + ".tsv"))
         by = {r["code"]: r for r in rows if r["launch"] == "default"}
@@ -533,7 +557,7 @@ def main():
         w("")
     remapping_section(results, w)
     split_details = splitting_section(results, w)
-    gems_details = gems34_section(results, w)
+    gems_details = gems34_section(results, w, page)
     unify_details = []
     if os.path.exists(os.path.join(results, "unify-settings.tsv")):
         unify_details = unification_section(results, w) or []
