@@ -74,7 +74,7 @@ for code in ("gpumcml", "fast-math_dynamic"):
         print(f"- Fixed cost of a process ({names[code].split(' (')[0] if code == 'gpumcml' else 'reconverge'}, the skin input on 1,000 photons): {f:.3f} s (range {spread(code, 'skin', 'fixed_1000')}).")
 print()
 print("Against the issue's targets (fast math at least 1.0x GPU-MCML on both inputs, kernel and whole")
-print("process; goal 1.25x; bit-identical goal 0.9x, kernel):\n")
+print("process; goal 1.25x; bit-identical goal 0.9x, kernel; the goal is checked for both measures):\n")
 best = {}
 for inp in ("skin", "slab"):
     for measure in ("ncu_kernel", "wall"):
@@ -84,6 +84,9 @@ for inp in ("skin", "slab"):
             ts = [(med(c, inp, measure), c) for c in codes if med(c, inp, measure)]
             if ts and ref:
                 t, c = min(ts)
+                # Three places: a ratio that rounds to a goal is not always at it.
+                goal = 1.25 if fast else 0.9
                 print(f"- {mode}, {inp}, {'kernel' if measure == 'ncu_kernel' else 'whole process'}: "
-                      f"{ref / t:.2f}x GPU-MCML ({names[c].replace('reconverge ', '')}; "
+                      f"{ref / t:.3f}x GPU-MCML, goal {goal}x {'met' if ref / t >= goal else 'not met'} "
+                      f"({names[c].replace('reconverge ', '')}; "
                       f"{photons / t / 1e6:.1f} M photons/s against {photons / ref / 1e6:.1f})")
