@@ -49,6 +49,7 @@ fn r(z: f32) -> f32 {
 /// CPU's loop 9 % slower (a rare path's code among the hot one's).
 #[cfg_attr(target_arch = "nvptx64", inline(always))]
 #[cfg_attr(not(target_arch = "nvptx64"), inline(never))]
+#[allow(clippy::eq_op)] // `libm`'s `0 / (x − x)`, kept as written.
 pub(super) fn acos_f32(x: f32) -> f32 {
     let x1p_120 = f32::from_bits(0x0380_0000); // 2^-120
     let hx = x.to_bits();
@@ -61,6 +62,9 @@ pub(super) fn acos_f32(x: f32) -> f32 {
             }
             return 0.;
         }
+        // `libm`'s NaN, raising the invalid flag. Its bits differ between a CPU (x86: the
+        // negative "indefinite" NaN) and the GPU (the canonical one), which no result sees:
+        // the exit angle's bin of a NaN is 0 on both.
         return 0. / (x - x);
     }
     // |x| < 0.5.
