@@ -206,8 +206,8 @@ with_host_fma! {
     /// at one or two active lanes).
     ///
     /// In glass every step goes to the boundary (MCML's `StepSizeInGlass`); a glass photon with `uz
-    /// == 0` is killed, as MCML does, and the call returns `true` (its boundary path then does
-    /// nothing).
+    /// == 0` is killed there, as MCML kills it ([`boundary`] and [`boundary_distributed`] do,
+    /// first thing), and this call returns `true` for it.
     pub fn prepare_step<F: McmlFloat>(photon: &mut Photon<F>) -> bool = prepare_step_body;
 }
 
@@ -218,12 +218,11 @@ with_host_fma! {
 ///
 /// Glass and tissue by selections, not a branch: a layer is glass or not for every lane of a
 /// warp alike, but a branch on it still cost a GPU warp a convergence region every step (four
-/// issue slots, 1.4-1.9 % of MCML's). A glass photon killed here hops on to a point that no
-/// longer matters (it is dead: the boundary path and the roulette only flush what it absorbed).
+/// issue slots, 1.4-1.9 % of MCML's). A glass photon with `uz == 0` takes an infinite step to
+/// a point that no longer matters: the boundary path kills it before anything reads it.
 #[inline(always)]
 fn prepare_step_body<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
     let glass = photon.here.is_glass();
-    photon.dead |= glass & (photon.uz == F::zero());
     let hit = sample_step(photon, !glass) | glass;
     if hit {
         cut_at_face(photon);
@@ -310,16 +309,24 @@ fn take_step_body<F: McmlFloat>(photon: &mut Photon<F>, hit: bool) {
 fn cut_at_face<F: McmlFloat>(p: &mut Photon<F>) {
     let dl_b = depth_to_face(p) / p.uz;
     // Selections, not branches: this is the rare path, which a GPU warp issues for a few lanes.
-    // Rounding can put `dl_b` a hair above `s`: then nothing is left over.
-    let rest = p.s - dl_b;
-    let mu_t = p.here.mu_t;
-    let left = if rest > F::zero() {
-        rest * mu_t
-    } else {
-        F::zero()
-    };
+    // Rounding can put `dl_b` a hair above `s`: then nothing is left over (µt > 0 in tissue;
+    // in glass `left` is dropped).
+    // The product clamped, not a test of `rest` and a selection: one instruction fewer in a
+    // block the fast kernel runs predicated every step. The same value, but for the sign of a
+    // zero rest (`−0` or `+0`), which only meets `sleft == 0`.
+    let left = ((p.s - dl_b) * p.here.mu_t).max(F::zero());
     p.sleft = if p.here.is_glass() { p.sleft } else { left };
     p.s = dl_b;
+}
+
+/// MCML's kill of a glass photon with `uz == 0` (it would cross the layer forever), made where
+/// its step reaches the face, on the boundary path that glass steps always take: in
+/// [`prepare_step`] the test ran every step of every photon (a GPU warp issued it for the tissue
+/// lanes too). The step before, cut at an infinite distance, left the photon at a point that
+/// no longer matters.
+#[inline(always)]
+fn stuck_in_glass<F: McmlFloat>(p: &Photon<F>) -> bool {
+    p.here.is_glass() && p.uz == F::zero()
 }
 
 /// Moves the photon into `layer`, with that layer's constants: the one place where
@@ -451,7 +458,8 @@ fn boundary_body<F: McmlFloat, T: Tally>(
     photon: &mut Photon<F>,
     tally: &mut T,
 ) {
-    if photon.dead {
+    if photon.dead || stuck_in_glass(photon) {
+        photon.dead = true;
         return;
     }
     let here = params.layer(photon.layer);
@@ -524,7 +532,8 @@ fn boundary_distributed_body<F: McmlFloat, T: Tally>(
     photon: &mut Photon<F>,
     tally: &mut T,
 ) {
-    if photon.dead {
+    if photon.dead || stuck_in_glass(photon) {
+        photon.dead = true;
         return;
     }
     let up = photon.uz < F::zero();
