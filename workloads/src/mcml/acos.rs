@@ -1,13 +1,17 @@
 //! f32's arc cosine for MCML's exit-angle bin: `libm`'s `acosf` (FreeBSD's `e_acosf.c`) with
-//! the square root and the divisions from [`McmlFloat`], which give the same bits.
+//! the hardware's correctly rounded square root, which gives the same bits.
 //!
 //! `libm` takes its own software `sqrtf` on every target. On the GPU that is about 50 integer
 //! instructions (a table lookup and Newton steps in fixed point), issued by a warp for the one
 //! lane whose photon leaves the tissue: 1.2 % of the bit-identical kernel's issue slots on skin.
 //! IEEE 754 fixes the square root bit for bit, so the hardware's correctly rounded one
-//! ([`McmlFloat::sqrt_rn`], in range: [`McmlFloat::sqrt_rn_in_range`]) returns what `sqrtf`
+//! ([`McmlFloat::sqrt_rn`]: `sqrt.rn` on the GPU, `sqrtss` on x86-64) returns what `sqrtf`
 //! returns, and the rest is `libm`'s code line for line, so every result is `libm::acosf`'s
-//! (the test below compares them over a sweep of every binade of `[-1, 1]`).
+//! (the test below compares them over a sweep of every binade of `[-1, 1]`). The IEEE
+//! instructions themselves, not their Newton steps without range checks
+//! ([`McmlFloat::sqrt_rn_in_range`]): the device crate's test keeps every approximate
+//! instruction out of the kernel that checks MCML's f32 math against the CPU's, and this is a
+//! rare path.
 //!
 //! The original's notice, which its licence asks to keep:
 //!
@@ -32,14 +36,12 @@ const P_S1: f32 = f32::from_bits(0xbd2f_13ba); // -4.2743422091e-02
 const P_S2: f32 = f32::from_bits(0xbc0d_d36b); // -8.6563630030e-03
 const Q_S1: f32 = f32::from_bits(0xbf34_e5ae); // -7.0662963390e-01
 
-/// `libm`'s rational approximation. `q` is in `[0.82, 1]` and `p` is 0 or above 2^-56 for the
-/// `z` the callers pass (`x²` for `|x|` in `[2^-26, 0.5)`, `(1 ∓ x)/2` for `|x|` in
-/// `[0.5, 1)`): in range for [`McmlFloat::div_rn_in_range`].
+/// `libm`'s rational approximation.
 #[inline(always)]
 fn r(z: f32) -> f32 {
     let p = z * (P_S0 + z * (P_S1 + z * P_S2));
     let q = 1. + z * Q_S1;
-    p.div_rn_in_range(q)
+    p / q
 }
 
 /// `libm::acosf(x)`, bit for bit, with the hardware's square root: see the [module docs](self).
@@ -75,20 +77,18 @@ pub(super) fn acos_f32(x: f32) -> f32 {
         }
         return PIO2_HI - (x - (PIO2_LO - x * r(x * x)));
     }
-    // `z = (1 ∓ x)/2` is in [2^-25, 0.25): in range for `sqrt_rn_in_range`.
     if (hx >> 31) != 0 {
         // x < -0.5.
         let z = (1. + x) * 0.5;
-        let s = z.sqrt_rn_in_range();
+        let s = z.sqrt_rn();
         let w = r(z) * s - PIO2_LO;
         return 2. * (PIO2_HI - (s + w));
     }
-    // x > 0.5. `z − df²` is 0 or, of either sign, at least 2^-50 in magnitude, and `s + df`
-    // at least 2^-13: in range for `div_rn_in_range`.
+    // x > 0.5.
     let z = (1. - x) * 0.5;
-    let s = z.sqrt_rn_in_range();
+    let s = z.sqrt_rn();
     let df = f32::from_bits(s.to_bits() & 0xffff_f000);
-    let c = (z - df * df).div_rn_in_range(s + df);
+    let c = (z - df * df) / (s + df);
     let w = r(z) * s + c;
     2. * (df + w)
 }
