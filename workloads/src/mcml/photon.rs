@@ -233,8 +233,8 @@ fn prepare_step_body<F: McmlFloat>(photon: &mut Photon<F>) -> bool {
 }
 
 /// In tissue (`tissue`): samples the step (or reuses `sleft`) and returns whether it reaches a
-/// face. In glass it leaves the photon as it was (its step is the distance to the face,
-/// [`cut_at_face`]'s) and returns what the caller ignores.
+/// face. In glass it keeps `sleft` and the stream, sets a step of 0, which [`cut_at_face`]
+/// replaces by the distance to the face, and returns what the caller ignores.
 #[inline(always)]
 fn sample_step<F: McmlFloat>(photon: &mut Photon<F>, tissue: bool) -> bool {
     // A fresh step `−ln ξ` where none is left over, else the rest `sleft` of the last one: on
