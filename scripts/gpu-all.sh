@@ -16,6 +16,8 @@
 #                        GPUMCML_DIR; never committed): kernel time (ncu) and whole process
 #   first-process/       the first mcml process on the machine against later ones, SASS
 #                        shipped against PTX (scripts/first-process.sh)
+#   fixed-cost/          what every CUDA process pays around its kernels here: each driver call
+#                        of a context's life (scripts/fixed-cost.c) and mcml's on 1,000 photons
 #   advise-techniques.tar.gz  issue 44's seven technique workloads swept (every strategy at
 #                        every candidate launch), for `advise <workload> --score`
 #   user-advise.txt      the advisor over the user workload's compiled entry points
@@ -31,7 +33,7 @@ out="${1:-$root/gpu-results}"
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
 # PARTS picks what to run (a device call has a time limit): default all of them.
-parts=" ${PARTS:-first plain techniques ccc user advise techadvise check mcml gpumcml profile reproduce benches tune} "
+parts=" ${PARTS:-first fixedcost plain techniques ccc user advise techadvise check mcml gpumcml profile reproduce benches tune} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 
 # First, while the driver's JIT cache is as the machine came: the first mcml process against
@@ -234,6 +236,55 @@ if want techadvise && [[ -x "$dev/advise" ]]; then
     nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader \
         > "$out/advise-techniques/device.txt"
     tar -czf "$out/advise-techniques.tar.gz" -C "$out" advise-techniques
+fi
+
+if want fixedcost && [[ -x "$dev/mcml" ]] && command -v nvcc > /dev/null; then
+    # What every CUDA process pays before and after its kernels on this machine, whatever its
+    # code: each driver call of a context's life (scripts/fixed-cost.c, with the module mcml
+    # loads, as a cubin) in fresh processes, the release made or left to the process's exit,
+    # and mcml's own `--timings` on 1,000 photons. The whole-process goal against GPU-MCML
+    # is read against it: both codes pay it, so it narrows every whole-process ratio.
+    echo "== the fixed cost of a CUDA process"
+    f="$out/fixed-cost"
+    mkdir -p "$f"
+    cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')"
+    nvidia-smi --query-gpu=name,driver_version,persistence_mode,clocks.max.sm --format=csv,noheader > "$f/device.txt"
+    nvcc -O2 -o "$f/fixed-cost" "$root/scripts/fixed-cost.c" -lcuda \
+        && ptxas -arch="sm_$cap" "$dev/mcml.ptx" -o "$f/mcml.cubin" \
+        && printf "release\trun\tinit_s\tcontext_s\tmodule_s\trelease_s\twall_s\n" > "$f/driver.tsv" \
+        && for release in 1 0; do for run in 1 2 3 4 5; do
+            t0=$(date +%s.%N)
+            line="$("$f/fixed-cost" "$f/mcml.cubin" mcml_fast_grid $release)"
+            t1=$(date +%s.%N)
+            read -r _ init _ context _ module _ _ _ _ _ rel <<< "$line"
+            printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n" $release $run "$init" "$context" "$module" "$rel" \
+                "$(python3 -c "print(f'{$t1 - $t0:.3f}')")" >> "$f/driver.tsv"
+        done; done
+    printf "run\twall_s\tload_s\treleased_s\n" > "$f/mcml-1000.tsv"
+    for run in 1 2 3 4 5; do
+        t0=$(date +%s.%N)
+        RECONVERGE_GPU_CUBIN="$f/mcml.cubin" "$dev/mcml" --backend cuda --f32 --fast-math --builtin skin \
+            --photons 1000 --timings --output "$f/o.mco" > "$f/mcml-1000-$run.log" 2>&1
+        t1=$(date +%s.%N)
+        printf "%s\t%s\t%s\t%s\n" $run "$(python3 -c "print(f'{$t1 - $t0:.3f}')")" \
+            "$(awk '/load [0-9]* GPU/ {print $1}' "$f/mcml-1000-$run.log")" \
+            "$(awk '/GPU contexts released/ {print $1}' "$f/mcml-1000-$run.log")" >> "$f/mcml-1000.tsv"
+    done
+    rm -f "$f/fixed-cost" "$f/mcml.cubin" "$f/o.mco"
+    python3 - "$f" <<'PY' | tee "$f/summary.txt"
+import csv, statistics, sys
+d = sys.argv[1]
+med = lambda rows, k: statistics.median(float(r[k]) for r in rows)
+rows = list(csv.DictReader(open(f"{d}/driver.tsv"), delimiter="\t"))
+for rel, said in (("1", "released by the process"), ("0", "left to the exit")):
+    rs = [r for r in rows if r["release"] == rel]
+    print(f"driver, context {said} (median of {len(rs)}): cuInit {med(rs, 'init_s'):.3f} s, "
+          f"context {med(rs, 'context_s'):.3f} s, module {med(rs, 'module_s'):.3f} s, "
+          f"release {med(rs, 'release_s'):.3f} s, whole process {med(rs, 'wall_s'):.3f} s")
+ms = list(csv.DictReader(open(f"{d}/mcml-1000.tsv"), delimiter="\t"))
+print(f"mcml, 1,000 photons (median of {len(ms)}): whole process {med(ms, 'wall_s'):.3f} s, "
+      f"load {med(ms, 'load_s'):.3f} s, release {med(ms, 'released_s'):.3f} s")
+PY
 fi
 
 if want check; then
