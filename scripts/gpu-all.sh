@@ -268,7 +268,7 @@ if want fixedcost && [[ -x "$dev/mcml" ]] && command -v nvcc > /dev/null; then
         t1=$(date +%s.%N)
         printf "%s\t%s\t%s\t%s\n" $run "$(python3 -c "print(f'{$t1 - $t0:.3f}')")" \
             "$(awk '/load [0-9]* GPU/ {print $1}' "$f/mcml-1000-$run.log")" \
-            "$(awk '/GPU contexts released/ {print $1}' "$f/mcml-1000-$run.log")" >> "$f/mcml-1000.tsv"
+            "$(awk '/GPU contexts.*released/ {print $1}' "$f/mcml-1000-$run.log")" >> "$f/mcml-1000.tsv"
     done
     rm -f "$f/fixed-cost" "$f/mcml.cubin" "$f/o.mco"
     python3 - "$f" <<'PY' | tee "$f/summary.txt"
