@@ -75,7 +75,15 @@ where
         StrategyArg::Tune => None,
         _ => <McmlKernel<F>>::entry_point(&strategy, 0),
     };
-    // Each batch of photons is one launch: warm up each entry point once, not every batch.
+    // No warm-up launch before a run's first batch: the run is timed whole, and its first
+    // batch warms the GPU as an untimed launch would (one photon per lane of the launch, about
+    // 9 ms of an H200's time for MCML, whose launch lasts as long as its longest photon). Only
+    // `--strategy tune`, which compares its candidates' times, warms each entry point up once.
+    let warm_up = if args.strategy == StrategyArg::Tune {
+        WarmUp::FirstUse
+    } else {
+        WarmUp::Off
+    };
     // The GPUs' contexts and modules load in parallel.
     let gpus = std::thread::scope(|scope| {
         let loading: Vec<_> = ordinals
@@ -96,7 +104,7 @@ where
                 Ok(gpu) => gpu
                     .map(|mut g| {
                         g.set_tally_copies(args.tally_copies);
-                        g.with_warm_up(WarmUp::FirstUse)
+                        g.with_warm_up(warm_up)
                     })
                     .map_err(|e| e.to_string()),
                 Err(_) => Err("loading a GPU panicked".to_string()),

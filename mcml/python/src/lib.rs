@@ -362,11 +362,11 @@ fn simulate_cuda(
     planned: &PlannedRun,
     strategy: Strategy,
 ) -> Result<(RunResult, Option<f64>), PyErrState> {
-    use reconverge_gpu::{DeviceKernel, WarmUp};
+    use reconverge_gpu::DeviceKernel;
     use reconverge_workloads::mcml::McmlKernel;
+    // No warm-up launch, as in the `mcml` program: the run's first batch warms the GPU.
     let gpu = reconverge_paper_kernels::mcml_backend(0)
-        .map_err(|e| PyErrState::Backend(format!("no CUDA GPU could be used: {e}")))?
-        .with_warm_up(WarmUp::FirstUse);
+        .map_err(|e| PyErrState::Backend(format!("no CUDA GPU could be used: {e}")))?;
     let entry = <McmlKernel<f32>>::entry_point(&strategy, 0).ok_or_else(|| {
         PyErrState::Input(format!("no CUDA entry point for MCML under {strategy}"))
     })?;
