@@ -372,7 +372,8 @@ if want gpumcml; then
     # its binary `gpumcml`, its safe-primes table `safeprimes_base32.txt` and the inputs
     # `skin.mci` and `slab.mci` (the same physics and grids as `mcml --builtin skin|slab`,
     # 10^8 photons). Kernel time: ncu's gpu__time_duration summed over each code's kernel
-    # launches (ncu locks the base clock for both alike); whole process: wall clock, 3 runs.
+    # launches (ncu locks the base clock for both alike); whole process: wall clock, GPU_MCML_RUNS
+    # runs (default 5), each code's in turn.
     gm="${GPUMCML_DIR:-$dev/gpumcml}"
     if [[ -x "$gm/gpumcml" ]] && command -v ncu > /dev/null; then
         echo "== MCML against GPU-MCML, 10^8 photons, skin and slab"
@@ -392,7 +393,7 @@ if want gpumcml; then
         ours=("fast-math dynamic" "dynamic" "fast-math grid-dynamic" "grid-dynamic"
             "fast-math branch-distribution-cost-balanced" "branch-distribution-cost-balanced")
         for input in skin slab; do
-            for rep in 1 2 3; do
+            for rep in $(seq 1 "${GPU_MCML_RUNS:-5}"); do
                 t0=$(date +%s.%N); gm_run $input "$g/run-$input-$rep" > "$g/gpumcml-$input-$rep.log" 2>&1; t1=$(date +%s.%N)
                 printf "gpumcml\t%s\twall\t%s\n" $input "$(python3 -c "print(f'{$t1 - $t0:.3f}')")" >> "$g/times.tsv"
                 for strategy in "${ours[@]}"; do

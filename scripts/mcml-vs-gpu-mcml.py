@@ -5,7 +5,7 @@ usage: mcml-vs-gpu-mcml.py DIR > mcml-vs-gpu-mcml.md
 
 Reads DIR/times.tsv (code, input, measure, seconds; measure is ncu_kernel: ncu's
 gpu__time_duration summed over the code's kernel launches at the base clock; wall: the whole
-process, three runs; fixed_1000: the same process on 1,000 photons) and DIR/device.txt.
+process, GPU_MCML_RUNS runs (5); fixed_1000: the same process on 1,000 photons) and DIR/device.txt.
 Only the standard library (the GPU machine has no packages).
 """
 import csv
@@ -49,7 +49,8 @@ print(f"# reconverge's MCML against GPU-MCML on one GPU ({device})\n")
 print("10^8 photons, GPU-MCML's 7-layer skin at 600 nm and CUDAMCML's slab, the same physics and")
 print("grid for every code. Kernel: ncu's `gpu__time_duration` summed over the code's kernel")
 print("launches (ncu locks the base clock for both codes alike); whole process: wall clock of the")
-print("command, median of 3 (range). Ratio = GPU-MCML's time / ours (above 1: faster than GPU-MCML).\n")
+runs = len(times.get(("gpumcml", "skin", "wall"), []))
+print(f"command, median of {runs} (range). Ratio = GPU-MCML's time / ours (above 1: faster than GPU-MCML).\n")
 print("| code | skin kernel s | ratio | slab kernel s | ratio | skin whole s | ratio | slab whole s | ratio |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for code, label in names.items():
