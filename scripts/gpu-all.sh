@@ -419,7 +419,7 @@ if want gpumcml; then
                     *) kernel+=distribution_balanced ;;
                 esac
                 # shellcheck disable=SC2086
-                ncu --kernel-name $kernel --launch-skip 1 --csv --metrics gpu__time_duration.sum \
+                ncu --kernel-name $kernel --csv --metrics gpu__time_duration.sum \
                     "$dev/mcml" --backend cuda --f32 $flags --builtin $input --photons 100000000 \
                     --output "$g/ours.mco" > "$g/ncu-${strategy// /_}-$input.csv" 2>&1
                 printf "%s\t%s\tncu_kernel\t%s\n" "${strategy// /_}" $input "$(ncu_sum "$g/ncu-${strategy// /_}-$input.csv")" >> "$g/times.tsv"
@@ -464,14 +464,14 @@ if want profile && command -v ncu > /dev/null; then
     [[ $kernel == mcml_grid || $kernel == mcml_fast_grid ]] && strategy=(--strategy grid-dynamic)
     [[ $kernel == *_ccc_grid ]] && strategy=(--strategy-id collaborative-context-collection-grid-wide)
     [[ $kernel == *_spec16w4_grid ]] && strategy=(--strategy-id speculative-reconvergence-16-4-grid-wide)
-    # One batch: the same single launch (after the warm-up) in both profiler runs.
+    # One batch: the same single launch in both profiler runs (mcml makes no warm-up launch).
     run=(--backend cuda --f32 "${fast[@]}" "${strategy[@]}"
         --builtin skin --photons $n --batch-photons $n)
     echo "== where MCML's time goes: ncu on $kernel, skin, 10^7 photons"
-    timeout 300 ncu --kernel-name $kernel --launch-skip 1 --csv \
+    timeout 300 ncu --kernel-name $kernel --csv \
         --metrics smsp__thread_inst_executed.sum,smsp__inst_executed.sum \
         "$dev/mcml" "${run[@]}" > "$out/mcml/ncu-sum.csv" 2>&1
-    timeout 300 ncu --kernel-name $kernel --launch-skip 1 --launch-count 1 --set full \
+    timeout 300 ncu --kernel-name $kernel --launch-count 1 --set full \
         --import-source no -o "$out/mcml/fastest" "$dev/mcml" "${run[@]}" > /dev/null 2>&1
     ncu -i "$out/mcml/fastest.ncu-rep" --page details --print-units base > "$out/mcml/ncu-details.txt"
     ncu -i "$out/mcml/fastest.ncu-rep" --page source --csv --print-source sass > "$out/mcml/ncu-source.csv"

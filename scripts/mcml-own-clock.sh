@@ -20,7 +20,7 @@ for cc in none base; do for input in skin slab; do
   (cd "$w" && ncu --clock-control $cc --kernel-name regex:MCMLKernel --csv --metrics gpu__time_duration.sum "$gm/gpumcml" -S12345 $input.mci > "$out/gm-$input-$cc.csv" 2>&1)
   echo "gpumcml $input clock=$cc kernel_s=$(sum "$out/gm-$input-$cc.csv")"
   for m in fast exact; do f=(); k=mcml_dynamic; [[ $m == fast ]] && f=(--fast-math) && k=mcml_fast_dynamic
-    ncu --clock-control $cc --kernel-name $k --launch-skip 1 --csv --metrics gpu__time_duration.sum "$dev/mcml" --backend cuda --f32 "${f[@]}" --strategy dynamic --builtin $input --photons 100000000 --output "$out/o.mco" > "$out/ours-$input-$m-$cc.csv" 2>&1
+    ncu --clock-control $cc --kernel-name $k --csv --metrics gpu__time_duration.sum "$dev/mcml" --backend cuda --f32 "${f[@]}" --strategy dynamic --builtin $input --photons 100000000 --output "$out/o.mco" > "$out/ours-$input-$m-$cc.csv" 2>&1
     echo "ours-$m $input clock=$cc kernel_s=$(sum "$out/ours-$input-$m-$cc.csv")"
   done
   rm -rf "$w" "$out/o.mco"

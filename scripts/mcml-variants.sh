@@ -37,7 +37,7 @@ for vdir in "$out"/v/*/; do
         ncu_s=""
         if [[ $strategy == dynamic && -z "${SKIP_NCU:-}" ]]; then
           kn=mcml_dynamic; [[ $mode == fast ]] && kn=mcml_fast_dynamic
-          ncu_s=$(timeout 120 ncu --kernel-name $kn --launch-skip 1 --csv --metrics gpu__time_duration.sum "$vdir/mcml" --backend cuda --f32 "${f[@]}" --strategy $strategy --builtin $input --photons $N --output /dev/null 2>/dev/null | awk -F'","' '/gpu__time_duration/ {gsub(/[",]/,"",$NF); s+=$NF} END {printf "%.4f", s/1e9}')
+          ncu_s=$(timeout 120 ncu --kernel-name $kn --csv --metrics gpu__time_duration.sum "$vdir/mcml" --backend cuda --f32 "${f[@]}" --strategy $strategy --builtin $input --photons $N --output /dev/null 2>/dev/null | awk -F'","' '/gpu__time_duration/ {gsub(/[",]/,"",$NF); s+=$NF} END {printf "%.4f", s/1e9}')
         fi
         printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n" $v $input $mode $strategy "$k" "$(python3 -c "print(f'{$t1-$t0:.3f}')")" "$ncu_s" >> "$tsv"
       done
@@ -64,8 +64,8 @@ if [[ -n "${PROFILE:-}" ]]; then
   for kernel in $PROFILE; do
     f=(); [[ $kernel == mcml_fast_* ]] && f=(--fast-math)
     run=(--backend cuda --f32 "${f[@]}" --strategy dynamic --builtin skin --photons $n --batch-photons $n --output /dev/null)
-    timeout 200 ncu --kernel-name $kernel --launch-skip 1 --csv --metrics smsp__thread_inst_executed.sum,smsp__inst_executed.sum "$vdir/mcml" "${run[@]}" > "$out/ncu-sum.csv" 2>&1
-    timeout 200 ncu --kernel-name $kernel --launch-skip 1 --launch-count 1 --set full --import-source no -o "$out/prof" "$vdir/mcml" "${run[@]}" > /dev/null 2>&1
+    timeout 200 ncu --kernel-name $kernel --csv --metrics smsp__thread_inst_executed.sum,smsp__inst_executed.sum "$vdir/mcml" "${run[@]}" > "$out/ncu-sum.csv" 2>&1
+    timeout 200 ncu --kernel-name $kernel --launch-count 1 --set full --import-source no -o "$out/prof" "$vdir/mcml" "${run[@]}" > /dev/null 2>&1
     ncu -i "$out/prof.ncu-rep" --page details --print-units base > "$out/ncu-details.txt"
     ncu -i "$out/prof.ncu-rep" --page source --csv --print-source sass > "$out/ncu-source.csv"
     python3 "$(dirname "$0")/ncu-where-time-goes.py" "$out/ncu-details.txt" "$out/ncu-source.csv" "$out/ncu-sum.csv" "$out/steps.txt" > "$out/where-time-goes-$kernel.md" 2>&1
