@@ -251,13 +251,14 @@ if want fixedcost && [[ -x "$dev/mcml" ]] && command -v nvcc > /dev/null; then
     nvidia-smi --query-gpu=name,driver_version,persistence_mode,clocks.max.sm --format=csv,noheader > "$f/device.txt"
     nvcc -O2 -o "$f/fixed-cost" "$root/scripts/fixed-cost.c" -lcuda \
         && ptxas -arch="sm_$cap" "$dev/mcml.ptx" -o "$f/mcml.cubin" \
-        && printf "release\trun\tinit_s\tcontext_s\tmodule_s\trelease_s\twall_s\n" > "$f/driver.tsv" \
+        && printf "release\trun\tinit_s\tcontext_s\tmodule_s\tpooled_s\talloc_s\trelease_s\twall_s\n" > "$f/driver.tsv" \
         && for release in 1 0; do for run in 1 2 3 4 5; do
             t0=$(date +%s.%N)
             line="$("$f/fixed-cost" "$f/mcml.cubin" mcml_fast_grid $release)"
             t1=$(date +%s.%N)
-            read -r _ init _ context _ module _ _ _ _ _ rel <<< "$line"
-            printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n" $release $run "$init" "$context" "$module" "$rel" \
+            read -r _ init _ context _ module _ _ _ pooled _ alloc _ rel <<< "$line"
+            printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" $release $run "$init" "$context" "$module" \
+                "$pooled" "$alloc" "$rel" \
                 "$(python3 -c "print(f'{$t1 - $t0:.3f}')")" >> "$f/driver.tsv"
         done; done
     printf "run\twall_s\tload_s\treleased_s\n" > "$f/mcml-1000.tsv"
@@ -280,7 +281,9 @@ for rel, said in (("1", "released by the process"), ("0", "left to the exit")):
     rs = [r for r in rows if r["release"] == rel]
     print(f"driver, context {said} (median of {len(rs)}): cuInit {med(rs, 'init_s'):.3f} s, "
           f"context {med(rs, 'context_s'):.3f} s, module {med(rs, 'module_s'):.3f} s, "
-          f"release {med(rs, 'release_s'):.3f} s, whole process {med(rs, 'wall_s'):.3f} s")
+          f"first stream-ordered allocation {med(rs, 'pooled_s') * 1e3:.1f} ms (cuMemAlloc "
+          f"{med(rs, 'alloc_s') * 1e3:.1f} ms), release {med(rs, 'release_s'):.3f} s, "
+          f"whole process {med(rs, 'wall_s'):.3f} s")
 ms = list(csv.DictReader(open(f"{d}/mcml-1000.tsv"), delimiter="\t"))
 print(f"mcml, 1,000 photons (median of {len(ms)}): whole process {med(ms, 'wall_s'):.3f} s, "
       f"load {med(ms, 'load_s'):.3f} s, release {med(ms, 'released_s'):.3f} s")
