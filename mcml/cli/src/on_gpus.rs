@@ -30,13 +30,16 @@ static LAST_RUN_GPUS: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
 /// math: 0.806 s instead of 0.830 s on skin at 10^8 photons, 1.202 s instead of 1.215 s on the
 /// slab, 0.386 s instead of 0.402 s on 1,000 photons. Only the program does this: it is the
 /// process, and it ends after its last run.
-fn release_at_exit<T: Any + Send>(gpus: T) {
+/// The time the release of the run before took is `--timings`' [`RELEASE_PHASE`].
+fn release_at_exit<T: Any + Send>(gpus: T, clock: &PhaseClock) {
+    let released = std::time::Instant::now();
     let before = match LAST_RUN_GPUS.lock() {
         Ok(mut kept) => kept.replace(Box::new(gpus)),
         // A thread that panicked while holding the lock left nothing to keep: release now.
         Err(_) => Some(Box::new(gpus) as Box<dyn Any + Send>),
     };
     drop(before);
+    clock.part(RELEASE_PHASE, released.elapsed());
 }
 
 /// Runs one input in `F` (f32, or `FastF32` with `--fast-math`) on the GPUs of `--devices` (each a contiguous share of the photons,
@@ -279,9 +282,7 @@ where
         let (only, ..) = &parts[0];
         let result = only.result.clone();
         drop(contexts);
-        let released = std::time::Instant::now();
-        release_at_exit(gpus);
-        clock.part(RELEASE_PHASE, released.elapsed());
+        release_at_exit(gpus, clock);
         return Ok((result, described.join("")));
     };
     let tallies: Vec<&[u64]> = parts.iter().map(|(o, ..)| &o.result.tally[..]).collect();
@@ -307,9 +308,7 @@ where
         }
     };
     drop(contexts);
-    let released = std::time::Instant::now();
-    release_at_exit(gpus);
-    clock.part(RELEASE_PHASE, released.elapsed());
+    release_at_exit(gpus, clock);
     let first = &parts[0].0.result;
     let whole = RunResult::from_tally(
         run.input.clone(),
