@@ -319,14 +319,18 @@ fn cut_at_face<F: McmlFloat>(p: &mut Photon<F>) {
     p.s = dl_b;
 }
 
-/// MCML's kill of a glass photon with `uz == 0` (it would cross the layer forever), made where
-/// its step reaches the face, on the boundary path that glass steps always take: in
+/// Whether the boundary path has nothing to do: the photon is dead, or it is a glass photon
+/// with `uz == 0` (it would cross the layer forever), which this kills as MCML does. The kill is
+/// made where its step reaches the face, on the boundary path that glass steps always take: in
 /// [`prepare_step`] the test ran every step of every photon (a GPU warp issued it for the tissue
 /// lanes too). The step before, cut at an infinite distance, left the photon at a point that
 /// no longer matters.
 #[inline(always)]
-fn stuck_in_glass<F: McmlFloat>(p: &Photon<F>) -> bool {
-    p.here.is_glass() && p.uz == F::zero()
+fn dead_at_boundary<F: McmlFloat>(p: &mut Photon<F>) -> bool {
+    if p.dead || (p.here.is_glass() && p.uz == F::zero()) {
+        p.dead = true;
+    }
+    p.dead
 }
 
 /// Moves the photon into `layer`, with that layer's constants: the one place where
@@ -458,8 +462,7 @@ fn boundary_body<F: McmlFloat, T: Tally>(
     photon: &mut Photon<F>,
     tally: &mut T,
 ) {
-    if photon.dead || stuck_in_glass(photon) {
-        photon.dead = true;
+    if dead_at_boundary(photon) {
         return;
     }
     let here = params.layer(photon.layer);
@@ -532,8 +535,7 @@ fn boundary_distributed_body<F: McmlFloat, T: Tally>(
     photon: &mut Photon<F>,
     tally: &mut T,
 ) {
-    if photon.dead || stuck_in_glass(photon) {
-        photon.dead = true;
+    if dead_at_boundary(photon) {
         return;
     }
     let up = photon.uz < F::zero();
