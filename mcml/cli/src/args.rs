@@ -226,7 +226,7 @@ pub(crate) struct Args {
 }
 
 /// `--strategy-id`: a strategy id, or what the text lacked.
-pub(crate) fn parse_strategy_id(text: &str) -> Result<Strategy, String> {
+fn parse_strategy_id(text: &str) -> Result<Strategy, String> {
     text.parse::<Strategy>().map_err(|e| e.to_string())
 }
 
@@ -367,7 +367,7 @@ impl Args {
 }
 
 /// A bin width in cm: finite and > 0.
-pub(crate) fn parse_width(text: &str) -> Result<f64, String> {
+fn parse_width(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(w) if w.is_finite() && w > 0.0 => Ok(w),
         Ok(w) => Err(format!("{w} cm: a bin width must be finite and > 0")),

@@ -8,11 +8,11 @@ use reconverge_transforms::Strategy;
 use crate::DynError;
 
 /// Photons of all `--strategy tune` runs together, as a share of the run's.
-pub(crate) const TUNE_SHARE: f64 = 0.05;
+const TUNE_SHARE: f64 = 0.05;
 
 /// The shortest run `--strategy tune` times; a run of fewer than 20 times this many photons is
 /// too short to tune, and `--strategy tune` falls back to the advisor's model (`auto`).
-pub(crate) const TUNE_MIN_PHOTONS: u32 = 1 << 16;
+const TUNE_MIN_PHOTONS: u32 = 1 << 16;
 
 /// `--strategy tune` on `backend`: the measured tuner's pick for `run` among `candidates`
 /// (timed with `launch`), said on stdout; the advisor's model pick for a run too short to tune.
@@ -64,7 +64,7 @@ where
 }
 
 /// Photons of the sample `--strategy auto` advises on.
-pub(crate) const AUTO_SAMPLE_PHOTONS: u32 = 2048;
+const AUTO_SAMPLE_PHOTONS: u32 = 2048;
 
 /// `--strategy auto`: the advisor's pick for `run` among `candidates`, said on stdout.
 pub(crate) fn auto_strategy(

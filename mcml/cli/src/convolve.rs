@@ -34,7 +34,7 @@ pub(crate) fn check_beams(args: &Args, from_file: bool) -> Result<(), String> {
 }
 
 /// A `--convolve` beam's tag in file names: `flat_0.1cm`.
-pub(crate) fn beam_tag(beam: Beam) -> String {
+fn beam_tag(beam: Beam) -> String {
     beam_label(beam).replace(':', "_") + "cm"
 }
 
